@@ -1,0 +1,45 @@
+PY := .venv/bin/python
+SHARED := ../shared
+
+.PHONY: install fmt lint type test conformance ratchet bench browser check run worker up
+
+install:
+	./setup.sh
+
+fmt:
+	.venv/bin/ruff format scheduler_core playground config tests
+	.venv/bin/ruff check --fix scheduler_core playground config tests
+
+lint:
+	.venv/bin/ruff check scheduler_core playground config tests
+
+type:
+	.venv/bin/mypy scheduler_core
+
+test:
+	.venv/bin/pytest -q
+
+conformance:
+	$(PY) $(SHARED)/conformance/run.py --inprocess
+
+ratchet:
+	$(PY) -m tests.conformance.ratchet --update
+
+bench:
+	for c in basic-500n-1000p basic-5000n-1000p affinity-5000n-1000p mixed-2000n-1000p; do \
+	  $(PY) -m scheduler_core.bench $(SHARED)/bench/$$c.json --placements /tmp/$$c.out.json --check $(SHARED)/bench/$$c.placements.json | tail -1; \
+	done
+
+browser:
+	.venv/bin/pytest -q -m browser
+
+check: lint type test
+
+run:
+	$(PY) manage.py serve
+
+worker:
+	.venv/bin/celery -A config worker --pool=solo --concurrency=1
+
+up:
+	docker-compose up

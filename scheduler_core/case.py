@@ -1,0 +1,95 @@
+"""Run a case (conformance/FORMAT.md): a cluster, a configuration and a queue of pods.
+
+Both the conformance trace and the bench command drive the engine through CaseRun, so they take
+the same decisions: every queued pod gets one cycle in queue order with its profile, every node is
+evaluated, a tie goes to the first node by name, and a preemption is carried out at once (victims
+deleted, the preemptor nominated) before the next cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from scheduler_core.api import ClusterObjects, Node, Pod
+from scheduler_core.cluster import Cluster, apply_api_defaults
+from scheduler_core.config import KubeSchedulerConfiguration, load_config
+from scheduler_core.cycle import CycleRecord, CycleRunner
+from scheduler_core.framework.registry import Registry
+from scheduler_core.framework.runtime import Framework
+from scheduler_core.plugins import in_tree_registry
+
+
+def case_objects(case: Mapping[str, Any]) -> ClusterObjects:
+    """The lister objects of a case (PVCs, PVs, classes, PDBs, owners, namespaces)."""
+    return ClusterObjects.from_lists(
+        pvcs=case.get("pvcs") or (),
+        pvs=case.get("pvs") or (),
+        storage_classes=case.get("storageClasses") or (),
+        pdbs=case.get("pdbs") or (),
+        services=case.get("services") or (),
+        replica_sets=case.get("replicaSets") or (),
+        stateful_sets=case.get("statefulSets") or (),
+        replication_controllers=case.get("replicationControllers") or (),
+        namespaces=case.get("namespaces") or (),
+        csi_nodes=case.get("csiNodes") or (),
+    )
+
+
+class CaseRun:
+    """The engine set up for one case; iterate ``cycles()`` to schedule its queue."""
+
+    def __init__(self, case: Mapping[str, Any], registry: Registry | None = None) -> None:
+        self.case = case
+        self.config: KubeSchedulerConfiguration = load_config(case.get("config"))
+        self.registry = registry or in_tree_registry()
+        nodes = [Node(raw) for raw in case.get("nodes") or ()]
+        running = [Pod(apply_api_defaults(raw)) for raw in case.get("pods") or ()]
+        self.cluster = Cluster(nodes, running, case_objects(case))
+        self.nominated: dict[str, list[Pod]] = {}
+        extras = {"cluster": self.cluster, "preemption_sink": self._preempt}
+        self.runners: dict[str, CycleRunner] = {}
+        for profile in self.config.profiles:
+            fwk = Framework(profile, self.registry, nominator=self._nominated_for, extras=extras)
+            self.runners[profile.scheduler_name] = CycleRunner(
+                fwk, percentage_of_nodes_to_score=100, evaluate_all_nodes=True
+            )
+
+    def _nominated_for(self, node_name: str) -> list[Pod]:
+        return self.nominated.get(node_name, [])
+
+    def _preempt(self, pod: Pod, node_name: str, victims: list[Pod]) -> str | None:
+        """Carry out a preemption at once: victims go, the preemptor is nominated."""
+        gone = {v.uid for v in victims}
+        for victim in victims:
+            self.cluster.remove_pod(victim)
+        for name, pods in self.nominated.items():
+            keep = [p for p in pods if p.uid not in gone and p.uid != pod.uid]
+            if name == node_name:
+                # Lower-priority pods nominated to the same node lose their nomination.
+                keep = [p for p in keep if p.priority >= pod.priority]
+            pods[:] = keep
+        raw = dict(pod.raw)
+        raw["status"] = {**(raw.get("status") or {}), "nominatedNodeName": node_name}
+        self.nominated.setdefault(node_name, []).append(Pod(raw))
+        return None
+
+    def _bind(self, pod: Pod, node_name: str) -> None:
+        for pods in self.nominated.values():
+            pods[:] = [p for p in pods if p.uid != pod.uid]
+        self.cluster.bind(pod, node_name)
+
+    def cycles(self) -> Iterator[tuple[Pod, CycleRecord]]:
+        """Schedule each queued pod once, in order, yielding its cycle record."""
+        for raw in self.case.get("queue") or ():
+            pod = Pod(apply_api_defaults(raw))
+            runner = self.runners.get(pod.scheduler_name)
+            if runner is None:
+                rec = CycleRecord(pod=pod.key, profile=None)
+                rec.note = f"no profile for schedulerName {pod.scheduler_name!r}; pod not scheduled"
+                yield pod, rec
+                continue
+            rec = runner.schedule(self.cluster.snapshot(), pod)
+            if rec.selected is not None:
+                self._bind(pod, rec.selected)
+            yield pod, rec

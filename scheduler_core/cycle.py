@@ -1,0 +1,274 @@
+"""One scheduling cycle: PreFilter, Filter, PostFilter, PreScore, Score and host selection.
+
+Mirrors schedulePod, findNodesThatFitPod, findNodesThatPassFilters, numFeasibleNodesToFind and
+prioritizeNodes in pkg/scheduler/schedule_one.go of kube-scheduler v1.35. The cycle records what
+each step decided in a CycleRecord, whose to_dict() is one cycle of a conformance trace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from scheduler_core.api import Pod
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import PostFilterResult
+from scheduler_core.framework.runtime import Framework, PluginScores
+from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.types import (
+    Diagnosis,
+    NodeInfo,
+    NodeToStatus,
+    Snapshot,
+    fit_error_message,
+)
+
+MIN_FEASIBLE_NODES_TO_FIND: Final = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND: Final = 5
+
+
+@dataclass(slots=True)
+class CycleRecord:
+    """What one scheduling cycle decided, step by step."""
+
+    pod: str
+    profile: str | None
+    pre_filter: Status | None = None
+    pre_filter_nodes: list[str] | None = None
+    filter: dict[str, Status] = field(default_factory=dict)
+    feasible: list[str] = field(default_factory=list)
+    post_filter: PostFilterResult | None = None
+    post_filter_status: Status | None = None
+    scores: list[PluginScores] = field(default_factory=list)
+    scored_nodes: list[str] = field(default_factory=list)
+    totals: dict[str, int] = field(default_factory=dict)
+    top: list[str] = field(default_factory=list)
+    selected: str | None = None
+    message: str | None = None
+    note: str | None = None
+    diagnosis: Diagnosis | None = None
+    error: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The conformance trace's cycle (conformance/FORMAT.md)."""
+        out: dict[str, Any] = {"pod": self.pod, "profile": self.profile}
+        if self.profile is None:
+            out["note"] = self.note
+            return out
+        pf = self.pre_filter
+        pre: dict[str, Any] = {"code": pf.code.upstream if pf else "Success"}
+        if pf is not None and not pf.is_success():
+            if pf.plugin:
+                pre["plugin"] = pf.plugin
+            pre["reasons"] = list(pf.reasons)
+        pre["nodeNames"] = self.pre_filter_nodes
+        out["preFilter"] = pre
+        out["filter"] = {n: s.to_dict() for n, s in self.filter.items()}
+        out["feasible"] = sorted(self.feasible)
+        if self.post_filter_status is None:
+            out["postFilter"] = None
+        else:
+            pfr = self.post_filter
+            out["postFilter"] = {
+                "code": self.post_filter_status.code.upstream,
+                "nominatedNode": (pfr.nominated_node_name or None) if pfr else None,
+                "victims": sorted(pfr.victims) if pfr else [],
+            }
+        scores: dict[str, dict[str, dict[str, int]]] = {}
+        for i, node in enumerate(self.scored_nodes):
+            per: dict[str, dict[str, int]] = {}
+            for ps in self.scores:
+                per[ps.name] = {
+                    "raw": ps.raw[i],
+                    "normalized": ps.normalized[i],
+                    "weighted": ps.normalized[i] * ps.weight,
+                }
+            scores[node] = per
+        out["scores"] = scores
+        out["totals"] = dict(self.totals)
+        out["top"] = list(self.top)
+        out["selected"] = self.selected
+        out["message"] = self.message
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
+    """How many feasible nodes to look for before Filter stops (adaptive when percentage is 0)."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    pct = percentage or 0
+    if pct == 0:
+        pct = 50 - num_all_nodes // 125
+        if pct < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
+            pct = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+    num = num_all_nodes * pct // 100
+    return max(num, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+class CycleRunner:
+    """Runs scheduling cycles for one profile over the snapshots it is given."""
+
+    def __init__(
+        self,
+        framework: Framework,
+        *,
+        percentage_of_nodes_to_score: int | None,
+        evaluate_all_nodes: bool = False,
+    ) -> None:
+        """``evaluate_all_nodes`` makes Filter visit every node (the conformance traces' rule)."""
+        self.fwk = framework
+        self.evaluate_all_nodes = evaluate_all_nodes
+        self.percentage = (
+            framework.percentage_of_nodes_to_score
+            if framework.percentage_of_nodes_to_score is not None
+            else percentage_of_nodes_to_score
+        )
+        self.next_start_node_index = 0
+
+    def schedule(self, snapshot: Snapshot, pod: Pod, state: CycleState | None = None) -> CycleRecord:
+        fwk = self.fwk
+        fwk.set_snapshot(snapshot)
+        state = state if state is not None else CycleState()
+        rec = CycleRecord(pod=pod.key, profile=fwk.profile_name)
+        num_all = snapshot.num_nodes()
+        diagnosis = Diagnosis()
+        rec.diagnosis = diagnosis
+        if num_all == 0:
+            rec.message = "no nodes available to schedule pods"
+            rec.error = True
+            return rec
+        all_nodes = snapshot.node_info_list
+        pre = fwk.run_pre_filter_plugins(state, pod, all_nodes)
+        rec.pre_filter = pre.status
+        diagnosis.unschedulable_plugins = set(pre.plugins_with_nodes)
+        if pre.result is not None and not pre.result.all_nodes():
+            assert pre.result.node_names is not None
+            rec.pre_filter_nodes = sorted(pre.result.node_names)
+        feasible: list[NodeInfo] = []
+        if not pre.status.is_success():
+            if not pre.status.is_rejected():
+                rec.error = True
+                rec.message = pre.status.message()
+                return rec
+            diagnosis.absent_nodes_status = pre.status
+            diagnosis.pre_filter_msg = pre.status.message()
+            diagnosis.add_plugin_status(pre.status)
+        else:
+            if pod.nominated_node_name:
+                ni = snapshot.get(pod.nominated_node_name)
+                if ni is not None:
+                    feasible = self._pass_filters(rec, state, pod, diagnosis, [ni])
+            if not feasible:
+                nodes = all_nodes
+                if pre.result is not None and not pre.result.all_nodes():
+                    names = pre.result.node_names or frozenset()
+                    nodes = [ni for ni in all_nodes if ni.node.name in names]
+                    diagnosis.absent_nodes_status = Status(
+                        Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                        (
+                            "node(s) didn't satisfy plugin(s) "
+                            f"[{' '.join(sorted(pre.plugins_with_nodes))}]",
+                        ),
+                    )
+                feasible = self._pass_filters(rec, state, pod, diagnosis, nodes)
+                processed = len(feasible) + len(diagnosis.node_to_status)
+                self.next_start_node_index = (self.next_start_node_index + processed) % num_all
+            if rec.error:
+                return rec
+        rec.feasible = [ni.node.name for ni in feasible]
+        if not feasible:
+            self._post_filter(rec, state, pod, diagnosis)
+            rec.message = fit_error_message(num_all, diagnosis)
+            return rec
+        if len(feasible) == 1:
+            rec.top = [feasible[0].node.name]
+            rec.selected = feasible[0].node.name
+            return rec
+        self._prioritize(rec, state, pod, feasible)
+        return rec
+
+    def _pass_filters(
+        self,
+        rec: CycleRecord,
+        state: CycleState,
+        pod: Pod,
+        diagnosis: Diagnosis,
+        nodes: list[NodeInfo],
+    ) -> list[NodeInfo]:
+        fwk = self.fwk
+        n = len(nodes)
+        if n == 0:
+            return []
+        if self.evaluate_all_nodes:
+            to_find = n
+        else:
+            to_find = num_feasible_nodes_to_find(self.percentage, n)
+            if not fwk.has_score_plugins():
+                to_find = 1
+        start = self.next_start_node_index % n
+        order = nodes[start:] + nodes[:start] if start else nodes
+        if not fwk.has_filter_plugins():
+            return order[:to_find]
+        feasible: list[NodeInfo] = []
+        for ni in order:
+            status = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
+            rec.filter[ni.node.name] = status
+            if status.code == Code.ERROR:
+                rec.error = True
+                rec.message = status.message()
+                return []
+            if status.is_success():
+                feasible.append(ni)
+                if len(feasible) >= to_find:
+                    break
+            else:
+                diagnosis.node_to_status[ni.node.name] = status
+                diagnosis.add_plugin_status(status)
+        return feasible
+
+    def _post_filter(
+        self, rec: CycleRecord, state: CycleState, pod: Pod, diagnosis: Diagnosis
+    ) -> None:
+        fwk = self.fwk
+        if not fwk.has_post_filter_plugins():
+            return
+        absent = diagnosis.absent_nodes_status or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+        statuses = NodeToStatus(diagnosis.node_to_status, absent)
+        result, status = fwk.run_post_filter_plugins(state, pod, statuses)
+        rec.post_filter = result
+        rec.post_filter_status = status
+        msg = status.message()
+        if msg:
+            diagnosis.post_filter_msg = msg
+
+    def _prioritize(
+        self, rec: CycleRecord, state: CycleState, pod: Pod, feasible: list[NodeInfo]
+    ) -> None:
+        fwk = self.fwk
+        names = [ni.node.name for ni in feasible]
+        if not fwk.has_score_plugins():
+            rec.totals = dict.fromkeys(names, 1)
+        else:
+            s = fwk.run_pre_score_plugins(state, pod, feasible)
+            if not s.is_success():
+                rec.error = True
+                rec.message = s.message()
+                return
+            scores, s = fwk.run_score_plugins(state, pod, feasible)
+            if not s.is_success():
+                rec.error = True
+                rec.message = s.message()
+                return
+            rec.scores = scores
+            rec.scored_nodes = names
+            totals = [0] * len(names)
+            for ps in scores:
+                w = ps.weight
+                for i, v in enumerate(ps.normalized):
+                    totals[i] += v * w
+            rec.totals = dict(zip(names, totals))
+        best = max(rec.totals.values())
+        rec.top = sorted(n for n, t in rec.totals.items() if t == best)
+        rec.selected = rec.top[0]

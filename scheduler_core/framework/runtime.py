@@ -1,0 +1,536 @@
+"""Framework: a profile's plugins sorted into extension points, and the code that runs each point.
+
+Mirrors framework/runtime/framework.go in kube-scheduler v1.35: multiPoint expansion, score
+weights, PreFilter result merging and Skip, Filter stopping at the first rejection, Filter with
+nominated pods, PreScore Skip, Score with NormalizeScore and range checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scheduler_core.api import Pod
+from scheduler_core.errors import SchedulerCoreError, UnknownPluginError
+from scheduler_core.framework import interfaces as fi
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.registry import Registry
+from scheduler_core.framework.status import SUCCESS, Code, Status
+from scheduler_core.framework.types import (
+    NodeInfo,
+    NodeScore,
+    NodeToStatus,
+    PreFilterResult,
+    Snapshot,
+)
+
+# (attribute on config.Plugins, protocol, attribute on Framework), in upstream's order.
+_EXTENSION_POINTS: tuple[tuple[str, type, str], ...] = (
+    ("pre_filter", fi.PreFilterPlugin, "pre_filter_plugins"),
+    ("filter", fi.FilterPlugin, "filter_plugins"),
+    ("post_filter", fi.PostFilterPlugin, "post_filter_plugins"),
+    ("reserve", fi.ReservePlugin, "reserve_plugins"),
+    ("pre_score", fi.PreScorePlugin, "pre_score_plugins"),
+    ("score", fi.ScorePlugin, "score_plugins"),
+    ("pre_bind", fi.PreBindPlugin, "pre_bind_plugins"),
+    ("bind", fi.BindPlugin, "bind_plugins"),
+    ("post_bind", fi.PostBindPlugin, "post_bind_plugins"),
+    ("permit", fi.PermitPlugin, "permit_plugins"),
+    ("pre_enqueue", fi.PreEnqueuePlugin, "pre_enqueue_plugins"),
+    ("queue_sort", fi.QueueSortPlugin, "queue_sort_plugins"),
+)
+
+_PROTOCOL_NAMES = {
+    fi.PreFilterPlugin: "PreFilterPlugin",
+    fi.FilterPlugin: "FilterPlugin",
+    fi.PostFilterPlugin: "PostFilterPlugin",
+    fi.ReservePlugin: "ReservePlugin",
+    fi.PreScorePlugin: "PreScorePlugin",
+    fi.ScorePlugin: "ScorePlugin",
+    fi.PreBindPlugin: "PreBindPlugin",
+    fi.BindPlugin: "BindPlugin",
+    fi.PostBindPlugin: "PostBindPlugin",
+    fi.PermitPlugin: "PermitPlugin",
+    fi.PreEnqueuePlugin: "PreEnqueuePlugin",
+    fi.QueueSortPlugin: "QueueSortPlugin",
+}
+
+
+class FrameworkError(SchedulerCoreError):
+    """A profile that upstream's NewFramework refuses (no bind plugin, bad weights, ...)."""
+
+
+@dataclass(slots=True)
+class PluginScores:
+    """One Score plugin's results over the scored nodes, in node order."""
+
+    name: str
+    weight: int
+    raw: list[int]
+    normalized: list[int]
+
+
+@dataclass(slots=True)
+class PreFilterOutcome:
+    result: PreFilterResult | None
+    status: Status
+    plugins_with_nodes: frozenset[str]
+
+
+def _implements(plugin: object, protocol: type) -> bool:
+    return isinstance(plugin, protocol)
+
+
+class Framework:
+    """One profile's runtime. It is also the Handle its plugins receive."""
+
+    def __init__(
+        self,
+        profile: Any,
+        registry: Registry,
+        *,
+        nominator: Callable[[str], list[Pod]] | None = None,
+        extras: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.profile = profile
+        self.profile_name: str = profile.scheduler_name
+        self.percentage_of_nodes_to_score: int | None = profile.percentage_of_nodes_to_score
+        self._snapshot: Snapshot | None = None
+        self._nominator = nominator
+        self.extras: dict[str, Any] = dict(extras or {})
+        for _, _, attr in _EXTENSION_POINTS:
+            setattr(self, attr, [])
+        self.pre_filter_plugins: list[Any]
+        self.filter_plugins: list[Any]
+        self.post_filter_plugins: list[Any]
+        self.reserve_plugins: list[Any]
+        self.pre_score_plugins: list[Any]
+        self.score_plugins: list[Any]
+        self.pre_bind_plugins: list[Any]
+        self.bind_plugins: list[Any]
+        self.post_bind_plugins: list[Any]
+        self.permit_plugins: list[Any]
+        self.pre_enqueue_plugins: list[Any]
+        self.queue_sort_plugins: list[Any]
+        self.score_weights: dict[str, int] = {}
+        self.plugins: dict[str, Any] = {}
+        self._build(profile, registry)
+
+    # -- construction -------------------------------------------------------------------------
+
+    def _build(self, profile: Any, registry: Registry) -> None:
+        plugins = profile.plugins
+        needed: list[str] = []
+        for point, _, _ in _EXTENSION_POINTS:
+            for p in getattr(plugins, point).enabled:
+                if p.name not in needed:
+                    needed.append(p.name)
+        for p in plugins.multi_point.enabled:
+            if p.name not in needed:
+                needed.append(p.name)
+        for name in needed:
+            factory = registry.get(name)
+            if factory is None:
+                raise UnknownPluginError(f"plugin {name!r} does not exist")
+            self.plugins[name] = factory(profile.args_for(name), self)
+
+        for point, proto, attr in _EXTENSION_POINTS:
+            lst: list[Any] = getattr(self, attr)
+            seen: set[str] = set()
+            for p in getattr(plugins, point).enabled:
+                pg = self.plugins[p.name]
+                if not _implements(pg, proto):
+                    raise FrameworkError(
+                        f"plugin {p.name!r} does not extend {_PROTOCOL_NAMES[proto]} plugin"
+                    )
+                if p.name in seen:
+                    raise FrameworkError(
+                        f"plugin {p.name!r} already registered as {_PROTOCOL_NAMES[proto]!r}"
+                    )
+                seen.add(p.name)
+                lst.append(pg)
+
+        if plugins.multi_point.enabled:
+            self._expand_multi_point(plugins)
+
+        if len(self.queue_sort_plugins) != 1:
+            raise FrameworkError(
+                "only one queue sort plugin required for profile with scheduler name "
+                f'"{self.profile_name}", but got {len(self.queue_sort_plugins)}'
+            )
+        if not self.bind_plugins:
+            raise FrameworkError(
+                "at least one bind plugin is needed for profile with scheduler name "
+                f'"{self.profile_name}"'
+            )
+        total = 0
+        for p in list(plugins.score.enabled) + list(plugins.multi_point.enabled):
+            pg = self.plugins[p.name]
+            if not _implements(pg, fi.ScorePlugin) or p.name in self.score_weights:
+                continue
+            weight = p.weight or 1
+            self.score_weights[p.name] = weight
+            if weight * fi.MAX_NODE_SCORE > fi.MAX_TOTAL_SCORE - total:
+                raise FrameworkError("total score of Score plugins could overflow")
+            total += weight * fi.MAX_NODE_SCORE
+        for pg in self.score_plugins:
+            if not self.score_weights.get(pg.name):
+                raise FrameworkError(f'score plugin "{pg.name}" is not configured with weight')
+
+    def _expand_multi_point(self, plugins: Any) -> None:
+        for point, proto, attr in _EXTENSION_POINTS:
+            pset = getattr(plugins, point)
+            enabled = [p.name for p in pset.enabled]
+            disabled = {p.name for p in pset.disabled}
+            if "*" in disabled:
+                continue
+            multi: list[str] = []
+            overrides: set[str] = set()
+            for p in plugins.multi_point.enabled:
+                pg = self.plugins[p.name]
+                if not _implements(pg, proto) or p.name in disabled:
+                    continue
+                if p.name in enabled:
+                    overrides.add(p.name)
+                    continue
+                if p.name in multi:
+                    raise FrameworkError(
+                        f"plugin {p.name!r} already registered as {_PROTOCOL_NAMES[proto]!r}"
+                    )
+                multi.append(p.name)
+            # Explicitly configured plugins that multiPoint also names keep their own position
+            # first, then the multiPoint ones, then the rest of the explicit list.
+            first = [n for n in enabled if n in overrides]
+            rest = [n for n in enabled if n not in overrides]
+            setattr(self, attr, [self.plugins[n] for n in first + multi + rest])
+
+    # -- Handle ---------------------------------------------------------------------------------
+
+    @property
+    def snapshot(self) -> Snapshot:
+        assert self._snapshot is not None, "no snapshot: the cycle has not started"
+        return self._snapshot
+
+    def set_snapshot(self, snapshot: Snapshot) -> None:
+        self._snapshot = snapshot
+
+    @property
+    def framework(self) -> Framework:
+        return self
+
+    def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
+        return self._nominator(node_name) if self._nominator is not None else []
+
+    def has_filter_plugins(self) -> bool:
+        return bool(self.filter_plugins)
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.score_plugins)
+
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.post_filter_plugins)
+
+    # -- PreEnqueue -----------------------------------------------------------------------------
+
+    def run_pre_enqueue_plugins(self, pod: Pod) -> Status:
+        for pl in self.pre_enqueue_plugins:
+            status = _call(pl, lambda pl=pl: pl.pre_enqueue(pod))
+            if not status.is_success():
+                return status.with_plugin(pl.name)
+        return SUCCESS
+
+    # -- PreFilter ------------------------------------------------------------------------------
+
+    def run_pre_filter_plugins(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> PreFilterOutcome:
+        skip: set[str] = set()
+        result: PreFilterResult | None = None
+        with_nodes: set[str] = set()
+        return_status = SUCCESS
+        try:
+            for pl in self.pre_filter_plugins:
+                try:
+                    r, s = pl.pre_filter(state, pod, nodes)
+                except Exception as err:  # a plugin bug is an Error status naming it
+                    r, s = None, Status(Code.ERROR, (f"{type(err).__name__}: {err}",))
+                if s.is_skip():
+                    skip.add(pl.name)
+                    continue
+                if not s.is_success():
+                    s = s.with_plugin(pl.name)
+                    if s.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                        return PreFilterOutcome(None, s, frozenset())
+                    if s.code == Code.UNSCHEDULABLE:
+                        return_status = s
+                        continue
+                    msg = f'running PreFilter plugin "{pl.name}": {s.message()}'
+                    return PreFilterOutcome(None, Status(Code.ERROR, (msg,), pl.name), frozenset())
+                if r is not None and not r.all_nodes():
+                    with_nodes.add(pl.name)
+                result = r if result is None else result.merge(r)
+                if result is not None and not result.all_nodes() and not result.node_names:
+                    names = sorted(with_nodes)
+                    if len(names) == 1:
+                        msg = f"node(s) didn't satisfy plugin {names[0]}"
+                    else:
+                        msg = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+                    return PreFilterOutcome(
+                        result,
+                        Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,)),
+                        frozenset(with_nodes),
+                    )
+            return PreFilterOutcome(result, return_status, frozenset(with_nodes))
+        finally:
+            state.skip_filter_plugins = frozenset(skip)
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status:
+        for pl in self.pre_filter_plugins:
+            if pl.name in state.skip_filter_plugins or not isinstance(pl, fi.PreFilterExtensions):
+                continue
+            s = pl.add_pod(state, pod, pod_to_add, node_info)
+            if not s.is_success():
+                return Status(
+                    Code.ERROR, (f'running AddPod on PreFilter plugin "{pl.name}": {s.message()}',)
+                )
+        return SUCCESS
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status:
+        for pl in self.pre_filter_plugins:
+            if pl.name in state.skip_filter_plugins or not isinstance(pl, fi.PreFilterExtensions):
+                continue
+            s = pl.remove_pod(state, pod, pod_to_remove, node_info)
+            if not s.is_success():
+                return Status(
+                    Code.ERROR,
+                    (f'running RemovePod on PreFilter plugin "{pl.name}": {s.message()}',),
+                )
+        return SUCCESS
+
+    # -- Filter ---------------------------------------------------------------------------------
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        skip = state.skip_filter_plugins
+        for pl in self.filter_plugins:
+            if skip and pl.name in skip:
+                continue
+            try:
+                status = pl.filter(state, pod, node_info)
+            except Exception as err:
+                status = Status(Code.ERROR, (f"{type(err).__name__}: {err}",))
+            if status.code != Code.SUCCESS:
+                if not status.is_rejected():
+                    status = Status(
+                        Code.ERROR, (f'running "{pl.name}" filter plugin: {status.message()}',)
+                    )
+                return status.with_plugin(pl.name)
+        return SUCCESS
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status:
+        """Filter twice when higher-or-equal priority pods are nominated to the node."""
+        status = SUCCESS
+        pods_added = False
+        for i in range(2):
+            state_to_use, info_to_use = state, node_info
+            if i == 0:
+                pods_added, state_to_use, info_to_use, err = self._add_nominated_pods(
+                    pod, state, node_info
+                )
+                if err is not None:
+                    return err
+            elif not pods_added or not status.is_success():
+                break
+            status = self.run_filter_plugins(state_to_use, pod, info_to_use)
+            if not status.is_success() and not status.is_rejected():
+                return status
+        return status
+
+    def _add_nominated_pods(
+        self, pod: Pod, state: CycleState, node_info: NodeInfo
+    ) -> tuple[bool, CycleState, NodeInfo, Status | None]:
+        if self._nominator is None:
+            return False, state, node_info, None
+        nominated = self._nominator(node_info.node.name)
+        if not nominated:
+            return False, state, node_info, None
+        info_out = node_info.clone()
+        state_out = state.clone()
+        added = False
+        for np in nominated:
+            if np.priority >= pod.priority and np.uid != pod.uid:
+                info_out.add_pod(np)
+                s = self.run_pre_filter_extension_add_pod(state_out, pod, np, info_out)
+                if not s.is_success():
+                    return False, state, node_info, s
+                added = True
+        return added, state_out, info_out, None
+
+    # -- PostFilter -----------------------------------------------------------------------------
+
+    def run_post_filter_plugins(
+        self, state: CycleState, pod: Pod, node_to_status: NodeToStatus
+    ) -> tuple[fi.PostFilterResult | None, Status]:
+        """Run PostFilter plugins until one succeeds; rejections' reasons are joined."""
+        reasons: list[str] = []
+        rejector = ""
+        result: fi.PostFilterResult | None = None
+        for pl in self.post_filter_plugins:
+            try:
+                r, s = pl.post_filter(state, pod, node_to_status)
+            except Exception as err:
+                r, s = None, Status(Code.ERROR, (f"{type(err).__name__}: {err}",))
+            if s.is_success():
+                return r, s
+            if s.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return r, s.with_plugin(pl.name)
+            if not s.is_rejected():
+                return None, Status(Code.ERROR, s.reasons, pl.name)
+            if r is not None:
+                result = r
+            reasons.extend(s.reasons)
+            rejector = rejector or pl.name
+        return result, Status(Code.UNSCHEDULABLE, tuple(reasons), rejector)
+
+    # -- PreScore and Score ---------------------------------------------------------------------
+
+    def run_pre_score_plugins(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status:
+        skip: set[str] = set()
+        try:
+            for pl in self.pre_score_plugins:
+                s = pl.pre_score(state, pod, nodes)
+                if s.is_skip():
+                    skip.add(pl.name)
+                    continue
+                if not s.is_success():
+                    return Status(
+                        Code.ERROR, (f'running PreScore plugin "{pl.name}": {s.message()}',)
+                    )
+            return SUCCESS
+        finally:
+            state.skip_score_plugins = frozenset(skip)
+
+    def run_score_plugins(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[PluginScores], Status]:
+        out: list[PluginScores] = []
+        for pl in self.score_plugins:
+            if pl.name in state.skip_score_plugins:
+                continue
+            raw: list[int] = []
+            batch = getattr(pl, "score_batch", None)
+            if batch is not None:
+                raw, s = batch(state, pod, nodes)
+                if not s.is_success():
+                    msg = f'running Score plugins: plugin "{pl.name}" failed with: {s.message()}'
+                    return [], Status(Code.ERROR, (msg,))
+            else:
+                for ni in nodes:
+                    score, s = pl.score(state, pod, ni)
+                    if not s.is_success():
+                        msg = f'running Score plugins: plugin "{pl.name}" failed with: {s.message()}'
+                        return [], Status(Code.ERROR, (msg,))
+                    raw.append(score)
+            out.append(PluginScores(pl.name, self.score_weights[pl.name], raw, raw))
+        for ps, pl in zip(out, [p for p in self.score_plugins if p.name in {o.name for o in out}]):
+            if isinstance(pl, fi.ScoreExtensions):
+                scores = [NodeScore(ni.node.name, v) for ni, v in zip(nodes, ps.raw)]
+                s = pl.normalize_score(state, pod, scores)
+                if not s.is_success():
+                    msg = (
+                        f'running Normalize on Score plugins: plugin "{pl.name}" failed with: '
+                        f"{s.message()}"
+                    )
+                    return [], Status(Code.ERROR, (msg,))
+                ps.normalized = [ns.score for ns in scores]
+        for ps in out:
+            for v in ps.normalized:
+                if v > fi.MAX_NODE_SCORE or v < fi.MIN_NODE_SCORE:
+                    msg = (
+                        f'applying score defaultWeights on Score plugins: plugin "{ps.name}" '
+                        f"returns an invalid score {v}, it should in the range of "
+                        f"[{fi.MIN_NODE_SCORE}, {fi.MAX_NODE_SCORE}] after normalizing"
+                    )
+                    return [], Status(Code.ERROR, (msg,))
+        return out, SUCCESS
+
+    # -- binding cycle --------------------------------------------------------------------------
+
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        for pl in self.reserve_plugins:
+            s = pl.reserve(state, pod, node_name)
+            if not s.is_success():
+                if s.is_rejected():
+                    return s.with_plugin(pl.name)
+                return Status(
+                    Code.ERROR, (f'running Reserve plugin "{pl.name}": {s.message()}',), pl.name
+                )
+        return SUCCESS
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        for pl in reversed(self.reserve_plugins):
+            pl.unreserve(state, pod, node_name)
+
+    def run_permit_plugins(
+        self, state: CycleState, pod: Pod, node_name: str
+    ) -> tuple[Status, dict[str, float]]:
+        waits: dict[str, float] = {}
+        for pl in self.permit_plugins:
+            s, timeout = pl.permit(state, pod, node_name)
+            if s.is_success():
+                continue
+            if s.is_rejected():
+                return s.with_plugin(pl.name), {}
+            if s.is_wait():
+                waits[pl.name] = min(timeout, 15 * 60.0)
+                continue
+            return Status(
+                Code.ERROR, (f'running Permit plugin "{pl.name}": {s.message()}',), pl.name
+            ), {}
+        if waits:
+            return Status(Code.WAIT, ("one or more plugins asked to wait",)), waits
+        return SUCCESS, {}
+
+    def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        for pl in self.pre_bind_plugins:
+            s = pl.pre_bind(state, pod, node_name)
+            if not s.is_success():
+                if s.is_rejected():
+                    return s.with_plugin(pl.name)
+                return Status(
+                    Code.ERROR, (f'running PreBind plugin "{pl.name}": {s.message()}',), pl.name
+                )
+        return SUCCESS
+
+    def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        for pl in self.bind_plugins:
+            s = pl.bind(state, pod, node_name)
+            if s.is_skip():
+                continue
+            if not s.is_success():
+                if s.is_rejected():
+                    return s.with_plugin(pl.name)
+                return Status(
+                    Code.ERROR, (f'running Bind plugin "{pl.name}": {s.message()}',), pl.name
+                )
+            return s.with_plugin(pl.name)
+        return SUCCESS
+
+    def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        for pl in self.post_bind_plugins:
+            pl.post_bind(state, pod, node_name)
+
+
+def _call(pl: Any, fn: Callable[[], Status]) -> Status:
+    try:
+        return fn()
+    except Exception as err:
+        return Status(Code.ERROR, (f"{type(err).__name__}: {err}",), pl.name)

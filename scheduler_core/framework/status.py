@@ -1,0 +1,95 @@
+"""Status codes and the Status value every extension point returns.
+
+Mirrors the Code and Status types of kube-scheduler v1.35 (staging k8s.io/kube-scheduler/framework).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import IntEnum
+from typing import Final
+
+
+class Code(IntEnum):
+    """Status codes in upstream order."""
+
+    SUCCESS = 0
+    ERROR = 1
+    UNSCHEDULABLE = 2
+    UNSCHEDULABLE_AND_UNRESOLVABLE = 3
+    WAIT = 4
+    SKIP = 5
+    PENDING = 6
+
+    @property
+    def upstream(self) -> str:
+        """The spelling upstream prints (``UnschedulableAndUnresolvable``)."""
+        return _SPELLING[self]
+
+
+_SPELLING: Final = {
+    Code.SUCCESS: "Success",
+    Code.ERROR: "Error",
+    Code.UNSCHEDULABLE: "Unschedulable",
+    Code.UNSCHEDULABLE_AND_UNRESOLVABLE: "UnschedulableAndUnresolvable",
+    Code.WAIT: "Wait",
+    Code.SKIP: "Skip",
+    Code.PENDING: "Pending",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """The outcome of running a plugin: a code, reasons and the plugin that gave it."""
+
+    code: Code = Code.SUCCESS
+    reasons: tuple[str, ...] = ()
+    plugin: str = ""
+
+    def is_success(self) -> bool:
+        return self.code == Code.SUCCESS
+
+    def is_skip(self) -> bool:
+        return self.code == Code.SKIP
+
+    def is_wait(self) -> bool:
+        return self.code == Code.WAIT
+
+    def is_rejected(self) -> bool:
+        """Unschedulable, UnschedulableAndUnresolvable or Pending."""
+        return self.code in (
+            Code.UNSCHEDULABLE,
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+            Code.PENDING,
+        )
+
+    def message(self) -> str:
+        """Reasons joined with ", ", as Status.Message."""
+        return ", ".join(self.reasons)
+
+    def with_plugin(self, plugin: str) -> Status:
+        return self if self.plugin == plugin else replace(self, plugin=plugin)
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"code": self.code.upstream}
+        if self.code != Code.SUCCESS:
+            if self.plugin:
+                out["plugin"] = self.plugin
+            out["reasons"] = list(self.reasons)
+        return out
+
+
+SUCCESS: Final = Status()
+SKIP: Final = Status(Code.SKIP)
+
+
+def unschedulable(*reasons: str) -> Status:
+    return Status(Code.UNSCHEDULABLE, reasons)
+
+
+def unresolvable(*reasons: str) -> Status:
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reasons)
+
+
+def error(message: str) -> Status:
+    return Status(Code.ERROR, (message,))

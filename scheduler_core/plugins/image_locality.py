@@ -1,0 +1,60 @@
+"""ImageLocality: prefer nodes that already have the pod's images, scaled by how widely spread.
+
+Mirrors plugins/imagelocality in kube-scheduler v1.35.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from scheduler_core.api import Pod
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
+from scheduler_core.framework.status import SUCCESS, Status
+from scheduler_core.framework.types import ImageStateSummary, NodeInfo
+from scheduler_core.plugins import names
+
+NAME: Final = names.IMAGE_LOCALITY
+_MB: Final = 1024 * 1024
+MIN_THRESHOLD: Final = 23 * _MB
+MAX_CONTAINER_THRESHOLD: Final = 1000 * _MB
+
+
+def normalized_image_name(name: str) -> str:
+    """Append ``:latest`` when the image has no tag."""
+    if name.rfind(":") <= name.rfind("/"):
+        return name + ":latest"
+    return name
+
+
+def _scaled_image_score(state: ImageStateSummary, total_nodes: int) -> int:
+    spread = state.num_nodes / total_nodes
+    return int(float(state.size) * spread)
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    sum_scores = max(MIN_THRESHOLD, min(sum_scores, max_threshold))
+    return MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+
+
+class ImageLocality:
+    name = NAME
+
+    def __init__(self, handle: Handle) -> None:
+        self.handle = handle
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        total = self.handle.snapshot.num_nodes()
+        states = node_info.image_states
+        total_score = 0
+        for c in pod.init_containers + pod.containers:
+            st = states.get(normalized_image_name(c.image))
+            if st is not None:
+                total_score += _scaled_image_score(st, total)
+        n = len(pod.init_containers) + len(pod.containers)
+        return calculate_priority(total_score, n), SUCCESS
+
+
+def new(args: Any, handle: Handle) -> ImageLocality:
+    return ImageLocality(handle)

@@ -1,0 +1,158 @@
+"""NodeAffinity: required node selector and affinity as a filter, preferred terms as a score.
+
+Mirrors plugins/nodeaffinity in kube-scheduler v1.35, including the profile's ``addedAffinity``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from scheduler_core.api import Pod
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
+from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
+from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
+from scheduler_core.labels import (
+    NodeSelector,
+    PreferredTerm,
+    Selector,
+    node_selector,
+    preferred_scheduling_terms,
+)
+from scheduler_core.plugins import names
+from scheduler_core.plugins.helpers import FrozenState, default_normalize_score
+
+NAME: Final = names.NODE_AFFINITY
+ERR_REASON_POD: Final = "node(s) didn't match Pod's node affinity/selector"
+ERR_REASON_ENFORCED: Final = "node(s) didn't match scheduler-enforced node affinity"
+ERR_REASON_CONFLICT: Final = "pod affinity terms conflict"
+_PRE_FILTER_KEY: Final = f"PreFilter{NAME}"
+_PRE_SCORE_KEY: Final = f"PreScore{NAME}"
+
+
+class RequiredNodeAffinity(FrozenState):
+    """nodeaffinity.RequiredNodeAffinity: spec.nodeSelector AND required node affinity."""
+
+    __slots__ = ("selector", "affinity")
+
+    def __init__(self, pod: Pod) -> None:
+        self.selector = Selector.from_set(pod.node_selector) if pod.node_selector else None
+        self.affinity: NodeSelector | None = pod.required_node_selector
+
+    def matches(self, node_info: NodeInfo) -> bool:
+        node = node_info.node
+        if self.selector is not None and not self.selector.matches(node.labels):
+            return False
+        if self.affinity is not None:
+            return self.affinity.matches(node.labels, node.name)
+        return True
+
+
+class _PreScoreState(FrozenState):
+    __slots__ = ("terms",)
+
+    def __init__(self, terms: tuple[PreferredTerm, ...] | None) -> None:
+        self.terms = terms
+
+
+def _score_terms(terms: Sequence[PreferredTerm], node_info: NodeInfo) -> int:
+    node = node_info.node
+    return sum(t.weight for t in terms if t.term.matches(node.labels, node.name))
+
+
+def _has_key(mapping: Any, *path: str) -> bool:
+    for key in path:
+        if not isinstance(mapping, dict) or mapping.get(key) is None:
+            return False
+        mapping = mapping[key]
+    return True
+
+
+class NodeAffinity:
+    name = NAME
+
+    def __init__(self, added: Any) -> None:
+        self.added_node_selector: NodeSelector | None = None
+        self.added_pref_terms: tuple[PreferredTerm, ...] | None = None
+        if added:
+            req = added.get("requiredDuringSchedulingIgnoredDuringExecution")
+            if req is not None:
+                self.added_node_selector = node_selector(req)
+            pref = added.get("preferredDuringSchedulingIgnoredDuringExecution")
+            if pref:
+                self.added_pref_terms = preferred_scheduling_terms(pref)
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        spec = pod.raw.get("spec") or {}
+        required = _has_key(
+            spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"
+        )
+        if not required and self.added_node_selector is None and spec.get("nodeSelector") is None:
+            return None, SKIP
+        state.write(_PRE_FILTER_KEY, RequiredNodeAffinity(pod))
+        if not required:
+            return None, SUCCESS
+        terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        terms = terms.get("nodeSelectorTerms") or []
+        if not terms:
+            return None, SUCCESS
+        node_names: set[str] | None = None
+        for t in terms:
+            term_names: set[str] | None = None
+            for r in t.get("matchFields") or ():
+                if r.get("key") == "metadata.name" and r.get("operator") == "In":
+                    values = set(r.get("values") or ())
+                    term_names = values if term_names is None else term_names & values
+            if term_names is None:
+                return None, SUCCESS
+            node_names = term_names if node_names is None else node_names | term_names
+        if node_names is not None and not node_names:
+            return None, unresolvable(ERR_REASON_CONFLICT)
+        if node_names:
+            return PreFilterResult(frozenset(node_names)), SUCCESS
+        return None, SUCCESS
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        node = node_info.node
+        if self.added_node_selector is not None and not self.added_node_selector.matches(
+            node.labels, node.name
+        ):
+            return unresolvable(ERR_REASON_ENFORCED)
+        s = state.get(_PRE_FILTER_KEY)
+        req = s if isinstance(s, RequiredNodeAffinity) else RequiredNodeAffinity(pod)
+        if not req.matches(node_info):
+            return unresolvable(ERR_REASON_POD)
+        return SUCCESS
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+        spec = pod.raw.get("spec") or {}
+        has_pref = _has_key(
+            spec, "affinity", "nodeAffinity", "preferredDuringSchedulingIgnoredDuringExecution"
+        )
+        terms = pod.preferred_node_terms if has_pref else None
+        if terms is None and self.added_pref_terms is None:
+            return SKIP
+        state.write(_PRE_SCORE_KEY, _PreScoreState(terms))
+        return SUCCESS
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        count = 0
+        if self.added_pref_terms is not None:
+            count += _score_terms(self.added_pref_terms, node_info)
+        s = state.get(_PRE_SCORE_KEY)
+        terms = s.terms if isinstance(s, _PreScoreState) else pod.preferred_node_terms
+        if terms:
+            count += _score_terms(terms, node_info)
+        return count, SUCCESS
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
+        default_normalize_score(MAX_NODE_SCORE, False, scores)
+        return SUCCESS
+
+
+def new(args: Any, handle: Handle) -> NodeAffinity:
+    added = getattr(args, "added_affinity", None) if args is not None else None
+    return NodeAffinity(added)

@@ -1,0 +1,31 @@
+"""NodeName: a pod that names its node fits only there.
+
+Mirrors plugins/nodename in kube-scheduler v1.35.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from scheduler_core.api import Pod
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import Handle
+from scheduler_core.framework.status import SUCCESS, Status, unresolvable
+from scheduler_core.framework.types import NodeInfo
+from scheduler_core.plugins import names
+
+NAME: Final = names.NODE_NAME
+ERR_REASON: Final = "node(s) didn't match the requested node name"
+
+
+class NodeName:
+    name = NAME
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        if not pod.node_name or pod.node_name == node_info.node.name:
+            return SUCCESS
+        return unresolvable(ERR_REASON)
+
+
+def new(args: Any, handle: Handle) -> NodeName:
+    return NodeName()

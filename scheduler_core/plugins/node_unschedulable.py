@@ -1,0 +1,35 @@
+"""NodeUnschedulable: keep pods off cordoned nodes unless they tolerate the unschedulable taint.
+
+Mirrors plugins/nodeunschedulable in kube-scheduler v1.35.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from scheduler_core.api import Pod, Taint
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import Handle
+from scheduler_core.framework.status import SUCCESS, Status, unresolvable
+from scheduler_core.framework.types import NodeInfo
+from scheduler_core.plugins import names
+from scheduler_core.plugins.helpers import tolerations_tolerate_taint
+
+NAME: Final = names.NODE_UNSCHEDULABLE
+ERR_REASON_UNSCHEDULABLE: Final = "node(s) were unschedulable"
+_UNSCHEDULABLE_TAINT: Final = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
+
+
+class NodeUnschedulable:
+    name = NAME
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        if not node_info.node.unschedulable:
+            return SUCCESS
+        if tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT):
+            return SUCCESS
+        return unresolvable(ERR_REASON_UNSCHEDULABLE)
+
+
+def new(args: Any, handle: Handle) -> NodeUnschedulable:
+    return NodeUnschedulable()

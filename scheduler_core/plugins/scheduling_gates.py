@@ -1,0 +1,28 @@
+"""SchedulingGates: keep pods with scheduling gates out of the active queue.
+
+Mirrors plugins/schedulinggates in kube-scheduler v1.35.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from scheduler_core.api import Pod
+from scheduler_core.framework.interfaces import Handle
+from scheduler_core.framework.status import SUCCESS, Status, unresolvable
+from scheduler_core.plugins import names
+
+NAME: Final = names.SCHEDULING_GATES
+
+
+class SchedulingGates:
+    name = NAME
+
+    def pre_enqueue(self, pod: Pod) -> Status:
+        if not pod.scheduling_gates:
+            return SUCCESS
+        return unresolvable(f"waiting for scheduling gates: [{' '.join(pod.scheduling_gates)}]")
+
+
+def new(args: Any, handle: Handle) -> SchedulingGates:
+    return SchedulingGates()

@@ -1,0 +1,68 @@
+"""TaintToleration: keep pods off nodes whose taints they do not tolerate; prefer fewer
+untolerated PreferNoSchedule taints.
+
+Mirrors plugins/tainttoleration in kube-scheduler v1.35.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from scheduler_core.api import Pod, Toleration
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
+from scheduler_core.framework.status import SUCCESS, Status, unresolvable
+from scheduler_core.framework.types import NodeInfo, NodeScore
+from scheduler_core.plugins import names
+from scheduler_core.plugins.helpers import (
+    FrozenState,
+    default_normalize_score,
+    do_not_schedule_taint,
+    find_untolerated_taint,
+    read_state,
+    tolerations_tolerate_taint,
+)
+
+NAME: Final = names.TAINT_TOLERATION
+ERR_REASON_UNTOLERATED: Final = "node(s) had untolerated taint(s)"
+_PRE_SCORE_KEY: Final = f"PreScore{NAME}"
+
+
+class _PreScoreState(FrozenState):
+    __slots__ = ("tolerations",)
+
+    def __init__(self, tolerations: tuple[Toleration, ...]) -> None:
+        self.tolerations = tolerations
+
+
+class TaintToleration:
+    name = NAME
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        taint = find_untolerated_taint(node_info.node.taints, pod.tolerations, do_not_schedule_taint)
+        if taint is None:
+            return SUCCESS
+        return unresolvable(ERR_REASON_UNTOLERATED)
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Any) -> Status:
+        prefer = tuple(t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule"))
+        state.write(_PRE_SCORE_KEY, _PreScoreState(prefer))
+        return SUCCESS
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        s = read_state(state, _PRE_SCORE_KEY, _PreScoreState)
+        count = 0
+        for taint in node_info.node.taints:
+            if taint.effect == "PreferNoSchedule" and not tolerations_tolerate_taint(
+                s.tolerations, taint
+            ):
+                count += 1
+        return count, SUCCESS
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
+        default_normalize_score(MAX_NODE_SCORE, True, scores)
+        return SUCCESS
+
+
+def new(args: Any, handle: Handle) -> TaintToleration:
+    return TaintToleration()

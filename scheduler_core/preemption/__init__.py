@@ -1,0 +1,303 @@
+"""Preemption: find nodes where evicting lower-priority pods lets the preemptor fit, pick one.
+
+Mirrors framework/preemption/preemption.go and plugins/defaultpreemption in kube-scheduler v1.35
+(synchronous preemption: victims are deleted before the cycle ends). Where upstream leaves an order
+to Go map iteration or to the wall clock, this engine fixes it: candidates are visited in snapshot
+order, ties between candidate nodes go to the first by name, and pods without a start time count as
+started at the same instant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cmp_to_key
+
+from scheduler_core.api import KubeObject, Pod
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.runtime import Framework
+from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.types import Diagnosis, NodeInfo, NodeToStatus, fit_error_message
+from scheduler_core.labels import SelectorError, label_selector
+
+MAX_INT32 = 2**31 - 1
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A node and the pods that would be evicted there."""
+
+    name: str
+    victims: list[Pod] = field(default_factory=list)
+    num_pdb_violations: int = 0
+
+
+def _start_key(pod: Pod) -> str:
+    # RFC 3339 timestamps sort as text; a pod without one sorts after every dated pod.
+    return pod.start_time or "\uffff"
+
+
+def more_important_pod(a: Pod, b: Pod) -> bool:
+    """util.MoreImportantPod: higher priority, then earlier start."""
+    if a.priority != b.priority:
+        return a.priority > b.priority
+    return _start_key(a) < _start_key(b)
+
+
+def _importance_cmp(a: Pod, b: Pod) -> int:
+    if more_important_pod(a, b):
+        return -1
+    if more_important_pod(b, a):
+        return 1
+    return 0
+
+
+def sort_by_importance(pods: list[Pod]) -> None:
+    pods.sort(key=cmp_to_key(_importance_cmp))
+
+
+def filter_pods_with_pdb_violation(
+    pods: Sequence[Pod], pdbs: Sequence[KubeObject]
+) -> tuple[list[Pod], list[Pod]]:
+    """Split pods into those whose eviction would violate a PDB and the rest, in order."""
+    allowed = [int(p.status.get("disruptionsAllowed") or 0) for p in pdbs]
+    violating: list[Pod] = []
+    non_violating: list[Pod] = []
+    for pod in pods:
+        violated = False
+        if pod.labels:
+            for i, pdb in enumerate(pdbs):
+                if pdb.namespace != pod.namespace:
+                    continue
+                try:
+                    selector = label_selector(pdb.spec.get("selector"))
+                except SelectorError:
+                    continue
+                if selector.is_empty or not selector.matches(pod.labels):
+                    continue
+                if pod.name in (pdb.status.get("disruptedPods") or {}):
+                    continue
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violated = True
+        (violating if violated else non_violating).append(pod)
+    return violating, non_violating
+
+
+class Evaluator:
+    """Runs DefaultPreemption's search for one framework."""
+
+    def __init__(
+        self,
+        fwk: Framework,
+        *,
+        min_candidate_nodes_percentage: int,
+        min_candidate_nodes_absolute: int,
+    ) -> None:
+        self.fwk = fwk
+        self.min_pct = min_candidate_nodes_percentage
+        self.min_abs = min_candidate_nodes_absolute
+
+    # -- eligibility ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _preemption_allowed(victim: Pod, preemptor: Pod) -> bool:
+        return victim.priority < preemptor.priority
+
+    def pod_eligible_to_preempt_others(
+        self, pod: Pod, nominated_node_status: Status
+    ) -> tuple[bool, str]:
+        if pod.preemption_policy == "Never":
+            return False, "not eligible due to preemptionPolicy=Never."
+        nom = pod.nominated_node_name
+        if nom:
+            if nominated_node_status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return True, ""
+            ni = self.fwk.snapshot.get(nom)
+            if ni is not None:
+                for p in ni.pods:
+                    if self._preemption_allowed(p, pod) and _terminating_by_preemption(p):
+                        return False, "not eligible due to a terminating pod on the nominated node."
+        return True, ""
+
+    def num_candidates(self, num_nodes: int) -> int:
+        n = num_nodes * self.min_pct // 100
+        n = max(n, self.min_abs)
+        return min(n, num_nodes)
+
+    # -- the search -----------------------------------------------------------------------------
+
+    def preempt(
+        self, state: CycleState, pod: Pod, m: NodeToStatus
+    ) -> tuple[Candidate | None, Status]:
+        """Return the chosen candidate (or None) and the status DefaultPreemption reports."""
+        ok, msg = self.pod_eligible_to_preempt_others(pod, m.get(pod.nominated_node_name))
+        if not ok:
+            return None, Status(Code.UNSCHEDULABLE, (msg,))
+        snapshot = self.fwk.snapshot
+        all_nodes = snapshot.node_info_list
+        if not all_nodes:
+            return None, Status(Code.ERROR, ("no nodes available",))
+        potential = m.nodes_for_status_code(snapshot, Code.UNSCHEDULABLE)
+        statuses: dict[str, Status] = {}
+        candidates: list[Candidate] = []
+        errors: list[str] = []
+        if potential:
+            pdbs = list(snapshot.objects.pdbs)
+            candidates, statuses, errors = self.dry_run(state, pod, potential, pdbs)
+        if errors and not candidates:
+            return None, Status(Code.ERROR, (errors[0],))
+        if not candidates:
+            diag = Diagnosis(
+                node_to_status=statuses,
+                absent_nodes_status=Status(
+                    Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                    ("Preemption is not helpful for scheduling",),
+                ),
+            )
+            return Candidate(""), Status(
+                Code.UNSCHEDULABLE, (fit_error_message(len(all_nodes), diag),)
+            )
+        best = self.select_candidate(candidates)
+        if best is None or not best.name:
+            return None, Status(Code.UNSCHEDULABLE, ("no candidate node for preemption",))
+        return best, Status()
+
+    def dry_run(
+        self,
+        state: CycleState,
+        pod: Pod,
+        potential: Sequence[NodeInfo],
+        pdbs: Sequence[KubeObject],
+    ) -> tuple[list[Candidate], dict[str, Status], list[str]]:
+        wanted = self.num_candidates(len(potential))
+        non_violating: list[Candidate] = []
+        violating: list[Candidate] = []
+        statuses: dict[str, Status] = {}
+        errors: list[str] = []
+        for ni in potential:
+            copy = ni.clone()
+            victims, num_violations, status = self.select_victims_on_node(
+                state.clone(), pod, copy, pdbs
+            )
+            if status.is_success() and victims:
+                c = Candidate(copy.node.name, victims, num_violations)
+                (violating if num_violations else non_violating).append(c)
+                if non_violating and len(non_violating) + len(violating) >= wanted:
+                    break
+                continue
+            if status.is_success():
+                status = Status(
+                    Code.ERROR, (f'expected at least one victim pod on node "{copy.node.name}"',)
+                )
+            if status.code == Code.ERROR:
+                errors.append(status.message())
+            statuses[copy.node.name] = status
+        return non_violating[:wanted] + violating[:wanted], statuses, errors
+
+    def select_victims_on_node(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, pdbs: Sequence[KubeObject]
+    ) -> tuple[list[Pod], int, Status]:
+        fwk = self.fwk
+
+        def remove(p: Pod) -> Status:
+            node_info.remove_pod(p)
+            return fwk.run_pre_filter_extension_remove_pod(state, pod, p, node_info)
+
+        def add(p: Pod) -> Status:
+            node_info.add_pod(p)
+            return fwk.run_pre_filter_extension_add_pod(state, pod, p, node_info)
+
+        potential: list[Pod] = []
+        for p in list(node_info.pods):
+            if self._preemption_allowed(p, pod):
+                potential.append(p)
+                s = remove(p)
+                if not s.is_success():
+                    return [], 0, s
+        if not potential:
+            return [], 0, Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("No preemption victims found for incoming pod",)
+            )
+        s = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        if not s.is_success():
+            return [], 0, s
+        sort_by_importance(potential)
+        violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
+        victims: list[Pod] = []
+        num_violating = 0
+
+        def reprieve(p: Pod) -> tuple[bool, Status]:
+            st = add(p)
+            if not st.is_success():
+                return False, st
+            fits = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success()
+            if not fits:
+                st = remove(p)
+                if not st.is_success():
+                    return False, st
+                victims.append(p)
+            return fits, Status()
+
+        for p in violating:
+            fits, st = reprieve(p)
+            if not st.is_success():
+                return [], 0, st
+            if not fits:
+                num_violating += 1
+        for p in non_violating:
+            _, st = reprieve(p)
+            if not st.is_success():
+                return [], 0, st
+        if violating and non_violating:
+            sort_by_importance(victims)
+        return victims, num_violating, Status()
+
+    @staticmethod
+    def select_candidate(candidates: Sequence[Candidate]) -> Candidate | None:
+        """pickOneNodeForPreemption's criteria in order; remaining ties go to the first by name."""
+        if not candidates:
+            return None
+        if len(candidates) == 1:
+            return candidates[0]
+        by_name = {c.name: c for c in candidates}
+        score_funcs: list[Callable[[Candidate], object]] = [
+            lambda c: -c.num_pdb_violations,
+            lambda c: -c.victims[0].priority,
+            lambda c: -sum(p.priority + MAX_INT32 + 1 for p in c.victims),
+            lambda c: -len(c.victims),
+            lambda c: _latest_start_score(c),
+        ]
+        remaining = sorted(by_name)
+        for f in score_funcs:
+            scores = {n: f(by_name[n]) for n in remaining}
+            best = max(scores.values(), key=_sortable)
+            selected = [n for n in remaining if scores[n] == best]
+            if len(selected) == 1:
+                return by_name[selected[0]]
+            remaining = selected
+        return by_name[remaining[0]]
+
+
+def _sortable(v: object) -> tuple[int, str]:
+    if isinstance(v, int):
+        return (v, "")
+    return (0, str(v))
+
+
+def _latest_start_score(c: Candidate) -> str:
+    """The earliest start among the highest-priority victims; later is better."""
+    top = c.victims[0].priority
+    starts = [_start_key(p) for p in c.victims if p.priority == top]
+    return min(starts)
+
+
+def _terminating_by_preemption(pod: Pod) -> bool:
+    if not pod.deleting:
+        return False
+    for cond in (pod.raw.get("status") or {}).get("conditions") or ():
+        if cond.get("type") == "DisruptionTarget":
+            return bool(
+                cond.get("status") == "True" and cond.get("reason") == "PreemptionByScheduler"
+            )
+    return False

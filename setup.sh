@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Set up a fresh machine for the playground: system packages (when run as root), a virtual
+# environment with the project and its test tools, and the database.
+#   ./setup.sh            everything
+#   SKIP_APT=1 ./setup.sh  skip the system packages
+set -euo pipefail
+cd "$(dirname "$0")"
+
+APT_PACKAGES="redis-server postgresql chromium chromium-driver"
+if [ -z "${SKIP_APT:-}" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+  missing=""
+  for p in $APT_PACKAGES; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+  done
+  if [ -n "$missing" ]; then
+    echo "setup: installing$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q >/dev/null
+    apt-get install -y -q --no-install-recommends $missing >/dev/null
+  fi
+fi
+
+PY="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
+if [ -f manage.py ]; then
+  .venv/bin/python manage.py migrate --noinput >/dev/null
+fi
+echo "setup: done (.venv ready)"
