@@ -209,9 +209,8 @@ class AffinityTerm:
 
     def matches(self, pod: Pod, ns_labels: Mapping[str, str] | None) -> bool:
         """Whether ``pod`` is selected: namespace listed or selected, and labels match."""
-        if pod.namespace in self.namespaces or (
-            ns_labels is not None and self.namespace_selector.matches(ns_labels)
-        ):
+        # A namespace the listers do not know has no labels; {} and DoesNotExist still select it.
+        if pod.namespace in self.namespaces or self.namespace_selector.matches(ns_labels or {}):
             return self.selector.matches(pod.labels)
         return False
 

@@ -1,0 +1,428 @@
+"""InterPodAffinity: required pod (anti-)affinity as a filter, preferred terms as a score.
+
+Mirrors plugins/interpodaffinity (plugin.go, filtering.go, scoring.go) in kube-scheduler v1.35.
+Every count is keyed by topology pair and built once per cycle (PreFilter, PreScore), so Filter
+and Score do a few dict lookups per node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from scheduler_core.api import AffinityTerm, KubeObject, Node, Pod, WeightedAffinityTerm
+from scheduler_core.config.types import InterPodAffinityArgs
+from scheduler_core.framework.cycle_state import CycleState, StateData
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
+from scheduler_core.framework.status import (
+    SKIP,
+    SUCCESS,
+    Status,
+    error,
+    unresolvable,
+    unschedulable,
+)
+from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
+from scheduler_core.labels import Selector
+from scheduler_core.plugins import names
+from scheduler_core.plugins.helpers import FrozenState
+
+NAME: Final = names.INTER_POD_AFFINITY
+ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: Final = (
+    "node(s) didn't satisfy existing pods anti-affinity rules"
+)
+ERR_REASON_AFFINITY_RULES_NOT_MATCH: Final = "node(s) didn't match pod affinity rules"
+ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: Final = "node(s) didn't match pod anti-affinity rules"
+_PRE_FILTER_KEY: Final = f"PreFilter{NAME}"
+_PRE_SCORE_KEY: Final = f"PreScore{NAME}"
+
+_NO_LABELS: Final[Mapping[str, str]] = {}
+_NO_COUNTS: Final[Mapping[str, int]] = {}
+
+
+class _IncomingTerm:
+    """A term of the pod being scheduled, its namespaceSelector resolved into namespace names.
+
+    Upstream unrolls a non-empty namespaceSelector into the namespace set through the namespace
+    lister; an empty one (``{}``) keeps matching every namespace.
+    """
+
+    __slots__ = ("namespaces", "all_namespaces", "selector", "topology_key", "weight")
+
+    def __init__(
+        self, term: AffinityTerm, namespaces: Mapping[str, KubeObject], weight: int = 0
+    ) -> None:
+        ns_selector = term.namespace_selector
+        self.all_namespaces = ns_selector.is_empty
+        resolved = set(term.namespaces)
+        if not ns_selector.is_empty and not ns_selector.is_nothing:
+            resolved.update(
+                name for name, obj in namespaces.items() if ns_selector.matches(obj.labels)
+            )
+        self.namespaces: frozenset[str] = frozenset(resolved)
+        self.selector: Selector = term.selector
+        self.topology_key: str = term.topology_key
+        self.weight = weight
+
+    def matches(self, pod: Pod) -> bool:
+        if self.all_namespaces or pod.namespace in self.namespaces:
+            return self.selector.matches(pod.labels)
+        return False
+
+
+def _existing_term_matches(term: AffinityTerm, pod: Pod, ns_labels: Mapping[str, str]) -> bool:
+    """fwk.AffinityTerm.Matches for an existing pod's term against the incoming pod.
+
+    ``ns_labels`` are the incoming pod's namespace labels (empty when the namespace is unknown,
+    which an empty or a DoesNotExist namespaceSelector still matches, as upstream).
+    """
+    if pod.namespace in term.namespaces or term.namespace_selector.matches(ns_labels):
+        return term.selector.matches(pod.labels)
+    return False
+
+
+def _matches_all(terms: Sequence[_IncomingTerm], pod: Pod) -> bool:
+    """podMatchesAllAffinityTerms: false for no terms."""
+    if not terms:
+        return False
+    return all(t.matches(pod) for t in terms)
+
+
+class _TopologyCounts:
+    """topologyToMatchedTermCount as topology key -> value -> count; a zero count is removed."""
+
+    __slots__ = ("by_key", "size")
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, dict[str, int]] = {}
+        self.size = 0  # number of (key, value) pairs held
+
+    def add(self, labels: Mapping[str, str], key: str, delta: int) -> None:
+        value = labels.get(key)
+        if value is None:
+            return
+        values = self.by_key.get(key)
+        if values is None:
+            values = self.by_key[key] = {}
+        count = values.get(value, 0) + delta
+        if count == 0:
+            if value in values:
+                del values[value]
+                self.size -= 1
+                if not values:
+                    del self.by_key[key]
+        else:
+            if value not in values:
+                self.size += 1
+            values[value] = count
+
+    def get(self, key: str, value: str) -> int:
+        values = self.by_key.get(key)
+        return values.get(value, 0) if values is not None else 0
+
+    def clone(self) -> _TopologyCounts:
+        out = _TopologyCounts()
+        out.by_key = {k: dict(v) for k, v in self.by_key.items()}
+        out.size = self.size
+        return out
+
+
+class _PreFilterState:
+    """What Filter needs: the three topology-pair counts and the incoming pod's resolved terms."""
+
+    __slots__ = (
+        "existing_anti_affinity",
+        "affinity",
+        "anti_affinity",
+        "affinity_terms",
+        "anti_affinity_terms",
+        "namespace_labels",
+        "matches_own_affinity",
+    )
+
+    def __init__(
+        self,
+        affinity_terms: tuple[_IncomingTerm, ...],
+        anti_affinity_terms: tuple[_IncomingTerm, ...],
+        namespace_labels: Mapping[str, str],
+        matches_own_affinity: bool,
+    ) -> None:
+        self.existing_anti_affinity = _TopologyCounts()
+        self.affinity = _TopologyCounts()
+        self.anti_affinity = _TopologyCounts()
+        self.affinity_terms = affinity_terms
+        self.anti_affinity_terms = anti_affinity_terms
+        self.namespace_labels = namespace_labels
+        self.matches_own_affinity = matches_own_affinity
+
+    def clone(self) -> StateData:
+        out = _PreFilterState(
+            self.affinity_terms,
+            self.anti_affinity_terms,
+            self.namespace_labels,
+            self.matches_own_affinity,
+        )
+        out.existing_anti_affinity = self.existing_anti_affinity.clone()
+        out.affinity = self.affinity.clone()
+        out.anti_affinity = self.anti_affinity.clone()
+        return out
+
+    def add_existing(self, existing: Pod, incoming: Pod, labels: Mapping[str, str]) -> None:
+        """Count an existing pod's anti-affinity terms that match the incoming pod."""
+        for term in existing.required_anti_affinity_terms:
+            if _existing_term_matches(term, incoming, self.namespace_labels):
+                self.existing_anti_affinity.add(labels, term.topology_key, 1)
+
+    def add_incoming(self, existing: Pod, labels: Mapping[str, str], delta: int) -> None:
+        """Count an existing pod against the incoming pod's required (anti-)affinity terms."""
+        if _matches_all(self.affinity_terms, existing):
+            for t in self.affinity_terms:
+                self.affinity.add(labels, t.topology_key, delta)
+        for t in self.anti_affinity_terms:
+            if t.matches(existing):
+                self.anti_affinity.add(labels, t.topology_key, delta)
+
+    def update_with_pod(self, existing: Pod, incoming: Pod, node: Node, delta: int) -> None:
+        """updateWithPod: the AddPod (+1) / RemovePod (-1) change of one existing pod."""
+        labels = node.labels
+        for term in existing.required_anti_affinity_terms:
+            if _existing_term_matches(term, incoming, self.namespace_labels):
+                self.existing_anti_affinity.add(labels, term.topology_key, delta)
+        self.add_incoming(existing, labels, delta)
+
+
+class _PreScoreState(FrozenState):
+    __slots__ = ("topology_score",)
+
+    def __init__(self, topology_score: dict[str, dict[str, int]]) -> None:
+        self.topology_score = topology_score
+
+
+class _ScoreMap:
+    """scoreMap: topology key -> value -> summed weight; ``touched`` once any term counted."""
+
+    __slots__ = ("by_key", "touched")
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, dict[str, int]] = {}
+        self.touched = False
+
+    def add(self, labels: Mapping[str, str], key: str, weight: int) -> None:
+        value = labels.get(key)
+        if value is None:
+            return
+        values = self.by_key.get(key)
+        if values is None:
+            values = self.by_key[key] = {}
+        values[value] = values.get(value, 0) + weight
+        self.touched = True
+
+
+def _pre_filter_state_error(value: object) -> str:
+    if value is None:
+        return f'error reading "{_PRE_FILTER_KEY}" from cycleState: not found'
+    return f"{value!r}  convert to interpodaffinity.state error"
+
+
+def _read_pre_filter_state(state: CycleState) -> _PreFilterState | str:
+    value = state.get(_PRE_FILTER_KEY)
+    if not isinstance(value, _PreFilterState):
+        return _pre_filter_state_error(value)
+    return value
+
+
+def _read_pre_score_state(state: CycleState) -> _PreScoreState | str:
+    value = state.get(_PRE_SCORE_KEY)
+    if value is None:
+        return f'failed to read "{_PRE_SCORE_KEY}" from cycleState: not found'
+    if not isinstance(value, _PreScoreState):
+        return f"{value!r}  convert to interpodaffinity.preScoreState error"
+    return value
+
+
+class InterPodAffinity:
+    name = NAME
+
+    def __init__(self, args: InterPodAffinityArgs, handle: Handle) -> None:
+        self.hard_pod_affinity_weight = args.hard_pod_affinity_weight
+        self.ignore_preferred_terms_of_existing_pods = args.ignore_preferred_terms_of_existing_pods
+        self.handle = handle
+
+    def _resolve(self, terms: Iterable[AffinityTerm]) -> tuple[_IncomingTerm, ...]:
+        namespaces = self.handle.snapshot.objects.namespaces
+        return tuple(_IncomingTerm(t, namespaces) for t in terms)
+
+    def _resolve_weighted(self, terms: Iterable[WeightedAffinityTerm]) -> tuple[_IncomingTerm, ...]:
+        namespaces = self.handle.snapshot.objects.namespaces
+        return tuple(_IncomingTerm(t.term, namespaces, t.weight) for t in terms)
+
+    def _namespace_labels(self, pod: Pod) -> Mapping[str, str]:
+        labels = self.handle.snapshot.objects.namespace_labels(pod.namespace)
+        return labels if labels is not None else _NO_LABELS
+
+    # -- PreFilter and its extensions -----------------------------------------------------------
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        """Count topology pairs; Skip when neither the pod nor any existing pod has a
+        required term that matters."""
+        affinity_terms = self._resolve(pod.required_affinity_terms)
+        anti_affinity_terms = self._resolve(pod.required_anti_affinity_terms)
+        s = _PreFilterState(
+            affinity_terms,
+            anti_affinity_terms,
+            self._namespace_labels(pod),
+            _matches_all(affinity_terms, pod),
+        )
+        for ni in self.handle.snapshot.have_pods_with_required_anti_affinity():
+            labels = ni.node.labels
+            for existing in ni.pods_with_required_anti_affinity:
+                s.add_existing(existing, pod, labels)
+        if affinity_terms or anti_affinity_terms:
+            for ni in nodes:
+                if not ni.pods:
+                    continue
+                labels = ni.node.labels
+                for existing in ni.pods:
+                    s.add_incoming(existing, labels, 1)
+        if s.existing_anti_affinity.size == 0 and not affinity_terms and not anti_affinity_terms:
+            return None, SKIP
+        state.write(_PRE_FILTER_KEY, s)
+        return None, SUCCESS
+
+    def add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status:
+        s = _read_pre_filter_state(state)
+        if isinstance(s, str):
+            return error(s)
+        s.update_with_pod(pod_to_add, pod_to_schedule, node_info.node, 1)
+        return SUCCESS
+
+    def remove_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status:
+        s = _read_pre_filter_state(state)
+        if isinstance(s, str):
+            return error(s)
+        s.update_with_pod(pod_to_remove, pod_to_schedule, node_info.node, -1)
+        return SUCCESS
+
+    # -- Filter ---------------------------------------------------------------------------------
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        s = state.get(_PRE_FILTER_KEY)
+        if type(s) is not _PreFilterState:
+            return error(_pre_filter_state_error(s))
+        labels = node_info.node.labels
+        if s.affinity_terms and not _satisfies_pod_affinity(s, labels):
+            return unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+        if s.anti_affinity.size:
+            anti = s.anti_affinity.by_key
+            for t in s.anti_affinity_terms:
+                key = t.topology_key
+                value = labels.get(key)
+                if value is not None and anti.get(key, _NO_COUNTS).get(value, 0) > 0:
+                    return unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+        if s.existing_anti_affinity.size:
+            for key, values in s.existing_anti_affinity.by_key.items():
+                value = labels.get(key)
+                if value is not None and values.get(value, 0) > 0:
+                    return unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+        return SUCCESS
+
+    # -- PreScore, Score, NormalizeScore --------------------------------------------------------
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+        """Sum term weights per topology pair over the existing pods; Skip when nothing counts.
+
+        Without preferred terms of its own, the pod is scored only against pods with affinity
+        (and not at all with ignorePreferredTermsOfExistingPods).
+        """
+        has_constraints = bool(pod.preferred_affinity_terms or pod.preferred_anti_affinity_terms)
+        if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
+            return SKIP
+        snapshot = self.handle.snapshot
+        all_nodes = (
+            snapshot.node_info_list if has_constraints else snapshot.have_pods_with_affinity()
+        )
+        preferred = self._resolve_weighted(pod.preferred_affinity_terms)
+        preferred_anti = self._resolve_weighted(pod.preferred_anti_affinity_terms)
+        ns_labels = self._namespace_labels(pod)
+        hard_weight = self.hard_pod_affinity_weight
+        scores = _ScoreMap()
+        for ni in all_nodes:
+            labels = ni.node.labels
+            if not labels:
+                continue
+            for existing in ni.pods if has_constraints else ni.pods_with_affinity:
+                for t in preferred:
+                    if t.matches(existing):
+                        scores.add(labels, t.topology_key, t.weight)
+                for t in preferred_anti:
+                    if t.matches(existing):
+                        scores.add(labels, t.topology_key, -t.weight)
+                if hard_weight > 0:
+                    for term in existing.required_affinity_terms:
+                        if _existing_term_matches(term, pod, ns_labels):
+                            scores.add(labels, term.topology_key, hard_weight)
+                for wt in existing.preferred_affinity_terms:
+                    if _existing_term_matches(wt.term, pod, ns_labels):
+                        scores.add(labels, wt.term.topology_key, wt.weight)
+                for wt in existing.preferred_anti_affinity_terms:
+                    if _existing_term_matches(wt.term, pod, ns_labels):
+                        scores.add(labels, wt.term.topology_key, -wt.weight)
+        if not scores.touched:
+            return SKIP
+        state.write(_PRE_SCORE_KEY, _PreScoreState(scores.by_key))
+        return SUCCESS
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        """The summed weights of the node's topology pairs: positive attracts, negative repels."""
+        s = _read_pre_score_state(state)
+        if isinstance(s, str):
+            return 0, error(s)
+        labels = node_info.node.labels
+        total = 0
+        for key, values in s.topology_score.items():
+            value = labels.get(key)
+            if value is not None:
+                total += values.get(value, 0)
+        return total, SUCCESS
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
+        """Scale linearly from the lowest (0) to the highest (100) score, in float64."""
+        s = _read_pre_score_state(state)
+        if isinstance(s, str):
+            return error(s)
+        if not s.topology_score or not scores:
+            return SUCCESS
+        low = min(ns.score for ns in scores)
+        high = max(ns.score for ns in scores)
+        diff = high - low
+        for ns in scores:
+            f = float(MAX_NODE_SCORE) * (float(ns.score - low) / float(diff)) if diff > 0 else 0.0
+            ns.score = int(f)
+        return SUCCESS
+
+
+def _satisfies_pod_affinity(s: _PreFilterState, labels: Mapping[str, str]) -> bool:
+    """satisfyPodAffinity, with the exception for the first pod of a self-affine collection."""
+    pods_exist = True
+    for t in s.affinity_terms:
+        value = labels.get(t.topology_key)
+        if value is None:
+            return False  # every topology key must be on the node
+        if s.affinity.get(t.topology_key, value) <= 0:
+            pods_exist = False
+    if pods_exist:
+        return True
+    # No pod anywhere matches the terms, but the pod matches its own: let it start the group.
+    return s.affinity.size == 0 and s.matches_own_affinity
+
+
+def new(args: Any, handle: Handle) -> InterPodAffinity:
+    if not isinstance(args, InterPodAffinityArgs):
+        args = InterPodAffinityArgs()
+    return InterPodAffinity(args, handle)
