@@ -53,17 +53,53 @@ class Cluster:
         objects: ClusterObjects | None = None,
     ) -> None:
         self.objects = objects or ClusterObjects()
-        infos = {n.name: NodeInfo(n) for n in nodes}
-        self.node_infos: list[NodeInfo] = [infos[n.name] for n in zone_interleaved(nodes)]
-        self.by_name: dict[str, NodeInfo] = infos
+        self.by_name: dict[str, NodeInfo] = {n.name: NodeInfo(n) for n in nodes}
+        self.node_infos: list[NodeInfo] = []
         self.pods: dict[str, Pod] = {}
+        self.assumed: set[str] = set()
+        self._rebuild()
         for pod in pods:
             self.add_pod(pod)
+
+    def _rebuild(self) -> None:
+        """Recompute the node-tree order and image summaries after nodes changed."""
+        nodes = [ni.node for ni in self.by_name.values()]
+        self.node_infos = [self.by_name[n.name] for n in zone_interleaved(nodes)]
         self._snapshot = Snapshot(self.node_infos, self.objects)
-        self._snapshot.refresh_image_states(list(infos.values()))
+        self._snapshot.refresh_image_states(list(self.by_name.values()))
 
     def snapshot(self) -> Snapshot:
         return self._snapshot
+
+    def add_node(self, node: Node) -> None:
+        """Add a node, or replace the one of the same name keeping its pods."""
+        old = self.by_name.get(node.name)
+        ni = NodeInfo(node)
+        self.by_name[node.name] = ni
+        for pod in self.pods.values():
+            if pod.node_name == node.name:
+                ni.add_pod(pod)
+        del old
+        self._rebuild()
+
+    def remove_node(self, name: str) -> None:
+        """Remove a node; its pods stay known (as in the cache) until they are deleted."""
+        if self.by_name.pop(name, None) is not None:
+            self._rebuild()
+
+    def assume(self, pod: Pod, node_name: str) -> Pod:
+        """Place a pod on a node before binding finishes (Cache.AssumePod)."""
+        bound = self.bind(pod, node_name)
+        self.assumed.add(bound.uid)
+        return bound
+
+    def finish_binding(self, pod: Pod) -> None:
+        self.assumed.discard(pod.uid)
+
+    def forget(self, pod: Pod) -> None:
+        """Undo an assume (Cache.ForgetPod)."""
+        self.assumed.discard(pod.uid)
+        self.remove_pod(pod)
 
     def add_pod(self, pod: Pod) -> None:
         """Add a pod bound to (or assumed on) pod.node_name; unknown nodes only record the pod."""

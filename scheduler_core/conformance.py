@@ -13,14 +13,29 @@ from collections.abc import Mapping
 from typing import Any
 
 from scheduler_core.case import CaseRun
+from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.events import cycle_events, fold_cycle
 
 FORMAT = 1
 
 
 def trace_case(case: Mapping[str, Any]) -> dict[str, Any]:
-    """Schedule the case's queue, one cycle per pod in order, and return the trace."""
-    run = CaseRun(case)
-    cycles = [rec.to_dict() for _, rec in run.cycles()]
+    """Schedule the case's queue, one cycle per pod in order, and return the trace.
+
+    Each cycle's trace is folded from the events the cycle emitted, so the trace checks the
+    same records the playground stores and draws.
+    """
+    try:
+        run = CaseRun(case)
+    except SchedulerCoreError as err:
+        # The real scheduler refuses to start with this configuration.
+        return {"format": FORMAT, "case": case.get("name", ""), "error": str(err)}
+    cycles = []
+    seq = 0
+    for n, (_, rec) in enumerate(run.cycles(), start=1):
+        events = cycle_events(rec, cycle=n, time=0.0, seq=seq)
+        seq += len(events)
+        cycles.append(fold_cycle(events))
     return {"format": FORMAT, "case": case.get("name", ""), "cycles": cycles}
 
 

@@ -48,11 +48,16 @@ class CycleRecord:
     note: str | None = None
     diagnosis: Diagnosis | None = None
     error: bool = False
+    nodes: list[str] = field(default_factory=list)  # the snapshot's node order
+    pre_filter_steps: list[tuple[str, Status, Any]] = field(default_factory=list)
+    pre_score_steps: list[tuple[str, Status]] = field(default_factory=list)
+    filter_plugins: list[str] = field(default_factory=list)  # Filter plugins that ran, in order
 
     def to_dict(self) -> dict[str, Any]:
         """The conformance trace's cycle (conformance/FORMAT.md)."""
         out: dict[str, Any] = {"pod": self.pod, "profile": self.profile}
         if self.profile is None:
+            out.update(_EMPTY_CYCLE)
             out["note"] = self.note
             return out
         pf = self.pre_filter
@@ -92,6 +97,20 @@ class CycleRecord:
         if self.note:
             out["note"] = self.note
         return out
+
+
+# What a cycle that never ran (no profile for the pod's schedulerName) shows in a trace.
+_EMPTY_CYCLE: Final[dict[str, Any]] = {
+    "preFilter": None,
+    "filter": {},
+    "feasible": [],
+    "postFilter": None,
+    "scores": {},
+    "totals": {},
+    "top": [],
+    "selected": None,
+    "message": None,
+}
 
 
 def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
@@ -140,7 +159,11 @@ class CycleRunner:
             rec.error = True
             return rec
         all_nodes = snapshot.node_info_list
-        pre = fwk.run_pre_filter_plugins(state, pod, all_nodes)
+        rec.nodes = [ni.node.name for ni in all_nodes]
+        pre = fwk.run_pre_filter_plugins(state, pod, all_nodes, rec.pre_filter_steps)
+        rec.filter_plugins = [
+            pl.name for pl in fwk.filter_plugins if pl.name not in state.skip_filter_plugins
+        ]
         rec.pre_filter = pre.status
         diagnosis.unschedulable_plugins = set(pre.plugins_with_nodes)
         if pre.result is not None and not pre.result.all_nodes():
@@ -251,7 +274,7 @@ class CycleRunner:
         if not fwk.has_score_plugins():
             rec.totals = dict.fromkeys(names, 1)
         else:
-            s = fwk.run_pre_score_plugins(state, pod, feasible)
+            s = fwk.run_pre_score_plugins(state, pod, feasible, rec.pre_score_steps)
             if not s.is_success():
                 rec.error = True
                 rec.message = s.message()

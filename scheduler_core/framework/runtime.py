@@ -243,8 +243,13 @@ class Framework:
     # -- PreFilter ------------------------------------------------------------------------------
 
     def run_pre_filter_plugins(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        steps: list[tuple[str, Status, PreFilterResult | None]] | None = None,
     ) -> PreFilterOutcome:
+        """Run PreFilter plugins; ``steps`` (when given) receives each plugin's own outcome."""
         skip: set[str] = set()
         result: PreFilterResult | None = None
         with_nodes: set[str] = set()
@@ -255,6 +260,8 @@ class Framework:
                     r, s = pl.pre_filter(state, pod, nodes)
                 except Exception as err:  # a plugin bug is an Error status naming it
                     r, s = None, Status(Code.ERROR, (f"{type(err).__name__}: {err}",))
+                if steps is not None:
+                    steps.append((pl.name, s.with_plugin(pl.name), r))
                 if s.is_skip():
                     skip.add(pl.name)
                     continue
@@ -401,12 +408,19 @@ class Framework:
     # -- PreScore and Score ---------------------------------------------------------------------
 
     def run_pre_score_plugins(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        steps: list[tuple[str, Status]] | None = None,
     ) -> Status:
+        """Run PreScore plugins; ``steps`` (when given) receives each plugin's status."""
         skip: set[str] = set()
         try:
             for pl in self.pre_score_plugins:
                 s = pl.pre_score(state, pod, nodes)
+                if steps is not None:
+                    steps.append((pl.name, s.with_plugin(pl.name)))
                 if s.is_skip():
                     skip.add(pl.name)
                     continue
@@ -463,70 +477,107 @@ class Framework:
         return out, SUCCESS
 
     # -- binding cycle --------------------------------------------------------------------------
+    # Each method takes an optional ``steps`` list that receives (plugin, status) per plugin run,
+    # which the scheduler turns into one event per plugin.
 
-    def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+    def run_reserve_plugins_reserve(
+        self, state: CycleState, pod: Pod, node_name: str, steps: Steps | None = None
+    ) -> Status:
         for pl in self.reserve_plugins:
-            s = pl.reserve(state, pod, node_name)
+            s = _call(pl, lambda pl=pl: pl.reserve(state, pod, node_name))
+            _step(steps, pl.name, s)
             if not s.is_success():
                 if s.is_rejected():
                     return s.with_plugin(pl.name)
-                return Status(
-                    Code.ERROR, (f'running Reserve plugin "{pl.name}": {s.message()}',), pl.name
-                )
+                msg = f'running Reserve plugin "{pl.name}": {s.message()}'
+                return Status(Code.ERROR, (msg,), pl.name)
         return SUCCESS
 
-    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+    def run_reserve_plugins_unreserve(
+        self, state: CycleState, pod: Pod, node_name: str, steps: Steps | None = None
+    ) -> None:
+        """Unreserve in reverse order of Reserve."""
         for pl in reversed(self.reserve_plugins):
-            pl.unreserve(state, pod, node_name)
+            try:
+                pl.unreserve(state, pod, node_name)
+                _step(steps, pl.name, SUCCESS)
+            except Exception as err:
+                _step(steps, pl.name, Status(Code.ERROR, (f"{type(err).__name__}: {err}",)))
 
     def run_permit_plugins(
-        self, state: CycleState, pod: Pod, node_name: str
+        self, state: CycleState, pod: Pod, node_name: str, steps: Steps | None = None
     ) -> tuple[Status, dict[str, float]]:
+        """Run Permit; a Wait answer returns Code.WAIT and each waiting plugin's timeout."""
         waits: dict[str, float] = {}
         for pl in self.permit_plugins:
-            s, timeout = pl.permit(state, pod, node_name)
+            try:
+                s, timeout = pl.permit(state, pod, node_name)
+            except Exception as err:
+                s, timeout = Status(Code.ERROR, (f"{type(err).__name__}: {err}",)), 0.0
+            _step(steps, pl.name, s, timeout if s.is_wait() else None)
             if s.is_success():
                 continue
             if s.is_rejected():
                 return s.with_plugin(pl.name), {}
             if s.is_wait():
-                waits[pl.name] = min(timeout, 15 * 60.0)
+                waits[pl.name] = min(float(timeout), MAX_PERMIT_TIMEOUT_SECONDS)
                 continue
-            return Status(
-                Code.ERROR, (f'running Permit plugin "{pl.name}": {s.message()}',), pl.name
-            ), {}
+            msg = f'running Permit plugin "{pl.name}": {s.message()}'
+            return Status(Code.ERROR, (msg,), pl.name), {}
         if waits:
             return Status(Code.WAIT, ("one or more plugins asked to wait",)), waits
         return SUCCESS, {}
 
-    def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+    def run_pre_bind_plugins(
+        self, state: CycleState, pod: Pod, node_name: str, steps: Steps | None = None
+    ) -> Status:
         for pl in self.pre_bind_plugins:
-            s = pl.pre_bind(state, pod, node_name)
-            if not s.is_success():
-                if s.is_rejected():
-                    return s.with_plugin(pl.name)
-                return Status(
-                    Code.ERROR, (f'running PreBind plugin "{pl.name}": {s.message()}',), pl.name
-                )
-        return SUCCESS
-
-    def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
-        for pl in self.bind_plugins:
-            s = pl.bind(state, pod, node_name)
+            s = _call(pl, lambda pl=pl: pl.pre_bind(state, pod, node_name))
+            _step(steps, pl.name, s)
             if s.is_skip():
                 continue
             if not s.is_success():
                 if s.is_rejected():
                     return s.with_plugin(pl.name)
-                return Status(
-                    Code.ERROR, (f'running Bind plugin "{pl.name}": {s.message()}',), pl.name
-                )
+                msg = f'running PreBind plugin "{pl.name}": {s.message()}'
+                return Status(Code.ERROR, (msg,), pl.name)
+        return SUCCESS
+
+    def run_bind_plugins(
+        self, state: CycleState, pod: Pod, node_name: str, steps: Steps | None = None
+    ) -> Status:
+        """The first Bind plugin that does not Skip binds the pod."""
+        for pl in self.bind_plugins:
+            s = _call(pl, lambda pl=pl: pl.bind(state, pod, node_name))
+            _step(steps, pl.name, s)
+            if s.is_skip():
+                continue
+            if not s.is_success():
+                if s.is_rejected():
+                    return s.with_plugin(pl.name)
+                msg = f'running Bind plugin "{pl.name}": {s.message()}'
+                return Status(Code.ERROR, (msg,), pl.name)
             return s.with_plugin(pl.name)
         return SUCCESS
 
-    def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
+    def run_post_bind_plugins(
+        self, state: CycleState, pod: Pod, node_name: str, steps: Steps | None = None
+    ) -> None:
         for pl in self.post_bind_plugins:
-            pl.post_bind(state, pod, node_name)
+            try:
+                pl.post_bind(state, pod, node_name)
+                _step(steps, pl.name, SUCCESS)
+            except Exception as err:
+                _step(steps, pl.name, Status(Code.ERROR, (f"{type(err).__name__}: {err}",)))
+
+
+Steps = list[tuple[str, Status, float | None]]
+MAX_PERMIT_TIMEOUT_SECONDS = 15 * 60.0
+
+
+def _step(steps: Steps | None, name: str, status: Status, timeout: float | None = None) -> None:
+    if steps is not None:
+        steps.append((name, status.with_plugin(name), timeout))
 
 
 def _call(pl: Any, fn: Callable[[], Status]) -> Status:

@@ -1,0 +1,488 @@
+"""The decision record: one typed, JSON-ready event per extension point and per queue action.
+
+This module is the single place where event types and fields are defined; the conformance
+trace, the playground's storage and websocket stream, and the charts all read these records.
+
+Every event has ``seq`` (rising by one per event of a run), ``cycle`` (the scheduling cycle,
+0 for queue actions outside a cycle), ``pod`` (``namespace/name``) and ``time`` (seconds on the
+run's clock). Per-node values are arrays aligned with a node list: ``CycleStart.nodes`` (the
+snapshot's order) for PreFilter and Filter, ``Score.nodes`` (the feasible nodes, in the order
+they were scored) for Score, and ``Combine.nodes`` likewise.
+
+``cycle_events`` turns a CycleRecord into the cycle's events and ``fold_cycle`` turns them back
+into one cycle of the conformance trace (../shared/conformance/FORMAT.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from scheduler_core.cycle import CycleRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Fields every event carries."""
+
+    type: ClassVar[str] = "Event"
+    seq: int = 0
+    cycle: int = 0
+    pod: str = ""
+    time: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = _jsonable(value)
+        return out
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    return value
+
+
+# -- scheduling cycle ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CycleStart(Event):
+    """A pod was popped and a cycle begins: its profile and the snapshot's node order."""
+
+    type: ClassVar[str] = "CycleStart"
+    profile: str | None = None
+    nodes: tuple[str, ...] = ()
+    nominated_node: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PreFilter(Event):
+    """One PreFilter plugin's answer, or (``merged``) the framework's result for the cycle.
+
+    On the merged event ``plugin`` names the plugin that rejected the pod, if any.
+    """
+
+    type: ClassVar[str] = "PreFilter"
+    plugin: str = ""
+    merged: bool = False
+    code: str = "Success"
+    reasons: tuple[str, ...] = ()
+    node_names: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Filter(Event):
+    """One Filter plugin over the snapshot's nodes (CycleStart.nodes order).
+
+    ``codes[i]`` is the plugin's code on node i, or None where it did not run (the node was not
+    evaluated, or an earlier plugin already rejected it); ``reasons[i]`` its reasons. The row with
+    plugin "" is the verdict per node: the first rejection, or Success.
+    """
+
+    type: ClassVar[str] = "Filter"
+    plugin: str = ""
+    codes: tuple[str | None, ...] = ()
+    reasons: tuple[tuple[str, ...] | None, ...] = ()
+    rejector: tuple[str | None, ...] = ()  # only on the verdict row: the rejecting plugin
+
+
+@dataclass(frozen=True, slots=True)
+class PostFilter(Event):
+    type: ClassVar[str] = "PostFilter"
+    plugin: str = ""
+    code: str = "Success"
+    reasons: tuple[str, ...] = ()
+    nominated_node: str | None = None
+    victims: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PreScore(Event):
+    type: ClassVar[str] = "PreScore"
+    plugin: str = ""
+    code: str = "Success"
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Score(Event):
+    """One Score plugin over the feasible nodes: raw, normalized and weighted values."""
+
+    type: ClassVar[str] = "Score"
+    plugin: str = ""
+    weight: int = 1
+    nodes: tuple[str, ...] = ()
+    raw: tuple[int, ...] = ()
+    normalized: tuple[int, ...] = ()
+    weighted: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Combine(Event):
+    """The weighted sum per feasible node, the best nodes and the one chosen."""
+
+    type: ClassVar[str] = "Combine"
+    nodes: tuple[str, ...] = ()
+    totals: tuple[int, ...] = ()
+    top: tuple[str, ...] = ()
+    selected: str | None = None
+    scored: bool = True  # False when Score did not run (one feasible node)
+
+
+@dataclass(frozen=True, slots=True)
+class CycleEnd(Event):
+    """The scheduling cycle's outcome: Scheduled (node chosen), Unschedulable or Error."""
+
+    type: ClassVar[str] = "CycleEnd"
+    result: str = ""
+    node: str | None = None
+    feasible: tuple[str, ...] = ()
+    message: str | None = None
+
+
+# -- binding cycle ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BindingStep(Event):
+    """Base of the binding-cycle events: one plugin's status on the chosen node."""
+
+    type: ClassVar[str] = "BindingStep"
+    plugin: str = ""
+    node: str = ""
+    code: str = "Success"
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Reserve(BindingStep):
+    type: ClassVar[str] = "Reserve"
+
+
+@dataclass(frozen=True, slots=True)
+class Permit(BindingStep):
+    """Permit's answer; a Wait carries its timeout, and the later Allow/Reject/timeout too."""
+
+    type: ClassVar[str] = "Permit"
+    timeout: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PreBind(BindingStep):
+    type: ClassVar[str] = "PreBind"
+
+
+@dataclass(frozen=True, slots=True)
+class Bind(BindingStep):
+    type: ClassVar[str] = "Bind"
+
+
+@dataclass(frozen=True, slots=True)
+class PostBind(BindingStep):
+    type: ClassVar[str] = "PostBind"
+
+
+@dataclass(frozen=True, slots=True)
+class Unreserve(BindingStep):
+    type: ClassVar[str] = "Unreserve"
+
+
+# -- queue --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class QueueEvent(Event):
+    """Base of the queue actions; ``details`` says where from, where to and why."""
+
+    type: ClassVar[str] = "QueueEvent"
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Enqueue(QueueEvent):
+    type: ClassVar[str] = "Enqueue"
+
+
+@dataclass(frozen=True, slots=True)
+class Pop(QueueEvent):
+    type: ClassVar[str] = "Pop"
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff(QueueEvent):
+    type: ClassVar[str] = "Backoff"
+
+
+@dataclass(frozen=True, slots=True)
+class Unschedulable(QueueEvent):
+    type: ClassVar[str] = "Unschedulable"
+
+
+@dataclass(frozen=True, slots=True)
+class MoveToActive(QueueEvent):
+    type: ClassVar[str] = "MoveToActive"
+
+
+@dataclass(frozen=True, slots=True)
+class Nominate(QueueEvent):
+    type: ClassVar[str] = "Nominate"
+
+
+@dataclass(frozen=True, slots=True)
+class Delete(QueueEvent):
+    type: ClassVar[str] = "Delete"
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        CycleStart,
+        PreFilter,
+        Filter,
+        PostFilter,
+        PreScore,
+        Score,
+        Combine,
+        CycleEnd,
+        Reserve,
+        Permit,
+        PreBind,
+        Bind,
+        PostBind,
+        Unreserve,
+        Enqueue,
+        Pop,
+        Backoff,
+        Unschedulable,
+        MoveToActive,
+        Nominate,
+        Delete,
+    )
+}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Rebuild an event from its to_dict() form."""
+    cls = EVENT_TYPES[data["type"]]
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        kwargs[f.name] = _tupled(value) if f.name != "details" else value
+    return cls(**kwargs)
+
+
+def _tupled(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_tupled(v) for v in value)
+    return value
+
+
+# -- CycleRecord <-> events ---------------------------------------------------------------------
+
+
+def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list[Event]:
+    """The events of one scheduling cycle, numbered from ``seq``."""
+    out: list[Event] = []
+
+    def add(cls: type[Event], **kw: Any) -> None:
+        out.append(cls(seq=seq + len(out), cycle=cycle, pod=rec.pod, time=time, **kw))
+
+    add(CycleStart, profile=rec.profile, nodes=tuple(rec.nodes), note=rec.note)
+    if rec.profile is None:
+        return out
+    for name, st, result in rec.pre_filter_steps:
+        names = None
+        if result is not None and result.node_names is not None:
+            names = tuple(sorted(result.node_names))
+        add(PreFilter, plugin=name, code=st.code.upstream, reasons=st.reasons, node_names=names)
+    pf = rec.pre_filter
+    add(
+        PreFilter,
+        merged=True,
+        plugin=pf.plugin if pf is not None and not pf.is_success() else "",
+        code=pf.code.upstream if pf is not None else "Success",
+        reasons=pf.reasons if pf is not None and not pf.is_success() else (),
+        node_names=tuple(rec.pre_filter_nodes) if rec.pre_filter_nodes is not None else None,
+    )
+    if rec.filter or rec.filter_plugins:
+        index = {p: i for i, p in enumerate(rec.filter_plugins)}
+        rows: dict[str, list[tuple[str | None, tuple[str, ...] | None]]] = {
+            p: [] for p in rec.filter_plugins
+        }
+        verdict: list[str | None] = []
+        verdict_reasons: list[tuple[str, ...] | None] = []
+        rejector: list[str | None] = []
+        for node in rec.nodes:
+            st = rec.filter.get(node)
+            if st is None:
+                verdict.append(None)
+                verdict_reasons.append(None)
+                rejector.append(None)
+                for p in rec.filter_plugins:
+                    rows[p].append((None, None))
+                continue
+            verdict.append(st.code.upstream)
+            verdict_reasons.append(st.reasons if not st.is_success() else ())
+            rejector.append(st.plugin or None if not st.is_success() else None)
+            stop = index.get(st.plugin, len(rec.filter_plugins)) if not st.is_success() else None
+            for i, p in enumerate(rec.filter_plugins):
+                if stop is None or i < stop:
+                    rows[p].append(("Success", ()))
+                elif i == stop:
+                    rows[p].append((st.code.upstream, st.reasons))
+                else:
+                    rows[p].append((None, None))
+        for p in rec.filter_plugins:
+            add(
+                Filter,
+                plugin=p,
+                codes=tuple(c for c, _ in rows[p]),
+                reasons=tuple(r for _, r in rows[p]),
+            )
+        add(
+            Filter,
+            plugin="",
+            codes=tuple(verdict),
+            reasons=tuple(verdict_reasons),
+            rejector=tuple(rejector),
+        )
+    if rec.post_filter_status is not None:
+        st = rec.post_filter_status
+        r = rec.post_filter
+        add(
+            PostFilter,
+            plugin=st.plugin,
+            code=st.code.upstream,
+            reasons=st.reasons,
+            nominated_node=(r.nominated_node_name or None) if r else None,
+            victims=tuple(sorted(r.victims)) if r else (),
+        )
+    for name, st in rec.pre_score_steps:
+        add(PreScore, plugin=name, code=st.code.upstream, reasons=st.reasons)
+    for ps in rec.scores:
+        add(
+            Score,
+            plugin=ps.name,
+            weight=ps.weight,
+            nodes=tuple(rec.scored_nodes),
+            raw=tuple(ps.raw),
+            normalized=tuple(ps.normalized),
+            weighted=tuple(v * ps.weight for v in ps.normalized),
+        )
+    if rec.selected is not None or rec.totals:
+        names = tuple(rec.totals) if rec.totals else tuple(rec.top)
+        add(
+            Combine,
+            nodes=names,
+            totals=tuple(rec.totals[n] for n in names) if rec.totals else (),
+            top=tuple(rec.top),
+            selected=rec.selected,
+            scored=bool(rec.scored_nodes),
+        )
+    result = "Error" if rec.error else ("Scheduled" if rec.selected else "Unschedulable")
+    add(
+        CycleEnd,
+        result=result,
+        node=rec.selected,
+        feasible=tuple(sorted(rec.feasible)),
+        message=rec.message,
+    )
+    return out
+
+
+def fold_cycle(events: Iterable[Event]) -> dict[str, Any]:
+    """One cycle of the conformance trace, from that cycle's events."""
+    out: dict[str, Any] = {}
+    nodes: Sequence[str] = ()
+    scores: dict[str, dict[str, dict[str, int]]] = {}
+    scored = False
+    for ev in events:
+        if isinstance(ev, CycleStart):
+            out = {"pod": ev.pod, "profile": ev.profile}
+            nodes = ev.nodes
+            out.update(
+                preFilter=None,
+                filter={},
+                feasible=[],
+                postFilter=None,
+                scores={},
+                totals={},
+                top=[],
+                selected=None,
+                message=None,
+            )
+            if ev.profile is None:
+                out["note"] = ev.note
+                return out
+        elif isinstance(ev, PreFilter) and ev.merged:
+            pre: dict[str, Any] = {"code": ev.code}
+            if ev.code != "Success":
+                if ev.plugin:
+                    pre["plugin"] = ev.plugin
+                pre["reasons"] = list(ev.reasons)
+            pre["nodeNames"] = list(ev.node_names) if ev.node_names is not None else None
+            out["preFilter"] = pre
+        elif isinstance(ev, Filter) and ev.plugin == "":
+            filt: dict[str, Any] = {}
+            for i, node in enumerate(nodes):
+                code = ev.codes[i]
+                if code is None:
+                    continue
+                entry: dict[str, Any] = {"code": code}
+                if code != "Success":
+                    if ev.rejector and ev.rejector[i]:
+                        entry["plugin"] = ev.rejector[i]
+                    entry["reasons"] = list(ev.reasons[i] or ())
+                filt[node] = entry
+            out["filter"] = filt
+        elif isinstance(ev, PostFilter):
+            out["postFilter"] = {
+                "code": ev.code,
+                "nominatedNode": ev.nominated_node,
+                "victims": list(ev.victims),
+            }
+        elif isinstance(ev, Score):
+            scored = True
+            for i, node in enumerate(ev.nodes):
+                scores.setdefault(node, {})[ev.plugin] = {
+                    "raw": ev.raw[i],
+                    "normalized": ev.normalized[i],
+                    "weighted": ev.weighted[i],
+                }
+        elif isinstance(ev, Combine):
+            if ev.scored:
+                for node in ev.nodes:
+                    scores.setdefault(node, {})
+            out["totals"] = dict(zip(ev.nodes, ev.totals, strict=False)) if ev.totals else {}
+            out["top"] = list(ev.top)
+            out["selected"] = ev.selected
+        elif isinstance(ev, CycleEnd):
+            out["feasible"] = list(ev.feasible)
+            out["message"] = ev.message
+    out["scores"] = scores if (scored or scores) else {}
+    return out
+
+
+def split_cycles(events: Iterable[Event]) -> Iterator[list[Event]]:
+    """Group a run's events into the lists that belong to each scheduling cycle, in order."""
+    current: list[Event] = []
+    for ev in events:
+        if isinstance(ev, CycleStart):
+            if current:
+                yield current
+            current = [ev]
+        elif current and ev.cycle == current[0].cycle and not isinstance(ev, QueueEvent):
+            current.append(ev)
+    if current:
+        yield current

@@ -1,0 +1,102 @@
+"""Events round-trip through JSON and fold back into exactly the cycle they came from."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from scheduler_core.case import CaseRun
+from scheduler_core.events import (
+    EVENT_TYPES,
+    CycleStart,
+    Filter,
+    Score,
+    cycle_events,
+    event_from_dict,
+    fold_cycle,
+)
+
+
+def _node(name: str, cpu: str = "4", taint: bool = False, zone: str = "a") -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if taint:
+        spec["taints"] = [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"topology.kubernetes.io/zone": zone}},
+        "spec": spec,
+        "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}},
+    }
+
+
+def _pod(name: str, cpu: str, **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {
+            "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}],
+            **spec,
+        },
+    }
+
+
+CASE = {
+    "name": "events-roundtrip",
+    "nodes": [_node("n1"), _node("n2", cpu="2", zone="b"), _node("gpu", taint=True)],
+    "queue": [
+        _pod("web-0", "500m"),
+        _pod("big", "3"),
+        _pod("huge", "64"),
+        _pod("pinned", "1", nodeSelector={"topology.kubernetes.io/zone": "b"}),
+        _pod("other", "1", schedulerName="no-such-profile"),
+    ],
+}
+
+
+def _records() -> list[Any]:
+    return [rec for _, rec in CaseRun(CASE).cycles()]
+
+
+@pytest.mark.parametrize("index", range(len(CASE["queue"])))
+def test_fold_of_events_is_the_cycle_trace(index: int) -> None:
+    rec = _records()[index]
+    events = cycle_events(rec, cycle=index + 1, time=0.0, seq=10)
+    wire = [event_from_dict(json.loads(json.dumps(e.to_dict()))) for e in events]
+    assert wire == events
+    assert fold_cycle(wire) == json.loads(json.dumps(rec.to_dict()))
+
+
+def test_seq_rises_by_one_and_cycle_starts_first() -> None:
+    events = cycle_events(_records()[0], cycle=1, time=2.5, seq=7)
+    assert [e.seq for e in events] == list(range(7, 7 + len(events)))
+    assert isinstance(events[0], CycleStart)
+    assert {e.time for e in events} == {2.5}
+
+
+def test_filter_rows_are_aligned_with_the_snapshot_nodes() -> None:
+    rec = _records()[2]  # "huge" fits nowhere
+    events = cycle_events(rec, cycle=3, time=0.0, seq=0)
+    start = events[0]
+    assert isinstance(start, CycleStart)
+    rows = [e for e in events if isinstance(e, Filter)]
+    assert all(len(r.codes) == len(start.nodes) for r in rows)
+    verdict = next(r for r in rows if r.plugin == "")
+    by_node = dict(zip(start.nodes, verdict.rejector, strict=True))
+    assert by_node["gpu"] == "TaintToleration"
+    assert by_node["n1"] == "NodeResourcesFit"
+
+
+def test_score_events_carry_weighted_values() -> None:
+    events = cycle_events(_records()[0], cycle=1, time=0.0, seq=0)
+    scores = [e for e in events if isinstance(e, Score)]
+    assert scores
+    for s in scores:
+        assert s.weighted == tuple(v * s.weight for v in s.normalized)
+
+
+def test_every_event_type_is_registered_once() -> None:
+    assert len(EVENT_TYPES) == len({cls.__name__ for cls in EVENT_TYPES.values()})
