@@ -15,6 +15,7 @@ from scheduler_core.api import ClusterObjects, Node, Pod
 from scheduler_core.cluster import Cluster, apply_api_defaults
 from scheduler_core.config import KubeSchedulerConfiguration, load_config
 from scheduler_core.cycle import CycleRecord, CycleRunner
+from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.plugins import in_tree_registry
@@ -55,6 +56,15 @@ class CaseRun:
                 fwk, percentage_of_nodes_to_score=100, evaluate_all_nodes=True
             )
 
+    def _nominate(self, pod: Pod, node_name: str | None) -> None:
+        """Record (or, with None, clear) the pod's nomination, as the queue's nominator does."""
+        for pods in self.nominated.values():
+            pods[:] = [p for p in pods if p.uid != pod.uid]
+        if node_name:
+            raw = dict(pod.raw)
+            raw["status"] = {**(raw.get("status") or {}), "nominatedNodeName": node_name}
+            self.nominated.setdefault(node_name, []).append(Pod(raw))
+
     def _nominated_for(self, node_name: str) -> list[Pod]:
         return self.nominated.get(node_name, [])
 
@@ -69,9 +79,7 @@ class CaseRun:
                 # Lower-priority pods nominated to the same node lose their nomination.
                 keep = [p for p in keep if p.priority >= pod.priority]
             pods[:] = keep
-        raw = dict(pod.raw)
-        raw["status"] = {**(raw.get("status") or {}), "nominatedNodeName": node_name}
-        self.nominated.setdefault(node_name, []).append(Pod(raw))
+        self._nominate(pod, node_name)
         return None
 
     def _bind(self, pod: Pod, node_name: str) -> None:
@@ -79,17 +87,42 @@ class CaseRun:
             pods[:] = [p for p in pods if p.uid != pod.uid]
         self.cluster.bind(pod, node_name)
 
+    @staticmethod
+    def _reserve_and_pre_bind(fwk: Framework, state: CycleState, pod: Pod, node: str) -> bool:
+        """Reserve then PreBind, as the binding cycle does; False (after Unreserve) on failure.
+
+        Reserve is where VolumeBinding assumes its PV bindings, so later cycles see them.
+        """
+        if fwk.run_reserve_plugins_reserve(state, pod, node).is_success() and (
+            fwk.run_pre_bind_plugins(state, pod, node).is_success()
+        ):
+            return True
+        fwk.run_reserve_plugins_unreserve(state, pod, node)
+        return False
+
     def cycles(self) -> Iterator[tuple[Pod, CycleRecord]]:
         """Schedule each queued pod once, in order, yielding its cycle record."""
-        for raw in self.case.get("queue") or ():
-            pod = Pod(apply_api_defaults(raw))
+        queue = [Pod(apply_api_defaults(raw)) for raw in self.case.get("queue") or ()]
+        # Pending pods that already carry a nomination are known to the nominator from the
+        # moment they are queued: lower-or-equal priority pods see them on their node.
+        for pod in queue:
+            if pod.nominated_node_name:
+                self._nominate(pod, pod.nominated_node_name)
+        for pod in queue:
             runner = self.runners.get(pod.scheduler_name)
             if runner is None:
                 rec = CycleRecord(pod=pod.key, profile=None)
                 rec.note = f"no profile for schedulerName {pod.scheduler_name!r}; pod not scheduled"
                 yield pod, rec
                 continue
-            rec = runner.schedule(self.cluster.snapshot(), pod)
-            if rec.selected is not None:
+            state = CycleState()
+            rec = runner.schedule(self.cluster.snapshot(), pod, state)
+            if rec.selected is not None and self._reserve_and_pre_bind(
+                runner.fwk, state, pod, rec.selected
+            ):
                 self._bind(pod, rec.selected)
+            elif rec.selected is None and (rec.post_filter_status is None or rec.error):
+                self._nominate(pod, None)  # no PostFilter ran: the nomination is cleared
+            elif rec.post_filter is not None and not rec.post_filter.nominated_node_name:
+                self._nominate(pod, None)
             yield pod, rec

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cmp_to_key
 
 from scheduler_core.api import KubeObject, Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import Diagnosis, NodeInfo, NodeToStatus, fit_error_message
+from scheduler_core.gosort import sort_slice
 from scheduler_core.labels import SelectorError, label_selector
 
 MAX_INT32 = 2**31 - 1
@@ -38,22 +38,23 @@ def _start_key(pod: Pod) -> str:
 
 
 def more_important_pod(a: Pod, b: Pod) -> bool:
-    """util.MoreImportantPod: higher priority, then earlier start."""
+    """util.MoreImportantPod: higher priority, then earlier start.
+
+    A pod that has not started counts as starting "now", read from the clock at each call; the
+    first argument's "now" is read first, so between two such pods the answer is always True.
+    """
     if a.priority != b.priority:
         return a.priority > b.priority
-    return _start_key(a) < _start_key(b)
-
-
-def _importance_cmp(a: Pod, b: Pod) -> int:
-    if more_important_pod(a, b):
-        return -1
-    if more_important_pod(b, a):
-        return 1
-    return 0
+    if not a.start_time:
+        return True if not b.start_time else False
+    if not b.start_time:
+        return True
+    return a.start_time < b.start_time
 
 
 def sort_by_importance(pods: list[Pod]) -> None:
-    pods.sort(key=cmp_to_key(_importance_cmp))
+    """sort.Slice(pods, MoreImportantPod), reproducing Go's order."""
+    sort_slice(pods, more_important_pod)
 
 
 def filter_pods_with_pdb_violation(

@@ -1,0 +1,302 @@
+"""NodeResourcesFit: keep pods off nodes without room for their requests; score nodes by how
+allocated they would be (LeastAllocated, MostAllocated or RequestedToCapacityRatio).
+
+Mirrors plugins/noderesources/fit.go in kube-scheduler v1.35, with the v1.35 default feature
+gates: SidecarContainers, PodLevelResources and InPlacePodVerticalScaling on. No DeviceClass
+maps an extended resource to DRA here, so no request is left to DynamicResources.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from scheduler_core import quantity as q
+from scheduler_core.api import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    Pod,
+    is_extended_resource,
+    is_scalar_resource,
+)
+from scheduler_core.config.types import (
+    LEAST_ALLOCATED,
+    MOST_ALLOCATED,
+    REQUESTED_TO_CAPACITY_RATIO,
+    NodeResourcesFitArgs,
+)
+from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import Handle
+from scheduler_core.framework.status import SUCCESS, Code, Status, error
+from scheduler_core.framework.types import NodeInfo, PreFilterResult
+from scheduler_core.plugins import names
+from scheduler_core.plugins.helpers import FrozenState
+from scheduler_core.plugins.node_resources.least_allocated import (
+    least_allocated_cpu_memory,
+    least_allocated_scorer,
+)
+from scheduler_core.plugins.node_resources.most_allocated import (
+    most_allocated_cpu_memory,
+    most_allocated_scorer,
+)
+from scheduler_core.plugins.node_resources.requested_to_capacity_ratio import (
+    requested_to_capacity_ratio_scorer,
+)
+from scheduler_core.plugins.node_resources.resource_allocation import (
+    CpuMemoryBatch,
+    Entry,
+    ResourceAllocationScorer,
+    Scorer,
+    pod_requests,
+)
+
+NAME: Final = names.NODE_RESOURCES_FIT
+ERR_REASON_TOO_MANY_PODS: Final = "Too many pods"
+ERR_REASON_INSUFFICIENT_CPU: Final = "Insufficient cpu"
+ERR_REASON_INSUFFICIENT_MEMORY: Final = "Insufficient memory"
+ERR_REASON_INSUFFICIENT_EPHEMERAL_STORAGE: Final = "Insufficient ephemeral-storage"
+_PRE_FILTER_KEY: Final = f"PreFilter{NAME}"
+_PRE_SCORE_KEY: Final = f"PreScore{NAME}"
+
+
+class FitPluginError(SchedulerCoreError):
+    """NodeResourcesFit was given args it cannot work with."""
+
+
+@dataclass(frozen=True, slots=True)
+class InsufficientResource:
+    """A resource the node lacks for the pod; ``unresolvable`` when even an empty node would."""
+
+    resource_name: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+    unresolvable: bool = False
+
+
+class _PreFilterState(FrozenState):
+    """The pod's request (framework.Resource), with the scalars to check already chosen.
+
+    ``scalars`` holds (name, amount, reason) for each non-zero scalar request that is not an
+    ignored extended resource, in the order the pod's request list has them.
+    """
+
+    __slots__ = ("milli_cpu", "memory", "ephemeral_storage", "scalars")
+
+    def __init__(
+        self,
+        milli_cpu: int,
+        memory: int,
+        ephemeral_storage: int,
+        scalars: tuple[tuple[str, int, str], ...],
+    ) -> None:
+        self.milli_cpu = milli_cpu
+        self.memory = memory
+        self.ephemeral_storage = ephemeral_storage
+        self.scalars = scalars
+
+
+class _PreScoreState(FrozenState):
+    __slots__ = ("pod_requests", "entries")
+
+    def __init__(self, pod_requests: tuple[int, ...], entries: tuple[Entry, ...]) -> None:
+        self.pod_requests = pod_requests
+        self.entries = entries
+
+
+def compute_pod_resource_request(
+    pod: Pod,
+    ignored_resources: frozenset[str] = frozenset(),
+    ignored_resource_groups: frozenset[str] = frozenset(),
+) -> _PreFilterState:
+    """computePodResourceRequest: the largest need of each resource (never below zero)."""
+    reqs = pod_requests(pod)
+    milli_cpu = memory = ephemeral = 0
+    scalars: dict[str, int] = {}
+    for name, nanos in reqs.items():
+        if name == MEMORY:
+            memory = max(memory, q.value(nanos))
+        elif name == CPU:
+            milli_cpu = max(milli_cpu, q.milli_value(nanos))
+        elif name == EPHEMERAL_STORAGE:
+            ephemeral = max(ephemeral, q.value(nanos))
+        elif is_scalar_resource(name):
+            scalars[name] = max(scalars.get(name, 0), q.value(nanos))
+    checked: list[tuple[str, int, str]] = []
+    for name, amount in scalars.items():
+        if amount == 0:
+            continue
+        if is_extended_resource(name) and (
+            name in ignored_resources
+            or (ignored_resource_groups and name.split("/")[0] in ignored_resource_groups)
+        ):
+            continue
+        checked.append((name, amount, f"Insufficient {name}"))
+    return _PreFilterState(milli_cpu, memory, ephemeral, tuple(checked))
+
+
+def fits_request(request: _PreFilterState, node_info: NodeInfo) -> list[InsufficientResource]:
+    """fitsRequest: every resource the node lacks, in upstream order.
+
+    Pods first, then cpu, memory, ephemeral-storage and the scalar resources.
+    """
+    out: list[InsufficientResource] = []
+    alloc = node_info.allocatable
+    used = node_info.requested
+    num_pods = len(node_info.pods)
+    if num_pods + 1 > alloc.allowed_pod_number:
+        out.append(
+            InsufficientResource(
+                "pods", ERR_REASON_TOO_MANY_PODS, 1, num_pods, alloc.allowed_pod_number
+            )
+        )
+    for name, reason, want, have, taken in (
+        (CPU, ERR_REASON_INSUFFICIENT_CPU, request.milli_cpu, alloc.milli_cpu, used.milli_cpu),
+        (MEMORY, ERR_REASON_INSUFFICIENT_MEMORY, request.memory, alloc.memory, used.memory),
+        (
+            EPHEMERAL_STORAGE,
+            ERR_REASON_INSUFFICIENT_EPHEMERAL_STORAGE,
+            request.ephemeral_storage,
+            alloc.ephemeral_storage,
+            used.ephemeral_storage,
+        ),
+    ):
+        if want > 0 and want > have - taken:
+            out.append(InsufficientResource(name, reason, want, taken, have, want > have))
+    for name, want, reason in request.scalars:
+        have = alloc.scalars.get(name, 0)
+        taken = used.scalars.get(name, 0)
+        if want > have - taken:
+            out.append(InsufficientResource(name, reason, want, taken, have, want > have))
+    return out
+
+
+def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
+    """Fits: whether the node has room for the pod, with no resources ignored."""
+    return fits_request(compute_pod_resource_request(pod), node_info)
+
+
+def _build_scorer(args: NodeResourcesFitArgs) -> tuple[Scorer, CpuMemoryBatch | None]:
+    strategy = args.scoring_strategy
+    if strategy.type == LEAST_ALLOCATED:
+        return least_allocated_scorer, least_allocated_cpu_memory
+    if strategy.type == MOST_ALLOCATED:
+        return most_allocated_scorer, most_allocated_cpu_memory
+    if strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+        shape = strategy.requested_to_capacity_ratio
+        if shape is None or not shape.shape:
+            raise FitPluginError("requestedToCapacityRatio shape not specified")
+        return requested_to_capacity_ratio_scorer(shape.shape), None
+    raise FitPluginError(f"scoring strategy {strategy.type} is not supported")
+
+
+class Fit:
+    name = NAME
+
+    def __init__(self, args: NodeResourcesFitArgs) -> None:
+        self.ignored_resources = frozenset(args.ignored_resources)
+        self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
+        # Upstream's Fit hands its scorer none of its feature flags: scoring reads container
+        # requests only (pod-level requests are skipped), with the non-zero defaults.
+        scorer, cpu_memory_batch = _build_scorer(args)
+        self.scorer = ResourceAllocationScorer(
+            args.scoring_strategy.type,
+            args.scoring_strategy.resources,
+            scorer,
+            use_requested=False,
+            pod_level=False,
+            use_status=False,
+            cpu_memory_batch=cpu_memory_batch,
+        )
+        self._statuses: dict[tuple[bool, tuple[str, ...]], Status] = {}
+
+    # -- PreFilter and Filter ---------------------------------------------------------------
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        state.write(
+            _PRE_FILTER_KEY,
+            compute_pod_resource_request(pod, self.ignored_resources, self.ignored_resource_groups),
+        )
+        return None, SUCCESS
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        s = state.get(_PRE_FILTER_KEY)
+        if not isinstance(s, _PreFilterState):
+            return error(f'error reading "{_PRE_FILTER_KEY}" from cycleState: not found')
+        alloc = node_info.allocatable
+        used = node_info.requested
+        reasons: list[str] = []
+        unresolvable = False
+        if len(node_info.pods) + 1 > alloc.allowed_pod_number:
+            reasons.append(ERR_REASON_TOO_MANY_PODS)
+        want = s.milli_cpu
+        if want > 0 and want > alloc.milli_cpu - used.milli_cpu:
+            reasons.append(ERR_REASON_INSUFFICIENT_CPU)
+            unresolvable = want > alloc.milli_cpu
+        want = s.memory
+        if want > 0 and want > alloc.memory - used.memory:
+            reasons.append(ERR_REASON_INSUFFICIENT_MEMORY)
+            unresolvable = unresolvable or want > alloc.memory
+        want = s.ephemeral_storage
+        if want > 0 and want > alloc.ephemeral_storage - used.ephemeral_storage:
+            reasons.append(ERR_REASON_INSUFFICIENT_EPHEMERAL_STORAGE)
+            unresolvable = unresolvable or want > alloc.ephemeral_storage
+        if s.scalars:
+            have_all: Mapping[str, int] = alloc.scalars
+            used_all: Mapping[str, int] = used.scalars
+            for name, want, reason in s.scalars:
+                have = have_all.get(name, 0)
+                if want > have - used_all.get(name, 0):
+                    reasons.append(reason)
+                    unresolvable = unresolvable or want > have
+        if not reasons:
+            return SUCCESS
+        return self._status(unresolvable, tuple(reasons))
+
+    def _status(self, unresolvable: bool, reasons: tuple[str, ...]) -> Status:
+        key = (unresolvable, reasons)
+        status = self._statuses.get(key)
+        if status is None:
+            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE
+            status = self._statuses[key] = Status(code, reasons)
+        return status
+
+    # -- PreScore and Score -----------------------------------------------------------------
+
+    def _new_pre_score_state(self, pod: Pod) -> _PreScoreState:
+        requests = self.scorer.pod_request_list(pod)
+        return _PreScoreState(requests, self.scorer.entries(requests))
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+        state.write(_PRE_SCORE_KEY, self._new_pre_score_state(pod))
+        return SUCCESS
+
+    def _pre_score_state(self, state: CycleState, pod: Pod) -> _PreScoreState:
+        s = state.get(_PRE_SCORE_KEY)
+        if isinstance(s, _PreScoreState):
+            return s
+        # Score without PreScore: upstream computes the requests on the spot.
+        return self._new_pre_score_state(pod)
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        scores, status = self.score_batch(state, pod, (node_info,))
+        return (scores[0] if scores else 0), status
+
+    def score_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status]:
+        """Score every node at once (the per-node Score, without a call per node)."""
+        if not self.scorer.resources:
+            return [], error("resources not found")
+        s = self._pre_score_state(state, pod)
+        return self.scorer.score_nodes(s.entries, nodes), SUCCESS
+
+
+def new(args: NodeResourcesFitArgs | None, handle: Handle) -> Fit:
+    return Fit(args if args is not None else NodeResourcesFitArgs())

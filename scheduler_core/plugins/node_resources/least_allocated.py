@@ -1,0 +1,86 @@
+"""The LeastAllocated scoring strategy of NodeResourcesFit: prefer nodes with more room left.
+
+Mirrors plugins/noderesources/least_allocated.go in kube-scheduler v1.35.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE
+from scheduler_core.framework.types import NodeInfo
+from scheduler_core.plugins.node_resources.resource_allocation import go_quo
+
+
+def least_requested_score(requested: int, capacity: int) -> int:
+    """The unused share of capacity on a 0..MAX_NODE_SCORE scale (integer division)."""
+    if capacity == 0 or requested > capacity:
+        return 0
+    return go_quo((capacity - requested) * MAX_NODE_SCORE, capacity)
+
+
+def least_allocated_scorer(
+    requested: Sequence[int], allocatable: Sequence[int], weights: Sequence[int]
+) -> int:
+    """The weighted mean of least_requested_score over the resources the node has."""
+    node_score = 0
+    weight_sum = 0
+    for req, cap, weight in zip(requested, allocatable, weights, strict=True):
+        if cap == 0:
+            continue
+        if req > cap:
+            score = 0
+        elif cap > 0:
+            score = (cap - req) * MAX_NODE_SCORE // cap
+        else:
+            score = go_quo((cap - req) * MAX_NODE_SCORE, cap)
+        node_score += score * weight
+        weight_sum += weight
+    if weight_sum == 0:
+        return 0
+    return go_quo(node_score, weight_sum)
+
+
+def least_allocated_cpu_memory(
+    nodes: Sequence[NodeInfo],
+    use_requested: bool,
+    cpu_req: int,
+    cpu_weight: int,
+    mem_req: int,
+    mem_weight: int,
+) -> list[int]:
+    """least_allocated_scorer over cpu then memory for many nodes, inlined for speed."""
+    out: list[int] = []
+    append = out.append
+    for ni in nodes:
+        alloc = ni.allocatable
+        counted = ni.requested if use_requested else ni.non_zero_requested
+        node_score = 0
+        weight_sum = 0
+        cap = alloc.milli_cpu
+        if cap != 0:
+            req = counted.milli_cpu + cpu_req
+            if req <= cap:
+                node_score = (
+                    (cap - req) * MAX_NODE_SCORE // cap
+                    if cap > 0
+                    else go_quo((cap - req) * MAX_NODE_SCORE, cap)
+                ) * cpu_weight
+            weight_sum = cpu_weight
+        cap = alloc.memory
+        if cap != 0:
+            req = counted.memory + mem_req
+            if req <= cap:
+                node_score += (
+                    (cap - req) * MAX_NODE_SCORE // cap
+                    if cap > 0
+                    else go_quo((cap - req) * MAX_NODE_SCORE, cap)
+                ) * mem_weight
+            weight_sum += mem_weight
+        if weight_sum == 0:
+            append(0)
+        elif node_score >= 0:
+            append(node_score // weight_sum)
+        else:
+            append(go_quo(node_score, weight_sum))
+    return out

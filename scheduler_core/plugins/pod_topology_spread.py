@@ -1,0 +1,684 @@
+"""PodTopologySpread: hard spread constraints filter nodes, soft ones score them.
+
+Mirrors plugins/podtopologyspread (common.go, filtering.go, scoring.go, plugin.go) and
+helper.DefaultSelector (plugins/helper/spread.go) in kube-scheduler v1.35, with the
+NodeInclusionPolicy and MatchLabelKeys features on, as they are by default in v1.35.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from scheduler_core.api import HOSTNAME_LABEL, ZONE_LABEL, ClusterObjects, KubeObject, Node, Pod
+from scheduler_core.config.types import SYSTEM_DEFAULTING, PluginArgs, PodTopologySpreadArgs
+from scheduler_core.framework.cycle_state import CycleState, StateData
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
+from scheduler_core.framework.status import (
+    SKIP,
+    SUCCESS,
+    Status,
+    error,
+    unresolvable,
+    unschedulable,
+)
+from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
+from scheduler_core.labels import NodeSelector, Selector, SelectorError, label_selector
+from scheduler_core.plugins import names
+from scheduler_core.plugins.helpers import (
+    FrozenState,
+    do_not_schedule_taint,
+    find_untolerated_taint,
+    read_state,
+)
+
+NAME: Final = names.POD_TOPOLOGY_SPREAD
+ERR_REASON_CONSTRAINTS_NOT_MATCH: Final = "node(s) didn't match pod topology spread constraints"
+ERR_REASON_NODE_LABEL_NOT_MATCH: Final = (
+    ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+)
+
+DO_NOT_SCHEDULE: Final = "DoNotSchedule"
+SCHEDULE_ANYWAY: Final = "ScheduleAnyway"
+NODE_INCLUSION_HONOR: Final = "Honor"
+
+# The hostname constraint comes first: scores add up in this order, and float sums are
+# order-sensitive.
+SYSTEM_DEFAULT_CONSTRAINTS: Final[tuple[Mapping[str, Any], ...]] = (
+    {"topologyKey": HOSTNAME_LABEL, "whenUnsatisfiable": SCHEDULE_ANYWAY, "maxSkew": 3},
+    {"topologyKey": ZONE_LABEL, "whenUnsatisfiable": SCHEDULE_ANYWAY, "maxSkew": 5},
+)
+
+_PRE_FILTER_KEY: Final = f"PreFilter{NAME}"
+_PRE_SCORE_KEY: Final = f"PreScore{NAME}"
+_MAX_INT32: Final = 2**31 - 1
+_INVALID_SCORE: Final = -1
+
+_STATUS_LABEL_MISSING: Final = unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
+_STATUS_SKEW: Final = unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+
+# (group, version, kind) of the controllers whose selector DefaultSelector adds.
+_RC_KIND: Final = ("", "v1", "ReplicationController")
+_RS_KIND: Final = ("apps", "v1", "ReplicaSet")
+_SS_KIND: Final = ("apps", "v1", "StatefulSet")
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    """A TopologySpreadConstraint with its selector parsed and its optional fields defaulted."""
+
+    max_skew: int
+    topology_key: str
+    selector: Selector
+    min_domains: int = 1
+    honor_node_affinity: bool = True
+    honor_node_taints: bool = False
+
+
+def parse_constraints(
+    raws: Sequence[Mapping[str, Any]], pod_labels: Mapping[str, str], action: str
+) -> list[Constraint]:
+    """The constraints whose whenUnsatisfiable is ``action``; raises SelectorError on a bad one.
+
+    matchLabelKeys present in the pod's labels are merged into the selector as equalities.
+    """
+    out: list[Constraint] = []
+    for raw in raws:
+        if raw.get("whenUnsatisfiable") != action:
+            continue
+        selector = label_selector(raw.get("labelSelector"))
+        match_labels = {
+            key: pod_labels[key] for key in raw.get("matchLabelKeys") or () if key in pod_labels
+        }
+        if match_labels and not selector.is_nothing:
+            selector = Selector.from_set(match_labels).add(selector.requirements)
+        min_domains = raw.get("minDomains")
+        affinity_policy = raw.get("nodeAffinityPolicy")
+        taints_policy = raw.get("nodeTaintsPolicy")
+        out.append(
+            Constraint(
+                max_skew=int(raw.get("maxSkew") or 0),
+                topology_key=str(raw.get("topologyKey") or ""),
+                selector=selector,
+                min_domains=1 if min_domains is None else int(min_domains),
+                honor_node_affinity=(
+                    affinity_policy is None or affinity_policy == NODE_INCLUSION_HONOR
+                ),
+                honor_node_taints=taints_policy == NODE_INCLUSION_HONOR,
+            )
+        )
+    return out
+
+
+def _parse_group_version(api_version: str) -> tuple[str, str] | None:
+    """schema.ParseGroupVersion; None for a string it refuses."""
+    if api_version in ("", "/"):
+        return "", ""
+    slashes = api_version.count("/")
+    if slashes == 0:
+        return "", api_version
+    if slashes == 1:
+        group, version = api_version.split("/")
+        return group, version
+    return None
+
+
+def _find(objects: Sequence[KubeObject], namespace: str, name: str) -> KubeObject | None:
+    for obj in objects:
+        if obj.namespace == namespace and obj.name == name:
+            return obj
+    return None
+
+
+def _string_map(raw: Any) -> dict[str, str]:
+    return {str(k): str(v) for k, v in (raw or {}).items()}
+
+
+def default_selector(pod: Pod, objects: ClusterObjects) -> Selector:
+    """helper.DefaultSelector: the selectors of the pod's Services and of its controller.
+
+    Services in the pod's namespace whose selector matches the pod contribute their selector
+    labels; a controlling ReplicationController adds its selector map, a controlling ReplicaSet
+    or StatefulSet adds its label selector's requirements (a nil or invalid one adds nothing).
+    """
+    label_set: dict[str, str] = {}
+    for svc in objects.services:
+        if svc.namespace != pod.namespace:
+            continue
+        raw = svc.spec.get("selector")
+        if raw is None:
+            continue
+        sel = _string_map(raw)
+        if all(pod.labels.get(k) == v for k, v in sel.items()):
+            label_set.update(sel)
+    selector = Selector.from_set(label_set)
+
+    owner = next((ref for ref in pod.owner_references if ref.get("controller") is True), None)
+    if owner is None:
+        return selector
+    gv = _parse_group_version(str(owner.get("apiVersion") or ""))
+    if gv is None:
+        return selector
+    gvk = (gv[0], gv[1], owner.get("kind") or "")
+    name = str(owner.get("name") or "")
+    if gvk == _RC_KIND:
+        rc = _find(objects.replication_controllers, pod.namespace, name)
+        if rc is not None:
+            label_set.update(_string_map(rc.spec.get("selector")))
+            selector = Selector.from_set(label_set)
+    elif gvk in (_RS_KIND, _SS_KIND):
+        listed = objects.replica_sets if gvk == _RS_KIND else objects.stateful_sets
+        controller = _find(listed, pod.namespace, name)
+        if controller is not None:
+            try:
+                other = label_selector(controller.spec.get("selector"))
+            except SelectorError:
+                return selector
+            if not other.is_nothing:
+                selector = selector.add(other.requirements)
+    return selector
+
+
+def go_log(x: int) -> float:
+    """math.Log as Go computes it on amd64 (its own reduction and polynomial).
+
+    The C library's log differs from it in the last bit for some integers (3 among them),
+    which is enough to move a rounded score; the topology weights must use this one.
+    """
+    cached = _LOG_CACHE.get(x)
+    if cached is not None:
+        return cached
+    frac, exp = math.frexp(float(x))
+    if frac < _HALF_SQRT2:
+        frac *= 2
+        exp -= 1
+    f = frac - 1
+    k = float(exp)
+    s = f / (2 + f)
+    s2 = s * s
+    s4 = s2 * s2
+    t1 = s2 * (_LG1 + s4 * (_LG3 + s4 * (_LG5 + s4 * _LG7)))
+    t2 = s4 * (_LG2 + s4 * (_LG4 + s4 * _LG6))
+    r = t1 + t2
+    hfsq = 0.5 * f * f
+    result = k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
+    _LOG_CACHE[x] = result
+    return result
+
+
+_HALF_SQRT2: Final = 7.07106781186547524401e-01
+_LN2_HI: Final = 6.93147180369123816490e-01
+_LN2_LO: Final = 1.90821492927058770002e-10
+_LG1: Final = 6.666666666666735130e-01
+_LG2: Final = 3.999999999940941908e-01
+_LG3: Final = 2.857142874366239149e-01
+_LG4: Final = 2.222219843214978396e-01
+_LG5: Final = 1.818357216161805012e-01
+_LG6: Final = 1.531383769920937332e-01
+_LG7: Final = 1.479819860511658591e-01
+_LOG_CACHE: dict[int, float] = {}
+
+
+def go_round(x: float) -> int:
+    """math.Round: halves away from zero (Python's round() would round them to even)."""
+    if x < 0:
+        return -go_round(-x)
+    whole = math.floor(x)
+    return whole + 1 if x - whole >= 0.5 else whole
+
+
+def _count_matching(pods: Sequence[Pod], selector: Selector, namespace: str) -> int:
+    """countPodsMatchSelector: pods of the namespace, not terminating, that the selector picks.
+
+    An empty selector counts nothing.
+    """
+    if selector.is_empty:
+        return 0
+    count = 0
+    matches = selector.matches
+    for p in pods:
+        if p.deleting or p.namespace != namespace:
+            continue
+        if matches(p.labels):
+            count += 1
+    return count
+
+
+def _count_per_domain(
+    pod: Pod,
+    constraints: Sequence[Constraint],
+    nodes: Sequence[NodeInfo],
+    counts: list[dict[str, int]],
+    indices: Iterable[int],
+    *,
+    known_only: bool,
+    require_all: bool,
+) -> None:
+    """Add each node's matching pods to its topology value in ``counts[i]`` for ``indices``.
+
+    Nodes lacking any constraint's key are passed over when ``require_all``; a node a
+    constraint's inclusion policies leave out does not count for it. With ``known_only``
+    only values already in ``counts[i]`` are counted; otherwise each counted node's value
+    becomes a domain, with zero matching pods if need be.
+    """
+    keys = [c.topology_key for c in constraints]
+    groups = _selector_groups(constraints)
+    inclusion = _Inclusion(pod, constraints)
+    namespace = pod.namespace
+    plan = [
+        (
+            counts[i],
+            constraints[i].topology_key,
+            groups[i],
+            constraints[i].selector,
+            constraints[i].honor_node_affinity and inclusion.need_affinity,
+            constraints[i].honor_node_taints and inclusion.need_taints,
+        )
+        for i in indices
+    ]
+    for ni in nodes:
+        node = ni.node
+        labels = node.labels
+        if require_all:
+            missing = False
+            for k in keys:
+                if k not in labels:
+                    missing = True
+                    break
+            if missing:
+                continue
+        pods = ni.pods
+        per_group: dict[int, int] | None = {} if pods else None
+        affinity_ok: bool | None = None
+        taints_ok: bool | None = None
+        for m, key, group, selector, check_affinity, check_taints in plan:
+            value = labels.get(key, "")
+            if known_only and value not in m:
+                continue
+            if check_affinity:
+                if affinity_ok is None:
+                    affinity_ok = inclusion.affinity_matches(node)
+                if not affinity_ok:
+                    continue
+            if check_taints:
+                if taints_ok is None:
+                    taints_ok = inclusion.taints_tolerated(node)
+                if not taints_ok:
+                    continue
+            n = 0
+            if per_group is not None:
+                cached = per_group.get(group)
+                if cached is None:
+                    cached = per_group[group] = _count_matching(pods, selector, namespace)
+                n = cached
+            m[value] = m.get(value, 0) + n
+
+
+class _Inclusion:
+    """Which nodes a constraint counts, per its nodeAffinityPolicy and nodeTaintsPolicy."""
+
+    __slots__ = ("node_selector", "affinity", "pod", "need_affinity", "need_taints")
+
+    def __init__(self, pod: Pod, constraints: Sequence[Constraint]) -> None:
+        self.pod = pod
+        self.node_selector = Selector.from_set(pod.node_selector) if pod.node_selector else None
+        self.affinity: NodeSelector | None = pod.required_node_selector
+        has_required = self.node_selector is not None or self.affinity is not None
+        self.need_affinity = has_required and any(c.honor_node_affinity for c in constraints)
+        self.need_taints = any(c.honor_node_taints for c in constraints)
+
+    def affinity_matches(self, node: Node) -> bool:
+        """nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)."""
+        if not self.need_affinity:
+            return True
+        if self.node_selector is not None and not self.node_selector.matches(node.labels):
+            return False
+        if self.affinity is not None:
+            return self.affinity.matches(node.labels, node.name)
+        return True
+
+    def taints_tolerated(self, node: Node) -> bool:
+        if not self.need_taints or not node.taints:
+            return True
+        return (
+            find_untolerated_taint(node.taints, self.pod.tolerations, do_not_schedule_taint) is None
+        )
+
+
+def _selector_groups(constraints: Sequence[Constraint]) -> list[int]:
+    """For each constraint, the index of the first constraint with an equal selector.
+
+    Lets a node's pods be counted once per distinct selector instead of once per constraint.
+    """
+    seen: dict[tuple[Any, ...], int] = {}
+    out: list[int] = []
+    for i, c in enumerate(constraints):
+        key = (c.selector.is_nothing, c.selector.requirements)
+        out.append(seen.setdefault(key, i))
+    return out
+
+
+class _CriticalPaths:
+    """The two topology values with the fewest matching pods (criticalPaths).
+
+    Kept exactly as upstream updates it on AddPod/RemovePod, including its staleness: only
+    the first entry's count is ever read.
+    """
+
+    __slots__ = ("value0", "num0", "value1", "num1")
+
+    def __init__(
+        self, value0: str = "", num0: int = _MAX_INT32, value1: str = "", num1: int = _MAX_INT32
+    ) -> None:
+        self.value0 = value0
+        self.num0 = num0
+        self.value1 = value1
+        self.num1 = num1
+
+    def update(self, value: str, num: int) -> None:
+        if value == self.value0:
+            self.num0 = num
+        elif value == self.value1:
+            self.num1 = num
+        else:
+            if num < self.num0:
+                self.value1, self.num1 = self.value0, self.num0
+                self.value0, self.num0 = value, num
+            elif num < self.num1:
+                self.value1, self.num1 = value, num
+            return
+        if self.num0 > self.num1:
+            self.value0, self.num0, self.value1, self.num1 = (
+                self.value1,
+                self.num1,
+                self.value0,
+                self.num0,
+            )
+
+    def copy(self) -> _CriticalPaths:
+        return _CriticalPaths(self.value0, self.num0, self.value1, self.num1)
+
+    def __repr__(self) -> str:
+        return f"[({self.value0!r}, {self.num0}), ({self.value1!r}, {self.num1})]"
+
+
+class _PreFilterState:
+    """Hard constraints, and per constraint the matching pods per topology value."""
+
+    __slots__ = ("constraints", "self_match", "counts", "paths", "checks")
+
+    def __init__(
+        self,
+        constraints: tuple[Constraint, ...],
+        self_match: tuple[int, ...],
+        counts: list[dict[str, int]],
+        paths: list[_CriticalPaths],
+    ) -> None:
+        self.constraints = constraints
+        self.self_match = self_match
+        self.counts = counts
+        self.paths = paths
+        # What Filter reads per constraint, flattened; the dicts and paths are shared, so
+        # AddPod/RemovePod updates are seen.
+        self.checks = tuple(
+            (c.topology_key, c.max_skew, c.min_domains, self_match[i], counts[i], paths[i])
+            for i, c in enumerate(constraints)
+        )
+
+    def clone(self) -> StateData:
+        return _PreFilterState(
+            self.constraints,
+            self.self_match,
+            [dict(m) for m in self.counts],
+            [p.copy() for p in self.paths],
+        )
+
+
+class _PreScoreState(FrozenState):
+    """Soft constraints, ignored nodes, pod counts per topology value and the log weights."""
+
+    __slots__ = ("constraints", "ignored", "counts", "weights", "namespace")
+
+    def __init__(
+        self,
+        constraints: tuple[Constraint, ...],
+        ignored: frozenset[str],
+        counts: list[dict[str, int]],
+        weights: tuple[float, ...],
+        namespace: str,
+    ) -> None:
+        self.constraints = constraints
+        self.ignored = ignored
+        self.counts = counts
+        self.weights = weights
+        self.namespace = namespace
+
+
+class PodTopologySpread:
+    name = NAME
+
+    def __init__(
+        self,
+        handle: Handle,
+        default_constraints: tuple[Mapping[str, Any], ...],
+        system_defaulted: bool,
+    ) -> None:
+        self.handle = handle
+        self.default_constraints = default_constraints
+        self.system_defaulted = system_defaulted
+
+    # -- constraints ---------------------------------------------------------------------------
+
+    def constraints_for(self, pod: Pod, action: str) -> list[Constraint]:
+        """The pod's own constraints for ``action``, or the defaults if it declares none."""
+        if pod.topology_spread_constraints:
+            return parse_constraints(pod.topology_spread_constraints, pod.labels, action)
+        return self._default_constraints(pod, action)
+
+    def _default_constraints(self, pod: Pod, action: str) -> list[Constraint]:
+        constraints = parse_constraints(self.default_constraints, pod.labels, action)
+        if not constraints:
+            return []
+        selector = default_selector(pod, self.handle.snapshot.objects)
+        if selector.is_empty:
+            return []
+        return [replace(c, selector=selector) for c in constraints]
+
+    # -- PreFilter and Filter ------------------------------------------------------------------
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        try:
+            constraints = self.constraints_for(pod, DO_NOT_SCHEDULE)
+        except SelectorError as err:
+            kind = "hard" if pod.topology_spread_constraints else "default hard"
+            verb = "obtaining pod's" if pod.topology_spread_constraints else "setting"
+            return None, error(
+                f"get constraints from pod: {verb} {kind} topology spread constraints: {err}"
+            )
+        if not constraints:
+            return None, SKIP
+        counts: list[dict[str, int]] = [{} for _ in constraints]
+        _count_per_domain(
+            pod,
+            constraints,
+            nodes,
+            counts,
+            range(len(constraints)),
+            known_only=False,
+            require_all=True,
+        )
+        paths = []
+        for m in counts:
+            p = _CriticalPaths()
+            for value, num in m.items():
+                p.update(value, num)
+            paths.append(p)
+        self_match = tuple(1 if c.selector.matches(pod.labels) else 0 for c in constraints)
+        state.write(_PRE_FILTER_KEY, _PreFilterState(tuple(constraints), self_match, counts, paths))
+        return None, SUCCESS
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        s = state.get(_PRE_FILTER_KEY)
+        if not isinstance(s, _PreFilterState):
+            s = read_state(state, _PRE_FILTER_KEY, _PreFilterState)  # raises with the reason
+        labels = node_info.node.labels
+        for key, max_skew, min_domains, self_match, counts, paths in s.checks:
+            value = labels.get(key)
+            if value is None:
+                return _STATUS_LABEL_MISSING
+            min_match = paths.num0 if len(counts) >= min_domains else 0
+            if counts.get(value, 0) + self_match - min_match > max_skew:
+                return _STATUS_SKEW
+        return SUCCESS
+
+    # -- PreFilterExtensions --------------------------------------------------------------------
+
+    def add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status:
+        return self._update_with_pod(state, pod_to_add, pod_to_schedule, node_info, 1)
+
+    def remove_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status:
+        return self._update_with_pod(state, pod_to_remove, pod_to_schedule, node_info, -1)
+
+    def _update_with_pod(
+        self, state: CycleState, updated: Pod, preemptor: Pod, node_info: NodeInfo, delta: int
+    ) -> Status:
+        try:
+            s = read_state(state, _PRE_FILTER_KEY, _PreFilterState)
+        except (KeyError, TypeError) as err:
+            return error(str(err).strip("'\""))
+        node = node_info.node
+        if updated.namespace != preemptor.namespace:
+            return SUCCESS
+        labels = node.labels
+        if not all(c.topology_key in labels for c in s.constraints):
+            return SUCCESS
+        inclusion = _Inclusion(preemptor, s.constraints)
+        for i, c in enumerate(s.constraints):
+            if not c.selector.matches(updated.labels):
+                continue
+            if (c.honor_node_affinity and not inclusion.affinity_matches(node)) or (
+                c.honor_node_taints and not inclusion.taints_tolerated(node)
+            ):
+                continue
+            value = labels[c.topology_key]
+            num = s.counts[i].get(value, 0) + delta
+            s.counts[i][value] = num
+            s.paths[i].update(value, num)
+        return SUCCESS
+
+    # -- PreScore, Score and NormalizeScore -----------------------------------------------------
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+        all_nodes = self.handle.snapshot.node_info_list
+        if not all_nodes:
+            return SKIP
+        require_all = bool(pod.topology_spread_constraints) or not self.system_defaulted
+        try:
+            constraints = self.constraints_for(pod, SCHEDULE_ANYWAY)
+        except SelectorError as err:
+            what = (
+                "obtaining pod's soft"
+                if pod.topology_spread_constraints
+                else "setting default soft"
+            )
+            return error(f"calculating preScoreState: {what} topology spread constraints: {err}")
+        if not constraints:
+            return SKIP
+        keys = [c.topology_key for c in constraints]
+        counts: list[dict[str, int]] = [{} for _ in constraints]
+        zonal = [(i, c) for i, c in enumerate(constraints) if c.topology_key != HOSTNAME_LABEL]
+        ignored: set[str] = set()
+        for ni in nodes:
+            labels = ni.node.labels
+            if require_all and not all(k in labels for k in keys):
+                ignored.add(ni.node.name)
+                continue
+            for i, c in zonal:
+                counts[i].setdefault(labels.get(c.topology_key, ""), 0)
+        weights = tuple(
+            go_log(
+                (len(nodes) - len(ignored) if c.topology_key == HOSTNAME_LABEL else len(counts[i]))
+                + 2
+            )
+            for i, c in enumerate(constraints)
+        )
+        if zonal:
+            # Every node counts here, not only the feasible ones, but only into the domains
+            # the feasible nodes have.
+            _count_per_domain(
+                pod,
+                constraints,
+                all_nodes,
+                counts,
+                [i for i, _ in zonal],
+                known_only=True,
+                require_all=require_all,
+            )
+        state.write(
+            _PRE_SCORE_KEY,
+            _PreScoreState(tuple(constraints), frozenset(ignored), counts, weights, pod.namespace),
+        )
+        return SUCCESS
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        s = read_state(state, _PRE_SCORE_KEY, _PreScoreState)
+        return _score(s, node_info), SUCCESS
+
+    def score_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status]:
+        """Score every node in one call (the runtime prefers this to per-node calls)."""
+        s = read_state(state, _PRE_SCORE_KEY, _PreScoreState)
+        return [_score(s, ni) for ni in nodes], SUCCESS
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
+        s = read_state(state, _PRE_SCORE_KEY, _PreScoreState)
+        min_score = 2**63 - 1
+        max_score = 0
+        for ns in scores:
+            if ns.name in s.ignored:
+                ns.score = _INVALID_SCORE
+                continue
+            min_score = min(min_score, ns.score)
+            max_score = max(max_score, ns.score)
+        for ns in scores:
+            if ns.score == _INVALID_SCORE:
+                ns.score = 0
+            elif max_score == 0:
+                ns.score = MAX_NODE_SCORE
+            else:
+                ns.score = MAX_NODE_SCORE * (max_score + min_score - ns.score) // max_score
+        return SUCCESS
+
+
+def _score(s: _PreScoreState, node_info: NodeInfo) -> int:
+    node = node_info.node
+    if node.name in s.ignored:
+        return 0
+    labels = node.labels
+    total = 0.0
+    for i, c in enumerate(s.constraints):
+        value = labels.get(c.topology_key)
+        if value is None:
+            continue
+        if c.topology_key == HOSTNAME_LABEL:
+            cnt = _count_matching(node_info.pods, c.selector, s.namespace)
+        else:
+            cnt = s.counts[i][value]
+        total += float(cnt) * s.weights[i] + float(c.max_skew - 1)
+    return go_round(total)
+
+
+def new(args: PluginArgs | None, handle: Handle) -> PodTopologySpread:
+    """Build the plugin; ``System`` defaulting uses the built-in constraints."""
+    if not isinstance(args, PodTopologySpreadArgs) or args.defaulting_type == SYSTEM_DEFAULTING:
+        return PodTopologySpread(handle, SYSTEM_DEFAULT_CONSTRAINTS, True)
+    return PodTopologySpread(handle, tuple(args.default_constraints), False)

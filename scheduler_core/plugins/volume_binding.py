@@ -1,0 +1,650 @@
+"""VolumeBinding: place pods where their PersistentVolumeClaims are (or can be) bound.
+
+Mirrors plugins/volumebinding (volume_binding.go, binder.go, scorer.go) and the storage helpers of
+component-helpers/storage/volume in kube-scheduler v1.35. Bound claims must have a PV whose node
+affinity admits the node; unbound WaitForFirstConsumer claims need a matching available PV or a
+class that can provision on the node. Reserve assumes the chosen bindings in the cluster's
+objects (the PV gets the claim reference, a claim to provision gets the selected-node annotation),
+so later cycles see them, as the assume cache and the API updates of PreBind do upstream.
+
+Not carried over: in-tree to CSI translation of PVs (it needs CSINode migration annotations) and
+CSIStorageCapacity checks (no CSIDriver opts in without those objects). Scoring needs the
+StorageCapacityScoring gate, off in v1.35, so PreScore always returns Skip.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from scheduler_core import quantity as q
+from scheduler_core.api import KubeObject, Pod
+from scheduler_core.framework.cycle_state import CycleState, StateData
+from scheduler_core.framework.interfaces import Handle
+from scheduler_core.framework.status import (
+    SKIP,
+    SUCCESS,
+    Status,
+    error,
+    unresolvable,
+)
+from scheduler_core.framework.types import NodeInfo, PreFilterResult
+from scheduler_core.labels import (
+    IN,
+    NodeSelector,
+    Selector,
+    SelectorError,
+    label_selector,
+    make_requirement,
+    node_selector,
+)
+from scheduler_core.plugins import names
+
+NAME: Final = names.VOLUME_BINDING
+
+ERR_REASON_BIND_CONFLICT: Final = "node(s) didn't find available persistent volumes to bind"
+ERR_REASON_NODE_CONFLICT: Final = "node(s) didn't match PersistentVolume's node affinity"
+ERR_REASON_NOT_ENOUGH_SPACE: Final = "node(s) did not have enough free storage"
+ERR_REASON_PV_NOT_EXIST: Final = (
+    "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
+)
+ERR_REASON_UNBOUND_IMMEDIATE: Final = "pod has unbound immediate PersistentVolumeClaims"
+
+ANN_BIND_COMPLETED: Final = "pv.kubernetes.io/bind-completed"
+ANN_BOUND_BY_CONTROLLER: Final = "pv.kubernetes.io/bound-by-controller"
+ANN_SELECTED_NODE: Final = "volume.kubernetes.io/selected-node"
+BETA_STORAGE_CLASS_ANNOTATION: Final = "volume.beta.kubernetes.io/storage-class"
+NOT_SUPPORTED_PROVISIONER: Final = "kubernetes.io/no-provisioner"
+WAIT_FOR_FIRST_CONSUMER: Final = "WaitForFirstConsumer"
+
+_STATE_KEY: Final = NAME
+# CheckNodeAffinity matches a PV against a node that carries labels only: no metadata.name field
+# requirement can match it. A name no node can have stands in for the empty one.
+_NO_NODE_NAME: Final = "\x01"
+
+
+# -- storage helpers (component-helpers/storage/volume), also used by the other volume plugins --
+
+
+def quote(text: str) -> str:
+    """Go's %q for the plain names found in object names."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def claim_storage_class(pvc: KubeObject) -> str:
+    """GetPersistentVolumeClaimClass: the beta annotation wins over spec.storageClassName."""
+    ann = pvc.annotations.get(BETA_STORAGE_CLASS_ANNOTATION)
+    if ann is not None:
+        return ann
+    return str(pvc.spec.get("storageClassName") or "")
+
+
+def pv_storage_class(pv: KubeObject) -> str:
+    """GetPersistentVolumeClass."""
+    ann = pv.annotations.get(BETA_STORAGE_CLASS_ANNOTATION)
+    if ann is not None:
+        return ann
+    return str(pv.spec.get("storageClassName") or "")
+
+
+def binding_mode(storage_class: KubeObject) -> str:
+    """The class's volumeBindingMode; the API server defaults an absent one to Immediate."""
+    return str(storage_class.raw.get("volumeBindingMode") or "Immediate")
+
+
+def is_deleting(obj: KubeObject) -> bool:
+    meta = obj.raw.get("metadata") or {}
+    return meta.get("deletionTimestamp") is not None
+
+
+def pod_claim_names(pod: Pod) -> list[tuple[str, bool, Mapping[str, Any]]]:
+    """The claims of the pod's PVC and generic ephemeral volumes: (name, ephemeral?, volume)."""
+    out: list[tuple[str, bool, Mapping[str, Any]]] = []
+    for vol in pod.volumes:
+        pvc_src = vol.get("persistentVolumeClaim")
+        if pvc_src is not None:
+            out.append((str(pvc_src.get("claimName") or ""), False, vol))
+        elif vol.get("ephemeral") is not None:
+            out.append((f"{pod.name}-{vol.get('name', '')}", True, vol))
+    return out
+
+
+def ephemeral_owner_error(pod: Pod, pvc: KubeObject) -> str | None:
+    """ephemeral.VolumeIsForPod: the claim must be controlled by the pod."""
+    meta = pvc.raw.get("metadata") or {}
+    for ref in meta.get("ownerReferences") or ():
+        if ref.get("controller") and ref.get("uid") == pod.uid:
+            return None
+    return (
+        f"PVC {pvc.namespace}/{pvc.name} was not created for pod "
+        f"{pod.namespace}/{pod.name} (pod is not owner)"
+    )
+
+
+def storage_request(pvc: KubeObject) -> int:
+    """The claim's storage request in nano-units (0 when absent)."""
+    resources = pvc.spec.get("resources") or {}
+    return _nanos((resources.get("requests") or {}).get("storage"))
+
+
+def pv_capacity(pv: KubeObject) -> int:
+    """The volume's storage capacity in nano-units (0 when absent)."""
+    return _nanos((pv.spec.get("capacity") or {}).get("storage"))
+
+
+def _nanos(text: Any) -> int:
+    if text is None:
+        return 0
+    try:
+        return q.parse_nanos(text)
+    except q.QuantityError:
+        return 0
+
+
+def pv_node_affinity(pv: KubeObject) -> NodeSelector | None:
+    """The PV's required node affinity, or None when it admits every node."""
+    affinity = pv.spec.get("nodeAffinity")
+    if not affinity:
+        return None
+    required = affinity.get("required")
+    if required is None:
+        return None
+    return node_selector(required)
+
+
+def check_node_affinity(affinity: NodeSelector | None, node_labels: Mapping[str, str]) -> bool:
+    """CheckNodeAffinity over a parsed PV affinity."""
+    if affinity is None:
+        return True
+    return affinity.matches(node_labels, _NO_NODE_NAME)
+
+
+def is_volume_bound_to_claim(pv: KubeObject, claim: KubeObject) -> bool:
+    ref = pv.spec.get("claimRef")
+    if ref is None:
+        return False
+    if claim.name != (ref.get("name") or "") or claim.namespace != (ref.get("namespace") or ""):
+        return False
+    ref_uid = ref.get("uid") or ""
+    return not (ref_uid and claim_uid(claim) != ref_uid)
+
+
+def claim_uid(claim: KubeObject) -> str:
+    return claim.uid
+
+
+def is_claim_fully_bound(pvc: KubeObject) -> bool:
+    return bool(pvc.spec.get("volumeName")) and ANN_BIND_COMPLETED in pvc.annotations
+
+
+def match_topology_selector_terms(
+    terms: Sequence[Mapping[str, Any]] | None, node_labels: Mapping[str, str]
+) -> bool:
+    """v1helper.MatchTopologySelectorTerms: no terms match everything; an empty term nothing."""
+    if not terms:
+        return True
+    for term in terms:
+        exprs = term.get("matchLabelExpressions") or ()
+        if not exprs:
+            continue
+        try:
+            reqs = [
+                make_requirement(str(e.get("key") or ""), IN, list(e.get("values") or ()))
+                for e in exprs
+            ]
+        except SelectorError:
+            continue
+        if Selector(reqs).matches(node_labels):
+            return True
+    return False
+
+
+def _with_annotation(obj: KubeObject, key: str, value: str) -> KubeObject:
+    raw = copy.deepcopy(dict(obj.raw))
+    meta = raw.setdefault("metadata", {})
+    anns = dict(meta.get("annotations") or {})
+    anns[key] = value
+    meta["annotations"] = anns
+    return KubeObject(raw)
+
+
+def bind_volume_to_claim(pv: KubeObject, claim: KubeObject) -> tuple[KubeObject, bool]:
+    """GetBindVolumeToClaim: the PV with a claimRef to claim; dirty when anything changed."""
+    set_bound_by_controller = not is_volume_bound_to_claim(pv, claim)
+    raw = copy.deepcopy(dict(pv.raw))
+    spec = raw.setdefault("spec", {})
+    ref = spec.get("claimRef")
+    dirty = False
+    if (
+        ref is None
+        or ref.get("name") != claim.name
+        or (ref.get("namespace") or "") != claim.namespace
+        or (ref.get("uid") or "") != claim_uid(claim)
+    ):
+        spec["claimRef"] = {
+            "kind": "PersistentVolumeClaim",
+            "namespace": claim.namespace,
+            "name": claim.name,
+            "uid": claim_uid(claim),
+            "apiVersion": "v1",
+        }
+        dirty = True
+    meta = raw.setdefault("metadata", {})
+    anns = dict(meta.get("annotations") or {})
+    if set_bound_by_controller and ANN_BOUND_BY_CONTROLLER not in anns:
+        anns[ANN_BOUND_BY_CONTROLLER] = "yes"
+        meta["annotations"] = anns
+        dirty = True
+    return KubeObject(raw), dirty
+
+
+# -- plugin state --------------------------------------------------------------------------------
+
+
+class _PodVolumes:
+    """The bindings and provisionings found for one node (PodVolumes)."""
+
+    __slots__ = ("static_bindings", "dynamic_provisions")
+
+    def __init__(
+        self,
+        static_bindings: list[tuple[KubeObject, KubeObject]],
+        dynamic_provisions: list[KubeObject],
+    ) -> None:
+        self.static_bindings = static_bindings  # (pv, pvc)
+        self.dynamic_provisions = dynamic_provisions
+
+
+class _CandidatePV:
+    """A PV of an unbound claim's class, with what matching reads from it parsed once."""
+
+    __slots__ = ("pv", "capacity", "affinity", "claim_ref", "volume_mode", "vac", "modes")
+
+    def __init__(self, pv: KubeObject) -> None:
+        self.pv = pv
+        self.capacity = pv_capacity(pv)
+        self.affinity = pv_node_affinity(pv)
+        self.claim_ref = pv.spec.get("claimRef")
+        self.volume_mode = pv.spec.get("volumeMode") or "Filesystem"
+        self.vac = pv.spec.get("volumeAttributesClassName") or ""
+        self.modes = frozenset(pv.spec.get("accessModes") or ())
+
+
+class _State:
+    """stateData: shared by every clone of the cycle state, as upstream shares its pointer."""
+
+    __slots__ = (
+        "all_bound",
+        "by_node",
+        "bound_claims",
+        "delay_claims",
+        "pvs_by_class",
+        "has_static_bindings",
+        "assumed",
+    )
+
+    def __init__(
+        self,
+        bound_claims: list[tuple[KubeObject, KubeObject | None, NodeSelector | None]] | None = None,
+        delay_claims: list[KubeObject] | None = None,
+        pvs_by_class: dict[str, list[_CandidatePV]] | None = None,
+    ) -> None:
+        self.all_bound = False
+        self.by_node: dict[str, _PodVolumes] | None = {} if bound_claims is not None else None
+        # (claim, its PV or None when missing, the PV's node affinity)
+        self.bound_claims = bound_claims or []
+        self.delay_claims = delay_claims or []
+        self.pvs_by_class = pvs_by_class or {}
+        self.has_static_bindings = False
+        # objects replaced by Reserve, to put back on Unreserve: (kind, key, before, after)
+        self.assumed: list[tuple[str, str, KubeObject, KubeObject]] = []
+
+    def clone(self) -> StateData:
+        return self
+
+
+def _read(state: CycleState) -> _State:
+    value = state.get(_STATE_KEY)
+    if value is None:
+        raise KeyError("not found")
+    if not isinstance(value, _State):
+        raise TypeError("unable to convert state into stateData")
+    return value
+
+
+# -- the plugin ----------------------------------------------------------------------------------
+
+
+class VolumeBinding:
+    name = NAME
+
+    def __init__(self, handle: Handle) -> None:
+        self.handle = handle
+
+    # PreFilter
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        if not pod.volumes:
+            state.write(_STATE_KEY, _State())
+            return None, SKIP
+        objs = self.handle.snapshot.objects
+        claims = pod_claim_names(pod)
+        if not claims:
+            state.write(_STATE_KEY, _State())
+            return None, SKIP
+        found: list[KubeObject] = []
+        for claim_name, ephemeral, _ in claims:
+            pvc = objs.pvcs.get(f"{pod.namespace}/{claim_name}")
+            if pvc is None:
+                if ephemeral:
+                    return None, unresolvable(
+                        "waiting for ephemeral volume controller to create the "
+                        f"persistentvolumeclaim {quote(claim_name)}"
+                    )
+                return None, unresolvable(f"persistentvolumeclaim {quote(claim_name)} not found")
+            if pvc.status.get("phase") == "Lost":
+                return None, unresolvable(
+                    f"persistentvolumeclaim {quote(pvc.name)} bound to non-existent "
+                    f"persistentvolume {quote(str(pvc.spec.get('volumeName') or ''))}"
+                )
+            if is_deleting(pvc):
+                return None, unresolvable(
+                    f"persistentvolumeclaim {quote(pvc.name)} is being deleted"
+                )
+            if ephemeral:
+                err = ephemeral_owner_error(pod, pvc)
+                if err is not None:
+                    return None, unresolvable(err)
+            found.append(pvc)
+
+        bound: list[tuple[KubeObject, KubeObject | None, NodeSelector | None]] = []
+        delay: list[KubeObject] = []
+        immediate = False
+        for pvc in found:
+            if is_claim_fully_bound(pvc):
+                pv = objs.pvs.get(str(pvc.spec.get("volumeName")))
+                bound.append((pvc, pv, pv_node_affinity(pv) if pv is not None else None))
+                continue
+            class_name = claim_storage_class(pvc)
+            sc = objs.storage_classes.get(class_name) if class_name else None
+            delayed = sc is not None and binding_mode(sc) == WAIT_FOR_FIRST_CONSUMER
+            if delayed and not pvc.spec.get("volumeName"):
+                delay.append(pvc)
+            else:
+                immediate = True
+        if immediate:
+            return None, unresolvable(ERR_REASON_UNBOUND_IMMEDIATE)
+        pvs_by_class: dict[str, list[_CandidatePV]] = {}
+        for pvc in delay:
+            class_name = claim_storage_class(pvc)
+            if class_name not in pvs_by_class:
+                pvs_by_class[class_name] = [
+                    _CandidatePV(pv)
+                    for pv in objs.pvs.values()
+                    if pv_storage_class(pv) == class_name
+                ]
+        state.write(_STATE_KEY, _State(bound, delay, pvs_by_class))
+        return None, SUCCESS
+
+    # Filter
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        try:
+            s = _read(state)
+        except (KeyError, TypeError) as err:
+            return error(str(err).strip("'\""))
+        node = node_info.node
+        try:
+            volumes, reasons = self._find_pod_volumes(s, node.name, node.labels)
+        except _BinderError as err:
+            return error(str(err))
+        if reasons:
+            return unresolvable(*reasons)
+        if s.by_node is not None:
+            s.by_node[node.name] = volumes
+        if volumes.static_bindings:
+            s.has_static_bindings = True
+        return SUCCESS
+
+    def _find_pod_volumes(
+        self, s: _State, node_name: str, node_labels: Mapping[str, str]
+    ) -> tuple[_PodVolumes, list[str]]:
+        """FindPodVolumes: the node's bindings and provisionings, or the conflict reasons."""
+        bound_ok = True
+        unbound_ok = True
+        sufficient = True
+        pvs_found = True
+        static: list[tuple[KubeObject, KubeObject]] = []
+        dynamic: list[KubeObject] = []
+
+        for _, pv, affinity in s.bound_claims:
+            if pv is None:
+                pvs_found = False
+                break
+            if not check_node_affinity(affinity, node_labels):
+                bound_ok = False
+                break
+
+        if s.delay_claims:
+            to_match: list[KubeObject] = []
+            to_provision: list[KubeObject] = []
+            selected_elsewhere = False
+            for claim in s.delay_claims:
+                selected = claim.annotations.get(ANN_SELECTED_NODE)
+                if selected is not None:
+                    if selected != node_name:
+                        selected_elsewhere = True
+                        break
+                    to_provision.append(claim)
+                else:
+                    to_match.append(claim)
+            if selected_elsewhere:
+                unbound_ok = False
+            else:
+                if to_match:
+                    unbound_ok, static, unmatched = self._find_matching_volumes(
+                        s, to_match, node_labels
+                    )
+                    to_provision.extend(unmatched)
+                if to_provision:
+                    unbound_ok, sufficient, dynamic = self._check_provisions(
+                        to_provision, node_labels
+                    )
+
+        reasons: list[str] = []
+        if not bound_ok:
+            reasons.append(ERR_REASON_NODE_CONFLICT)
+        if not unbound_ok:
+            reasons.append(ERR_REASON_BIND_CONFLICT)
+        if not sufficient:
+            reasons.append(ERR_REASON_NOT_ENOUGH_SPACE)
+        if not pvs_found:
+            reasons.append(ERR_REASON_PV_NOT_EXIST)
+        return _PodVolumes(static, dynamic), reasons
+
+    def _find_matching_volumes(
+        self, s: _State, claims: list[KubeObject], node_labels: Mapping[str, str]
+    ) -> tuple[bool, list[tuple[KubeObject, KubeObject]], list[KubeObject]]:
+        """findMatchingVolumes: smallest claims first, each PV chosen at most once."""
+        claims = sorted(claims, key=storage_request)
+        chosen: set[str] = set()
+        bindings: list[tuple[KubeObject, KubeObject]] = []
+        unmatched: list[KubeObject] = []
+        found_all = True
+        for claim in claims:
+            candidates = s.pvs_by_class.get(claim_storage_class(claim), [])
+            pv = _find_matching_volume(claim, candidates, node_labels, chosen)
+            if pv is None:
+                unmatched.append(claim)
+                found_all = False
+                continue
+            chosen.add(pv.name)
+            bindings.append((pv, claim))
+        return found_all, bindings, unmatched
+
+    def _check_provisions(
+        self, claims: list[KubeObject], node_labels: Mapping[str, str]
+    ) -> tuple[bool, bool, list[KubeObject]]:
+        """checkVolumeProvisions: (provisioning possible, enough storage, claims to provision)."""
+        objs = self.handle.snapshot.objects
+        out: list[KubeObject] = []
+        for claim in claims:
+            class_name = claim_storage_class(claim)
+            if not class_name:
+                raise _BinderError(f"no class for claim {quote(claim.key)}")
+            sc = objs.storage_classes.get(class_name)
+            if sc is None:
+                raise _BinderError(f"failed to find storage class {quote(class_name)}")
+            provisioner = str(sc.raw.get("provisioner") or "")
+            if not provisioner or provisioner == NOT_SUPPORTED_PROVISIONER:
+                return False, True, []
+            if not match_topology_selector_terms(sc.raw.get("allowedTopologies"), node_labels):
+                return False, True, []
+            # Capacity is only checked for CSI drivers that opt in through a CSIDriver object.
+            out.append(claim)
+        return True, True, out
+
+    # PreScore and Score
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+        # Without StorageCapacityScoring (off in v1.35) there is no scorer.
+        return SKIP
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        return 0, SUCCESS
+
+    # Reserve, Unreserve, PreBind
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        try:
+            s = _read(state)
+        except (KeyError, TypeError) as err:
+            return error(str(err).strip("'\""))
+        volumes = s.by_node.get(node_name) if s.by_node is not None else None
+        if volumes is None:
+            s.all_bound = True  # the pod references no claim
+            return SUCCESS
+        objs = self.handle.snapshot.objects
+        if self._pod_volumes_bound(pod):
+            s.all_bound = True
+            return SUCCESS
+        new_bindings: list[tuple[KubeObject, KubeObject]] = []
+        for pv, pvc in volumes.static_bindings:
+            new_pv, dirty = bind_volume_to_claim(pv, pvc)
+            if dirty:
+                before = objs.pvs.get(pv.name, pv)
+                objs.pvs[pv.name] = new_pv
+                s.assumed.append(("pv", pv.name, before, new_pv))
+            new_bindings.append((new_pv, pvc))
+        provisions: list[KubeObject] = []
+        for pvc in volumes.dynamic_provisions:
+            clone = _with_annotation(pvc, ANN_SELECTED_NODE, node_name)
+            before = objs.pvcs.get(pvc.key, pvc)
+            objs.pvcs[pvc.key] = clone
+            s.assumed.append(("pvc", pvc.key, before, clone))
+            provisions.append(clone)
+        volumes.static_bindings = new_bindings
+        volumes.dynamic_provisions = provisions
+        s.all_bound = False
+        return SUCCESS
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        try:
+            s = _read(state)
+        except (KeyError, TypeError):
+            return
+        objs = self.handle.snapshot.objects
+        for kind, key, before, after in reversed(s.assumed):
+            store = objs.pvs if kind == "pv" else objs.pvcs
+            if store.get(key) is after:
+                store[key] = before
+        s.assumed.clear()
+
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        try:
+            s = _read(state)
+        except (KeyError, TypeError) as err:
+            return error(str(err).strip("'\""))
+        if s.all_bound:
+            return SUCCESS
+        if s.by_node is None or node_name not in s.by_node:
+            return error(f"no pod volume found for node {quote(node_name)}")
+        # The API updates are the objects Reserve already wrote into the cluster. Completing the
+        # binding is the PV controller's job, outside the scheduler.
+        return SUCCESS
+
+    def _pod_volumes_bound(self, pod: Pod) -> bool:
+        """arePodVolumesBound over the cluster's current claims."""
+        objs = self.handle.snapshot.objects
+        for claim_name, _, _ in pod_claim_names(pod):
+            pvc = objs.pvcs.get(f"{pod.namespace}/{claim_name}")
+            if pvc is None or not is_claim_fully_bound(pvc):
+                return False
+        return True
+
+
+class _BinderError(Exception):
+    """An error of the volume binder: the Filter answers with an Error status."""
+
+
+def _find_matching_volume(
+    claim: KubeObject,
+    candidates: Sequence[_CandidatePV],
+    node_labels: Mapping[str, str],
+    excluded: set[str],
+) -> KubeObject | None:
+    """FindMatchingVolume for a delayed-binding claim and a node: prebound PV or smallest fit."""
+    requested = storage_request(claim)
+    requested_class = claim_storage_class(claim)
+    selector_raw = claim.spec.get("selector")
+    selector: Selector | None = None
+    if selector_raw is not None:
+        try:
+            selector = label_selector(selector_raw)
+        except SelectorError as err:
+            raise _BinderError(
+                f"error creating internal label selector for claim: {claim.key}: {err}"
+            ) from err
+    claim_mode = claim.spec.get("volumeMode") or "Filesystem"
+    claim_vac = claim.spec.get("volumeAttributesClassName") or ""
+    claim_modes = tuple(claim.spec.get("accessModes") or ())
+    smallest: _CandidatePV | None = None
+    for c in candidates:
+        pv = c.pv
+        if pv.name in excluded:
+            continue
+        if c.claim_ref is not None and not is_volume_bound_to_claim(pv, claim):
+            continue
+        if c.capacity < requested:
+            continue
+        if c.volume_mode != claim_mode:
+            continue
+        if c.vac != claim_vac:
+            continue
+        if is_deleting(pv):
+            continue
+        affinity_ok = check_node_affinity(c.affinity, node_labels)
+        if c.claim_ref is not None:
+            # Prebound to this claim: it is the only candidate.
+            return pv if affinity_ok else None
+        if pv.status.get("phase") != "Available":
+            continue
+        if selector is not None and not selector.matches(pv.labels):
+            continue
+        if pv_storage_class(pv) != requested_class:
+            continue
+        if not affinity_ok:
+            continue
+        if any(m not in c.modes for m in claim_modes):
+            continue
+        if smallest is None or smallest.capacity > c.capacity:
+            smallest = c
+    return smallest.pv if smallest is not None else None
+
+
+def new(args: Any, handle: Handle) -> VolumeBinding:
+    return VolumeBinding(handle)

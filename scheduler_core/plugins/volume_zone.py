@@ -1,0 +1,156 @@
+"""VolumeZone: keep pods on nodes in the zones and regions of their bound PersistentVolumes.
+
+Mirrors plugins/volumezone in kube-scheduler v1.35.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from scheduler_core.api import KubeObject, Pod
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import Handle
+from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
+from scheduler_core.framework.types import NodeInfo, PreFilterResult
+from scheduler_core.plugins import names
+from scheduler_core.plugins.helpers import FrozenState
+from scheduler_core.plugins.volume_binding import (
+    WAIT_FOR_FIRST_CONSUMER,
+    claim_storage_class,
+    quote,
+)
+
+NAME: Final = names.VOLUME_ZONE
+ERR_REASON_CONFLICT: Final = "node(s) had no available volume zone"
+_PRE_FILTER_KEY: Final = f"PreFilter{NAME}"
+
+_BETA_ZONE: Final = "failure-domain.beta.kubernetes.io/zone"
+_BETA_REGION: Final = "failure-domain.beta.kubernetes.io/region"
+_GA_ZONE: Final = "topology.kubernetes.io/zone"
+_GA_REGION: Final = "topology.kubernetes.io/region"
+TOPOLOGY_LABELS: Final = (_BETA_ZONE, _BETA_REGION, _GA_ZONE, _GA_REGION)
+_TO_GA: Final = {_BETA_ZONE: _GA_ZONE, _BETA_REGION: _GA_REGION}
+# cloud-provider volume helpers: a label may list several zones joined by this.
+MULTI_ZONE_DELIMITER: Final = "__"
+
+
+class _PVTopology:
+    __slots__ = ("pv_name", "key", "values")
+
+    def __init__(self, pv_name: str, key: str, values: frozenset[str]) -> None:
+        self.pv_name = pv_name
+        self.key = key
+        self.values = values
+
+
+class _State(FrozenState):
+    __slots__ = ("topologies",)
+
+    def __init__(self, topologies: tuple[_PVTopology, ...]) -> None:
+        self.topologies = topologies
+
+
+def label_zones_to_set(value: str) -> frozenset[str] | None:
+    """LabelZonesToSet; None when an element is empty (the label is then ignored)."""
+    zones = set()
+    for zone in value.split(MULTI_ZONE_DELIMITER):
+        zone = zone.strip()
+        if not zone:
+            return None
+        zones.add(zone)
+    return frozenset(zones)
+
+
+def pv_topologies(pv: KubeObject) -> list[_PVTopology]:
+    out = []
+    for key in TOPOLOGY_LABELS:
+        value = pv.labels.get(key)
+        if value is None:
+            continue
+        zones = label_zones_to_set(value)
+        if zones is not None:
+            out.append(_PVTopology(pv.name, key, zones))
+    return out
+
+
+class VolumeZone:
+    name = NAME
+
+    def __init__(self, handle: Handle) -> None:
+        self.handle = handle
+
+    def _pv_topologies_of(self, pod: Pod) -> tuple[list[_PVTopology], Status]:
+        """getPVbyPod: the zone constraints of the pod's bound volumes."""
+        objs = self.handle.snapshot.objects
+        out: list[_PVTopology] = []
+        for vol in pod.volumes:
+            src = vol.get("persistentVolumeClaim")
+            if src is None:
+                continue
+            claim_name = str(src.get("claimName") or "")
+            if not claim_name:
+                return [], unresolvable("PersistentVolumeClaim had no name")
+            pvc = objs.pvcs.get(f"{pod.namespace}/{claim_name}")
+            if pvc is None:
+                return [], unresolvable(f"persistentvolumeclaim {quote(claim_name)} not found")
+            pv_name = str(pvc.spec.get("volumeName") or "")
+            if not pv_name:
+                class_name = claim_storage_class(pvc)
+                if not class_name:
+                    return [], unresolvable(
+                        "PersistentVolumeClaim had no pv name and storageClass name"
+                    )
+                sc = objs.storage_classes.get(class_name)
+                if sc is None:
+                    return [], unresolvable(
+                        f"storageclass.storage.k8s.io {quote(class_name)} not found"
+                    )
+                # The API server defaults an absent volumeBindingMode to Immediate.
+                if sc.raw.get("volumeBindingMode") == WAIT_FOR_FIRST_CONSUMER:
+                    continue
+                return [], unresolvable("PersistentVolume had no name")
+            pv = objs.pvs.get(pv_name)
+            if pv is None:
+                return [], unresolvable(f"persistentvolume {quote(pv_name)} not found")
+            out.extend(pv_topologies(pv))
+        return out, SUCCESS
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        if not pod.volumes:
+            return None, SKIP
+        topologies, status = self._pv_topologies_of(pod)
+        if not status.is_success():
+            return None, status
+        if not topologies:
+            return None, SKIP
+        state.write(_PRE_FILTER_KEY, _State(tuple(topologies)))
+        return None, SUCCESS
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        if not pod.volumes:
+            return SUCCESS
+        s = state.get(_PRE_FILTER_KEY)
+        if isinstance(s, _State):
+            topologies: Sequence[_PVTopology] = s.topologies
+        else:
+            found, status = self._pv_topologies_of(pod)
+            if not status.is_success():
+                return status
+            topologies = found
+        labels = node_info.node.labels
+        if not any(key in labels for key in TOPOLOGY_LABELS):
+            return SUCCESS
+        for topo in topologies:
+            value = labels.get(topo.key)
+            if value is None:
+                value = labels.get(_TO_GA.get(topo.key, topo.key))
+            if value is None or value not in topo.values:
+                return unresolvable(ERR_REASON_CONFLICT)
+        return SUCCESS
+
+
+def new(args: Any, handle: Handle) -> VolumeZone:
+    return VolumeZone(handle)

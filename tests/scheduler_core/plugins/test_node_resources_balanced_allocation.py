@@ -1,0 +1,167 @@
+"""NodeResourcesBalancedAllocation: PreScore Skip for best-effort pods and the std-dev score."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import pytest
+
+from scheduler_core.api import Node, Pod
+from scheduler_core.cluster import apply_api_defaults
+from scheduler_core.config.types import NodeResourcesBalancedAllocationArgs, ResourceSpec
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.status import SKIP, SUCCESS
+from scheduler_core.framework.types import NodeInfo
+from scheduler_core.plugins.node_resources import balanced_allocation as ba
+
+
+def container(**requests: str) -> dict[str, Any]:
+    c: dict[str, Any] = {"name": "c", "image": "pause"}
+    if requests:
+        c["resources"] = {"requests": requests}
+    return c
+
+
+def pod(c: dict[str, Any], *, name: str = "p", node: str = "") -> Pod:
+    raw: dict[str, Any] = {"metadata": {"name": name}, "spec": {"containers": [c]}}
+    if node:
+        raw["spec"]["nodeName"] = node
+    return Pod(apply_api_defaults(raw))
+
+
+def node_info(allocatable: dict[str, str], *pods: Pod, name: str = "n1") -> NodeInfo:
+    ni = NodeInfo(Node({"metadata": {"name": name}, "status": {"allocatable": allocatable}}))
+    for p in pods:
+        ni.add_pod(p)
+    return ni
+
+
+NODE = {"cpu": "4", "memory": "10000", "pods": "32"}
+GPU_NODE = {**NODE, "nvidia.com/gpu": "4"}
+
+
+def args(*names: str) -> NodeResourcesBalancedAllocationArgs:
+    if not names:
+        return NodeResourcesBalancedAllocationArgs()
+    return NodeResourcesBalancedAllocationArgs(tuple(ResourceSpec(n, 1) for n in names))
+
+
+def run(a: NodeResourcesBalancedAllocationArgs, p: Pod, nodes: list[NodeInfo]) -> list[int] | None:
+    plugin = ba.BalancedAllocation(a)
+    state = CycleState()
+    status = plugin.pre_score(state, p, nodes)  # type: ignore[arg-type]
+    if status == SKIP:
+        return None
+    assert status == SUCCESS
+    got, status = plugin.score_batch(state, p, nodes)  # type: ignore[arg-type]
+    assert status == SUCCESS
+    assert [plugin.score(state, p, ni)[0] for ni in nodes] == got  # type: ignore[arg-type]
+    return got
+
+
+@pytest.mark.parametrize(
+    ("a", "p", "nodes", "expected"),
+    [
+        pytest.param(args(), pod(container()), [node_info(NODE)], None, id="best-effort-skipped"),
+        pytest.param(
+            args(),
+            pod(container(cpu="1", memory="5000")),
+            [node_info(NODE)],
+            [int((1 - abs(0.25 - 0.5) / 2) * 100)],
+            id="two-resources-half-difference",
+        ),
+        pytest.param(
+            args(),
+            pod(container(cpu="2", memory="5000")),
+            [node_info(NODE)],
+            [100],
+            id="balanced-node-scores-max",
+        ),
+        pytest.param(
+            args(),
+            pod(container(cpu="8", memory="5000")),
+            [node_info(NODE), node_info({**NODE, "memory": "2500"}, name="n2")],
+            [int((1 - (1 - 0.5) / 2) * 100), 100],
+            id="fractions-capped-at-one",
+        ),
+        pytest.param(
+            args(),
+            pod(container(cpu="1", memory="5000")),
+            [node_info({"cpu": "4", "pods": "32"})],
+            [100],
+            id="single-fraction-has-no-deviation",
+        ),
+        pytest.param(
+            args(),
+            pod(container(cpu="1", memory="5000")),
+            [node_info(NODE, pod(container(cpu="1"), name="e", node="n1"))],
+            [int((1 - abs(0.5 - 0.5) / 2) * 100)],
+            id="existing-requests-count-plainly",
+        ),
+        pytest.param(
+            args("cpu", "memory", "nvidia.com/gpu"),
+            pod(container(cpu="1", memory="5000", **{"nvidia.com/gpu": "1"})),
+            [node_info(GPU_NODE), node_info(NODE, name="n2")],
+            [
+                int(
+                    (
+                        1
+                        - math.sqrt(
+                            ((0.25 - 1 / 3) ** 2 + (0.5 - 1 / 3) ** 2 + (0.25 - 1 / 3) ** 2) / 3
+                        )
+                    )
+                    * 100
+                ),
+                int((1 - 0.125) * 100),
+            ],
+            id="three-resources-standard-deviation",
+        ),
+        pytest.param(
+            args("cpu", "memory", "nvidia.com/gpu"),
+            pod(container(cpu="1", memory="5000")),
+            [node_info(GPU_NODE)],
+            [int((1 - 0.125) * 100)],
+            id="unrequested-scalar-ignored",
+        ),
+        pytest.param(
+            args("nvidia.com/gpu"),
+            pod(container(cpu="1", memory="5000")),
+            [node_info(GPU_NODE)],
+            None,
+            id="best-effort-for-configured-resources",
+        ),
+    ],
+)
+def test_score(
+    a: NodeResourcesBalancedAllocationArgs,
+    p: Pod,
+    nodes: list[NodeInfo],
+    expected: list[int] | None,
+) -> None:
+    assert run(a, p, nodes) == expected
+
+
+def test_score_without_pre_score_gives_best_effort_zero() -> None:
+    plugin = ba.new(None, None)  # type: ignore[arg-type]
+    assert plugin.score(CycleState(), pod(container()), node_info(NODE)) == (0, SUCCESS)
+
+
+def test_cpu_memory_fast_path_matches_generic_scorer() -> None:
+    amounts = ("0", "1", "999", "1000", "1001", "3000")
+    nodes = [
+        node_info({"cpu": f"{c}m", "memory": m}, pod(container(cpu=f"{u}m", memory=u), name="e"))
+        for c, m, u in itertools.product(amounts, amounts, ("0", "500", "123"))
+    ]
+    for use_requested, cpu, mem in itertools.product((False, True), (0, 1, 7, 700), (0, 3, 700)):
+        expected = []
+        for ni in nodes:
+            counted = ni.requested if use_requested else ni.non_zero_requested
+            expected.append(
+                ba.balanced_resource_scorer(
+                    [counted.milli_cpu + cpu, counted.memory + mem],
+                    [ni.allocatable.milli_cpu, ni.allocatable.memory],
+                )
+            )
+        assert ba.balanced_cpu_memory(nodes, use_requested, cpu, 1, mem, 1) == expected
