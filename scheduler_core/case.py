@@ -51,7 +51,13 @@ class CaseRun:
         extras = {"cluster": self.cluster, "preemption_sink": self._preempt}
         self.runners: dict[str, CycleRunner] = {}
         for profile in self.config.profiles:
-            fwk = Framework(profile, self.registry, nominator=self._nominated_for, extras=extras)
+            fwk = Framework(
+                profile,
+                self.registry,
+                nominator=self._nominated_for,
+                nominated_nodes=self._nominated_nodes,
+                extras=extras,
+            )
             self.runners[profile.scheduler_name] = CycleRunner(
                 fwk, percentage_of_nodes_to_score=100, evaluate_all_nodes=True
             )
@@ -64,6 +70,9 @@ class CaseRun:
             raw = dict(pod.raw)
             raw["status"] = {**(raw.get("status") or {}), "nominatedNodeName": node_name}
             self.nominated.setdefault(node_name, []).append(Pod(raw))
+
+    def _nominated_nodes(self) -> frozenset[str]:
+        return frozenset(name for name, pods in self.nominated.items() if pods)
 
     def _nominated_for(self, node_name: str) -> list[Pod]:
         return self.nominated.get(node_name, [])

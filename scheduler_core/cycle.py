@@ -14,7 +14,7 @@ from scheduler_core.api import Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import PostFilterResult
 from scheduler_core.framework.runtime import Framework, PluginScores
-from scheduler_core.framework.status import Code, Status
+from scheduler_core.framework.status import SUCCESS, Code, Status
 from scheduler_core.framework.types import (
     Diagnosis,
     NodeInfo,
@@ -234,20 +234,41 @@ class CycleRunner:
         order = nodes[start:] + nodes[:start] if start else nodes
         if not fwk.has_filter_plugins():
             return order[:to_find]
+        nominated = fwk.nominated_node_names()
+        batch_nodes = [ni for ni in order if ni.node.name not in nominated] if nominated else order
+        passed, rejected, err = fwk.filter_nodes(state, pod, batch_nodes)
+        if err is not None:
+            rec.error = True
+            rec.message = err.message()
+            return []
+        verdict: dict[str, Status] = rejected
+        ok = {ni.node.name for ni, p in zip(batch_nodes, passed, strict=True) if p}
+        if nominated:
+            # Nodes with nominated pods are filtered twice (with and without them), one by one.
+            for ni in order:
+                if ni.node.name not in nominated:
+                    continue
+                status = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
+                if status.code == Code.ERROR:
+                    rec.error = True
+                    rec.message = status.message()
+                    return []
+                if status.is_success():
+                    ok.add(ni.node.name)
+                else:
+                    verdict[ni.node.name] = status
         feasible: list[NodeInfo] = []
         for ni in order:
-            status = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
-            rec.filter[ni.node.name] = status
-            if status.code == Code.ERROR:
-                rec.error = True
-                rec.message = status.message()
-                return []
-            if status.is_success():
+            name = ni.node.name
+            if name in ok:
                 feasible.append(ni)
+                rec.filter[name] = SUCCESS
                 if len(feasible) >= to_find:
-                    break
+                    break  # upstream stops here: later nodes are not evaluated
             else:
-                diagnosis.node_to_status[ni.node.name] = status
+                status = verdict[name]
+                rec.filter[name] = status
+                diagnosis.node_to_status[name] = status
                 diagnosis.add_plugin_status(status)
         return feasible
 

@@ -120,9 +120,9 @@ class Selector:
         # The common matchLabels-only selector is checked as dict lookups.
         eq: dict[str, str] | None = {}
         for r in self.requirements:
-            if r.op == IN and len(r.values) == 1 and eq is not None:
+            if r.op == IN and len(r.values) == 1 and eq is not None and r.key not in eq:
                 eq[r.key] = next(iter(r.values))
-            else:
+            else:  # a repeated key (merged selectors) needs every requirement checked
                 eq = None
         self._equals = eq
 

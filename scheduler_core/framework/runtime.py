@@ -92,12 +92,15 @@ class Framework:
         *,
         nominator: Callable[[str], list[Pod]] | None = None,
         extras: Mapping[str, Any] | None = None,
+        nominated_nodes: Callable[[], frozenset[str]] | None = None,
     ) -> None:
+        """``nominator`` lists a node's nominated pods; ``nominated_nodes`` the nodes that have any."""
         self.profile = profile
         self.profile_name: str = profile.scheduler_name
         self.percentage_of_nodes_to_score: int | None = profile.percentage_of_nodes_to_score
         self._snapshot: Snapshot | None = None
         self._nominator = nominator
+        self._nominated_nodes = nominated_nodes
         self.extras: dict[str, Any] = dict(extras or {})
         for _, _, attr in _EXTENSION_POINTS:
             setattr(self, attr, [])
@@ -222,6 +225,12 @@ class Framework:
     def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
         return self._nominator(node_name) if self._nominator is not None else []
 
+    def nominated_node_names(self) -> frozenset[str]:
+        """Nodes that have nominated pods (whose Filter must run with and without them)."""
+        if self._nominated_nodes is None:
+            return frozenset()
+        return self._nominated_nodes()
+
     def has_filter_plugins(self) -> bool:
         return bool(self.filter_plugins)
 
@@ -337,6 +346,49 @@ class Framework:
                     )
                 return status.with_plugin(pl.name)
         return SUCCESS
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[bool], dict[str, Status], Status | None]:
+        """Run Filter over many nodes at once, plugin by plugin.
+
+        Equivalent to run_filter_plugins on each node (a node's status is its first rejecting
+        plugin's), but each plugin sees the surviving nodes in one call: a plugin with a
+        ``filter_batch(state, pod, nodes) -> list[Status | None]`` (None = passed) evaluates them
+        without a Python call per node. Returns the pass flags aligned with ``nodes``, the
+        rejected nodes' statuses, and the first Error status if a plugin failed.
+        """
+        passed = [True] * len(nodes)
+        rejected: dict[str, Status] = {}
+        alive = list(range(len(nodes)))
+        skip = state.skip_filter_plugins
+        for pl in self.filter_plugins:
+            if not alive:
+                break
+            if skip and pl.name in skip:
+                continue
+            subset = [nodes[i] for i in alive]
+            batch = getattr(pl, "filter_batch", None)
+            try:
+                if batch is not None:
+                    results = batch(state, pod, subset)
+                else:
+                    results = [pl.filter(state, pod, ni) for ni in subset]
+            except Exception as err:
+                msg = f'running "{pl.name}" filter plugin: {type(err).__name__}: {err}'
+                return passed, rejected, Status(Code.ERROR, (msg,), pl.name)
+            keep: list[int] = []
+            for i, st in zip(alive, results, strict=True):
+                if st is None or st.code == Code.SUCCESS:
+                    keep.append(i)
+                    continue
+                if not st.is_rejected():
+                    msg = f'running "{pl.name}" filter plugin: {st.message()}'
+                    return passed, rejected, Status(Code.ERROR, (msg,), pl.name)
+                passed[i] = False
+                rejected[nodes[i].node.name] = st.with_plugin(pl.name)
+            alive = keep
+        return passed, rejected, None
 
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
@@ -454,7 +506,13 @@ class Framework:
                         return [], Status(Code.ERROR, (msg,))
                     raw.append(score)
             out.append(PluginScores(pl.name, self.score_weights[pl.name], raw, raw))
-        for ps, pl in zip(out, [p for p in self.score_plugins if p.name in {o.name for o in out}]):
+        ran = [pl for pl in self.score_plugins if pl.name not in state.skip_score_plugins]
+        for ps, pl in zip(out, ran, strict=True):
+            fast = getattr(pl, "normalize_batch", None)
+            if fast is not None:
+                # normalize_batch(state, pod, raw) -> normalized: NormalizeScore without NodeScores.
+                ps.normalized = fast(state, pod, ps.raw)
+                continue
             if isinstance(pl, fi.ScoreExtensions):
                 scores = [NodeScore(ni.node.name, v) for ni, v in zip(nodes, ps.raw)]
                 s = pl.normalize_score(state, pod, scores)
@@ -466,6 +524,10 @@ class Framework:
                     return [], Status(Code.ERROR, (msg,))
                 ps.normalized = [ns.score for ns in scores]
         for ps in out:
+            if not ps.normalized or (
+                min(ps.normalized) >= fi.MIN_NODE_SCORE and max(ps.normalized) <= fi.MAX_NODE_SCORE
+            ):
+                continue
             for v in ps.normalized:
                 if v > fi.MAX_NODE_SCORE or v < fi.MIN_NODE_SCORE:
                     msg = (

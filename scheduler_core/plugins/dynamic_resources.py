@@ -24,7 +24,11 @@ from scheduler_core.framework.status import (
 )
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
 from scheduler_core.plugins import names
-from scheduler_core.plugins.helpers import FrozenState, default_normalize_score
+from scheduler_core.plugins.helpers import (
+    FrozenState,
+    default_normalize_score,
+    normalize_values,
+)
 from scheduler_core.plugins.volume_binding import quote
 
 NAME: Final = names.DYNAMIC_RESOURCES
@@ -127,6 +131,9 @@ class DynamicResources:
         if not isinstance(state.get(_STATE_KEY), _State):
             return [], error(_ERR_NOT_FOUND)
         return [0] * len(nodes), SUCCESS
+
+    def normalize_batch(self, state: CycleState, pod: Pod, raw: list[int]) -> list[int]:
+        return normalize_values(MAX_NODE_SCORE, False, raw)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
         default_normalize_score(MAX_NODE_SCORE, False, scores)

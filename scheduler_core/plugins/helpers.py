@@ -26,6 +26,20 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeS
         s.score = max_priority - v if reverse else v
 
 
+def normalize_values(max_priority: int, reverse: bool, values: list[int]) -> list[int]:
+    """default_normalize_score over plain values (the batch form of NormalizeScore)."""
+    max_count = max(values, default=0)
+    if max_count <= 0:
+        return [max_priority] * len(values) if reverse else list(values)
+    if min(values, default=0) >= 0:
+        if reverse:
+            return [max_priority - max_priority * v // max_count for v in values]
+        return [max_priority * v // max_count for v in values]
+    scores = [NodeScore("", v) for v in values]
+    default_normalize_score(max_priority, reverse, scores)
+    return [s.score for s in scores]
+
+
 def tolerations_tolerate_taint(tolerations: Sequence[Toleration], taint: Taint) -> bool:
     return any(t.tolerates(taint) for t in tolerations)
 

@@ -5,6 +5,7 @@ Mirrors plugins/imagelocality in kube-scheduler v1.35.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from scheduler_core.api import Pod
@@ -54,6 +55,29 @@ class ImageLocality:
                 total_score += _scaled_image_score(st, total)
         n = len(pod.init_containers) + len(pod.containers)
         return calculate_priority(total_score, n), SUCCESS
+
+
+    def score_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status]:
+        """Score for many nodes; a node with none of the pod's images scores the minimum."""
+        total = self.handle.snapshot.num_nodes()
+        images = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
+        n = len(images)
+        zero = calculate_priority(0, n)
+        out: list[int] = []
+        for ni in nodes:
+            states = ni.image_states
+            if not states:
+                out.append(zero)
+                continue
+            total_score = 0
+            for img in images:
+                st = states.get(img)
+                if st is not None:
+                    total_score += _scaled_image_score(st, total)
+            out.append(calculate_priority(total_score, n) if total_score else zero)
+        return out, SUCCESS
 
 
 def new(args: Any, handle: Handle) -> ImageLocality:

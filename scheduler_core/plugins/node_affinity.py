@@ -21,7 +21,11 @@ from scheduler_core.labels import (
     preferred_scheduling_terms,
 )
 from scheduler_core.plugins import names
-from scheduler_core.plugins.helpers import FrozenState, default_normalize_score
+from scheduler_core.plugins.helpers import (
+    FrozenState,
+    default_normalize_score,
+    normalize_values,
+)
 
 NAME: Final = names.NODE_AFFINITY
 ERR_REASON_POD: Final = "node(s) didn't match Pod's node affinity/selector"
@@ -127,6 +131,9 @@ class NodeAffinity:
             return unresolvable(ERR_REASON_POD)
         return SUCCESS
 
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+        return [None if (st := self.filter(state, pod, ni)).is_success() else st for ni in nodes]
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
         spec = pod.raw.get("spec") or {}
         has_pref = _has_key(
@@ -147,6 +154,9 @@ class NodeAffinity:
         if terms:
             count += _score_terms(terms, node_info)
         return count, SUCCESS
+
+    def normalize_batch(self, state: CycleState, pod: Pod, raw: list[int]) -> list[int]:
+        return normalize_values(MAX_NODE_SCORE, False, raw)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
         default_normalize_score(MAX_NODE_SCORE, False, scores)

@@ -5,6 +5,7 @@ Mirrors plugins/nodename in kube-scheduler v1.35.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from scheduler_core.api import Pod
@@ -25,6 +26,16 @@ class NodeName:
         if not pod.node_name or pod.node_name == node_info.node.name:
             return SUCCESS
         return unresolvable(ERR_REASON)
+
+
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+        if not pod.node_name:
+            return [None] * len(nodes)
+        want = pod.node_name
+        return [None if ni.node.name == want else _REJECTED for ni in nodes]
+
+
+_REJECTED: Final = unresolvable(ERR_REASON)
 
 
 def new(args: Any, handle: Handle) -> NodeName:

@@ -59,5 +59,16 @@ class NodePorts:
         return unschedulable(ERR_REASON)
 
 
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+        s = state.get(_PRE_FILTER_KEY)
+        ports = s.ports if isinstance(s, _PreFilterState) else pod.host_ports
+        return [
+            None if not ni.used_ports or fits_ports(ports, ni) else _REJECTED for ni in nodes
+        ]
+
+
+_REJECTED: Final = unschedulable(ERR_REASON)
+
+
 def new(args: Any, handle: Handle) -> NodePorts:
     return NodePorts()

@@ -5,6 +5,7 @@ Mirrors plugins/nodeunschedulable in kube-scheduler v1.35.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from scheduler_core.api import Pod, Taint
@@ -29,6 +30,22 @@ class NodeUnschedulable:
         if tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT):
             return SUCCESS
         return unresolvable(ERR_REASON_UNSCHEDULABLE)
+
+
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+        tolerated: bool | None = None
+        out: list[Status | None] = []
+        for ni in nodes:
+            if not ni.node.unschedulable:
+                out.append(None)
+                continue
+            if tolerated is None:
+                tolerated = tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT)
+            out.append(None if tolerated else _REJECTED)
+        return out
+
+
+_REJECTED: Final = unresolvable(ERR_REASON_UNSCHEDULABLE)
 
 
 def new(args: Any, handle: Handle) -> NodeUnschedulable:

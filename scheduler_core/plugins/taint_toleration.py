@@ -6,9 +6,10 @@ Mirrors plugins/tainttoleration in kube-scheduler v1.35.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
-from scheduler_core.api import Pod, Toleration
+from scheduler_core.api import Pod, Taint, Toleration
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import SUCCESS, Status, unresolvable
@@ -19,6 +20,7 @@ from scheduler_core.plugins.helpers import (
     default_normalize_score,
     do_not_schedule_taint,
     find_untolerated_taint,
+    normalize_values,
     read_state,
     tolerations_tolerate_taint,
 )
@@ -26,6 +28,7 @@ from scheduler_core.plugins.helpers import (
 NAME: Final = names.TAINT_TOLERATION
 ERR_REASON_UNTOLERATED: Final = "node(s) had untolerated taint(s)"
 _PRE_SCORE_KEY: Final = f"PreScore{NAME}"
+_UNTOLERATED: Final = unresolvable(ERR_REASON_UNTOLERATED)
 
 
 class _PreScoreState(FrozenState):
@@ -44,6 +47,24 @@ class TaintToleration:
             return SUCCESS
         return unresolvable(ERR_REASON_UNTOLERATED)
 
+    def filter_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Filter for many nodes; nodes without taints pass without a call."""
+        tolerations = pod.tolerations
+        out: list[Status | None] = []
+        verdicts: dict[tuple[Taint, ...], Status | None] = {}
+        for ni in nodes:
+            taints = ni.node.taints
+            if not taints:
+                out.append(None)
+                continue
+            if taints not in verdicts:
+                bad = find_untolerated_taint(taints, tolerations, do_not_schedule_taint)
+                verdicts[taints] = None if bad is None else _UNTOLERATED
+            out.append(verdicts[taints])
+        return out
+
     def pre_score(self, state: CycleState, pod: Pod, nodes: Any) -> Status:
         prefer = tuple(t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule"))
         state.write(_PRE_SCORE_KEY, _PreScoreState(prefer))
@@ -58,6 +79,28 @@ class TaintToleration:
             ):
                 count += 1
         return count, SUCCESS
+
+    def score_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status]:
+        s = read_state(state, _PRE_SCORE_KEY, _PreScoreState)
+        counts: dict[tuple[Taint, ...], int] = {(): 0}
+        out: list[int] = []
+        for ni in nodes:
+            taints = ni.node.taints
+            c = counts.get(taints)
+            if c is None:
+                c = counts[taints] = sum(
+                    1
+                    for t in taints
+                    if t.effect == "PreferNoSchedule"
+                    and not tolerations_tolerate_taint(s.tolerations, t)
+                )
+            out.append(c)
+        return out, SUCCESS
+
+    def normalize_batch(self, state: CycleState, pod: Pod, raw: list[int]) -> list[int]:
+        return normalize_values(MAX_NODE_SCORE, True, raw)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
         default_normalize_score(MAX_NODE_SCORE, True, scores)

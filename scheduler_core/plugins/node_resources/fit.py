@@ -259,6 +259,30 @@ class Fit:
             return SUCCESS
         return self._status(unresolvable, tuple(reasons))
 
+    def filter_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
+        """Filter for many nodes: the common cpu/memory-only request is checked inline."""
+        s = state.get(_PRE_FILTER_KEY)
+        if not isinstance(s, _PreFilterState) or s.scalars or s.ephemeral_storage:
+            return [
+                None if (st := self.filter(state, pod, ni)).is_success() else st for ni in nodes
+            ]
+        cpu, mem = s.milli_cpu, s.memory
+        out: list[Status | None] = []
+        for ni in nodes:
+            alloc = ni.allocatable
+            used = ni.requested
+            if (
+                len(ni.pods) < alloc.allowed_pod_number
+                and (cpu <= 0 or cpu <= alloc.milli_cpu - used.milli_cpu)
+                and (mem <= 0 or mem <= alloc.memory - used.memory)
+            ):
+                out.append(None)
+            else:
+                out.append(self.filter(state, pod, ni))
+        return out
+
     def _status(self, unresolvable: bool, reasons: tuple[str, ...]) -> Status:
         key = (unresolvable, reasons)
         status = self._statuses.get(key)

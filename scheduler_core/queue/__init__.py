@@ -1,0 +1,52 @@
+"""The scheduling queue: activeQ, backoffQ, unschedulable pods, nominator and cluster events.
+
+Mirrors pkg/scheduler/backend/queue and backend/heap of kube-scheduler v1.35.
+"""
+
+from __future__ import annotations
+
+from scheduler_core.queue.events import (
+    EVENT_ASSIGNED_POD_ADD,
+    EVENT_ASSIGNED_POD_DELETE,
+    EVENT_ASSIGNED_POD_UPDATE,
+    EVENT_FORCE_ACTIVATE,
+    EVENT_NODE_ADD,
+    EVENT_NODE_DELETE,
+    EVENT_UNSCHEDULABLE_TIMEOUT,
+    EVENT_UNSCHEDULED_POD_ADD,
+    EVENT_UNSCHEDULED_POD_DELETE,
+    EVENT_UNSCHEDULED_POD_UPDATE,
+    ClusterEvent,
+    match_cluster_events,
+    node_scheduling_properties_change,
+    pod_scheduling_properties_change,
+)
+from scheduler_core.queue.events_to_register import EVENTS_OF_INTEREST, build_event_map
+from scheduler_core.queue.heap import Heap
+from scheduler_core.queue.nominator import Nominator
+from scheduler_core.queue.queued_pod_info import QueuedPodInfo, pod_key
+from scheduler_core.queue.scheduling_queue import SchedulingQueue
+
+__all__ = [
+    "EVENTS_OF_INTEREST",
+    "EVENT_ASSIGNED_POD_ADD",
+    "EVENT_ASSIGNED_POD_DELETE",
+    "EVENT_ASSIGNED_POD_UPDATE",
+    "EVENT_FORCE_ACTIVATE",
+    "EVENT_NODE_ADD",
+    "EVENT_NODE_DELETE",
+    "EVENT_UNSCHEDULABLE_TIMEOUT",
+    "EVENT_UNSCHEDULED_POD_ADD",
+    "EVENT_UNSCHEDULED_POD_DELETE",
+    "EVENT_UNSCHEDULED_POD_UPDATE",
+    "ClusterEvent",
+    "Heap",
+    "Nominator",
+    "QueuedPodInfo",
+    "SchedulingQueue",
+    "build_event_map",
+    "match_cluster_events",
+    "node_scheduling_properties_change",
+    "pod_key",
+    "pod_scheduling_properties_change",
+]
