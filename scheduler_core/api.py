@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from scheduler_core import quantity as q
-from scheduler_core.errors import ManifestError
 from scheduler_core.labels import (
     NodeSelector,
     PreferredTerm,
@@ -276,10 +275,12 @@ class Pod:
         self.pod_requests_raw = _quantities(pod_res.get("requests"), "spec.resources.requests")
         self.affinity: Mapping[str, Any] = spec.get("affinity") or {}
         node_aff = self.affinity.get("nodeAffinity") or {}
-        self._required_node_affinity_raw = node_aff.get("requiredDuringSchedulingIgnoredDuringExecution")
-        self._preferred_node_affinity_raw = node_aff.get(
-            "preferredDuringSchedulingIgnoredDuringExecution"
-        ) or ()
+        self._required_node_affinity_raw = node_aff.get(
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        )
+        self._preferred_node_affinity_raw = (
+            node_aff.get("preferredDuringSchedulingIgnoredDuringExecution") or ()
+        )
         self.host_ports: tuple[HostPort, ...] = tuple(
             HostPort(p.get("hostIP") or "0.0.0.0", p.get("protocol") or "TCP", int(p["hostPort"]))
             for c in self.containers
@@ -299,7 +300,10 @@ class Pod:
         self.resource = Resource.from_list(self.requests)
         pod_aff = self.affinity.get("podAffinity") or {}
         anti_aff = self.affinity.get("podAntiAffinity") or {}
-        self.has_affinity = bool(self.affinity.get("podAffinity") is not None or self.affinity.get("podAntiAffinity") is not None)
+        self.has_affinity = bool(
+            self.affinity.get("podAffinity") is not None
+            or self.affinity.get("podAntiAffinity") is not None
+        )
         self.required_affinity_terms = self._terms(
             pod_aff.get("requiredDuringSchedulingIgnoredDuringExecution") or ()
         )
@@ -391,7 +395,9 @@ class Pod:
                 CPU: DEFAULT_MILLI_CPU_REQUEST * 10**6,
                 MEMORY: DEFAULT_MEMORY_REQUEST * q.NANO,
             }
-        reqs = self._compute_requests(non_missing=True, missing=missing) if missing else self.requests
+        reqs = (
+            self._compute_requests(non_missing=True, missing=missing) if missing else self.requests
+        )
         return q.milli_value(reqs.get(CPU, 0)), q.value(reqs.get(MEMORY, 0))
 
     def _term(self, raw: Mapping[str, Any]) -> AffinityTerm:
@@ -416,7 +422,9 @@ class Pod:
 
     def _weighted(self, raws: Iterable[Mapping[str, Any]]) -> tuple[WeightedAffinityTerm, ...]:
         return tuple(
-            WeightedAffinityTerm(self._term(r.get("podAffinityTerm") or {}), int(r.get("weight") or 0))
+            WeightedAffinityTerm(
+                self._term(r.get("podAffinityTerm") or {}), int(r.get("weight") or 0)
+            )
             for r in raws
         )
 
@@ -435,7 +443,9 @@ class Pod:
     @property
     def preferred_node_terms(self) -> tuple[PreferredTerm, ...]:
         if self._preferred_node_terms is None:
-            self._preferred_node_terms = preferred_scheduling_terms(self._preferred_node_affinity_raw)
+            self._preferred_node_terms = preferred_scheduling_terms(
+                self._preferred_node_affinity_raw
+            )
         return self._preferred_node_terms
 
     def images(self) -> list[str]:

@@ -146,7 +146,9 @@ class CycleRunner:
         )
         self.next_start_node_index = 0
 
-    def schedule(self, snapshot: Snapshot, pod: Pod, state: CycleState | None = None) -> CycleRecord:
+    def schedule(
+        self, snapshot: Snapshot, pod: Pod, state: CycleState | None = None
+    ) -> CycleRecord:
         fwk = self.fwk
         fwk.set_snapshot(snapshot)
         state = state if state is not None else CycleState()

@@ -92,9 +92,7 @@ def _pdqsort(d: _Data, a: int, b: int, limit: int) -> None:
             _reverse(d, a, b)
             pivot = (b - 1) - (pivot - a)
             hint = _INCREASING
-        if was_balanced and was_partitioned and hint == _INCREASING and _partial_insertion(
-            d, a, b
-        ):
+        if was_balanced and was_partitioned and hint == _INCREASING and _partial_insertion(d, a, b):
             return
         if a > 0 and not d.less(a - 1, pivot):
             a = _partition_equal(d, a, b, pivot)

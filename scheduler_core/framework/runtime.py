@@ -502,7 +502,9 @@ class Framework:
                 for ni in nodes:
                     score, s = pl.score(state, pod, ni)
                     if not s.is_success():
-                        msg = f'running Score plugins: plugin "{pl.name}" failed with: {s.message()}'
+                        msg = (
+                            f'running Score plugins: plugin "{pl.name}" failed with: {s.message()}'
+                        )
                         return [], Status(Code.ERROR, (msg,))
                     raw.append(score)
             out.append(PluginScores(pl.name, self.score_weights[pl.name], raw, raw))

@@ -33,7 +33,9 @@ class DefaultPreemption:
     ) -> tuple[PostFilterResult | None, Status]:
         fwk = self.handle.framework
         ev = Evaluator(
-            fwk, min_candidate_nodes_percentage=self.min_pct, min_candidate_nodes_absolute=self.min_abs
+            fwk,
+            min_candidate_nodes_percentage=self.min_pct,
+            min_candidate_nodes_absolute=self.min_abs,
         )
         candidate, status = ev.preempt(state, pod, node_to_status)
         result: PostFilterResult | None = None

@@ -22,7 +22,11 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeS
                 s.score = max_priority
         return
     for s in scores:
-        v = max_priority * s.score // max_count if s.score >= 0 else -((-max_priority * s.score) // max_count)
+        v = (
+            max_priority * s.score // max_count
+            if s.score >= 0
+            else -((-max_priority * s.score) // max_count)
+        )
         s.score = max_priority - v if reverse else v
 
 

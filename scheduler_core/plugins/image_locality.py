@@ -56,7 +56,6 @@ class ImageLocality:
         n = len(pod.init_containers) + len(pod.containers)
         return calculate_priority(total_score, n), SUCCESS
 
-
     def score_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status]:

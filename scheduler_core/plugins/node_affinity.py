@@ -131,7 +131,9 @@ class NodeAffinity:
             return unresolvable(ERR_REASON_POD)
         return SUCCESS
 
-    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+    def filter_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
         return [None if (st := self.filter(state, pod, ni)).is_success() else st for ni in nodes]
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:

@@ -27,8 +27,9 @@ class NodeName:
             return SUCCESS
         return unresolvable(ERR_REASON)
 
-
-    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+    def filter_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
         if not pod.node_name:
             return [None] * len(nodes)
         want = pod.node_name

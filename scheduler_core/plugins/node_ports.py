@@ -58,13 +58,12 @@ class NodePorts:
             return SUCCESS
         return unschedulable(ERR_REASON)
 
-
-    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+    def filter_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
         s = state.get(_PRE_FILTER_KEY)
         ports = s.ports if isinstance(s, _PreFilterState) else pod.host_ports
-        return [
-            None if not ni.used_ports or fits_ports(ports, ni) else _REJECTED for ni in nodes
-        ]
+        return [None if not ni.used_ports or fits_ports(ports, ni) else _REJECTED for ni in nodes]
 
 
 _REJECTED: Final = unschedulable(ERR_REASON)

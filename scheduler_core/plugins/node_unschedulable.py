@@ -31,8 +31,9 @@ class NodeUnschedulable:
             return SUCCESS
         return unresolvable(ERR_REASON_UNSCHEDULABLE)
 
-
-    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[Status | None]:
+    def filter_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[Status | None]:
         tolerated: bool | None = None
         out: list[Status | None] = []
         for ni in nodes:

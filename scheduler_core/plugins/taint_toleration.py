@@ -42,7 +42,9 @@ class TaintToleration:
     name = NAME
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        taint = find_untolerated_taint(node_info.node.taints, pod.tolerations, do_not_schedule_taint)
+        taint = find_untolerated_taint(
+            node_info.node.taints, pod.tolerations, do_not_schedule_taint
+        )
         if taint is None:
             return SUCCESS
         return unresolvable(ERR_REASON_UNTOLERATED)

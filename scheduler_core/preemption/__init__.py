@@ -217,8 +217,13 @@ class Evaluator:
                 if not s.is_success():
                     return [], 0, s
         if not potential:
-            return [], 0, Status(
-                Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("No preemption victims found for incoming pod",)
+            return (
+                [],
+                0,
+                Status(
+                    Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                    ("No preemption victims found for incoming pod",),
+                ),
             )
         s = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
         if not s.is_success():

@@ -63,6 +63,10 @@ class Nominator:
     def node_of(self, uid: str) -> str | None:
         return self._node_of.get(uid)
 
+    def node_names(self) -> frozenset[str]:
+        """The nodes that have at least one nominated pod."""
+        return frozenset(n for n, uids in self._by_node.items() if uids)
+
     def pods_for_node(self, node_name: str) -> list[Pod]:
         """The pods nominated to ``node_name``, in nomination order, as last given."""
         return [self._pods[uid] for uid in self._by_node.get(node_name, ())]

@@ -614,6 +614,10 @@ class SchedulingQueue:
         self._nominator.delete(pod.uid)
         self._emit_nomination_change(pod, before)
 
+    def nominated_node_names(self) -> frozenset[str]:
+        """The nodes that have nominated pods."""
+        return self._nominator.node_names()
+
     def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
         """NominatedPodsForNode, in nomination order; a pod still queued is given in its
         queued (newest) version."""

@@ -35,7 +35,10 @@ def _pod(**spec: Any) -> Pod:
         pytest.param(
             {
                 "containers": [_c("a", cpu="1")],
-                "initContainers": [{**_c("s", cpu="500m"), "restartPolicy": "Always"}, _c("i", cpu="1")],
+                "initContainers": [
+                    {**_c("s", cpu="500m"), "restartPolicy": "Always"},
+                    _c("i", cpu="1"),
+                ],
             },
             1500,
             0,

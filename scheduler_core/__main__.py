@@ -1,0 +1,100 @@
+"""Command line: ``python -m scheduler_core simulate CLUSTER.yaml --config CONFIG.yaml``.
+
+    simulate CLUSTER [--config CONFIG] [--events OUT.jsonl] [--json]
+
+Schedules every pending pod of a cluster file (Kubernetes YAML or JSON: one object, several
+documents, or a List) with the given KubeSchedulerConfiguration (default: a fresh
+kube-scheduler's), then prints where each pod went or why it could not be placed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from scheduler_core.errors import SchedulerCoreError
+
+
+def load_manifests(path: str) -> list[dict[str, Any]]:
+    """Read every object of a YAML or JSON file (multi-document and List aware)."""
+    text = Path(path).read_text()
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError as err:
+        raise SystemExit(f"{path}: not valid YAML: {err}") from err
+    out: list[dict[str, Any]] = []
+    for d in docs:
+        if not isinstance(d, dict):
+            raise SystemExit(f"{path}: every document must be a Kubernetes object")
+        out.append(d)
+    return out
+
+
+def simulate(argv: list[str]) -> int:
+    from scheduler_core.scheduler import Scheduler
+
+    parser = argparse.ArgumentParser(prog="python -m scheduler_core simulate")
+    parser.add_argument("cluster", help="Kubernetes YAML/JSON with nodes, pods and other objects")
+    parser.add_argument("--config", help="a KubeSchedulerConfiguration file")
+    parser.add_argument("--events", help="write the event stream here as JSON lines")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = parser.parse_args(argv)
+    config = Path(args.config).read_text() if args.config else None
+    events_out = open(args.events, "w") if args.events else None  # noqa: SIM115
+    try:
+
+        def on_event(ev: Any) -> None:
+            if events_out is not None:
+                events_out.write(json.dumps(ev.to_dict()) + "\n")
+
+        sched = Scheduler(config, load_manifests(args.cluster), on_event=on_event)
+        sched.run_until_idle()
+    except SchedulerCoreError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    finally:
+        if events_out is not None:
+            events_out.close()
+    result = {
+        key: {"node": o.node, "message": o.message, "attempts": o.attempts}
+        for key, o in sched.outcomes.items()
+        if o.attempts or o.node is None
+    }
+    if args.json:
+        print(json.dumps(result, indent=1, sort_keys=True))
+        return 0
+    width = max((len(k) for k in result), default=10)
+    for key in sorted(result):
+        r = result[key]
+        where = r["node"] if r["node"] else f"unschedulable: {r['message']}"
+        print(f"{key:<{width}}  {where}")
+    placed = sum(1 for r in result.values() if r["node"])
+    print(f"{placed}/{len(result)} pods placed")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    if argv[0] == "simulate":
+        return simulate(argv[1:])
+    if argv[0] == "conformance":
+        from scheduler_core.conformance import main as conformance_main
+
+        return conformance_main(["conformance", *argv[1:]])
+    if argv[0] == "bench":
+        from scheduler_core.bench import main as bench_main
+
+        return bench_main(argv[1:])
+    print(f"unknown command {argv[0]!r}\n\n{__doc__.strip()}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

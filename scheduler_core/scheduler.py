@@ -1,0 +1,543 @@
+"""Scheduler: the scheduling loop of kube-scheduler v1.35, observable event by event.
+
+Mirrors pkg/scheduler/schedule_one.go (ScheduleOne, schedulingCycle, bindingCycle,
+handleSchedulingFailure, handleBindingCycleError) and the event handlers that feed the queue.
+Everything runs on one thread and one clock: with a SimulatedClock runs are instant and
+deterministic (backoffs and Permit timeouts advance virtual time); with a RealClock the loop
+can be driven interactively.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from scheduler_core.api import ClusterObjects, Node, Pod
+from scheduler_core.clock import Clock, SimulatedClock
+from scheduler_core.cluster import Cluster, apply_api_defaults
+from scheduler_core.config import KubeSchedulerConfiguration, load_config
+from scheduler_core.cycle import CycleRecord, CycleRunner
+from scheduler_core.events import (
+    Backoff,
+    Bind,
+    Delete,
+    Enqueue,
+    Event,
+    MoveToActive,
+    Nominate,
+    Permit,
+    Pop,
+    PostBind,
+    PreBind,
+    QueueEvent,
+    Reserve,
+    Unreserve,
+    Unschedulable,
+    cycle_events,
+)
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.registry import Registry
+from scheduler_core.framework.runtime import Framework, Steps
+from scheduler_core.framework.status import Code, Status
+from scheduler_core.plugins import in_tree_registry
+from scheduler_core.queue import ClusterEvent, QueuedPodInfo, SchedulingQueue
+
+_QUEUE_EVENTS: dict[str, type[QueueEvent]] = {
+    "Enqueue": Enqueue,
+    "Pop": Pop,
+    "Backoff": Backoff,
+    "Unschedulable": Unschedulable,
+    "MoveToActive": MoveToActive,
+    "Nominate": Nominate,
+    "Delete": Delete,
+}
+
+KIND_LISTS: dict[str, str] = {
+    "PersistentVolumeClaim": "pvcs",
+    "PersistentVolume": "pvs",
+    "StorageClass": "storage_classes",
+    "PodDisruptionBudget": "pdbs",
+    "Service": "services",
+    "ReplicaSet": "replica_sets",
+    "StatefulSet": "stateful_sets",
+    "ReplicationController": "replication_controllers",
+    "Namespace": "namespaces",
+    "CSINode": "csi_nodes",
+}
+
+
+@dataclass(slots=True)
+class WaitingPod:
+    """A pod whose binding cycle waits at Permit for the plugins in ``pending``."""
+
+    qpi: QueuedPodInfo
+    pod: Pod  # as assumed on the node
+    node: str
+    fwk: Framework
+    state: CycleState
+    cycle: int
+    pending: dict[str, float]  # plugin -> deadline on the run's clock
+    timeouts: dict[str, float]
+    rejected: Status | None = None
+
+    @property
+    def deadline(self) -> float:
+        return min(self.pending.values()) if self.pending else float("inf")
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What became of one pod so far."""
+
+    node: str | None = None
+    message: str | None = None
+    attempts: int = 0
+    nominated_node: str | None = None
+
+
+@dataclass(slots=True)
+class _Nomination:
+    node: str | None
+    victims: list[Pod] = field(default_factory=list)
+
+
+def split_manifests(
+    objects: Iterable[Mapping[str, Any]],
+) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]], dict[str, list[Mapping[str, Any]]]]:
+    """Split manifests (``List`` items flattened) into nodes, pods and the other kinds."""
+    nodes: list[Mapping[str, Any]] = []
+    pods: list[Mapping[str, Any]] = []
+    other: dict[str, list[Mapping[str, Any]]] = {}
+    stack = list(objects)
+    stack.reverse()
+    while stack:
+        obj = stack.pop()
+        kind = obj.get("kind", "")
+        if kind == "List" or kind.endswith("List") and "items" in obj:
+            stack.extend(reversed(list(obj.get("items") or ())))
+        elif kind == "Node":
+            nodes.append(obj)
+        elif kind == "Pod":
+            pods.append(obj)
+        elif kind in KIND_LISTS:
+            other.setdefault(KIND_LISTS[kind], []).append(obj)
+    return nodes, pods, other
+
+
+class Scheduler:
+    """The scheduling loop over a cluster: queue, cache, frameworks and binding cycle.
+
+    ``cluster`` is a sequence of Kubernetes manifests (Nodes, Pods — pending ones are queued —,
+    and the other kinds the plugins read). ``on_event`` receives every event as it happens.
+    """
+
+    def __init__(
+        self,
+        config: KubeSchedulerConfiguration | Mapping[str, Any] | str | None = None,
+        cluster: Iterable[Mapping[str, Any]] = (),
+        *,
+        clock: Clock | None = None,
+        on_event: Callable[[Event], None] | None = None,
+        registry: Registry | None = None,
+        extenders: Sequence[Any] | None = None,
+        evaluate_all_nodes: bool = False,
+    ) -> None:
+        self.config = (
+            config if isinstance(config, KubeSchedulerConfiguration) else load_config(config)
+        )
+        self.clock: Clock = clock if clock is not None else SimulatedClock()
+        self.on_event = on_event
+        self.registry = registry or in_tree_registry()
+        self.extenders = list(extenders or ())
+        self.seq = 0
+        self.cycle = 0
+        self.outcomes: dict[str, Outcome] = {}
+        self.waiting: dict[str, WaitingPod] = {}
+        self.events: list[Event] | None = None
+        self.pending: dict[str, Pod] = {}  # namespace/name -> pod not bound yet
+        node_raws, pod_raws, other = split_manifests(cluster)
+        objects = ClusterObjects.from_lists(**other)
+        self.cluster = Cluster([Node(n) for n in node_raws], (), objects)
+        extras = {"cluster": self.cluster, "preemption_sink": self._preempt}
+        self.frameworks: dict[str, Framework] = {}
+        self.runners: dict[str, CycleRunner] = {}
+        for profile in self.config.profiles:
+            fwk = Framework(
+                profile,
+                self.registry,
+                nominator=self._nominated_for,
+                nominated_nodes=self._nominated_nodes,
+                extras=dict(extras),
+            )
+            fwk.extras["binder"] = self._bind_to_cluster
+            fwk.extras["waiting_pods"] = self
+            self.frameworks[profile.scheduler_name] = fwk
+            self.runners[profile.scheduler_name] = CycleRunner(
+                fwk,
+                percentage_of_nodes_to_score=self.config.percentage_of_nodes_to_score,
+                evaluate_all_nodes=evaluate_all_nodes,
+            )
+        first = next(iter(self.frameworks.values()))
+        sort_plugin = first.queue_sort_plugins[0]
+        self.queue = SchedulingQueue(
+            clock=self.clock,
+            less=sort_plugin.less,
+            pre_enqueue=self._pre_enqueue,
+            pod_initial_backoff_seconds=float(self.config.pod_initial_backoff_seconds),
+            pod_max_backoff_seconds=float(self.config.pod_max_backoff_seconds),
+            on_event=self._queue_event,
+        )
+        for raw in pod_raws:
+            self.add_pod(raw)
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def _emit(self, event: Event) -> None:
+        self.seq = event.seq + 1
+        if self.events is not None:
+            self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def _make(self, cls: type[Event], pod: str, **kw: Any) -> None:
+        self._emit(cls(seq=self.seq, cycle=self.cycle, pod=pod, time=self.clock.now(), **kw))
+
+    def _queue_event(self, kind: str, pod: Pod, details: dict[str, Any]) -> None:
+        cls = _QUEUE_EVENTS.get(kind)
+        if cls is not None:
+            self._make(cls, pod.key, details=dict(details))
+
+    # -- cluster mutations ----------------------------------------------------------------------
+
+    def add_node(self, manifest: Mapping[str, Any]) -> None:
+        node = Node(manifest)
+        existed = node.name in self.cluster.by_name
+        self.cluster.add_node(node)
+        self.queue.move_all_to_active_or_backoff(
+            ClusterEvent("Node", "Update" if existed else "Add")
+        )
+
+    def remove_node(self, name: str) -> None:
+        self.cluster.remove_node(name)
+        self.queue.move_all_to_active_or_backoff(ClusterEvent("Node", "Delete"))
+
+    def add_pod(self, manifest: Mapping[str, Any]) -> Pod:
+        """Add a pod: bound pods join their node, pending ones the queue."""
+        pod = Pod(apply_api_defaults(manifest))
+        if pod.node_name:
+            self.cluster.add_pod(pod)
+            self.outcomes.setdefault(pod.key, Outcome()).node = pod.node_name
+            self.queue.assigned_pod_added(pod)
+        else:
+            self.outcomes.setdefault(pod.key, Outcome())
+            self.pending[pod.key] = pod
+            self.queue.add(pod)
+        return pod
+
+    def delete_pod(self, key: str) -> None:
+        """Delete a pod by ``namespace/name``, bound, waiting or pending."""
+        for uid, wp in list(self.waiting.items()):
+            if wp.pod.key == key:
+                self.reject_waiting_pod(key, "", "pod deleted while waiting on permit")
+                del uid
+        bound = next((p for p in self.cluster.pods.values() if p.key == key), None)
+        if bound is not None:
+            self.cluster.remove_pod(bound)
+            nominated_here = bool(self.queue.nominated_pods_for_node(bound.node_name))
+            self.queue.assigned_pod_deleted(bound)
+            self._make(Delete, key, details={"node": bound.node_name})
+            del nominated_here
+            self.outcomes.pop(key, None)
+            return
+        pending = self.pending.pop(key, None)
+        if pending is not None:
+            self.queue.delete(pending)
+            self.queue.delete_nominated_pod_if_exists(pending)
+        self.outcomes.pop(key, None)
+
+    # -- helpers for plugins --------------------------------------------------------------------
+
+    def _pre_enqueue(self, pod: Pod) -> Status:
+        fwk = self.frameworks.get(pod.scheduler_name)
+        if fwk is None:
+            return Status()
+        return fwk.run_pre_enqueue_plugins(pod)
+
+    def _nominated_nodes(self) -> frozenset[str]:
+        return self.queue.nominated_node_names()
+
+    def _nominated_for(self, node_name: str) -> list[Pod]:
+        return self.queue.nominated_pods_for_node(node_name)
+
+    def _bind_to_cluster(self, pod: Pod, node_name: str) -> None:
+        """DefaultBinder's API call: the assumed pod is now bound."""
+
+    def _preempt(self, pod: Pod, node_name: str, victims: list[Pod]) -> str | None:
+        """PostFilter chose a node: delete the victims, clear lower nominations there."""
+        for victim in victims:
+            self.delete_pod(victim.key)
+        for other in list(self.queue.nominated_pods_for_node(node_name)):
+            if other.priority < pod.priority:
+                self.queue.delete_nominated_pod_if_exists(other)
+        return None
+
+    # -- the loop -------------------------------------------------------------------------------
+
+    def schedule_one(self) -> bool:
+        """Pop one pod and run its scheduling cycle (and binding cycle unless it waits).
+
+        Returns False when the active queue is empty.
+        """
+        self.queue.flush()
+        qpi = self.queue.pop()
+        if qpi is None:
+            return False
+        self.cycle += 1
+        pod = qpi.pod
+        outcome = self.outcomes.setdefault(pod.key, Outcome())
+        outcome.attempts += 1
+        runner = self.runners.get(pod.scheduler_name)
+        if runner is None:
+            rec = CycleRecord(pod=pod.key, profile=None)
+            rec.note = f"no profile for schedulerName {pod.scheduler_name!r}; pod not scheduled"
+            self._emit_cycle(rec)
+            self.queue.done(pod.uid)
+            return True
+        fwk = runner.fwk
+        state = CycleState()
+        rec = runner.schedule(self.cluster.snapshot(), pod, state)
+        self._emit_cycle(rec)
+        if rec.selected is None:
+            self._handle_scheduling_failure(qpi, rec)
+            return True
+        node = rec.selected
+        assumed = self.cluster.assume(pod, node)
+        steps: Steps = []
+        status = fwk.run_reserve_plugins_reserve(state, assumed, node, steps)
+        self._emit_steps(Reserve, pod.key, node, steps)
+        if not status.is_success():
+            self._unreserve_and_forget(fwk, state, assumed, node)
+            self._fail(qpi, status, node)
+            return True
+        steps = []
+        status, waits = fwk.run_permit_plugins(state, assumed, node, steps)
+        self._emit_steps(Permit, pod.key, node, steps)
+        if status.code == Code.WAIT:
+            now = self.clock.now()
+            self.waiting[pod.uid] = WaitingPod(
+                qpi,
+                assumed,
+                node,
+                fwk,
+                state,
+                self.cycle,
+                {name: now + t for name, t in waits.items()},
+                dict(waits),
+            )
+            return True
+        if not status.is_success():
+            self._unreserve_and_forget(fwk, state, assumed, node)
+            self._fail(qpi, status, node)
+            return True
+        self._binding_cycle(qpi, fwk, state, assumed, node)
+        return True
+
+    def _emit_cycle(self, rec: CycleRecord) -> None:
+        for ev in cycle_events(rec, cycle=self.cycle, time=self.clock.now(), seq=self.seq):
+            self._emit(ev)
+
+    def _emit_steps(self, cls: type[Event], pod: str, node: str, steps: Steps) -> None:
+        for name, st, timeout in steps:
+            kw: dict[str, Any] = {
+                "plugin": name,
+                "node": node,
+                "code": st.code.upstream,
+                "reasons": st.reasons,
+            }
+            if cls is Permit:
+                kw["timeout"] = timeout
+            self._make(cls, pod, **kw)
+
+    def _binding_cycle(
+        self, qpi: QueuedPodInfo, fwk: Framework, state: CycleState, pod: Pod, node: str
+    ) -> None:
+        steps: Steps = []
+        status = fwk.run_pre_bind_plugins(state, pod, node, steps)
+        self._emit_steps(PreBind, pod.key, node, steps)
+        if status.is_success():
+            steps = []
+            status = fwk.run_bind_plugins(state, pod, node, steps)
+            self._emit_steps(Bind, pod.key, node, steps)
+        if not status.is_success():
+            self._unreserve_and_forget(fwk, state, pod, node)
+            # Pods that were waiting for room this one took may fit again.
+            self.queue.move_all_to_active_or_backoff(ClusterEvent("AssignedPod", "Delete"))
+            self._fail(qpi, status, node)
+            return
+        self.cluster.finish_binding(pod)
+        self.queue.delete_nominated_pod_if_exists(pod)
+        steps = []
+        fwk.run_post_bind_plugins(state, pod, node, steps)
+        self._emit_steps(PostBind, pod.key, node, steps)
+        outcome = self.outcomes.setdefault(pod.key, Outcome())
+        outcome.node = node
+        outcome.message = None
+        outcome.nominated_node = None
+        self.pending.pop(pod.key, None)
+        self.queue.done(pod.uid)
+        self.queue.assigned_pod_added(pod)
+
+    def _unreserve_and_forget(self, fwk: Framework, state: CycleState, pod: Pod, node: str) -> None:
+        steps: Steps = []
+        fwk.run_reserve_plugins_unreserve(state, pod, node, steps)
+        self._emit_steps(Unreserve, pod.key, node, steps)
+        self.cluster.forget(pod)
+
+    def _fail(self, qpi: QueuedPodInfo, status: Status, node: str) -> None:
+        """A rejection or error after a node was chosen: requeue as upstream's FailureHandler."""
+        outcome = self.outcomes.setdefault(qpi.pod.key, Outcome())
+        if status.is_rejected():
+            outcome.message = f"0/1 nodes are available: 1 {status.message()}."
+            qpi.unschedulable_plugins = {status.plugin} if status.plugin else set()
+        else:
+            outcome.message = status.message()
+            qpi.unschedulable_plugins = set()
+        self.queue.add_unschedulable_if_not_present(qpi, self.cycle)
+
+    def _handle_scheduling_failure(self, qpi: QueuedPodInfo, rec: CycleRecord) -> None:
+        outcome = self.outcomes.setdefault(qpi.pod.key, Outcome())
+        outcome.message = rec.message
+        diagnosis = rec.diagnosis
+        if rec.error or diagnosis is None:
+            qpi.unschedulable_plugins = set()
+        else:
+            qpi.unschedulable_plugins = set(diagnosis.unschedulable_plugins)
+            qpi.pending_plugins = set(diagnosis.pending_plugins)
+        nominated: str | None = None
+        if rec.post_filter is not None:
+            nominated = rec.post_filter.nominated_node_name or None
+        if nominated:
+            raw = dict(qpi.pod.raw)
+            raw["status"] = {**(raw.get("status") or {}), "nominatedNodeName": nominated}
+            nominated_pod = Pod(raw)
+            qpi.pod = nominated_pod
+            self.queue.add_nominated_pod(nominated_pod, nominated)
+            outcome.nominated_node = nominated
+        elif rec.post_filter is not None:
+            self.queue.delete_nominated_pod_if_exists(qpi.pod)
+            outcome.nominated_node = None
+        self.queue.add_unschedulable_if_not_present(qpi, self.cycle)
+
+    # -- Permit: waiting pods -------------------------------------------------------------------
+
+    def waiting_pods(self) -> list[WaitingPod]:
+        return list(self.waiting.values())
+
+    def _waiting_by_key(self, key: str) -> WaitingPod | None:
+        return next((wp for wp in self.waiting.values() if wp.pod.key == key), None)
+
+    def allow_waiting_pod(self, key: str, plugin: str | None = None) -> bool:
+        """Allow a pod waiting at Permit (one plugin, or every pending plugin)."""
+        wp = self._waiting_by_key(key)
+        if wp is None:
+            return False
+        for name in [plugin] if plugin else list(wp.pending):
+            if name in wp.pending:
+                del wp.pending[name]
+                self._make(
+                    Permit, key, plugin=name, node=wp.node, code="Success", reasons=("allowed",)
+                )
+        self._resume_waiting()
+        return True
+
+    def reject_waiting_pod(self, key: str, plugin: str, message: str) -> bool:
+        wp = self._waiting_by_key(key)
+        if wp is None:
+            return False
+        wp.rejected = Status(Code.UNSCHEDULABLE, (message,), plugin)
+        self._make(
+            Permit, key, plugin=plugin, node=wp.node, code="Unschedulable", reasons=(message,)
+        )
+        self._resume_waiting()
+        return True
+
+    def _expire_waiting(self) -> None:
+        now = self.clock.now()
+        for wp in list(self.waiting.values()):
+            if wp.rejected is None and wp.pending and wp.deadline <= now:
+                plugin = min(wp.pending, key=lambda n: (wp.pending[n], n))
+                wait = _go_duration(wp.timeouts[plugin])
+                self.reject_waiting_pod(
+                    wp.pod.key,
+                    plugin,
+                    f"rejected due to timeout after waiting {wait} at plugin {plugin}",
+                )
+
+    def _resume_waiting(self) -> None:
+        for uid, wp in list(self.waiting.items()):
+            if wp.rejected is not None:
+                del self.waiting[uid]
+                self._unreserve_and_forget(wp.fwk, wp.state, wp.pod, wp.node)
+                self.queue.move_all_to_active_or_backoff(ClusterEvent("AssignedPod", "Delete"))
+                self._fail(wp.qpi, wp.rejected, wp.node)
+            elif not wp.pending:
+                del self.waiting[uid]
+                self._binding_cycle(wp.qpi, wp.fwk, wp.state, wp.pod, wp.node)
+
+    # -- driving --------------------------------------------------------------------------------
+
+    def next_wakeup(self) -> float | None:
+        times = [wp.deadline for wp in self.waiting.values() if wp.pending]
+        q = self.queue.next_wakeup()
+        if q is not None:
+            times.append(q)
+        return min(times) if times else None
+
+    def run_until_idle(self, *, max_cycles: int | None = None, until: float | None = None) -> int:
+        """Schedule until nothing can happen without outside input; returns cycles run.
+
+        With a simulated clock, time jumps to the next backoff expiry or Permit timeout. Pods
+        left unschedulable are retried only when the cluster changes (or by the 5-minute
+        leftover flush when ``until`` allows that much time to pass).
+        """
+        limit = max_cycles if max_cycles is not None else 50 * (len(self.outcomes) + 10)
+        ran = 0
+        while ran < limit:
+            self._expire_waiting()
+            if self.schedule_one():
+                ran += 1
+                continue
+            wake = self.next_wakeup()
+            if wake is None or not isinstance(self.clock, SimulatedClock):
+                break
+            only_leftovers = not self.waiting and not self.queue.pending_pods().get("backoff")
+            if only_leftovers and (until is None or wake > until):
+                break
+            if until is not None and wake > until:
+                break
+            if wake > self.clock.now():
+                self.clock.set(wake)
+        return ran
+
+    # -- results --------------------------------------------------------------------------------
+
+    def placements(self) -> dict[str, str | None]:
+        return {key: o.node for key, o in self.outcomes.items()}
+
+
+def _go_duration(seconds: float) -> str:
+    """time.Duration's String() for whole and fractional seconds ("10s", "1m30s", "500ms")."""
+    if seconds < 1:
+        ms = seconds * 1000
+        return f"{ms:g}ms"
+    total = seconds
+    hours, rem = divmod(total, 3600)
+    minutes, secs = divmod(rem, 60)
+    out = ""
+    if hours:
+        out += f"{int(hours)}h"
+    if hours or minutes:
+        out += f"{int(minutes)}m"
+    out += f"{secs:g}s"
+    return out
