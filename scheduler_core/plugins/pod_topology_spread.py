@@ -31,7 +31,6 @@ from scheduler_core.plugins.helpers import (
     FrozenState,
     do_not_schedule_taint,
     find_untolerated_taint,
-    read_state,
 )
 
 NAME: Final = names.POD_TOPOLOGY_SPREAD
@@ -58,6 +57,13 @@ _INVALID_SCORE: Final = -1
 
 _STATUS_LABEL_MISSING: Final = unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
 _STATUS_SKEW: Final = unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+# What upstream reports when PreFilter or PreScore did not run (disabled in the profile).
+_STATUS_NO_PRE_FILTER_STATE: Final = error(
+    f'reading "{_PRE_FILTER_KEY}" from cycleState: not found'
+)
+_STATUS_NO_PRE_SCORE_STATE: Final = error(
+    f'error reading "{_PRE_SCORE_KEY}" from cycleState: not found'
+)
 
 # (group, version, kind) of the controllers whose selector DefaultSelector adds.
 _RC_KIND: Final = ("", "v1", "ReplicationController")
@@ -524,7 +530,7 @@ class PodTopologySpread:
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         s = state.get(_PRE_FILTER_KEY)
         if not isinstance(s, _PreFilterState):
-            s = read_state(state, _PRE_FILTER_KEY, _PreFilterState)  # raises with the reason
+            return _STATUS_NO_PRE_FILTER_STATE
         labels = node_info.node.labels
         for key, max_skew, min_domains, self_match, counts, paths in s.checks:
             value = labels.get(key)
@@ -550,10 +556,9 @@ class PodTopologySpread:
     def _update_with_pod(
         self, state: CycleState, updated: Pod, preemptor: Pod, node_info: NodeInfo, delta: int
     ) -> Status:
-        try:
-            s = read_state(state, _PRE_FILTER_KEY, _PreFilterState)
-        except (KeyError, TypeError) as err:
-            return error(str(err).strip("'\""))
+        s = state.get(_PRE_FILTER_KEY)
+        if not isinstance(s, _PreFilterState):
+            return _STATUS_NO_PRE_FILTER_STATE
         node = node_info.node
         if updated.namespace != preemptor.namespace:
             return SUCCESS
@@ -629,18 +634,24 @@ class PodTopologySpread:
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        s = read_state(state, _PRE_SCORE_KEY, _PreScoreState)
+        s = state.get(_PRE_SCORE_KEY)
+        if not isinstance(s, _PreScoreState):
+            return 0, _STATUS_NO_PRE_SCORE_STATE
         return _score(s, node_info), SUCCESS
 
     def score_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status]:
         """Score every node in one call (the runtime prefers this to per-node calls)."""
-        s = read_state(state, _PRE_SCORE_KEY, _PreScoreState)
+        s = state.get(_PRE_SCORE_KEY)
+        if not isinstance(s, _PreScoreState):
+            return [], _STATUS_NO_PRE_SCORE_STATE
         return [_score(s, ni) for ni in nodes], SUCCESS
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
-        s = read_state(state, _PRE_SCORE_KEY, _PreScoreState)
+        s = state.get(_PRE_SCORE_KEY)
+        if not isinstance(s, _PreScoreState):
+            return _STATUS_NO_PRE_SCORE_STATE
         min_score = 2**63 - 1
         max_score = 0
         for ns in scores:

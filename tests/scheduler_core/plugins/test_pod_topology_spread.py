@@ -583,3 +583,21 @@ def test_list_defaulting_requires_topology_keys_for_scoring() -> None:
     status, raw, normalized = run_score(c, pod("p", {"app": "web"}), args=args)
     assert status == SUCCESS
     assert (raw, normalized) == ([0, 0], [100, 0])
+
+
+def test_filter_without_pre_filter_state_is_an_error() -> None:
+    c = cluster(FOUR_NODES)
+    ni = c.snapshot().node_info_list[0]
+    status = plugin(c).filter(CycleState(), pod("p"), ni)
+    assert status.code == Code.ERROR
+    assert status.reasons == ('reading "PreFilterPodTopologySpread" from cycleState: not found',)
+
+
+def test_score_without_pre_score_state_is_an_error() -> None:
+    c = cluster(FOUR_NODES)
+    ni = c.snapshot().node_info_list[0]
+    score, status = plugin(c).score(CycleState(), pod("p"), ni)
+    assert (score, status.code) == (0, Code.ERROR)
+    assert status.reasons == (
+        'error reading "PreScorePodTopologySpread" from cycleState: not found',
+    )
