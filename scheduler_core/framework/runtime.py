@@ -353,41 +353,49 @@ class Framework:
         """Run Filter over many nodes at once, plugin by plugin.
 
         Equivalent to run_filter_plugins on each node (a node's status is its first rejecting
-        plugin's), but each plugin sees the surviving nodes in one call: a plugin with a
-        ``filter_batch(state, pod, nodes) -> list[Status | None]`` (None = passed) evaluates them
-        without a Python call per node. Returns the pass flags aligned with ``nodes``, the
-        rejected nodes' statuses, and the first Error status if a plugin failed.
+        plugin's), but each plugin sees the surviving nodes in one call: a plugin with
+        ``filter_batch(state, pod, nodes) -> Mapping[int, Status]`` answers with the rejected
+        positions only, so a pass costs no Python work per passing node. Returns the pass flags
+        aligned with ``nodes``, the rejected nodes' statuses, and the first Error if one came.
         """
         passed = [True] * len(nodes)
         rejected: dict[str, Status] = {}
-        alive = list(range(len(nodes)))
+        alive: list[NodeInfo] = list(nodes)
+        positions: list[int] | None = None  # alive[i] is nodes[positions[i]]; None = identity
         skip = state.skip_filter_plugins
         for pl in self.filter_plugins:
             if not alive:
                 break
             if skip and pl.name in skip:
                 continue
-            subset = [nodes[i] for i in alive]
             batch = getattr(pl, "filter_batch", None)
             try:
                 if batch is not None:
-                    results = batch(state, pod, subset)
+                    bad: Mapping[int, Status] = batch(state, pod, alive)
                 else:
-                    results = [pl.filter(state, pod, ni) for ni in subset]
+                    bad = {}
+                    for i, ni in enumerate(alive):
+                        st = pl.filter(state, pod, ni)
+                        if st.code != Code.SUCCESS:
+                            bad[i] = st
             except Exception as err:
                 msg = f'running "{pl.name}" filter plugin: {type(err).__name__}: {err}'
                 return passed, rejected, Status(Code.ERROR, (msg,), pl.name)
-            keep: list[int] = []
-            for i, st in zip(alive, results, strict=True):
-                if st is None or st.code == Code.SUCCESS:
-                    keep.append(i)
+            if not bad:
+                continue
+            for i in sorted(bad):
+                st = bad[i]
+                if st.code == Code.SUCCESS:
                     continue
                 if not st.is_rejected():
                     msg = f'running "{pl.name}" filter plugin: {st.message()}'
                     return passed, rejected, Status(Code.ERROR, (msg,), pl.name)
-                passed[i] = False
-                rejected[nodes[i].node.name] = st.with_plugin(pl.name)
-            alive = keep
+                pos = positions[i] if positions is not None else i
+                passed[pos] = False
+                rejected[nodes[pos].node.name] = st.with_plugin(pl.name)
+            keep = [i for i in range(len(alive)) if i not in bad or bad[i].code == Code.SUCCESS]
+            alive = [alive[i] for i in keep]
+            positions = [positions[i] for i in keep] if positions is not None else keep
         return passed, rejected, None
 
     def run_filter_plugins_with_nominated_pods(

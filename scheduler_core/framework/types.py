@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from scheduler_core.api import ClusterObjects, Node, Pod, Resource
+from scheduler_core.framework.columns import NodeColumns
 from scheduler_core.framework.status import Status
 
 
@@ -36,6 +37,8 @@ class NodeInfo:
         "image_states",
         "pvc_ref_counts",
         "generation",
+        "columns",
+        "index",
     )
 
     def __init__(self, node: Node) -> None:
@@ -50,6 +53,8 @@ class NodeInfo:
         self.image_states: dict[str, ImageStateSummary] = {}
         self.pvc_ref_counts: dict[str, int] = {}
         self.generation = 0
+        self.columns: NodeColumns | None = None  # set while this NodeInfo backs a snapshot
+        self.index = -1
 
     @property
     def name(self) -> str:
@@ -114,6 +119,8 @@ class NodeInfo:
                 else:
                     self.pvc_ref_counts[k] = n
         self.generation += 1
+        if self.columns is not None:
+            self.columns.refresh(self.index, self)
 
     def clone(self) -> NodeInfo:
         """An independent copy (NodeInfo.Snapshot), used by preemption's dry runs."""
@@ -175,6 +182,8 @@ class Snapshot:
         self.node_info_list: list[NodeInfo] = list(node_infos)
         self.by_name: dict[str, NodeInfo] = {ni.node.name: ni for ni in self.node_info_list}
         self.objects = objects
+        self.node_names: list[str] = [ni.node.name for ni in self.node_info_list]
+        self.columns = NodeColumns(self.node_info_list)
 
     def get(self, name: str) -> NodeInfo | None:
         return self.by_name.get(name)
@@ -216,6 +225,7 @@ class Snapshot:
                 for name in img.names:
                     states[name] = ImageStateSummary(sizes[name], counts[name])
             ni.image_states = states
+        self.columns.has_images[:] = [bool(ni.image_states) for ni in self.node_info_list]
 
 
 @dataclass(slots=True)

@@ -133,8 +133,13 @@ class NodeAffinity:
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> list[Status | None]:
-        return [None if (st := self.filter(state, pod, ni)).is_success() else st for ni in nodes]
+    ) -> dict[int, Status]:
+        out: dict[int, Status] = {}
+        for i, ni in enumerate(nodes):
+            st = self.filter(state, pod, ni)
+            if st.code:
+                out[i] = st
+        return out
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
         spec = pod.raw.get("spec") or {}

@@ -29,11 +29,11 @@ class NodeName:
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> list[Status | None]:
+    ) -> dict[int, Status]:
         if not pod.node_name:
-            return [None] * len(nodes)
+            return {}
         want = pod.node_name
-        return [None if ni.node.name == want else _REJECTED for ni in nodes]
+        return {i: _REJECTED for i, ni in enumerate(nodes) if ni.node.name != want}
 
 
 _REJECTED: Final = unresolvable(ERR_REASON)

@@ -60,10 +60,14 @@ class NodePorts:
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> list[Status | None]:
+    ) -> dict[int, Status]:
         s = state.get(_PRE_FILTER_KEY)
         ports = s.ports if isinstance(s, _PreFilterState) else pod.host_ports
-        return [None if not ni.used_ports or fits_ports(ports, ni) else _REJECTED for ni in nodes]
+        return {
+            i: _REJECTED
+            for i, ni in enumerate(nodes)
+            if ni.used_ports and not fits_ports(ports, ni)
+        }
 
 
 _REJECTED: Final = unschedulable(ERR_REASON)

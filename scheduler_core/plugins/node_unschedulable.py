@@ -8,7 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+import numpy as np
+
 from scheduler_core.api import Pod, Taint
+from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SUCCESS, Status, unresolvable
@@ -33,17 +36,15 @@ class NodeUnschedulable:
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> list[Status | None]:
-        tolerated: bool | None = None
-        out: list[Status | None] = []
-        for ni in nodes:
-            if not ni.node.unschedulable:
-                out.append(None)
-                continue
-            if tolerated is None:
-                tolerated = tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT)
-            out.append(None if tolerated else _REJECTED)
-        return out
+    ) -> dict[int, Status]:
+        cols = columns_of(nodes)
+        if cols is not None:
+            cordoned = np.flatnonzero(cols[0].unschedulable[cols[1]]).tolist()
+        else:
+            cordoned = [i for i, ni in enumerate(nodes) if ni.node.unschedulable]
+        if not cordoned or tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT):
+            return {}
+        return dict.fromkeys(cordoned, _REJECTED)
 
 
 _REJECTED: Final = unresolvable(ERR_REASON_UNSCHEDULABLE)

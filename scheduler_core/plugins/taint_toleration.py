@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+import numpy as np
+
 from scheduler_core.api import Pod, Taint, Toleration
+from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import SUCCESS, Status, unresolvable
@@ -51,20 +54,25 @@ class TaintToleration:
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> list[Status | None]:
-        """Filter for many nodes; nodes without taints pass without a call."""
+    ) -> dict[int, Status]:
+        """Filter for many nodes; only tainted nodes are looked at, one taint set at a time."""
+        cols = columns_of(nodes)
+        if cols is not None:
+            tainted = np.flatnonzero(cols[0].has_taints[cols[1]]).tolist()
+        else:
+            tainted = [i for i, ni in enumerate(nodes) if ni.node.taints]
         tolerations = pod.tolerations
-        out: list[Status | None] = []
-        verdicts: dict[tuple[Taint, ...], Status | None] = {}
-        for ni in nodes:
-            taints = ni.node.taints
-            if not taints:
-                out.append(None)
-                continue
-            if taints not in verdicts:
-                bad = find_untolerated_taint(taints, tolerations, do_not_schedule_taint)
-                verdicts[taints] = None if bad is None else _UNTOLERATED
-            out.append(verdicts[taints])
+        out: dict[int, Status] = {}
+        verdicts: dict[tuple[Taint, ...], bool] = {}
+        for i in tainted:
+            taints = nodes[i].node.taints
+            bad = verdicts.get(taints)
+            if bad is None:
+                bad = verdicts[taints] = (
+                    find_untolerated_taint(taints, tolerations, do_not_schedule_taint) is not None
+                )
+            if bad:
+                out[i] = _UNTOLERATED
         return out
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Any) -> Status:
@@ -87,9 +95,15 @@ class TaintToleration:
     ) -> tuple[list[int], Status]:
         s = read_state(state, _PRE_SCORE_KEY, _PreScoreState)
         counts: dict[tuple[Taint, ...], int] = {(): 0}
-        out: list[int] = []
-        for ni in nodes:
-            taints = ni.node.taints
+        cols = columns_of(nodes)
+        if cols is not None:
+            tainted = np.flatnonzero(cols[0].has_taints[cols[1]]).tolist()
+            out = [0] * len(nodes)
+        else:
+            tainted = list(range(len(nodes)))
+            out = [0] * len(nodes)
+        for i in tainted:
+            taints = nodes[i].node.taints
             c = counts.get(taints)
             if c is None:
                 c = counts[taints] = sum(
@@ -98,7 +112,7 @@ class TaintToleration:
                     if t.effect == "PreferNoSchedule"
                     and not tolerations_tolerate_taint(s.tolerations, t)
                 )
-            out.append(c)
+            out[i] = c
         return out, SUCCESS
 
     def normalize_batch(self, state: CycleState, pod: Pod, raw: list[int]) -> list[int]:

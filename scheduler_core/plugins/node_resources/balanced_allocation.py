@@ -10,8 +10,11 @@ import math
 from collections.abc import Sequence
 from typing import Final
 
+import numpy as np
+
 from scheduler_core.api import Pod
 from scheduler_core.config.types import NodeResourcesBalancedAllocationArgs
+from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, error
@@ -80,6 +83,22 @@ def balanced_cpu_memory(
 
     With one fraction or none the deviation is 0, so such a node scores MAX_NODE_SCORE.
     """
+    cols = columns_of(nodes)
+    if cols is not None:
+        c, idx = cols
+        cpu_cap, mem_cap = c.alloc_cpu[idx], c.alloc_mem[idx]
+        used_cpu = (c.req_cpu if use_requested else c.nz_cpu)[idx] + cpu_req
+        used_mem = (c.req_mem if use_requested else c.nz_mem)[idx] + mem_req
+        one = (cpu_cap == 0) | (mem_cap == 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # int64 / int64 converts both to float64 first, exactly as Go's float64(a)/float64(b).
+            cpu_fraction = np.minimum(used_cpu / cpu_cap, 1.0)
+            mem_fraction = np.minimum(used_mem / mem_cap, 1.0)
+            score = ((1 - np.abs(cpu_fraction - mem_fraction) / 2) * float(MAX_NODE_SCORE)).astype(
+                np.int64
+            )
+        result: list[int] = np.where(one, MAX_NODE_SCORE, score).tolist()
+        return result
     out: list[int] = []
     append = out.append
     top = float(MAX_NODE_SCORE)

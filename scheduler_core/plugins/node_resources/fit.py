@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+import numpy as np
+
 from scheduler_core import quantity as q
 from scheduler_core.api import (
     CPU,
@@ -28,6 +30,7 @@ from scheduler_core.config.types import (
     NodeResourcesFitArgs,
 )
 from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SUCCESS, Code, Status, error
@@ -261,26 +264,28 @@ class Fit:
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> list[Status | None]:
-        """Filter for many nodes: the common cpu/memory-only request is checked inline."""
+    ) -> dict[int, Status]:
+        """Filter for many nodes: pods, cpu, memory and ephemeral storage checked as columns;
+        the nodes that may not fit (or a request with extended resources) go through filter."""
         s = state.get(_PRE_FILTER_KEY)
-        if not isinstance(s, _PreFilterState) or s.scalars or s.ephemeral_storage:
-            return [
-                None if (st := self.filter(state, pod, ni)).is_success() else st for ni in nodes
-            ]
-        cpu, mem = s.milli_cpu, s.memory
-        out: list[Status | None] = []
-        for ni in nodes:
-            alloc = ni.allocatable
-            used = ni.requested
-            if (
-                len(ni.pods) < alloc.allowed_pod_number
-                and (cpu <= 0 or cpu <= alloc.milli_cpu - used.milli_cpu)
-                and (mem <= 0 or mem <= alloc.memory - used.memory)
-            ):
-                out.append(None)
-            else:
-                out.append(self.filter(state, pod, ni))
+        cols = columns_of(nodes)
+        if not isinstance(s, _PreFilterState) or s.scalars or cols is None:
+            candidates: list[int] = list(range(len(nodes)))
+        else:
+            c, idx = cols
+            ok = c.num_pods[idx] < c.alloc_pods[idx]
+            if s.milli_cpu > 0:
+                ok &= s.milli_cpu <= c.alloc_cpu[idx] - c.req_cpu[idx]
+            if s.memory > 0:
+                ok &= s.memory <= c.alloc_mem[idx] - c.req_mem[idx]
+            if s.ephemeral_storage > 0:
+                ok &= s.ephemeral_storage <= c.alloc_eph[idx] - c.req_eph[idx]
+            candidates = np.flatnonzero(~ok).tolist()
+        out: dict[int, Status] = {}
+        for i in candidates:
+            st = self.filter(state, pod, nodes[i])
+            if st.code:
+                out[i] = st
         return out
 
     def _status(self, unresolvable: bool, reasons: tuple[str, ...]) -> Status:
