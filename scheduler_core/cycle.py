@@ -7,10 +7,18 @@ each step decided in a CycleRecord, whose to_dict() is one cycle of a conformanc
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from scheduler_core.api import Pod
+from scheduler_core.extender import (
+    EXTENDER_NAME,
+    ExtenderError,
+    HTTPExtender,
+    extender_scores,
+    find_nodes_that_pass_extenders,
+)
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import PostFilterResult
 from scheduler_core.framework.runtime import Framework, PluginScores
@@ -135,10 +143,12 @@ class CycleRunner:
         *,
         percentage_of_nodes_to_score: int | None,
         evaluate_all_nodes: bool = False,
+        extenders: Sequence[HTTPExtender] = (),
     ) -> None:
         """``evaluate_all_nodes`` makes Filter visit every node (the conformance traces' rule)."""
         self.fwk = framework
         self.evaluate_all_nodes = evaluate_all_nodes
+        self.extenders = list(extenders)
         self.percentage = (
             framework.percentage_of_nodes_to_score
             if framework.percentage_of_nodes_to_score is not None
@@ -185,6 +195,7 @@ class CycleRunner:
                 ni = snapshot.get(pod.nominated_node_name)
                 if ni is not None:
                     feasible = self._pass_filters(rec, state, pod, diagnosis, [ni])
+                    feasible = self._pass_extenders(rec, pod, diagnosis, feasible)
             if not feasible:
                 nodes = all_nodes
                 if pre.result is not None and not pre.result.all_nodes():
@@ -198,6 +209,7 @@ class CycleRunner:
                         ),
                     )
                 feasible = self._pass_filters(rec, state, pod, diagnosis, nodes)
+                feasible = self._pass_extenders(rec, pod, diagnosis, feasible)
                 processed = len(feasible) + len(diagnosis.node_to_status)
                 self.next_start_node_index = (self.next_start_node_index + processed) % num_all
             if rec.error:
@@ -230,7 +242,7 @@ class CycleRunner:
             to_find = n
         else:
             to_find = num_feasible_nodes_to_find(self.percentage, n)
-            if not fwk.has_score_plugins():
+            if not self._has_extender_filters() and not self._has_scoring():
                 to_find = 1
         start = self.next_start_node_index % n
         order = nodes[start:] + nodes[:start] if start else nodes
@@ -274,6 +286,32 @@ class CycleRunner:
                 diagnosis.add_plugin_status(status)
         return feasible
 
+    def _pass_extenders(
+        self, rec: CycleRecord, pod: Pod, diagnosis: Diagnosis, feasible: list[NodeInfo]
+    ) -> list[NodeInfo]:
+        """findNodesThatPassExtenders: HTTP extenders filter what the plugins kept."""
+        if not self.extenders or not feasible or rec.error:
+            return feasible
+        try:
+            kept, statuses = find_nodes_that_pass_extenders(self.extenders, pod, feasible)
+        except ExtenderError as err:
+            rec.error = True
+            rec.message = str(err)
+            return []
+        for name, status in statuses.items():
+            status = status.with_plugin(EXTENDER_NAME)
+            rec.filter[name] = status
+            diagnosis.node_to_status[name] = status
+        if len(kept) != len(feasible):
+            diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
+        return kept
+
+    def _has_extender_filters(self) -> bool:
+        return any(e.is_filter() for e in self.extenders)
+
+    def _has_scoring(self) -> bool:
+        return self.fwk.has_score_plugins() or any(e.is_prioritizer() for e in self.extenders)
+
     def _post_filter(
         self, rec: CycleRecord, state: CycleState, pod: Pod, diagnosis: Diagnosis
     ) -> None:
@@ -294,7 +332,7 @@ class CycleRunner:
     ) -> None:
         fwk = self.fwk
         names = [ni.node.name for ni in feasible]
-        if not fwk.has_score_plugins():
+        if not fwk.has_score_plugins() and not self.extenders:
             rec.totals = dict.fromkeys(names, 1)
         else:
             s = fwk.run_pre_score_plugins(state, pod, feasible, rec.pre_score_steps)
@@ -314,7 +352,19 @@ class CycleRunner:
                 w = ps.weight
                 for i, v in enumerate(ps.normalized):
                     totals[i] += v * w
-            rec.totals = dict(zip(names, totals))
+            if self.extenders:
+                # Extender priorities join the totals: score x weight x (100 / 10) each.
+                by_node = extender_scores(self.extenders, pod, feasible)
+                per_ext: dict[str, list[int]] = {}
+                for i, name in enumerate(names):
+                    for ext_name, value in by_node.get(name, ()):
+                        per_ext.setdefault(ext_name, [0] * len(names))[i] += value
+                        totals[i] += value
+                for ext_name, values in per_ext.items():
+                    rec.scores.append(
+                        PluginScores(f"{EXTENDER_NAME}:{ext_name}", 1, values, values)
+                    )
+            rec.totals = dict(zip(names, totals, strict=True))
         best = max(rec.totals.values())
         rec.top = sorted(n for n, t in rec.totals.items() if t == best)
         rec.selected = rec.top[0]

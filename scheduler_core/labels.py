@@ -73,9 +73,8 @@ _DNS1123_SUBDOMAIN_RE: Final = re.compile(
 def is_label_key(key: str) -> bool:
     """validation.IsQualifiedName: an optional DNS-subdomain prefix and a 63-character name."""
     prefix, sep, name = key.rpartition("/")
-    if sep:
-        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN_RE.match(prefix):
-            return False
+    if sep and (not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN_RE.match(prefix)):
+        return False
     return 0 < len(name) <= 63 and bool(_NAME_RE.match(name))
 
 
@@ -152,10 +151,7 @@ class Selector:
             return False
         eq = self._equals
         if eq is not None:
-            for k, v in eq.items():
-                if labels.get(k) != v:
-                    return False
-            return True
+            return all(labels.get(k) == v for k, v in eq.items())
         return all(r.matches(labels) for r in self.requirements)
 
     def add(self, extra: Sequence[Requirement]) -> Selector:

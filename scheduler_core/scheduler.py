@@ -9,6 +9,7 @@ can be driven interactively.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from scheduler_core.api import ClusterObjects, Node, Pod
 from scheduler_core.clock import Clock, SimulatedClock
 from scheduler_core.cluster import Cluster, apply_api_defaults
-from scheduler_core.config import KubeSchedulerConfiguration, load_config
+from scheduler_core.config import KubeSchedulerConfiguration, NodeResourcesFitArgs, load_config
 from scheduler_core.cycle import CycleRecord, CycleRunner
 from scheduler_core.events import (
     Backoff,
@@ -35,6 +36,13 @@ from scheduler_core.events import (
     Unreserve,
     Unschedulable,
     cycle_events,
+)
+from scheduler_core.extender import (
+    EXTENDER_NAME,
+    ExtenderError,
+    bind_with_extenders,
+    extenders_from_config,
+    ignored_extended_resources,
 )
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
@@ -149,7 +157,10 @@ class Scheduler:
         self.clock: Clock = clock if clock is not None else SimulatedClock()
         self.on_event = on_event
         self.registry = registry or in_tree_registry()
-        self.extenders = list(extenders or ())
+        self.extenders = (
+            list(extenders) if extenders is not None else extenders_from_config(self.config)
+        )
+        self.config = _with_extender_ignored_resources(self.config)
         self.seq = 0
         self.cycle = 0
         self.outcomes: dict[str, Outcome] = {}
@@ -173,10 +184,12 @@ class Scheduler:
             fwk.extras["binder"] = self._bind_to_cluster
             fwk.extras["waiting_pods"] = self
             self.frameworks[profile.scheduler_name] = fwk
+            fwk.extras["extenders"] = self.extenders
             self.runners[profile.scheduler_name] = CycleRunner(
                 fwk,
                 percentage_of_nodes_to_score=self.config.percentage_of_nodes_to_score,
                 evaluate_all_nodes=evaluate_all_nodes,
+                extenders=self.extenders,
             )
         first = next(iter(self.frameworks.values()))
         sort_plugin = first.queue_sort_plugins[0]
@@ -367,7 +380,7 @@ class Scheduler:
         self._emit_steps(PreBind, pod.key, node, steps)
         if status.is_success():
             steps = []
-            status = fwk.run_bind_plugins(state, pod, node, steps)
+            status = self._bind(fwk, state, pod, node, steps)
             self._emit_steps(Bind, pod.key, node, steps)
         if not status.is_success():
             self._unreserve_and_forget(fwk, state, pod, node)
@@ -387,6 +400,18 @@ class Scheduler:
         self.pending.pop(pod.key, None)
         self.queue.done(pod.uid)
         self.queue.assigned_pod_added(pod)
+
+    def _bind(self, fwk: Framework, state: CycleState, pod: Pod, node: str, steps: Steps) -> Status:
+        """An interested binder extender binds the pod; otherwise the Bind plugins do."""
+        try:
+            if bind_with_extenders(self.extenders, pod, node):
+                steps.append((EXTENDER_NAME, Status(), None))
+                return Status()
+        except ExtenderError as err:
+            status = Status(Code.ERROR, (str(err),), EXTENDER_NAME)
+            steps.append((EXTENDER_NAME, status, None))
+            return status
+        return fwk.run_bind_plugins(state, pod, node, steps)
 
     def _unreserve_and_forget(self, fwk: Framework, state: CycleState, pod: Pod, node: str) -> None:
         steps: Steps = []
@@ -524,6 +549,27 @@ class Scheduler:
 
     def placements(self) -> dict[str, str | None]:
         return {key: o.node for key, o in self.outcomes.items()}
+
+
+def _with_extender_ignored_resources(
+    cfg: KubeSchedulerConfiguration,
+) -> KubeSchedulerConfiguration:
+    """Extended resources that extenders manage with ignoredByScheduler are NodeResourcesFit's
+    ignoredResources in every profile, as upstream's scheduler setup arranges."""
+    ignored = ignored_extended_resources(cfg)
+    if not ignored:
+        return cfg
+    profiles = []
+    for profile in cfg.profiles:
+        configs = []
+        for pc in profile.plugin_config:
+            if isinstance(pc.args, NodeResourcesFitArgs):
+                pc = dataclasses.replace(
+                    pc, args=dataclasses.replace(pc.args, ignored_resources=tuple(ignored))
+                )
+            configs.append(pc)
+        profiles.append(dataclasses.replace(profile, plugin_config=tuple(configs)))
+    return dataclasses.replace(cfg, profiles=tuple(profiles))
 
 
 def _go_duration(seconds: float) -> str:

@@ -94,7 +94,7 @@ class Framework:
         extras: Mapping[str, Any] | None = None,
         nominated_nodes: Callable[[], frozenset[str]] | None = None,
     ) -> None:
-        """``nominator`` lists a node's nominated pods; ``nominated_nodes`` the nodes that have any."""
+        """``nominator`` lists a node's nominated pods, ``nominated_nodes`` the nodes with any."""
         self.profile = profile
         self.profile_name: str = profile.scheduler_name
         self.percentage_of_nodes_to_score: int | None = profile.percentage_of_nodes_to_score
@@ -524,7 +524,7 @@ class Framework:
                 ps.normalized = fast(state, pod, ps.raw)
                 continue
             if isinstance(pl, fi.ScoreExtensions):
-                scores = [NodeScore(ni.node.name, v) for ni, v in zip(nodes, ps.raw)]
+                scores = [NodeScore(ni.node.name, v) for ni, v in zip(nodes, ps.raw, strict=True)]
                 s = pl.normalize_score(state, pod, scores)
                 if not s.is_success():
                     msg = (

@@ -14,7 +14,7 @@ from scheduler_core.framework.types import NodeScore
 
 
 def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeScore]) -> None:
-    """Scale scores to [0, max_priority] by the highest one (integer division), optionally reversed."""
+    """Scale scores to [0, max_priority] by the highest (integer division), maybe reversed."""
     max_count = max((s.score for s in scores), default=0)
     if max_count <= 0:
         if reverse:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from scheduler_core.api import KubeObject, Pod
+from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status
@@ -46,7 +48,7 @@ def more_important_pod(a: Pod, b: Pod) -> bool:
     if a.priority != b.priority:
         return a.priority > b.priority
     if not a.start_time:
-        return True if not b.start_time else False
+        return not b.start_time
     if not b.start_time:
         return True
     return a.start_time < b.start_time
@@ -148,6 +150,12 @@ class Evaluator:
             candidates, statuses, errors = self.dry_run(state, pod, potential, pdbs)
         if errors and not candidates:
             return None, Status(Code.ERROR, (errors[0],))
+        extenders = self.fwk.extras.get("extenders") or ()
+        if candidates and extenders:
+            try:
+                candidates = self._call_extenders(pod, candidates, extenders)
+            except SchedulerCoreError as err:
+                return None, Status(Code.ERROR, (str(err),))
         if not candidates:
             diag = Diagnosis(
                 node_to_status=statuses,
@@ -258,6 +266,19 @@ class Evaluator:
         if violating and non_violating:
             sort_by_importance(victims)
         return victims, num_violating, Status()
+
+    def _call_extenders(
+        self, pod: Pod, candidates: list[Candidate], extenders: Sequence[Any]
+    ) -> list[Candidate]:
+        """callExtenders: preempting extenders narrow the candidates and their victims."""
+        from scheduler_core.extender import call_extenders_for_preemption
+
+        victims = {c.name: list(c.victims) for c in candidates}
+        pdb = {c.name: c.num_pdb_violations for c in candidates}
+        victims, pdb = call_extenders_for_preemption(
+            extenders, pod, victims, pdb, self.fwk.snapshot
+        )
+        return [Candidate(name, v, pdb.get(name, 0)) for name, v in victims.items()]
 
     @staticmethod
     def select_candidate(candidates: Sequence[Candidate]) -> Candidate | None:

@@ -243,3 +243,54 @@ def test_simulate_cli_prints_placements_and_events(tmp_path: Any) -> None:
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert lines[0]["seq"] == 0
     assert {line["type"] for line in lines} >= {"CycleStart", "Filter", "CycleEnd", "Bind"}
+
+
+def _extender_config(url: str, **extra: Any) -> dict[str, Any]:
+    ext = {"urlPrefix": url, "filterVerb": "filter", "prioritizeVerb": "prioritize", "weight": 2}
+    ext.update(extra)
+    return {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "extenders": [ext],
+    }
+
+
+def test_extender_filters_prioritizes_and_binds_in_the_loop() -> None:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from extender_server import ExtenderServer
+
+    with ExtenderServer(passes=lambda name: name != "n1", priorities={"n2": 1, "n3": 10}) as srv:
+        cfg = _extender_config(srv.url, bindVerb="bind")
+        events: list[Event] = []
+        sched = Scheduler(
+            cfg, [node("n1"), node("n2"), node("n3"), pod("p")], on_event=events.append
+        )
+        sched.run_until_idle()
+        # n1 is filtered out by the extender; n3 wins thanks to 10 x weight 2 x 10 = 200.
+        assert sched.placements()["default/p"] == "n3"
+        verbs = [r.verb for r in srv.requests]
+        assert verbs == ["filter", "prioritize", "bind"]
+        assert srv.bindings and srv.bindings[0]
+        verdict = next(e for e in events if e.type == "Filter" and e.plugin == "")
+        start = next(e for e in events if isinstance(e, CycleStart))
+        rejected = dict(zip(start.nodes, verdict.rejector, strict=True))
+        assert rejected["n1"] == "Extender"
+        binds = [e for e in events if isinstance(e, Bind)]
+        assert [b.plugin for b in binds] == ["Extender"]
+
+
+def test_ignorable_extender_that_is_down_is_skipped() -> None:
+    cfg = _extender_config("http://127.0.0.1:9/none", ignorable=True, httpTimeout="1s")
+    sched, _ = run([node("n1"), pod("p")], cfg)
+    assert sched.placements()["default/p"] == "n1"
+
+
+def test_unreachable_extender_that_is_not_ignorable_fails_the_cycle() -> None:
+    cfg = _extender_config("http://127.0.0.1:9/none", httpTimeout="1s")
+    sched, events = run([node("n1"), node("n2"), pod("p")], cfg)
+    assert sched.placements()["default/p"] is None
+    ends = [e for e in events if isinstance(e, CycleEnd)]
+    assert ends and ends[0].result == "Error"
