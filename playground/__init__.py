@@ -1,0 +1,1 @@
+"""The playground Django app: clusters, objects, profiles and runs."""

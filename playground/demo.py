@@ -1,0 +1,346 @@
+"""Built-in demo clusters and profiles, loaded by ``manage.py load_demo``."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+
+def _nodes(
+    prefix: str,
+    count: int,
+    *,
+    zones: tuple[str, ...] = (),
+    cpu: str = "4",
+    memory: str = "16Gi",
+    labels: dict[str, str] | None = None,
+    taints: list[dict[str, str]] | None = None,
+    extra: dict[str, str] | None = None,
+    region: str = "",
+) -> str:
+    docs = []
+    for i in range(1, count + 1):
+        name = f"{prefix}-{i}"
+        node_labels = {"kubernetes.io/hostname": name, **(labels or {})}
+        if zones:
+            node_labels["topology.kubernetes.io/zone"] = zones[(i - 1) % len(zones)]
+        if region:
+            node_labels["topology.kubernetes.io/region"] = region
+        resources = {"cpu": cpu, "memory": memory, "pods": "110", **(extra or {})}
+        lines = [
+            "apiVersion: v1",
+            "kind: Node",
+            "metadata:",
+            f"  name: {name}",
+            "  labels:",
+            *[f'    {k}: "{v}"' for k, v in node_labels.items()],
+        ]
+        if taints:
+            lines += ["spec:", "  taints:"]
+            for taint in taints:
+                lines += [
+                    f"  - key: {taint['key']}",
+                    f'    value: "{taint["value"]}"',
+                    f"    effect: {taint['effect']}",
+                ]
+        lines += [
+            "status:",
+            "  capacity:",
+            *[f'    {k}: "{v}"' for k, v in resources.items()],
+            "  allocatable:",
+            *[f'    {k}: "{v}"' for k, v in resources.items()],
+        ]
+        docs.append("\n".join(lines))
+    return "\n---\n".join(docs)
+
+
+THREE_ZONES: Final = (
+    _nodes("node", 6, zones=("zone-a", "zone-b", "zone-c"), region="eu-1")
+    + """
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: default
+spec:
+  selector:
+    app: web
+  ports:
+  - port: 80
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: default
+spec:
+  replicas: 6
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        resources:
+          requests:
+            cpu: 500m
+            memory: 512Mi
+"""
+)
+
+GPU_POOL: Final = (
+    _nodes("cpu", 3, zones=("zone-a", "zone-b"))
+    + "\n---\n"
+    + _nodes(
+        "gpu",
+        2,
+        zones=("zone-a", "zone-b"),
+        cpu="32",
+        memory="128Gi",
+        labels={"accelerator": "nvidia-a100"},
+        taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
+        extra={"nvidia.com/gpu": "4"},
+    )
+    + """
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+  namespace: ml
+  labels:
+    app: trainer
+spec:
+  tolerations:
+  - key: nvidia.com/gpu
+    operator: Exists
+    effect: NoSchedule
+  containers:
+  - name: train
+    image: pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime
+    resources:
+      requests:
+        cpu: "8"
+        memory: 32Gi
+        nvidia.com/gpu: "2"
+      limits:
+        nvidia.com/gpu: "2"
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-frontend
+  namespace: default
+  labels:
+    app: frontend
+spec:
+  containers:
+  - name: web
+    image: nginx:1.27
+    resources:
+      requests:
+        cpu: "1"
+        memory: 1Gi
+"""
+)
+
+
+def _running(name: str, node: str, cpu: str) -> str:
+    return f"""
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  namespace: default
+  labels:
+    tier: batch
+spec:
+  priorityClassName: low
+  priority: 100
+  nodeName: {node}
+  containers:
+  - name: work
+    image: busybox:1.37
+    resources:
+      requests:
+        cpu: {cpu}
+        memory: 1Gi
+status:
+  phase: Running
+"""
+
+
+PREEMPTION: Final = (
+    """apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: low
+value: 100
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: high
+value: 100000
+---
+"""
+    + _nodes("small", 2, cpu="2", memory="8Gi")
+    + _running("batch-1", "small-1", "1500m")
+    + _running("batch-2", "small-2", "1")
+    + _running("batch-3", "small-2", "500m")
+    + """
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: urgent
+  namespace: default
+spec:
+  priorityClassName: high
+  priority: 100000
+  containers:
+  - name: urgent
+    image: busybox:1.37
+    resources:
+      requests:
+        cpu: 1500m
+        memory: 1Gi
+status:
+  phase: Pending
+"""
+)
+
+CLUSTERS: Final[list[tuple[str, str, str]]] = [
+    (
+        "Three zones",
+        "Six nodes in three zones of one region and a 6-replica Deployment behind "
+        "a Service: default spreading at work.",
+        THREE_ZONES,
+    ),
+    (
+        "GPU pool behind taints",
+        "CPU nodes plus a tainted GPU pool; only the trainer tolerates "
+        "the taint and requests nvidia.com/gpu.",
+        GPU_POOL,
+    ),
+    (
+        "Preemption scenario",
+        "Two small nodes full of low-priority batch pods and one pending "
+        "high-priority pod that only fits after preemption.",
+        PREEMPTION,
+    ),
+]
+
+_API: Final = "kubescheduler.config.k8s.io/v1"
+
+
+def _config(*profiles: dict[str, Any], **top: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": _API,
+        "kind": "KubeSchedulerConfiguration",
+        **top,
+        "profiles": list(profiles),
+    }
+
+
+PROFILES: Final[list[tuple[str, str, dict[str, Any]]]] = [
+    (
+        "Default",
+        "What a fresh kube-scheduler runs: one profile, default plugins and weights.",
+        _config({"schedulerName": "default-scheduler"}),
+    ),
+    (
+        "Bin-packing",
+        "NodeResourcesFit MostAllocated with a high weight: fill nodes before "
+        "using new ones (cluster autoscaler friendly).",
+        _config(
+            {
+                "schedulerName": "default-scheduler",
+                "plugins": {
+                    "score": {
+                        "enabled": [{"name": "NodeResourcesFit", "weight": 5}],
+                        "disabled": [{"name": "NodeResourcesBalancedAllocation"}],
+                    }
+                },
+                "pluginConfig": [
+                    {
+                        "name": "NodeResourcesFit",
+                        "args": {
+                            "apiVersion": _API,
+                            "kind": "NodeResourcesFitArgs",
+                            "scoringStrategy": {
+                                "type": "MostAllocated",
+                                "resources": [
+                                    {"name": "cpu", "weight": 1},
+                                    {"name": "memory", "weight": 1},
+                                ],
+                            },
+                        },
+                    }
+                ],
+            }
+        ),
+    ),
+    (
+        "Spread everything",
+        "PodTopologySpread list defaults over hosts and zones, weighted up.",
+        _config(
+            {
+                "schedulerName": "default-scheduler",
+                "plugins": {"score": {"enabled": [{"name": "PodTopologySpread", "weight": 10}]}},
+                "pluginConfig": [
+                    {
+                        "name": "PodTopologySpread",
+                        "args": {
+                            "apiVersion": _API,
+                            "kind": "PodTopologySpreadArgs",
+                            "defaultingType": "List",
+                            "defaultConstraints": [
+                                {
+                                    "maxSkew": 1,
+                                    "topologyKey": "topology.kubernetes.io/zone",
+                                    "whenUnsatisfiable": "ScheduleAnyway",
+                                },
+                                {
+                                    "maxSkew": 1,
+                                    "topologyKey": "kubernetes.io/hostname",
+                                    "whenUnsatisfiable": "ScheduleAnyway",
+                                },
+                            ],
+                        },
+                    }
+                ],
+            }
+        ),
+    ),
+    (
+        "Eager preemption",
+        "DefaultPreemption looks at every node for candidates; a second profile never preempts.",
+        _config(
+            {
+                "schedulerName": "default-scheduler",
+                "pluginConfig": [
+                    {
+                        "name": "DefaultPreemption",
+                        "args": {
+                            "apiVersion": _API,
+                            "kind": "DefaultPreemptionArgs",
+                            "minCandidateNodesPercentage": 100,
+                            "minCandidateNodesAbsolute": 1000,
+                        },
+                    }
+                ],
+            },
+            {
+                "schedulerName": "no-preemption",
+                "plugins": {"postFilter": {"disabled": [{"name": "DefaultPreemption"}]}},
+            },
+        ),
+    ),
+]

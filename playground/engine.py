@@ -1,0 +1,166 @@
+"""The one place the playground touches scheduler_core.
+
+Everything else in the app calls these functions: configuration loading, defaulting and
+validation come from ``scheduler_core.config``; manifests are checked by ``playground.admission``
+(what the API server refuses) and then by the engine's ``from_manifest``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from scheduler_core import config as engine_config
+from scheduler_core.errors import ManifestError
+from scheduler_core.quantity import parse_quantity as parse_quantity_at
+
+from . import admission
+
+__all__ = [
+    "ConfigResult",
+    "FieldProblem",
+    "ManifestError",
+    "check_node_manifest",
+    "check_pod_manifest",
+    "check_quantity",
+    "default_config_dict",
+    "evaluate_config",
+    "plugin_names",
+]
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """One validation message and the field path it concerns."""
+
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ConfigResult:
+    """A configuration after upstream defaulting, or every problem found in it."""
+
+    effective: dict[str, Any] | None
+    problems: tuple[FieldProblem, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_quantity(text: Any, path: str) -> None:
+    """Raise ManifestError naming ``path`` unless ``text`` is a Kubernetes quantity."""
+    try:
+        from scheduler_core.api import parse_quantity  # the agreed contract
+    except ImportError:
+        parse_quantity_at(text, path)  # what scheduler_core provides today
+        return
+    try:
+        parse_quantity(text)
+    except ManifestError as err:
+        raise ManifestError(path, err.message) from err
+
+
+def _from_manifest(kind: str, manifest: dict[str, Any]) -> bool:
+    """Build the engine's typed object when the engine has it; False when it does not yet."""
+    try:
+        from scheduler_core import api
+    except ImportError:
+        return False
+    cls = getattr(api, kind, None)
+    if cls is None or not hasattr(cls, "from_manifest"):
+        return False
+    try:
+        cls.from_manifest(manifest)
+    except ManifestError:
+        raise
+    except (TypeError, KeyError, AttributeError, ValueError) as err:
+        raise ManifestError("", f"not a valid {kind}: {err}") from err
+    return True
+
+
+def check_pod_manifest(manifest: dict[str, Any]) -> None:
+    """Raise ManifestError naming the field if the engine could not read this Pod."""
+    admission.check_pod(manifest, check_quantity)
+    _from_manifest("Pod", manifest)
+
+
+def check_node_manifest(manifest: dict[str, Any]) -> None:
+    """Raise ManifestError naming the field if the engine could not read this Node."""
+    admission.check_node(manifest, check_quantity)
+    _from_manifest("Node", manifest)
+
+
+def evaluate_config(source: str | bytes | dict[str, Any] | None) -> ConfigResult:
+    """Parse, default and validate a KubeSchedulerConfiguration.
+
+    Returns the effective configuration (v1 wire format) or every problem with its field path;
+    YAML syntax errors get the path ``line N``.
+    """
+    if isinstance(source, bytes):
+        source = source.decode("utf-8", errors="replace")
+    if isinstance(source, str):
+        try:
+            parsed = yaml.safe_load(source) if source.strip() else {}
+        except yaml.YAMLError as err:
+            mark = getattr(err, "problem_mark", None)
+            where = f"line {mark.line + 1}" if mark is not None else "yaml"
+            problem = getattr(err, "problem", None) or str(err)
+            return ConfigResult(None, (FieldProblem(where, f"invalid YAML: {problem}"),))
+        if parsed is None:
+            parsed = {}
+        if not isinstance(parsed, dict):
+            return ConfigResult(
+                None, (FieldProblem("", "must be a KubeSchedulerConfiguration mapping"),)
+            )
+        source = parsed
+    try:
+        cfg = engine_config.load_config(source)
+    except engine_config.ConfigError as err:
+        return ConfigResult(
+            None,
+            tuple(FieldProblem(e.path, e.message) for e in getattr(err, "errors", ()))
+            or (FieldProblem("", str(err)),),
+        )
+    except (ValueError, TypeError, KeyError) as err:
+        return ConfigResult(None, (FieldProblem("", str(err)),))
+    effective = engine_config.dump_config(cfg)
+    # Paths index the configuration as written, not the defaulted one.
+    return ConfigResult(effective, _unknown_plugins(source or {}))
+
+
+def _unknown_plugins(config: dict[str, Any]) -> tuple[FieldProblem, ...]:
+    """Plugins no registry knows: kube-scheduler refuses these when it builds the framework."""
+    known = set(plugin_names())
+    problems = []
+    for i, profile in enumerate(config.get("profiles") or []):
+        for point, plugin_set in (profile.get("plugins") or {}).items():
+            for j, plugin in enumerate((plugin_set or {}).get("enabled") or []):
+                name = plugin.get("name")
+                if name != "*" and name not in known:
+                    problems.append(
+                        FieldProblem(
+                            f"profiles[{i}].plugins.{point}.enabled[{j}].name",
+                            f'plugin "{name}" does not exist',
+                        )
+                    )
+    return tuple(problems)
+
+
+def default_config_dict() -> dict[str, Any]:
+    """What a fresh kube-scheduler runs with, in v1 wire format."""
+    result = evaluate_config({})
+    assert result.effective is not None
+    return result.effective
+
+
+def plugin_names() -> list[str]:
+    """In-tree plugin names, sorted."""
+    from scheduler_core.plugins import names
+
+    return sorted(
+        value for key, value in vars(names).items() if key.isupper() and isinstance(value, str)
+    )

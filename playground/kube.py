@@ -1,0 +1,366 @@
+"""Kubernetes syntax the playground checks itself: names, labels, selectors, taints, tolerations.
+
+The rules follow apimachinery's validation (IsQualifiedName, IsValidLabelValue, IsDNS1123Subdomain)
+and kubectl's selector syntax, so a form accepts exactly what the API server would.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+_DNS1123_LABEL: Final = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN_RE: Final = re.compile(rf"^{_DNS1123_LABEL}(\.{_DNS1123_LABEL})*$")
+_QUALIFIED_NAME_RE: Final = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_LABEL_VALUE_RE: Final = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+
+TAINT_EFFECTS: Final = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+NODE_OPERATORS: Final = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+
+class SyntaxProblem(ValueError):
+    """One line of a line-per-item field could not be understood."""
+
+
+def dns_subdomain_errors(name: str) -> list[str]:
+    if not name:
+        return ["a name is required"]
+    errors = []
+    if len(name) > 253:
+        errors.append("must be no more than 253 characters")
+    if not _DNS1123_SUBDOMAIN_RE.match(name):
+        errors.append(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+            "'-' or '.', and must start and end with an alphanumeric character"
+        )
+    return errors
+
+
+def qualified_name_errors(key: str) -> list[str]:
+    """Errors of a label key, annotation key or taint key (IsQualifiedName)."""
+    if not key:
+        return ["name part must be non-empty"]
+    prefix, _, name = key.rpartition("/")
+    errors = []
+    if "/" in key:
+        if not prefix:
+            errors.append("prefix part must be non-empty")
+        elif dns_subdomain_errors(prefix):
+            errors.append("prefix part must be a lowercase RFC 1123 subdomain")
+    if len(name) > 63:
+        errors.append("name part must be no more than 63 characters")
+    if not name or not _QUALIFIED_NAME_RE.match(name):
+        errors.append(
+            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start "
+            "and end with an alphanumeric character"
+        )
+    return errors
+
+
+def label_value_errors(value: str) -> list[str]:
+    errors = []
+    if len(value) > 63:
+        errors.append("must be no more than 63 characters")
+    if not _LABEL_VALUE_RE.match(value):
+        errors.append(
+            "a valid label must be an empty string or consist of alphanumeric characters, '-', "
+            "'_' or '.', and must start and end with an alphanumeric character"
+        )
+    return errors
+
+
+def check_labels(labels: Any, path: str) -> list[tuple[str, str]]:
+    """(path, message) for every invalid key or value of a label map."""
+    if labels is None:
+        return []
+    if not isinstance(labels, Mapping):
+        return [(path, "must be a map of strings")]
+    problems = []
+    for key, value in labels.items():
+        for message in qualified_name_errors(str(key)):
+            problems.append((f"{path}.{key}", f"Invalid value: {key!r}: {message}"))
+        if not isinstance(value, str):
+            problems.append((f"{path}.{key}", f"Invalid value: {value!r}: must be a string"))
+            continue
+        for message in label_value_errors(value):
+            problems.append((f"{path}.{key}", f"Invalid value: {value!r}: {message}"))
+    return problems
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    """Non-empty, non-comment lines with their 1-based numbers."""
+    out = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            out.append((number, line))
+    return out
+
+
+def _problem(number: int, message: str) -> SyntaxProblem:
+    return SyntaxProblem(f"line {number}: {message}")
+
+
+def parse_key_values(text: str, *, labels: bool = True) -> dict[str, str]:
+    """``key=value`` per line (or comma separated) into a dict, validating label syntax."""
+    result: dict[str, str] = {}
+    for number, line in _lines(text):
+        for item in (part.strip() for part in line.split(",")):
+            if not item:
+                continue
+            key, sep, value = item.partition("=")
+            key, value = key.strip(), value.strip()
+            if not sep:
+                raise _problem(number, f"{item!r} should be key=value")
+            if labels:
+                for message in qualified_name_errors(key):
+                    raise _problem(number, f"key {key!r}: {message}")
+                for message in label_value_errors(value):
+                    raise _problem(number, f"value {value!r}: {message}")
+            if key in result:
+                raise _problem(number, f"key {key!r} is given twice")
+            result[key] = value
+    return result
+
+
+def format_key_values(values: Mapping[str, Any] | None) -> str:
+    return "\n".join(f"{k}={v}" for k, v in (values or {}).items())
+
+
+def parse_taints(text: str) -> list[dict[str, str]]:
+    """``key[=value]:Effect`` per line, as ``kubectl taint`` writes them."""
+    taints = []
+    for number, line in _lines(text):
+        spec, sep, effect = line.rpartition(":")
+        if not sep:
+            raise _problem(number, f"{line!r} should be key[=value]:Effect")
+        effect = effect.strip()
+        if effect not in TAINT_EFFECTS:
+            raise _problem(number, f"effect {effect!r} is not one of {', '.join(TAINT_EFFECTS)}")
+        key, has_value, value = spec.partition("=")
+        key = key.strip()
+        for message in qualified_name_errors(key):
+            raise _problem(number, f"taint key {key!r}: {message}")
+        taint = {"key": key}
+        if has_value:
+            value = value.strip()
+            for message in label_value_errors(value):
+                raise _problem(number, f"taint value {value!r}: {message}")
+            taint["value"] = value
+        taint["effect"] = effect
+        taints.append(taint)
+    return taints
+
+
+def format_taints(taints: list[Mapping[str, Any]] | None) -> str:
+    lines = []
+    for taint in taints or []:
+        value = f"={taint['value']}" if taint.get("value") else ""
+        lines.append(f"{taint.get('key', '')}{value}:{taint.get('effect', '')}")
+    return "\n".join(lines)
+
+
+def parse_tolerations(text: str) -> list[dict[str, Any]]:
+    """One toleration per line.
+
+    ``key=value:Effect`` (Equal), ``key:Effect`` or ``key`` (Exists), ``*`` (tolerate
+    everything), with an optional effect and ``for=SECONDS`` suffix: ``key:NoExecute for=30``.
+    """
+    tolerations = []
+    for number, line in _lines(text):
+        head, _, tail = line.partition(" for=")
+        toleration: dict[str, Any] = {}
+        head = head.strip()
+        if head == "*":
+            toleration["operator"] = "Exists"
+        else:
+            spec, sep, effect = head.rpartition(":") if ":" in head else (head, "", "")
+            key, has_value, value = spec.partition("=")
+            key = key.strip()
+            if key:
+                for message in qualified_name_errors(key):
+                    raise _problem(number, f"toleration key {key!r}: {message}")
+                toleration["key"] = key
+            if has_value:
+                toleration["operator"] = "Equal"
+                toleration["value"] = value.strip()
+            else:
+                toleration["operator"] = "Exists"
+            if sep:
+                effect = effect.strip()
+                if effect not in TAINT_EFFECTS:
+                    raise _problem(
+                        number, f"effect {effect!r} is not one of {', '.join(TAINT_EFFECTS)}"
+                    )
+                toleration["effect"] = effect
+        if tail:
+            if toleration.get("effect") != "NoExecute":
+                raise _problem(number, "for=SECONDS only applies to the NoExecute effect")
+            try:
+                toleration["tolerationSeconds"] = int(tail.strip())
+            except ValueError:
+                raise _problem(number, f"for={tail.strip()!r} is not a whole number") from None
+        tolerations.append(toleration)
+    return tolerations
+
+
+def format_tolerations(tolerations: list[Mapping[str, Any]] | None) -> str:
+    lines = []
+    for tol in tolerations or []:
+        key = tol.get("key", "")
+        if not key and tol.get("operator") == "Exists" and not tol.get("effect"):
+            line = "*"
+        else:
+            line = key
+            if tol.get("operator", "Equal") == "Equal":
+                line += f"={tol.get('value', '')}"
+            if tol.get("effect"):
+                line += f":{tol['effect']}"
+        if tol.get("tolerationSeconds") is not None:
+            line += f" for={tol['tolerationSeconds']}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+_SET_RE: Final = re.compile(r"^(\S+)\s+(in|notin)\s*\(([^)]*)\)$", re.IGNORECASE)
+_CMP_RE: Final = re.compile(r"^([^\s<>=!]+)\s*(>|<|!=|==|=)\s*(\S*)$")
+
+
+def parse_requirements(text: str, *, node: bool = False) -> list[dict[str, Any]]:
+    """kubectl selector syntax into ``matchExpressions``.
+
+    ``key in (a,b)``, ``key notin (a)``, ``key``, ``!key``, ``key=value``, ``key!=value``, and for
+    node affinity also ``key > 3`` / ``key < 3`` (Gt/Lt). Separate requirements by ``;`` or lines.
+    """
+    expressions = []
+    for number, line in _lines(text):
+        for item in (part.strip() for part in line.split(";")):
+            if item:
+                expressions.append(_parse_requirement(item, number, node=node))
+    return expressions
+
+
+def _parse_requirement(item: str, number: int, *, node: bool) -> dict[str, Any]:
+    expression: dict[str, Any]
+    if match := _SET_RE.match(item):
+        key, op, values_text = match.groups()
+        values = [v.strip() for v in values_text.split(",") if v.strip()]
+        if not values:
+            raise _problem(
+                number, f"{item!r}: for 'In', 'NotIn' operators, values set can't be empty"
+            )
+        expression = {
+            "key": key,
+            "operator": "In" if op.lower() == "in" else "NotIn",
+            "values": values,
+        }
+    elif item.startswith("!"):
+        expression = {"key": item[1:].strip(), "operator": "DoesNotExist"}
+    elif match := _CMP_RE.match(item):
+        key, op, value = match.groups()
+        if op in {">", "<"}:
+            if not node:
+                raise _problem(number, f"{item!r}: Gt and Lt only apply to node selectors")
+            if not re.fullmatch(r"[+-]?\d+", value):
+                raise _problem(
+                    number, f"{item!r}: for 'Gt', 'Lt' operators, the value must be an integer"
+                )
+            expression = {"key": key, "operator": "Gt" if op == ">" else "Lt", "values": [value]}
+        else:
+            expression = {
+                "key": key,
+                "operator": "NotIn" if op == "!=" else "In",
+                "values": [value],
+            }
+    elif re.fullmatch(r"\S+", item):
+        expression = {"key": item, "operator": "Exists"}
+    else:
+        raise _problem(
+            number,
+            f"{item!r} is not a selector requirement (try key in (a,b), key=value, key, !key)",
+        )
+    for message in qualified_name_errors(expression["key"]):
+        raise _problem(number, f"key {expression['key']!r}: {message}")
+    if expression["operator"] in {"In", "NotIn"}:
+        for value in expression["values"]:
+            for message in label_value_errors(value):
+                raise _problem(number, f"value {value!r}: {message}")
+    return expression
+
+
+def format_requirements(expressions: list[Mapping[str, Any]] | None, sep: str = "\n") -> str:
+    parts = []
+    for expr in expressions or []:
+        key, op, values = expr.get("key", ""), expr.get("operator", ""), expr.get("values") or []
+        if op == "In" and len(values) == 1:
+            parts.append(f"{key}={values[0]}")
+        elif op == "NotIn" and len(values) == 1:
+            parts.append(f"{key}!={values[0]}")
+        elif op in {"In", "NotIn"}:
+            parts.append(f"{key} {op.lower()} ({','.join(values)})")
+        elif op == "Exists":
+            parts.append(key)
+        elif op == "DoesNotExist":
+            parts.append(f"!{key}")
+        elif op in {"Gt", "Lt"}:
+            parts.append(f"{key} {'>' if op == 'Gt' else '<'} {values[0] if values else ''}")
+    return sep.join(parts)
+
+
+def label_selector(expressions: list[dict[str, Any]]) -> dict[str, Any]:
+    """A LabelSelector: single-value ``In`` requirements become ``matchLabels``."""
+    match_labels = {}
+    rest = []
+    for expr in expressions:
+        if (
+            expr["operator"] == "In"
+            and len(expr["values"]) == 1
+            and expr["key"] not in match_labels
+        ):
+            match_labels[expr["key"]] = expr["values"][0]
+        else:
+            rest.append(expr)
+    selector: dict[str, Any] = {}
+    if match_labels:
+        selector["matchLabels"] = match_labels
+    if rest:
+        selector["matchExpressions"] = rest
+    return selector
+
+
+def selector_expressions(selector: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    selector = selector or {}
+    expressions = [
+        {"key": k, "operator": "In", "values": [v]}
+        for k, v in (selector.get("matchLabels") or {}).items()
+    ]
+    return expressions + list(selector.get("matchExpressions") or [])
+
+
+def format_selector(selector: Mapping[str, Any] | None) -> str:
+    return format_requirements(selector_expressions(selector), sep="; ")
+
+
+def requirements_match(expressions: list[Mapping[str, Any]], labels: Mapping[str, str]) -> bool:
+    """Whether labels satisfy every requirement (node-affinity semantics, Gt/Lt included)."""
+    for expr in expressions:
+        key, op, values = expr.get("key"), expr.get("operator"), expr.get("values") or []
+        present = key in labels
+        value = labels.get(key, "")
+        if op == "In" and not (present and value in values):
+            return False
+        if op == "NotIn" and present and value in values:
+            return False
+        if op == "Exists" and not present:
+            return False
+        if op == "DoesNotExist" and present:
+            return False
+        if op in {"Gt", "Lt"}:
+            try:
+                left, right = int(value), int(values[0])
+            except (ValueError, IndexError):
+                return False
+            if not present or (left <= right if op == "Gt" else left >= right):
+                return False
+    return True

@@ -1,0 +1,17 @@
+"""manage.py load_demo: create or refresh the built-in clusters and profiles (idempotent)."""
+
+from django.core.management.base import BaseCommand
+
+from playground import services
+
+
+class Command(BaseCommand):
+    help = "Create or refresh the demo clusters and profiles; safe to run repeatedly."
+
+    def handle(self, *args: object, **options: object) -> None:
+        counts = services.demo_load()
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Demo content ready: {counts['clusters']} clusters, {counts['profiles']} profiles."
+            )
+        )

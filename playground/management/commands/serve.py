@@ -1,0 +1,32 @@
+"""manage.py serve: migrate, load the demo content and run daphne (embedded mode, one process)."""
+
+from __future__ import annotations
+
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandParser
+
+
+class Command(BaseCommand):
+    help = "Migrate, load demo data and serve the playground with daphne (HTTP + websockets)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument("--no-demo", action="store_true", help="skip load_demo")
+
+    def handle(self, *args: object, **options: object) -> None:
+        import daphne.server  # noqa: F401  (installs Twisted's asyncio reactor first)
+        from daphne.endpoints import build_endpoint_description_strings
+        from daphne.server import Server
+
+        call_command("migrate", interactive=False, verbosity=1)
+        if not options["no_demo"]:
+            call_command("load_demo")
+        host, port = str(options["host"]), int(options["port"])  # type: ignore[call-overload]
+        self.stdout.write(f"Serving on http://{host}:{port}/ (Ctrl-C to stop)")
+        from config.asgi import application
+
+        Server(
+            application=application,
+            endpoints=build_endpoint_description_strings(host=host, port=port),
+        ).run()

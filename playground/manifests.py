@@ -1,0 +1,816 @@
+"""Reading and writing Kubernetes manifests: documents with line numbers, kinds, controllers.
+
+``parse_documents`` turns pasted or uploaded YAML/JSON (one object, several documents, a ``List``,
+``kubectl get ... -o yaml`` output) into objects that remember where they came from, so every
+problem can name its document, line and field. ``expand_controllers`` adds the objects a
+controller would create on a real cluster (a Deployment's ReplicaSet, a ReplicaSet's pods, one
+pod per eligible node for a DaemonSet, ...), deterministically.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import yaml
+
+from . import engine, kube
+
+# kind -> (apiVersion, namespaced)
+KINDS: Final[dict[str, tuple[str, bool]]] = {
+    "Namespace": ("v1", False),
+    "PriorityClass": ("scheduling.k8s.io/v1", False),
+    "StorageClass": ("storage.k8s.io/v1", False),
+    "PersistentVolume": ("v1", False),
+    "PersistentVolumeClaim": ("v1", True),
+    "Node": ("v1", False),
+    "Service": ("v1", True),
+    "PodDisruptionBudget": ("policy/v1", True),
+    "Deployment": ("apps/v1", True),
+    "ReplicaSet": ("apps/v1", True),
+    "StatefulSet": ("apps/v1", True),
+    "DaemonSet": ("apps/v1", True),
+    "ReplicationController": ("v1", True),
+    "Job": ("batch/v1", True),
+    "Pod": ("v1", True),
+}
+CONTROLLER_KINDS: Final = (
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "DaemonSet",
+    "ReplicationController",
+    "Job",
+)
+# Export order: what an object refers to comes before it.
+EXPORT_ORDER: Final = tuple(KINDS)
+
+_SAFE_ALPHABET: Final = "bcdfghjklmnpqrstvwxz2456789"
+_UID_NAMESPACE: Final = uuid.UUID("6f1d3c1e-6a4c-4c57-9d1c-4b0f9c7a2e11")
+
+_META_FIELDS: Final = frozenset(
+    {
+        "name",
+        "generateName",
+        "namespace",
+        "labels",
+        "annotations",
+        "uid",
+        "ownerReferences",
+        "creationTimestamp",
+        "resourceVersion",
+        "generation",
+        "managedFields",
+        "finalizers",
+        "selfLink",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+    }
+)
+_TOP_FIELDS: Final = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
+_KNOWN_FIELDS: Final[dict[str, frozenset[str]]] = {
+    "Node.spec": frozenset(
+        {
+            "podCIDR",
+            "podCIDRs",
+            "providerID",
+            "taints",
+            "unschedulable",
+            "configSource",
+            "externalID",
+        }
+    ),
+    "Node.status": frozenset(
+        {
+            "capacity",
+            "allocatable",
+            "conditions",
+            "addresses",
+            "daemonEndpoints",
+            "nodeInfo",
+            "images",
+            "volumesInUse",
+            "volumesAttached",
+            "config",
+            "phase",
+            "runtimeHandlers",
+            "features",
+            "declaredFeatures",
+        }
+    ),
+    "Pod.spec": frozenset(
+        {
+            "volumes",
+            "initContainers",
+            "containers",
+            "ephemeralContainers",
+            "restartPolicy",
+            "terminationGracePeriodSeconds",
+            "activeDeadlineSeconds",
+            "dnsPolicy",
+            "nodeSelector",
+            "serviceAccountName",
+            "serviceAccount",
+            "automountServiceAccountToken",
+            "nodeName",
+            "hostNetwork",
+            "hostPID",
+            "hostIPC",
+            "shareProcessNamespace",
+            "securityContext",
+            "imagePullSecrets",
+            "hostname",
+            "subdomain",
+            "affinity",
+            "schedulerName",
+            "tolerations",
+            "hostAliases",
+            "priorityClassName",
+            "priority",
+            "dnsConfig",
+            "readinessGates",
+            "runtimeClassName",
+            "enableServiceLinks",
+            "preemptionPolicy",
+            "overhead",
+            "topologySpreadConstraints",
+            "setHostnameAsFQDN",
+            "os",
+            "hostUsers",
+            "schedulingGates",
+            "resourceClaims",
+            "resources",
+            "hostnameOverride",
+            "workloadRef",
+        }
+    ),
+    "Pod.status": frozenset(
+        {
+            "phase",
+            "conditions",
+            "message",
+            "reason",
+            "nominatedNodeName",
+            "hostIP",
+            "hostIPs",
+            "podIP",
+            "podIPs",
+            "startTime",
+            "initContainerStatuses",
+            "containerStatuses",
+            "qosClass",
+            "ephemeralContainerStatuses",
+            "resize",
+            "resourceClaimStatuses",
+            "observedGeneration",
+            "extendedResourceClaimStatus",
+        }
+    ),
+    "container": frozenset(
+        {
+            "name",
+            "image",
+            "command",
+            "args",
+            "workingDir",
+            "ports",
+            "envFrom",
+            "env",
+            "resources",
+            "resizePolicy",
+            "restartPolicy",
+            "restartPolicyRules",
+            "volumeMounts",
+            "volumeDevices",
+            "livenessProbe",
+            "readinessProbe",
+            "startupProbe",
+            "lifecycle",
+            "terminationMessagePath",
+            "terminationMessagePolicy",
+            "imagePullPolicy",
+            "securityContext",
+            "stdin",
+            "stdinOnce",
+            "tty",
+        }
+    ),
+    "resources": frozenset({"requests", "limits", "claims"}),
+}
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader without the timestamp type: manifests keep timestamps as strings, as JSON."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A problem with the input: which document, which line, which field, what."""
+
+    message: str
+    document: int | None = None  # 1-based
+    line: int | None = None  # 1-based
+    path: str = ""
+    field: str = ""  # the form field it belongs to, when known
+
+    def __str__(self) -> str:
+        where = []
+        if self.document is not None:
+            where.append(f"document {self.document}")
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        prefix = ", ".join(where)
+        subject = f"{self.path}: " if self.path else ""
+        return f"{prefix}: {subject}{self.message}" if prefix else f"{subject}{self.message}"
+
+
+class ManifestProblems(ValueError):
+    """Every problem found in an input; nothing of it may be stored."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("; ".join(str(p) for p in problems))
+        self.problems = problems
+
+
+@dataclass
+class SourceObject:
+    """One object read from the input, with enough of its origin to point at its lines."""
+
+    manifest: dict[str, Any]
+    document: int | None = None
+    node: yaml.Node | None = None
+    generated: bool = False
+
+    @property
+    def kind(self) -> str:
+        return str(self.manifest.get("kind") or "")
+
+    @property
+    def name(self) -> str:
+        return str((self.manifest.get("metadata") or {}).get("name") or "")
+
+    @property
+    def namespace(self) -> str:
+        if not KINDS.get(self.kind, ("", True))[1]:
+            return ""
+        return str((self.manifest.get("metadata") or {}).get("namespace") or "default")
+
+    def line_of(self, path: str) -> int | None:
+        """The 1-based line of ``path`` (``spec.containers[0].image``), or of its closest parent."""
+        node = self.node
+        if node is None:
+            return None
+        best = node.start_mark.line + 1
+        for part in _split_path(path):
+            child = None
+            if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+                child = next((v for k, v in node.value if k.value == part), None)
+                if child is not None:
+                    key_node = next(k for k, v in node.value if k.value == part)
+                    best = key_node.start_mark.line + 1
+            elif (
+                isinstance(node, yaml.SequenceNode)
+                and isinstance(part, int)
+                and 0 <= part < len(node.value)
+            ):
+                child = node.value[part]
+                best = child.start_mark.line + 1
+            if child is None:
+                break
+            node = child
+        return best
+
+    def problem(self, path: str, message: str) -> Problem:
+        return Problem(message, document=self.document, line=self.line_of(path), path=path)
+
+
+@dataclass
+class ParseResult:
+    objects: list[SourceObject] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+
+def _split_path(path: str) -> list[str | int]:
+    parts: list[str | int] = []
+    for piece in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        parts.append(int(piece[1:-1]) if piece.startswith("[") else piece)
+    return parts
+
+
+def _construct(node: yaml.Node) -> Any:
+    loader = _Loader("")
+    try:
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def parse_documents(text: str) -> ParseResult:
+    """Read YAML or JSON text into objects; raise ManifestProblems on syntax or shape errors.
+
+    Unknown kinds are skipped and reported as warnings; unknown fields are kept and reported.
+    """
+    if "\t" in text and not text.lstrip().startswith(("{", "[")):
+        line = text[: text.index("\t")].count("\n") + 1
+        raise ManifestProblems(
+            [Problem("tab characters are not allowed in YAML indentation", line=line)]
+        )
+    try:
+        nodes = list(yaml.compose_all(text, Loader=_Loader))
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        problem = getattr(err, "problem", None) or str(err)
+        context = getattr(err, "context", None)
+        message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
+        raise ManifestProblems(
+            [Problem(message, line=mark.line + 1 if mark is not None else None)]
+        ) from err
+    result = ParseResult()
+    problems: list[Problem] = []
+    for index, node in enumerate(nodes, start=1):
+        if node is None:
+            continue
+        try:
+            data = _construct(node)
+        except yaml.YAMLError as err:
+            mark = getattr(err, "problem_mark", None)
+            problems.append(
+                Problem(
+                    f"invalid YAML: {err}", document=index, line=mark.line + 1 if mark else None
+                )
+            )
+            continue
+        if data is None:
+            continue
+        _collect(data, node, index, result, problems)
+    if problems:
+        raise ManifestProblems(problems)
+    if not result.objects and not result.warnings:
+        raise ManifestProblems([Problem("no Kubernetes objects found")])
+    return result
+
+
+def _collect(
+    data: Any, node: yaml.Node, document: int, result: ParseResult, problems: list[Problem]
+) -> None:
+    where = SourceObject({}, document, node)
+    if not isinstance(data, dict):
+        problems.append(
+            where.problem("", "expected a Kubernetes object (a mapping with apiVersion and kind)")
+        )
+        return
+    kind = data.get("kind")
+    if isinstance(kind, str) and kind.endswith("List") and "items" in data:
+        items = data.get("items") or []
+        items_node = next((v for k, v in node.value if k.value == "items"), None)
+        if not isinstance(items, list):
+            problems.append(where.problem("items", "must be a list"))
+            return
+        for i, item in enumerate(items):
+            child = items_node.value[i] if isinstance(items_node, yaml.SequenceNode) else node
+            _collect(item, child, document, result, problems)
+        return
+    obj = SourceObject(data, document, node)
+    if not kind:
+        problems.append(obj.problem("kind", "Required value: every object needs a kind"))
+        return
+    if kind not in KINDS:
+        result.warnings.append(
+            obj.problem("kind", f"kind {kind!r} is not modelled by the playground; skipped")
+        )
+        return
+    result.objects.append(obj)
+    for path in _unknown_fields(data):
+        result.warnings.append(
+            obj.problem(path, "unknown field (kept, but ignored by the scheduler)")
+        )
+
+
+def _unknown_fields(data: Mapping[str, Any]) -> list[str]:
+    kind = data.get("kind")
+    paths = [key for key in data if key not in _TOP_FIELDS]
+    metadata = data.get("metadata")
+    if isinstance(metadata, dict):
+        paths += [f"metadata.{key}" for key in metadata if key not in _META_FIELDS]
+    for part in ("spec", "status"):
+        known = _KNOWN_FIELDS.get(f"{kind}.{part}")
+        section = data.get(part)
+        if known is None or not isinstance(section, dict):
+            continue
+        paths += [f"{part}.{key}" for key in section if key not in known]
+    spec = data.get("spec")
+    if kind == "Pod" and isinstance(spec, dict):
+        for group in ("initContainers", "containers"):
+            for i, container in enumerate(spec.get(group) or []):
+                if not isinstance(container, dict):
+                    continue
+                base = f"spec.{group}[{i}]"
+                paths += [f"{base}.{k}" for k in container if k not in _KNOWN_FIELDS["container"]]
+                resources = container.get("resources")
+                if isinstance(resources, dict):
+                    paths += [
+                        f"{base}.resources.{k}"
+                        for k in resources
+                        if k not in _KNOWN_FIELDS["resources"]
+                    ]
+    return paths
+
+
+def check_object(obj: SourceObject) -> list[Problem]:
+    """Every problem with one object: names, labels, apiVersion, and what the engine refuses."""
+    data = obj.manifest
+    problems = []
+    kind = obj.kind
+    api_version, namespaced = KINDS[kind]
+    if data.get("apiVersion") != api_version:
+        problems.append(
+            obj.problem(
+                "apiVersion",
+                f"Unsupported value: {data.get('apiVersion')!r}: {kind} is {api_version!r}",
+            )
+        )
+    metadata = data.get("metadata")
+    if not isinstance(metadata, dict):
+        return [*problems, obj.problem("metadata", "Required value: metadata.name is needed")]
+    for message in kube.dns_subdomain_errors(str(metadata.get("name") or "")):
+        problems.append(
+            obj.problem("metadata.name", f"Invalid value: {metadata.get('name')!r}: {message}")
+        )
+    if namespaced and metadata.get("namespace") is not None:
+        for message in kube.dns_subdomain_errors(str(metadata["namespace"])):
+            problems.append(obj.problem("metadata.namespace", f"Invalid value: {message}"))
+    for path, message in kube.check_labels(metadata.get("labels"), "metadata.labels"):
+        problems.append(obj.problem(path, message))
+    try:
+        if kind == "Pod":
+            engine.check_pod_manifest(data)
+        elif kind == "Node":
+            engine.check_node_manifest(data)
+    except engine.ManifestError as err:
+        problems.append(obj.problem(err.path, err.message))
+    if kind in CONTROLLER_KINDS:
+        template = (data.get("spec") or {}).get("template")
+        if not isinstance(template, dict) or not isinstance(template.get("spec"), dict):
+            problems.append(obj.problem("spec.template", "Required value: a pod template"))
+        else:
+            pod = {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": "x"},
+                "spec": template["spec"],
+            }
+            try:
+                engine.check_pod_manifest(pod)
+            except engine.ManifestError as err:
+                problems.append(obj.problem(f"spec.template.{err.path}", err.message))
+            labels = (template.get("metadata") or {}).get("labels")
+            for path, message in kube.check_labels(labels, "spec.template.metadata.labels"):
+                problems.append(obj.problem(path, message))
+        for field_name in ("replicas", "parallelism", "completions"):
+            value = (data.get("spec") or {}).get(field_name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 0
+            ):
+                problems.append(
+                    obj.problem(
+                        f"spec.{field_name}",
+                        f"Invalid value: {value!r}: must be greater than or equal to 0",
+                    )
+                )
+    return problems
+
+
+# --- controllers ---------------------------------------------------------------------------
+
+
+def _fnv32a(data: bytes) -> int:
+    h = 0x811C9DC5
+    for byte in data:
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def _safe_encode(text: str) -> str:
+    """apimachinery's rand.SafeEncodeString: no vowels, no look-alike characters."""
+    return "".join(_SAFE_ALPHABET[ord(c) % len(_SAFE_ALPHABET)] for c in text)
+
+
+def template_hash(template: Mapping[str, Any]) -> str:
+    """A pod-template-hash: fnv32a of the template, safe-encoded as upstream does."""
+    canonical = json.dumps(template, sort_keys=True, separators=(",", ":")).encode()
+    return _safe_encode(str(_fnv32a(canonical)))
+
+
+def _suffix(*parts: str) -> str:
+    """The 5-character random suffix of generateName, made deterministic."""
+    digest = hashlib.sha256("/".join(parts).encode()).digest()
+    return "".join(_SAFE_ALPHABET[b % len(_SAFE_ALPHABET)] for b in digest[:5])
+
+
+def ensure_uid(manifest: dict[str, Any], cluster_key: str = "") -> str:
+    metadata = manifest.setdefault("metadata", {})
+    if not metadata.get("uid"):
+        key = "/".join(
+            [
+                cluster_key,
+                manifest.get("kind", ""),
+                metadata.get("namespace") or "",
+                metadata.get("name") or "",
+            ]
+        )
+        metadata["uid"] = str(uuid.uuid5(_UID_NAMESPACE, key))
+    return str(metadata["uid"])
+
+
+def _owner_ref(owner: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": owner["apiVersion"],
+        "kind": owner["kind"],
+        "name": owner["metadata"]["name"],
+        "uid": owner["metadata"]["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
+def owner_keys(manifest: Mapping[str, Any]) -> set[tuple[str, str, str]]:
+    """(kind, namespace, name) of every owner an object names."""
+    metadata = manifest.get("metadata") or {}
+    namespace = metadata.get("namespace") or "default"
+    return {
+        (ref.get("kind", ""), namespace, ref.get("name", ""))
+        for ref in metadata.get("ownerReferences") or []
+        if isinstance(ref, dict)
+    }
+
+
+def _pod_from_template(
+    owner: Mapping[str, Any], name: str, *, extra_labels: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    template = copy.deepcopy((owner.get("spec") or {}).get("template") or {})
+    template_meta = template.get("metadata") or {}
+    metadata: dict[str, Any] = {
+        "name": name,
+        "namespace": (owner.get("metadata") or {}).get("namespace") or "default",
+    }
+    labels = {**(template_meta.get("labels") or {}), **(extra_labels or {})}
+    if labels:
+        metadata["labels"] = labels
+    if template_meta.get("annotations"):
+        metadata["annotations"] = template_meta["annotations"]
+    metadata["ownerReferences"] = [_owner_ref(owner)]
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": metadata,
+        "spec": template.get("spec") or {},
+        "status": {"phase": "Pending"},
+    }
+
+
+def _replicas(spec: Mapping[str, Any], key: str = "replicas", default: int = 1) -> int:
+    value = spec.get(key)
+    return default if value is None else int(value)
+
+
+def expand_controller(
+    manifest: dict[str, Any], *, nodes: Iterable[Mapping[str, Any]], cluster_key: str = ""
+) -> list[dict[str, Any]]:
+    """The objects the controller of ``manifest`` would create (it gains a uid if it had none)."""
+    kind = manifest["kind"]
+    ensure_uid(manifest, cluster_key)
+    meta = manifest["metadata"]
+    name, namespace = meta["name"], meta.get("namespace") or "default"
+    spec = manifest.get("spec") or {}
+    template = spec.get("template") or {}
+    created: list[dict[str, Any]] = []
+    if kind == "Deployment":
+        pod_hash = template_hash(template)
+        rs_template = copy.deepcopy(template)
+        rs_template.setdefault("metadata", {}).setdefault("labels", {})["pod-template-hash"] = (
+            pod_hash
+        )
+        selector = copy.deepcopy(spec.get("selector") or {})
+        selector.setdefault("matchLabels", {})["pod-template-hash"] = pod_hash
+        rs = {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {
+                "name": f"{name}-{pod_hash}",
+                "namespace": namespace,
+                "labels": dict(rs_template["metadata"]["labels"]),
+                "ownerReferences": [_owner_ref(manifest)],
+            },
+            "spec": {"replicas": _replicas(spec), "selector": selector, "template": rs_template},
+        }
+        created.append(rs)
+        created += expand_controller(rs, nodes=nodes, cluster_key=cluster_key)
+    elif kind in ("ReplicaSet", "ReplicationController"):
+        for i in range(_replicas(spec)):
+            created.append(_pod_from_template(manifest, f"{name}-{_suffix(meta['uid'], str(i))}"))
+            created[-1]["metadata"]["generateName"] = f"{name}-"
+    elif kind == "StatefulSet":
+        revision = f"{name}-{template_hash(template)}"
+        claims = spec.get("volumeClaimTemplates") or []
+        for i in range(_replicas(spec)):
+            pod_name = f"{name}-{i}"
+            pod = _pod_from_template(
+                manifest,
+                pod_name,
+                extra_labels={
+                    "apps.kubernetes.io/pod-index": str(i),
+                    "controller-revision-hash": revision,
+                    "statefulset.kubernetes.io/pod-name": pod_name,
+                },
+            )
+            pod["spec"]["hostname"] = pod_name
+            if spec.get("serviceName"):
+                pod["spec"]["subdomain"] = spec["serviceName"]
+            for claim in claims:
+                claim_name = (claim.get("metadata") or {}).get("name", "data")
+                pvc_name = f"{claim_name}-{pod_name}"
+                volumes = pod["spec"].setdefault("volumes", [])
+                volumes[:] = [v for v in volumes if v.get("name") != claim_name]
+                volumes.append(
+                    {"name": claim_name, "persistentVolumeClaim": {"claimName": pvc_name}}
+                )
+                pvc_labels = (manifest.get("spec", {}).get("selector") or {}).get("matchLabels")
+                pvc_meta: dict[str, Any] = {"name": pvc_name, "namespace": namespace}
+                if pvc_labels:
+                    pvc_meta["labels"] = dict(pvc_labels)
+                created.append(
+                    {
+                        "apiVersion": "v1",
+                        "kind": "PersistentVolumeClaim",
+                        "metadata": pvc_meta,
+                        "spec": copy.deepcopy(claim.get("spec") or {}),
+                    }
+                )
+            created.append(pod)
+    elif kind == "DaemonSet":
+        revision = template_hash(template)
+        for node in nodes:
+            if not daemon_pod_fits(template.get("spec") or {}, node):
+                continue
+            node_name = node["metadata"]["name"]
+            pod = _pod_from_template(
+                manifest,
+                f"{name}-{_suffix(meta['uid'], node_name)}",
+                extra_labels={"controller-revision-hash": revision, "pod-template-generation": "1"},
+            )
+            pod["metadata"]["generateName"] = f"{name}-"
+            _pin_to_node(pod["spec"], node_name)
+            _add_daemon_tolerations(pod["spec"])
+            created.append(pod)
+    elif kind == "Job":
+        parallelism = _replicas(spec, "parallelism")
+        completions = spec.get("completions")
+        count = parallelism if completions is None else min(parallelism, int(completions))
+        uid = meta["uid"]
+        labels = {
+            "batch.kubernetes.io/controller-uid": uid,
+            "batch.kubernetes.io/job-name": name,
+            "controller-uid": uid,
+            "job-name": name,
+        }
+        indexed = spec.get("completionMode") == "Indexed"
+        for i in range(count):
+            pod_name = (
+                f"{name}-{i}-{_suffix(uid, str(i))}"
+                if indexed
+                else f"{name}-{_suffix(uid, str(i))}"
+            )
+            extra = dict(labels)
+            if indexed:
+                extra["batch.kubernetes.io/job-completion-index"] = str(i)
+            pod = _pod_from_template(manifest, pod_name, extra_labels=extra)
+            pod["spec"].setdefault("restartPolicy", "Never")
+            created.append(pod)
+    return created
+
+
+_DAEMON_TOLERATIONS: Final = (
+    ("node.kubernetes.io/not-ready", "NoExecute"),
+    ("node.kubernetes.io/unreachable", "NoExecute"),
+    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+    ("node.kubernetes.io/unschedulable", "NoSchedule"),
+)
+
+
+def _daemon_tolerations(pod_spec: Mapping[str, Any]) -> list[dict[str, Any]]:
+    added = [{"key": k, "operator": "Exists", "effect": e} for k, e in _DAEMON_TOLERATIONS]
+    if pod_spec.get("hostNetwork"):
+        added.append(
+            {
+                "key": "node.kubernetes.io/network-unavailable",
+                "operator": "Exists",
+                "effect": "NoSchedule",
+            }
+        )
+    return added
+
+
+def _add_daemon_tolerations(pod_spec: dict[str, Any]) -> None:
+    tolerations = pod_spec.setdefault("tolerations", [])
+    for toleration in _daemon_tolerations(pod_spec):
+        if not any(
+            t.get("key") == toleration["key"] and t.get("effect") == toleration["effect"]
+            for t in tolerations
+        ):
+            tolerations.append(toleration)
+
+
+def _pin_to_node(pod_spec: dict[str, Any], node_name: str) -> None:
+    """Upstream ReplaceDaemonSetPodNodeNameNodeAffinity: one matchFields term for the node."""
+    affinity = pod_spec.setdefault("affinity", {})
+    node_affinity = affinity.setdefault("nodeAffinity", {})
+    node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {
+        "nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}
+        ]
+    }
+
+
+def _tolerates(tolerations: list[Mapping[str, Any]], taint: Mapping[str, Any]) -> bool:
+    for tol in tolerations:
+        if tol.get("effect") and tol.get("effect") != taint.get("effect"):
+            continue
+        if tol.get("key") and tol.get("key") != taint.get("key"):
+            continue
+        if not tol.get("key") and tol.get("operator") != "Exists":
+            continue
+        if tol.get("operator", "Equal") == "Exists" or tol.get("value", "") == taint.get(
+            "value", ""
+        ):
+            return True
+    return False
+
+
+def daemon_pod_fits(pod_spec: Mapping[str, Any], node: Mapping[str, Any]) -> bool:
+    """The DaemonSet controller's predicates: node selector, required affinity, taints."""
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    node_name = (node.get("metadata") or {}).get("name")
+    for key, value in (pod_spec.get("nodeSelector") or {}).items():
+        if labels.get(key) != value:
+            return False
+    required = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ) or {}
+    terms = required.get("nodeSelectorTerms") or []
+    if terms:
+        fields = {"metadata.name": node_name}
+        if not any(
+            (term.get("matchExpressions") or term.get("matchFields"))
+            and kube.requirements_match(term.get("matchExpressions") or [], labels)
+            and kube.requirements_match(term.get("matchFields") or [], fields)
+            for term in terms
+        ):
+            return False
+    tolerations = list(pod_spec.get("tolerations") or []) + _daemon_tolerations(pod_spec)
+    for taint in (node.get("spec") or {}).get("taints") or []:
+        if taint.get("effect") in ("NoSchedule", "NoExecute") and not _tolerates(
+            tolerations, taint
+        ):
+            return False
+    return True
+
+
+# --- export -------------------------------------------------------------------------------
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style, lists indented under their key as kubectl prints them."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def dump_yaml_documents(manifests: Iterable[Mapping[str, Any]]) -> str:
+    return yaml.dump_all(
+        [dict(m) for m in manifests],
+        Dumper=_Dumper,
+        sort_keys=False,
+        default_flow_style=False,
+        allow_unicode=True,
+        explicit_start=True,
+    )
+
+
+def dump_yaml(data: Any) -> str:
+    return yaml.dump(
+        data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True
+    )

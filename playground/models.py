@@ -1,0 +1,214 @@
+"""Cluster, Node, Pod, KubeObject (other kinds), Profile, Run and RunEvent.
+
+A stored object's ``manifest`` is the source of truth; the other columns are indexed copies that
+views filter and sort on, kept in step by ``save()``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+
+class Cluster(models.Model):
+    """A modelled cluster: its nodes, pods and other objects. Demo clusters have no owner."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="clusters",
+        null=True,
+        blank=True,
+    )
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    is_demo = models.BooleanField(default=False, db_index=True)
+    share_token = models.UUIDField(null=True, blank=True, unique=True)
+    copied_from = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="copies"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(is_demo=True) | models.Q(owner__isnull=False),
+                name="cluster_owned_or_demo",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class _ManifestModel(models.Model):
+    """An object stored as its manifest, with the indexed fields views need."""
+
+    manifest = models.JSONField(default=dict)
+    name = models.CharField(max_length=253)
+
+    class Meta:
+        abstract = True
+
+    def sync_from_manifest(self) -> None:
+        metadata = self.manifest.get("metadata") or {}
+        self.name = str(metadata.get("name") or "")
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.sync_from_manifest()
+        super().save(*args, **kwargs)
+
+
+class Node(_ManifestModel):
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="nodes")
+    unschedulable = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["cluster", "name"], name="node_unique_name"),
+        ]
+
+    def sync_from_manifest(self) -> None:
+        super().sync_from_manifest()
+        self.unschedulable = bool((self.manifest.get("spec") or {}).get("unschedulable"))
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Pod(_ManifestModel):
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="pods")
+    namespace = models.CharField(max_length=253, default="default")
+    node_name = models.CharField(max_length=253, blank=True, db_index=True)
+    phase = models.CharField(max_length=32, blank=True, db_index=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["cluster", "namespace", "name"], name="pod_unique_name"
+            ),
+        ]
+
+    def sync_from_manifest(self) -> None:
+        super().sync_from_manifest()
+        metadata = self.manifest.get("metadata") or {}
+        self.namespace = str(metadata.get("namespace") or "default")
+        self.node_name = str((self.manifest.get("spec") or {}).get("nodeName") or "")
+        self.phase = str((self.manifest.get("status") or {}).get("phase") or "")
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+class KubeObject(_ManifestModel):
+    """Any other kind a case can hold: PVC, PV, StorageClass, PDB, Service, controllers, ..."""
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="kube_objects")
+    kind = models.CharField(max_length=64, db_index=True)
+    api_version = models.CharField(max_length=128)
+    # Empty for cluster-scoped kinds (PV, StorageClass, PriorityClass, Namespace).
+    namespace = models.CharField(max_length=253, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["cluster", "kind", "namespace", "name"], name="kubeobject_unique_name"
+            ),
+        ]
+
+    def sync_from_manifest(self) -> None:
+        super().sync_from_manifest()
+        self.kind = str(self.manifest.get("kind") or "")
+        self.api_version = str(self.manifest.get("apiVersion") or "")
+        self.namespace = str((self.manifest.get("metadata") or {}).get("namespace") or "")
+
+    def __str__(self) -> str:
+        ns = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind} {ns}{self.name}"
+
+
+class Profile(models.Model):
+    """A whole KubeSchedulerConfiguration (v1 wire format, as the user wrote it)."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="profiles",
+        null=True,
+        blank=True,
+    )
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    config = models.JSONField(default=dict)
+    is_demo = models.BooleanField(default=False, db_index=True)
+    copied_from = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="copies"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(is_demo=True) | models.Q(owner__isnull=False),
+                name="profile_owned_or_demo",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Run(models.Model):
+    """One simulation: a cluster snapshot under one configuration (driven by a later issue)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="runs")
+    profile = models.ForeignKey(Profile, on_delete=models.PROTECT, related_name="runs")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    error_message = models.TextField(blank=True)
+    placements = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} ({self.status})"
+
+
+class RunEvent(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    payload = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["run", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "seq"], name="runevent_unique_seq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}#{self.seq} {self.type}"
+
+
+def new_share_token() -> uuid.UUID:
+    return uuid.uuid4()

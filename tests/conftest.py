@@ -1,0 +1,133 @@
+"""Shared fixtures. Django fixtures only touch the database when a test asks for it.
+
+``TEST_DB=postgres`` runs the Django tests on a throwaway PostgreSQL cluster started here
+(initdb + pg_ctl as the ``postgres`` user on a random loopback port; see STACK.md).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _pg_bin(name: str) -> str:
+    found = sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"))
+    if found:
+        return str(found[-1])
+    path = shutil.which(name)
+    if path is None:
+        pytest.fail(f"TEST_DB=postgres but {name} is not installed (apt-get install postgresql)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def _postgres_server():
+    root = Path(tempfile.mkdtemp(prefix="pg-test-"))
+    data, sock = root / "data", root / "sock"
+    sock.mkdir()
+    port = _free_port()
+    as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    if as_postgres:
+        shutil.chown(root, "postgres")
+        shutil.chown(sock, "postgres")
+    subprocess.run(
+        [
+            *as_postgres,
+            _pg_bin("initdb"),
+            "-D",
+            str(data),
+            "-U",
+            "postgres",
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--no-locale",
+            "--no-sync",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    options = (
+        f"-h 127.0.0.1 -p {port} -k {sock} -c fsync=off -c synchronous_commit=off "
+        "-c full_page_writes=off"
+    )
+    subprocess.run(
+        [
+            *as_postgres,
+            _pg_bin("pg_ctl"),
+            "-D",
+            str(data),
+            "-l",
+            str(root / "log"),
+            "-w",
+            "-o",
+            options,
+            "start",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    try:
+        yield port
+    finally:
+        subprocess.run(
+            [*as_postgres, _pg_bin("pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+            capture_output=True,
+        )
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if os.environ.get("TEST_DB") == "postgres":
+
+    @pytest.fixture(scope="session")
+    def django_db_modify_db_settings(_postgres_server):
+        from django.conf import settings
+        from django.db import connections
+
+        db = settings.DATABASES["default"]
+        # Mutated in place: Django has already filled in the TEST keys it needs.
+        db.update(
+            {
+                "ENGINE": "django.db.backends.postgresql",
+                "HOST": "127.0.0.1",
+                "PORT": str(_postgres_server),
+                "NAME": "playground",
+                "USER": "postgres",
+                "PASSWORD": "",
+                "OPTIONS": {},
+            }
+        )
+        db["TEST"]["NAME"] = "test_playground"
+        del connections["default"]
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user("alice", password="pw-alice-123")
+
+
+@pytest.fixture
+def other_user(django_user_model):
+    return django_user_model.objects.create_user("bob", password="pw-bob-123")
+
+
+@pytest.fixture
+def alice_client(client, user):
+    client.force_login(user)
+    return client

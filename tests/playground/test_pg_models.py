@@ -1,0 +1,92 @@
+"""Models keep their indexed columns in step with the manifest and enforce their invariants."""
+
+import pytest
+from builders import make_node, make_pod
+from django.contrib import admin
+from django.db import IntegrityError, transaction
+
+from playground import models
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def cluster(user):
+    return models.Cluster.objects.create(owner=user, name="c")
+
+
+def test_pod_indexed_fields_follow_the_manifest(cluster):
+    pod = models.Pod.objects.create(
+        cluster=cluster, manifest=make_pod("p", namespace="ns", node_name="n1")
+    )
+    assert (pod.name, pod.namespace, pod.node_name, pod.phase) == ("p", "ns", "n1", "Running")
+    pod.manifest["spec"].pop("nodeName")
+    pod.manifest["status"]["phase"] = "Pending"
+    pod.save()
+    pod.refresh_from_db()
+    assert (pod.node_name, pod.phase) == ("", "Pending")
+
+
+def test_pod_without_namespace_is_in_default(cluster):
+    manifest = make_pod("p")
+    del manifest["metadata"]["namespace"]
+    assert models.Pod.objects.create(cluster=cluster, manifest=manifest).namespace == "default"
+
+
+def test_node_names_are_unique_per_cluster(cluster, user):
+    models.Node.objects.create(cluster=cluster, manifest=make_node("n1"))
+    other = models.Cluster.objects.create(owner=user, name="other")
+    models.Node.objects.create(cluster=other, manifest=make_node("n1"))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        models.Node.objects.create(cluster=cluster, manifest=make_node("n1"))
+
+
+def test_kube_object_is_indexed_by_kind_and_namespace(cluster):
+    obj = models.KubeObject.objects.create(
+        cluster=cluster,
+        manifest={
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {"name": "data", "namespace": "db"},
+        },
+    )
+    assert (obj.kind, obj.api_version, obj.namespace, obj.name) == (
+        "PersistentVolumeClaim",
+        "v1",
+        "db",
+        "data",
+    )
+
+
+def test_a_cluster_without_owner_must_be_a_demo():
+    with pytest.raises(IntegrityError), transaction.atomic():
+        models.Cluster.objects.create(name="orphan")
+    assert models.Cluster.objects.create(name="demo", is_demo=True).owner is None
+
+
+def test_run_event_seq_is_unique_per_run(cluster, user):
+    profile = models.Profile.objects.create(owner=user, name="p", config={})
+    run = models.Run.objects.create(cluster=cluster, profile=profile)
+    assert run.status == models.Run.Status.PENDING
+    models.RunEvent.objects.create(run=run, seq=1, type="CycleStart", payload={"pod": "a"})
+    with pytest.raises(IntegrityError), transaction.atomic():
+        models.RunEvent.objects.create(run=run, seq=1, type="CycleEnd")
+
+
+def test_every_model_is_in_the_admin():
+    for model in (
+        models.Cluster,
+        models.Node,
+        models.Pod,
+        models.KubeObject,
+        models.Profile,
+        models.Run,
+        models.RunEvent,
+    ):
+        assert admin.site.is_registered(model)
+
+
+def test_admin_pages_render(admin_client, cluster):
+    models.Node.objects.create(cluster=cluster, manifest=make_node("n1"))
+    for name in ("cluster", "node", "pod", "kubeobject", "profile", "run", "runevent"):
+        assert admin_client.get(f"/admin/playground/{name}/").status_code == 200
