@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import numpy as np
+
 from scheduler_core.api import Pod
 from scheduler_core.extender import (
     EXTENDER_NAME,
@@ -19,6 +21,7 @@ from scheduler_core.extender import (
     extender_scores,
     find_nodes_that_pass_extenders,
 )
+from scheduler_core.framework.columns import columns_of, remember_columns
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import PostFilterResult
 from scheduler_core.framework.runtime import Framework, PluginScores
@@ -246,6 +249,11 @@ class CycleRunner:
                 to_find = 1
         start = self.next_start_node_index % n
         order = nodes[start:] + nodes[:start] if start else nodes
+        base = columns_of(nodes)
+        order_idx = None
+        if base is not None:
+            order_idx = np.roll(base[1], -start) if start else base[1]
+            remember_columns(order, base[0], order_idx)
         if not fwk.has_filter_plugins():
             return order[:to_find]
         nominated = fwk.nominated_node_names()
@@ -255,6 +263,17 @@ class CycleRunner:
             rec.error = True
             rec.message = err.message()
             return []
+        if not nominated and to_find >= n:
+            # Every node was evaluated: record the verdicts in bulk.
+            feasible_all = [ni for ni, p in zip(order, passed, strict=True) if p]
+            if base is not None and order_idx is not None:
+                remember_columns(feasible_all, base[0], order_idx[np.asarray(passed, dtype=bool)])
+            rec.filter.update(dict.fromkeys((ni.node.name for ni in feasible_all), SUCCESS))
+            rec.filter.update(rejected)
+            diagnosis.node_to_status.update(rejected)
+            for status in rejected.values():
+                diagnosis.add_plugin_status(status)
+            return feasible_all
         verdict: dict[str, Status] = rejected
         ok = {ni.node.name for ni, p in zip(batch_nodes, passed, strict=True) if p}
         if nominated:
@@ -347,11 +366,10 @@ class CycleRunner:
                 return
             rec.scores = scores
             rec.scored_nodes = names
-            totals = [0] * len(names)
+            acc = np.zeros(len(names), dtype=np.int64)
             for ps in scores:
-                w = ps.weight
-                for i, v in enumerate(ps.normalized):
-                    totals[i] += v * w
+                acc += np.asarray(ps.normalized, dtype=np.int64) * ps.weight
+            totals: list[int] = acc.tolist()
             if self.extenders:
                 # Extender priorities join the totals: score x weight x (100 / 10) each.
                 by_node = extender_scores(self.extenders, pod, feasible)

@@ -324,23 +324,27 @@ def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list
         verdict_reasons: list[tuple[str, ...] | None] = []
         rejector: list[str | None] = []
         for node in rec.nodes:
-            st = rec.filter.get(node)
-            if st is None:
+            node_st = rec.filter.get(node)
+            if node_st is None:
                 verdict.append(None)
                 verdict_reasons.append(None)
                 rejector.append(None)
                 for p in rec.filter_plugins:
                     rows[p].append((None, None))
                 continue
-            verdict.append(st.code.upstream)
-            verdict_reasons.append(st.reasons if not st.is_success() else ())
-            rejector.append(st.plugin or None if not st.is_success() else None)
-            stop = index.get(st.plugin, len(rec.filter_plugins)) if not st.is_success() else None
+            verdict.append(node_st.code.upstream)
+            verdict_reasons.append(node_st.reasons if not node_st.is_success() else ())
+            rejector.append(node_st.plugin or None if not node_st.is_success() else None)
+            stop = (
+                index.get(node_st.plugin, len(rec.filter_plugins))
+                if not node_st.is_success()
+                else None
+            )
             for i, p in enumerate(rec.filter_plugins):
                 if stop is None or i < stop:
                     rows[p].append(("Success", ()))
                 elif i == stop:
-                    rows[p].append((st.code.upstream, st.reasons))
+                    rows[p].append((node_st.code.upstream, node_st.reasons))
                 else:
                     rows[p].append((None, None))
         for p in rec.filter_plugins:

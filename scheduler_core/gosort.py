@@ -11,7 +11,7 @@ the same algorithm and the same comparator gives the same order, deterministical
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -22,9 +22,10 @@ _UNKNOWN, _INCREASING, _DECREASING = 0, 1, 2
 class _Data:
     __slots__ = ("items", "less_fn")
 
-    def __init__(self, items: list[T], less: Callable[[T, T], bool]) -> None:  # type: ignore[type-var]
-        self.items = items
-        self.less_fn = less
+    def __init__(self, items: list[T], less: Callable[[T, T], bool]) -> None:
+        # Type-erased like Go's sort.Interface: the pdqsort helpers only see indices.
+        self.items: list[Any] = items
+        self.less_fn: Callable[[Any, Any], bool] = less
 
     def less(self, i: int, j: int) -> bool:
         return self.less_fn(self.items[i], self.items[j])

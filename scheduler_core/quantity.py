@@ -48,6 +48,25 @@ def parse_nanos(text: str) -> int:
 
     Raises QuantityError with upstream's wording for malformed input.
     """
+    if isinstance(text, str):
+        cached = _PARSED.get(text)
+        if cached is not None:
+            return cached
+        value = _parse_nanos(text)
+        if len(_PARSED) < 65536:
+            _PARSED[text] = value
+        return value
+    return _parse_nanos(text)
+
+
+_PARSED: dict[str, int] = {}
+
+
+def _parse_nanos(text: str) -> int:
+    """Return the quantity ``text`` in nano-units (``"100m"`` -> 100_000_000).
+
+    Raises QuantityError with upstream's wording for malformed input.
+    """
     if not isinstance(text, str):
         if isinstance(text, bool):
             raise QuantityError("quantities must match the regular expression")

@@ -91,9 +91,9 @@ class _IndexCache:
         self.entries: list[tuple[Sequence[NodeInfo], NodeColumns, Array]] = []
 
     def get(self, nodes: Sequence[NodeInfo]) -> tuple[NodeColumns, Array] | None:
-        for seq, cols, idx in self.entries:
+        for seq, seen_cols, seen_idx in self.entries:
             if seq is nodes:
-                return cols, idx
+                return seen_cols, seen_idx
         if not nodes:
             return None
         cols = nodes[0].columns
@@ -109,8 +109,19 @@ class _IndexCache:
             self.entries.pop(0)
         return cols, idx
 
+    def put(self, nodes: Sequence[NodeInfo], cols: NodeColumns, idx: Array) -> None:
+        """Remember that ``nodes`` are the rows ``idx`` of ``cols`` (derived lists, cheaply)."""
+        self.entries.append((nodes, cols, idx))
+        if len(self.entries) > 4:
+            self.entries.pop(0)
+
 
 _CACHE = _IndexCache()
+
+
+def remember_columns(nodes: Sequence[NodeInfo], cols: NodeColumns, idx: Array) -> None:
+    """Tell columns_of that ``nodes`` are rows ``idx`` of ``cols`` (no per-node scan needed)."""
+    _CACHE.put(nodes, cols, idx)
 
 
 def columns_of(nodes: Sequence[NodeInfo]) -> tuple[NodeColumns, Array] | None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec
 
 from scheduler_core.api import Pod
 from scheduler_core.errors import SchedulerCoreError, UnknownPluginError
 from scheduler_core.framework import interfaces as fi
+from scheduler_core.framework.columns import columns_of, remember_columns
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.status import SUCCESS, Code, Status
@@ -41,7 +42,7 @@ _EXTENSION_POINTS: tuple[tuple[str, type, str], ...] = (
     ("queue_sort", fi.QueueSortPlugin, "queue_sort_plugins"),
 )
 
-_PROTOCOL_NAMES = {
+_PROTOCOL_NAMES: dict[type, str] = {
     fi.PreFilterPlugin: "PreFilterPlugin",
     fi.FilterPlugin: "FilterPlugin",
     fi.PostFilterPlugin: "PostFilterPlugin",
@@ -104,18 +105,18 @@ class Framework:
         self.extras: dict[str, Any] = dict(extras or {})
         for _, _, attr in _EXTENSION_POINTS:
             setattr(self, attr, [])
-        self.pre_filter_plugins: list[Any]
-        self.filter_plugins: list[Any]
-        self.post_filter_plugins: list[Any]
-        self.reserve_plugins: list[Any]
-        self.pre_score_plugins: list[Any]
-        self.score_plugins: list[Any]
-        self.pre_bind_plugins: list[Any]
-        self.bind_plugins: list[Any]
-        self.post_bind_plugins: list[Any]
-        self.permit_plugins: list[Any]
-        self.pre_enqueue_plugins: list[Any]
-        self.queue_sort_plugins: list[Any]
+        self.pre_filter_plugins: list[fi.PreFilterPlugin]
+        self.filter_plugins: list[fi.FilterPlugin]
+        self.post_filter_plugins: list[fi.PostFilterPlugin]
+        self.reserve_plugins: list[fi.ReservePlugin]
+        self.pre_score_plugins: list[fi.PreScorePlugin]
+        self.score_plugins: list[fi.ScorePlugin]
+        self.pre_bind_plugins: list[fi.PreBindPlugin]
+        self.bind_plugins: list[fi.BindPlugin]
+        self.post_bind_plugins: list[fi.PostBindPlugin]
+        self.permit_plugins: list[fi.PermitPlugin]
+        self.pre_enqueue_plugins: list[fi.PreEnqueuePlugin]
+        self.queue_sort_plugins: list[fi.QueueSortPlugin]
         self.score_weights: dict[str, int] = {}
         self.plugins: dict[str, Any] = {}
         self._build(profile, registry)
@@ -244,7 +245,7 @@ class Framework:
 
     def run_pre_enqueue_plugins(self, pod: Pod) -> Status:
         for pl in self.pre_enqueue_plugins:
-            status = _call(pl, lambda pl=pl: pl.pre_enqueue(pod))
+            status = _call(pl, pl.pre_enqueue, pod)
             if not status.is_success():
                 return status.with_plugin(pl.name)
         return SUCCESS
@@ -363,6 +364,7 @@ class Framework:
         alive: list[NodeInfo] = list(nodes)
         positions: list[int] | None = None  # alive[i] is nodes[positions[i]]; None = identity
         skip = state.skip_filter_plugins
+        cols = columns_of(alive)
         for pl in self.filter_plugins:
             if not alive:
                 break
@@ -395,6 +397,9 @@ class Framework:
                 rejected[nodes[pos].node.name] = st.with_plugin(pl.name)
             keep = [i for i in range(len(alive)) if i not in bad or bad[i].code == Code.SUCCESS]
             alive = [alive[i] for i in keep]
+            if cols is not None:
+                cols = (cols[0], cols[1][keep])
+                remember_columns(alive, cols[0], cols[1])
             positions = [positions[i] for i in keep] if positions is not None else keep
         return passed, rejected, None
 
@@ -556,7 +561,7 @@ class Framework:
         self, state: CycleState, pod: Pod, node_name: str, steps: Steps | None = None
     ) -> Status:
         for pl in self.reserve_plugins:
-            s = _call(pl, lambda pl=pl: pl.reserve(state, pod, node_name))
+            s = _call(pl, pl.reserve, state, pod, node_name)
             _step(steps, pl.name, s)
             if not s.is_success():
                 if s.is_rejected():
@@ -604,7 +609,7 @@ class Framework:
         self, state: CycleState, pod: Pod, node_name: str, steps: Steps | None = None
     ) -> Status:
         for pl in self.pre_bind_plugins:
-            s = _call(pl, lambda pl=pl: pl.pre_bind(state, pod, node_name))
+            s = _call(pl, pl.pre_bind, state, pod, node_name)
             _step(steps, pl.name, s)
             if s.is_skip():
                 continue
@@ -620,7 +625,7 @@ class Framework:
     ) -> Status:
         """The first Bind plugin that does not Skip binds the pod."""
         for pl in self.bind_plugins:
-            s = _call(pl, lambda pl=pl: pl.bind(state, pod, node_name))
+            s = _call(pl, pl.bind, state, pod, node_name)
             _step(steps, pl.name, s)
             if s.is_skip():
                 continue
@@ -652,8 +657,14 @@ def _step(steps: Steps | None, name: str, status: Status, timeout: float | None 
         steps.append((name, status.with_plugin(name), timeout))
 
 
-def _call(pl: Any, fn: Callable[[], Status]) -> Status:
+_P = ParamSpec("_P")
+
+
+def _call(
+    pl: fi.Plugin, fn: Callable[_P, Status], /, *args: _P.args, **kwargs: _P.kwargs
+) -> Status:
+    """Run one plugin method; an exception becomes an Error status naming the plugin."""
     try:
-        return fn()
+        return fn(*args, **kwargs)
     except Exception as err:
         return Status(Code.ERROR, (f"{type(err).__name__}: {err}",), pl.name)

@@ -68,7 +68,17 @@ class Status:
         return ", ".join(self.reasons)
 
     def with_plugin(self, plugin: str) -> Status:
-        return self if self.plugin == plugin else replace(self, plugin=plugin)
+        if self.plugin == plugin:
+            return self
+        key = (id(self), plugin)
+        hit = _WITH_PLUGIN.get(key)
+        if hit is not None and hit[0] is self:
+            return hit[1]
+        out = replace(self, plugin=plugin)
+        if len(_WITH_PLUGIN) > 4096:
+            _WITH_PLUGIN.clear()
+        _WITH_PLUGIN[key] = (self, out)
+        return out
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"code": self.code.upstream}
@@ -78,6 +88,10 @@ class Status:
             out["reasons"] = list(self.reasons)
         return out
 
+
+# Statuses are immutable values; plugins return a few shared ones, and naming the plugin on them
+# is memoised (the entry keeps the original alive, so an id is never reused while cached).
+_WITH_PLUGIN: dict[tuple[int, str], tuple[Status, Status]] = {}
 
 SUCCESS: Final = Status()
 SKIP: Final = Status(Code.SKIP)
