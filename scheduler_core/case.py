@@ -48,6 +48,7 @@ class CaseRun:
         running = [Pod(apply_api_defaults(raw)) for raw in case.get("pods") or ()]
         self.cluster = Cluster(nodes, running, case_objects(case))
         self.nominated: dict[str, list[Pod]] = {}
+        self.cpu_seconds = 0.0  # set by the bench command
         extras = {"cluster": self.cluster, "preemption_sink": self._preempt}
         self.runners: dict[str, CycleRunner] = {}
         for profile in self.config.profiles:

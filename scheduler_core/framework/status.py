@@ -70,14 +70,13 @@ class Status:
     def with_plugin(self, plugin: str) -> Status:
         if self.plugin == plugin:
             return self
-        key = (id(self), plugin)
-        hit = _WITH_PLUGIN.get(key)
-        if hit is not None and hit[0] is self:
-            return hit[1]
-        out = replace(self, plugin=plugin)
-        if len(_WITH_PLUGIN) > 4096:
-            _WITH_PLUGIN.clear()
-        _WITH_PLUGIN[key] = (self, out)
+        key = (self.code, self.reasons, plugin)
+        out = _WITH_PLUGIN.get(key)
+        if out is None:
+            out = replace(self, plugin=plugin)
+            if len(_WITH_PLUGIN) > 4096:
+                _WITH_PLUGIN.clear()
+            _WITH_PLUGIN[key] = out
         return out
 
     def to_dict(self) -> dict[str, object]:
@@ -89,9 +88,9 @@ class Status:
         return out
 
 
-# Statuses are immutable values; plugins return a few shared ones, and naming the plugin on them
-# is memoised (the entry keeps the original alive, so an id is never reused while cached).
-_WITH_PLUGIN: dict[tuple[int, str], tuple[Status, Status]] = {}
+# Statuses are immutable values and a cycle names the same few on thousands of nodes: naming the
+# plugin on one is memoised by value.
+_WITH_PLUGIN: dict[tuple[Code, tuple[str, ...], str], Status] = {}
 
 SUCCESS: Final = Status()
 SKIP: Final = Status(Code.SKIP)

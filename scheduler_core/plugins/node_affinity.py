@@ -32,6 +32,8 @@ ERR_REASON_POD: Final = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_ENFORCED: Final = "node(s) didn't match scheduler-enforced node affinity"
 ERR_REASON_CONFLICT: Final = "pod affinity terms conflict"
 _PRE_FILTER_KEY: Final = f"PreFilter{NAME}"
+_ENFORCED: Final = unresolvable(ERR_REASON_ENFORCED)
+_NOT_MATCHED: Final = unresolvable(ERR_REASON_POD)
 _PRE_SCORE_KEY: Final = f"PreScore{NAME}"
 
 
@@ -124,11 +126,11 @@ class NodeAffinity:
         if self.added_node_selector is not None and not self.added_node_selector.matches(
             node.labels, node.name
         ):
-            return unresolvable(ERR_REASON_ENFORCED)
+            return _ENFORCED
         s = state.get(_PRE_FILTER_KEY)
         req = s if isinstance(s, RequiredNodeAffinity) else RequiredNodeAffinity(pod)
         if not req.matches(node_info):
-            return unresolvable(ERR_REASON_POD)
+            return _NOT_MATCHED
         return SUCCESS
 
     def filter_batch(
