@@ -33,6 +33,11 @@ ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: Final = (
 )
 ERR_REASON_AFFINITY_RULES_NOT_MATCH: Final = "node(s) didn't match pod affinity rules"
 ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: Final = "node(s) didn't match pod anti-affinity rules"
+_AFFINITY_NOT_MATCH: Final = unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+_ANTI_AFFINITY_NOT_MATCH: Final = unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+_EXISTING_ANTI_AFFINITY_NOT_MATCH: Final = unschedulable(
+    ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH
+)
 _PRE_FILTER_KEY: Final = f"PreFilter{NAME}"
 _PRE_SCORE_KEY: Final = f"PreScore{NAME}"
 
@@ -332,6 +337,51 @@ class InterPodAffinity:
                     return unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
         return SUCCESS
 
+    def filter_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> dict[int, Status]:
+        """Filter for many nodes: the same checks, with the state read once."""
+        s = state.get(_PRE_FILTER_KEY)
+        out: dict[int, Status] = {}
+        if type(s) is not _PreFilterState:
+            for i, ni in enumerate(nodes):
+                out[i] = self.filter(state, pod, ni)
+            return out
+        affinity = bool(s.affinity_terms)
+        anti_terms = (
+            [
+                (t.topology_key, s.anti_affinity.by_key.get(t.topology_key, _NO_COUNTS))
+                for t in s.anti_affinity_terms
+            ]
+            if s.anti_affinity.size
+            else []
+        )
+        existing = (
+            list(s.existing_anti_affinity.by_key.items()) if (s.existing_anti_affinity.size) else []
+        )
+        if not affinity and not anti_terms and not existing:
+            return out
+        for i, ni in enumerate(nodes):
+            labels = ni.node.labels
+            if affinity and not _satisfies_pod_affinity(s, labels):
+                out[i] = _AFFINITY_NOT_MATCH
+                continue
+            rejected = False
+            for key, counts in anti_terms:
+                value = labels.get(key)
+                if value is not None and counts.get(value, 0) > 0:
+                    out[i] = _ANTI_AFFINITY_NOT_MATCH
+                    rejected = True
+                    break
+            if rejected:
+                continue
+            for key, values in existing:
+                value = labels.get(key)
+                if value is not None and values.get(value, 0) > 0:
+                    out[i] = _EXISTING_ANTI_AFFINITY_NOT_MATCH
+                    break
+        return out
+
     # -- PreScore, Score, NormalizeScore --------------------------------------------------------
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
@@ -390,6 +440,25 @@ class InterPodAffinity:
             if value is not None:
                 total += values.get(value, 0)
         return total, SUCCESS
+
+    def score_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status]:
+        """Score every node in one call, with the state read once."""
+        s = _read_pre_score_state(state)
+        if isinstance(s, str):
+            return [], error(s)
+        items = list(s.topology_score.items())
+        out: list[int] = []
+        for ni in nodes:
+            labels = ni.node.labels
+            total = 0
+            for key, values in items:
+                value = labels.get(key)
+                if value is not None:
+                    total += values.get(value, 0)
+            out.append(total)
+        return out, SUCCESS
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
         """Scale linearly from the lowest (0) to the highest (100) score, in float64."""

@@ -541,6 +541,30 @@ class PodTopologySpread:
                 return _STATUS_SKEW
         return SUCCESS
 
+    def filter_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> dict[int, Status]:
+        """Filter for many nodes: the same checks, with the state read once."""
+        s = state.get(_PRE_FILTER_KEY)
+        if not isinstance(s, _PreFilterState):
+            return dict.fromkeys(range(len(nodes)), _STATUS_NO_PRE_FILTER_STATE)
+        checks = [
+            (key, max_skew, (paths.num0 if len(counts) >= min_domains else 0) - self_match, counts)
+            for key, max_skew, min_domains, self_match, counts, paths in s.checks
+        ]
+        out: dict[int, Status] = {}
+        for i, ni in enumerate(nodes):
+            labels = ni.node.labels
+            for key, max_skew, offset, counts in checks:
+                value = labels.get(key)
+                if value is None:
+                    out[i] = _STATUS_LABEL_MISSING
+                    break
+                if counts.get(value, 0) - offset > max_skew:
+                    out[i] = _STATUS_SKEW
+                    break
+        return out
+
     # -- PreFilterExtensions --------------------------------------------------------------------
 
     def add_pod(
