@@ -1,4 +1,8 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels."""
+"""ASGI entry point: HTTP through Django, websockets through Channels.
+
+Websockets pass the origin check (the Origin header's host must be in ALLOWED_HOSTS) and get
+the session's user (AuthMiddlewareStack) before they reach a consumer.
+"""
 
 import os
 
@@ -12,20 +16,13 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-
-def _websocket_routes() -> list:
-    try:
-        from playground.routing import websocket_urlpatterns
-    except ImportError:  # the websocket routes arrive with the runs issue
-        return []
-    return list(websocket_urlpatterns)
-
+from playground.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(_websocket_routes()))
+            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),
     }
 )

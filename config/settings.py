@@ -4,7 +4,10 @@
 - ``DB_ENGINE=postgres`` with ``PGHOST``/``PGPORT``/``PGDATABASE``/``PGUSER``/``PGPASSWORD``;
   SQLite (``SQLITE_PATH``, default ``var/db.sqlite3``) otherwise.
 - ``REDIS_URL``: Redis channel layer; the in-memory one otherwise.
-- ``CELERY_BROKER_URL``: a real broker and workers; eager tasks on ``memory://`` otherwise.
+- ``CELERY_BROKER_URL``: a real broker and workers; eager tasks on ``memory://`` otherwise
+  (embedded mode: ``manage.py serve`` runs them on daphne's loop, see playground/tasks.py).
+  ``CELERY_VISIBILITY_TIMEOUT``: seconds before Redis hands an unacknowledged run to another
+  worker; ``PLAYGROUND_RUN_LEASE_SECONDS``: how long a run's heartbeat stays valid.
 """
 
 import os
@@ -105,7 +108,9 @@ else:
                     str(_sqlite_path.with_name(f"test_{os.getpid()}_{_sqlite_path.name}")),
                 )
             },
-            "OPTIONS": {"timeout": 20},
+            # IMMEDIATE transactions take the write lock up front, so two runs writing at once
+            # (a what-if) wait for each other instead of failing with "database is locked".
+            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
         }
     }
 
@@ -149,22 +154,41 @@ FILE_UPLOAD_HANDLERS = [
 PLAYGROUND_BULK_MAX = int(os.environ.get("PLAYGROUND_BULK_MAX", 1000))
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# A run broadcasts in batches of 100 events per layer message; a slow reader's queue may hold
+# this many messages before the layer drops them (the consumer then reads the gap from the DB).
+_CHANNEL_CAPACITY = int(os.environ.get("CHANNEL_CAPACITY", 1000))
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "CONFIG": {"hosts": [REDIS_URL], "capacity": _CHANNEL_CAPACITY, "expiry": 120},
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "CONFIG": {"capacity": _CHANNEL_CAPACITY, "expiry": 120},
+        }
+    }
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "memory://")
 CELERY_TASK_ALWAYS_EAGER = "CELERY_BROKER_URL" not in os.environ
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", "cache+memory://")
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+# A run's message is acknowledged when the run is done: a worker lost mid-run means another
+# delivery, which playground.runs makes harmless. One message at a time per worker process.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 3600)),
+}
+PLAYGROUND_RUN_LEASE_SECONDS = float(os.environ.get("PLAYGROUND_RUN_LEASE_SECONDS", 30))
 
 LOGGING = {
     "version": 1,

@@ -344,3 +344,159 @@ PROFILES: Final[list[tuple[str, str, dict[str, Any]]]] = [
         ),
     ),
 ]
+
+
+# -- runs (backend): the interactive Permit demo and a large cluster --------------------------
+
+APPROVAL_ANNOTATION: Final = "playground.k8s.io/require-approval"
+APPROVAL_TIMEOUT_ANNOTATION: Final = "playground.k8s.io/approval-timeout-seconds"
+
+
+def _approval_pod(name: str, *, cpu: str, timeout: int | None = None, gated: bool = True) -> str:
+    annotations = []
+    if gated:
+        annotations.append(f'    {APPROVAL_ANNOTATION}: "true"')
+    if timeout is not None:
+        annotations.append(f'    {APPROVAL_TIMEOUT_ANNOTATION}: "{timeout}"')
+    meta_annotations = ["  annotations:", *annotations] if annotations else []
+    return "\n".join(
+        [
+            "---",
+            "apiVersion: v1",
+            "kind: Pod",
+            "metadata:",
+            f"  name: {name}",
+            "  namespace: default",
+            *meta_annotations,
+            "  labels:",
+            "    app: trainer" if gated else "    app: web",
+            "spec:",
+            "  containers:",
+            "  - name: main",
+            "    image: busybox:1.37",
+            "    resources:",
+            "      requests:",
+            f"        cpu: {cpu}",
+            "        memory: 1Gi",
+        ]
+    )
+
+
+APPROVAL_GATE: Final = "\n".join(
+    [
+        _nodes("worker", 3, zones=("zone-a", "zone-b", "zone-c")),
+        _approval_pod("gang-0", cpu="1"),
+        _approval_pod("gang-1", cpu="1"),
+        _approval_pod("gang-2", cpu="1", timeout=30),
+        _approval_pod("web-0", cpu="500m", gated=False),
+    ]
+)
+
+CLUSTERS.append(
+    (
+        "Approval gate",
+        "Three gang pods ask for approval at Permit (ApprovalGate): run it with the "
+        "'Approval gate' profile and allow or reject each from the run page; gang-2 "
+        "gives up after 30 s.",
+        APPROVAL_GATE,
+    )
+)
+
+PROFILES.append(
+    (
+        "Approval gate",
+        "The default plugins plus ApprovalGate at Permit: pods annotated "
+        f'{APPROVAL_ANNOTATION}: "true" wait there until a user answers (120 s by default).',
+        _config(
+            {
+                "schedulerName": "default-scheduler",
+                "plugins": {"permit": {"enabled": [{"name": "ApprovalGate"}]}},
+            }
+        ),
+    )
+)
+
+LARGE_NAME: Final = "Large cluster (500 nodes)"
+LARGE_DESCRIPTION: Final = (
+    "500 nodes in three zones and 300 pending pods of four sizes: progress, utilisation "
+    "and per-pod decisions at scale. Generated on first use."
+)
+_LARGE_SIZES: Final = (("250m", "256Mi"), ("500m", "512Mi"), ("1", "2Gi"), ("2", "4Gi"))
+
+
+def large_cluster_manifests(
+    nodes: int = 500, pods: int = 300, zones: tuple[str, ...] = ("zone-a", "zone-b", "zone-c")
+) -> list[dict[str, Any]]:
+    """A large cluster as manifests, the same on every call: nodes first, then pending pods."""
+    out: list[dict[str, Any]] = []
+    for i in range(nodes):
+        name = f"node-{i + 1:03d}"
+        big = i % 5 == 0
+        resources = {
+            "cpu": "16" if big else "8",
+            "memory": "64Gi" if big else "32Gi",
+            "pods": "110",
+        }
+        out.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {
+                    "name": name,
+                    "labels": {
+                        "kubernetes.io/hostname": name,
+                        "topology.kubernetes.io/zone": zones[i % len(zones)],
+                        "node.kubernetes.io/instance-type": "m.xlarge" if big else "m.large",
+                    },
+                },
+                "status": {"capacity": dict(resources), "allocatable": dict(resources)},
+            }
+        )
+    for j in range(pods):
+        cpu, memory = _LARGE_SIZES[(j * 7) % len(_LARGE_SIZES)]
+        app = f"app-{j % 10}"
+        out.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {
+                    "name": f"{app}-{j:03d}",
+                    "namespace": "default",
+                    "labels": {"app": app},
+                },
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "main",
+                            "image": "busybox:1.37",
+                            "resources": {"requests": {"cpu": cpu, "memory": memory}},
+                        }
+                    ]
+                },
+                "status": {"phase": "Pending"},
+            }
+        )
+    return out
+
+
+def ensure_large_cluster() -> Any:
+    """The large demo cluster, created on first use (bulk inserts, well under a second)."""
+    from django.db import transaction
+
+    from .models import Cluster, Node, Pod
+
+    with transaction.atomic():
+        cluster, created = Cluster.objects.get_or_create(
+            is_demo=True, owner=None, name=LARGE_NAME, defaults={"description": LARGE_DESCRIPTION}
+        )
+        if not created and cluster.nodes.exists():
+            return cluster
+        rows: dict[str, list[Any]] = {"Node": [], "Pod": []}
+        for manifest in large_cluster_manifests():
+            model = Node if manifest["kind"] == "Node" else Pod
+            row = model(cluster=cluster, manifest=manifest)
+            row.sync_from_manifest()
+            rows[manifest["kind"]].append(row)
+        Node.objects.bulk_create(rows["Node"], batch_size=500)
+        Pod.objects.bulk_create(rows["Pod"], batch_size=500)
+    return cluster

@@ -158,9 +158,12 @@ def default_config_dict() -> dict[str, Any]:
 
 
 def plugin_names() -> list[str]:
-    """In-tree plugin names, sorted."""
+    """In-tree plugin names and the playground's own (``playground.plugins``), sorted."""
     from scheduler_core.plugins import names
 
-    return sorted(
+    from .plugins import PLUGIN_NAMES
+
+    in_tree = {
         value for key, value in vars(names).items() if key.isupper() and isinstance(value, str)
-    )
+    }
+    return sorted(in_tree | set(PLUGIN_NAMES))

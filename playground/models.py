@@ -169,7 +169,12 @@ class Profile(models.Model):
 
 
 class Run(models.Model):
-    """One simulation: a cluster snapshot under one configuration (driven by a later issue)."""
+    """One simulation: a cluster snapshot under one configuration, driven by a Celery task.
+
+    ``snapshot`` and ``config`` are copied at start, so a retried task replays the same run and
+    later edits of the cluster or profile do not change it. ``lease_token``/``heartbeat`` say
+    which task execution owns the run and that it is alive (see ``playground.runs``).
+    """
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -186,9 +191,35 @@ class Run(models.Model):
     finished = models.DateTimeField(null=True, blank=True)
     error_message = models.TextField(blank=True)
     placements = models.JSONField(default=dict, blank=True)
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        related_name="runs",
+        null=True,
+        blank=True,
+    )
+    label = models.CharField(max_length=200, blank=True)
+    pod_keys = models.JSONField(null=True, blank=True)  # None: every pending pod
+    snapshot = models.JSONField(default=list, blank=True)
+    config = models.JSONField(default=dict, blank=True)
+    summary = models.JSONField(default=dict, blank=True)
+    compare_with = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # False for demo clusters and what-if comparisons: placements stay in the run.
+    write_back = models.BooleanField(default=True)
+    lease_token = models.CharField(max_length=64, blank=True)
+    heartbeat = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+
+    TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
 
     class Meta:
         ordering = ["-created", "-id"]
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in self.TERMINAL
 
     def __str__(self) -> str:
         return f"run {self.pk} ({self.status})"
@@ -208,6 +239,30 @@ class RunEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id}#{self.seq} {self.type}"
+
+
+class RunCommand(models.Model):
+    """A user's command to a run in progress, applied by the task that drives it."""
+
+    class Kind(models.TextChoices):
+        CANCEL = "cancel", "Cancel"
+        ALLOW = "allow", "Allow"
+        REJECT = "reject", "Reject"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="commands")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    pod = models.CharField(max_length=507, blank=True)
+    plugin = models.CharField(max_length=200, blank=True)
+    message = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    applied = models.DateTimeField(null=True, blank=True)
+    result = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.run_id} {self.kind} {self.pod}".rstrip()
 
 
 def new_share_token() -> uuid.UUID:

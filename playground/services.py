@@ -463,4 +463,6 @@ def demo_load() -> dict[str, int]:
                 defaults={"description": description, "config": _validated(config)},
             )
             counts["profiles"] += 1
+    demo.ensure_large_cluster()
+    counts["clusters"] += 1
     return counts

@@ -49,7 +49,7 @@ from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework, Steps
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.plugins import in_tree_registry
-from scheduler_core.queue import ClusterEvent, QueuedPodInfo, SchedulingQueue
+from scheduler_core.queue import EVENTS_OF_INTEREST, ClusterEvent, QueuedPodInfo, SchedulingQueue
 
 _QUEUE_EVENTS: dict[str, type[QueueEvent]] = {
     "Enqueue": Enqueue,
@@ -150,6 +150,7 @@ class Scheduler:
         registry: Registry | None = None,
         extenders: Sequence[Any] | None = None,
         evaluate_all_nodes: bool = False,
+        plugin_events: Mapping[str, Sequence[ClusterEvent]] | None = None,
     ) -> None:
         self.config = (
             config if isinstance(config, KubeSchedulerConfiguration) else load_config(config)
@@ -199,6 +200,9 @@ class Scheduler:
             pre_enqueue=self._pre_enqueue,
             pod_initial_backoff_seconds=float(self.config.pod_initial_backoff_seconds),
             pod_max_backoff_seconds=float(self.config.pod_max_backoff_seconds),
+            # Out-of-tree plugins declare the cluster events that can make their rejections
+            # schedulable (upstream's EventsToRegister); unknown plugins requeue on any event.
+            events_of_interest={**EVENTS_OF_INTEREST, **(plugin_events or {})},
             on_event=self._queue_event,
         )
         for raw in pod_raws:

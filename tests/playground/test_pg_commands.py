@@ -17,12 +17,18 @@ def test_load_demo_twice_gives_the_same_content():
     call_command("load_demo", stdout=out)
     second = {c.name: (c.pk, c.nodes.count(), c.pods.count()) for c in Cluster.objects.all()}
     assert first == second
-    assert set(first) == {"Three zones", "GPU pool behind taints", "Preemption scenario"}
+    assert set(first) == {
+        "Three zones",
+        "GPU pool behind taints",
+        "Preemption scenario",
+        "Approval gate",
+        "Large cluster (500 nodes)",
+    }
     assert {p.name for p in Profile.objects.filter(is_demo=True)} >= {
         "Bin-packing",
         "Spread everything",
     }
-    assert "3 clusters" in out.getvalue()
+    assert "5 clusters" in out.getvalue()
 
 
 def test_demo_gpu_nodes_are_tainted_and_only_the_trainer_tolerates():

@@ -22,6 +22,10 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=1)
         if not options["no_demo"]:
             call_command("load_demo")
+        from playground.runs import run_recover_stale
+
+        # Runs an earlier embedded process left mid-flight cannot finish: mark them failed.
+        run_recover_stale()
         host, port = str(options["host"]), int(options["port"])  # type: ignore[call-overload]
         self.stdout.write(f"Serving on http://{host}:{port}/ (Ctrl-C to stop)")
         from config.asgi import application

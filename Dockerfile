@@ -1,0 +1,14 @@
+# The playground's image for docker-compose.yml (web and worker run the same image).
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY pyproject.toml ./
+COPY scheduler_core ./scheduler_core
+COPY playground ./playground
+COPY config ./config
+COPY templates ./templates
+COPY static ./static
+COPY manage.py ./
+RUN pip install --no-cache-dir -e . \
+    && DJANGO_SECRET_KEY=build python manage.py collectstatic --noinput -v0
+EXPOSE 8000

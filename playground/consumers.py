@@ -1,0 +1,130 @@
+"""The run websocket: ``ws/runs/<id>/?after=<seq>`` streams a run's events without gaps.
+
+On connect the consumer joins the run's group first and reads the stored events second: the
+task broadcasts only what it has committed, so every event is either in that read or arrives
+live afterwards. ``last_sent`` drops live duplicates; a live event beyond ``last_sent + 1``
+(a channel-layer message lost to a full queue) is preceded by the missing ones from the
+database. Client commands: ``{"command": "cancel"}``, ``{"command": "allow", "pod": "ns/name"}``,
+``{"command": "reject", "pod": "ns/name"}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from . import events, runs, selectors
+from .models import Run
+
+CATCH_UP_CHUNK = 500
+CLOSE_NOT_FOUND = 4404
+CLOSE_FORBIDDEN = 4403
+
+
+class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    run_id: int
+    last_sent: int
+    finished_sent: bool
+    may_command: bool
+
+    async def connect(self) -> None:
+        self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
+        self.last_sent = _after(self.scope.get("query_string", b""))
+        self.finished_sent = False
+        found = await database_sync_to_async(_access)(self.scope.get("user"), self.run_id)
+        if found is None:
+            await self.close()  # handshake refused: the same answer for missing and private
+            return
+        self.may_command = found
+        self.group = events.run_group(self.run_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self._catch_up(upto=None)
+        run = await database_sync_to_async(_terminal_message)(self.run_id)
+        if run is not None:
+            await self._send_finished(run)
+
+    async def disconnect(self, code: int) -> None:
+        group = getattr(self, "group", None)
+        if group:
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    # -- from the task ------------------------------------------------------------------------
+
+    async def run_messages(self, message: dict[str, Any]) -> None:
+        for envelope in message["messages"]:
+            kind = envelope.get("kind")
+            if kind == "event":
+                seq = int(envelope["seq"])
+                if seq <= self.last_sent:
+                    continue
+                if seq > self.last_sent + 1:
+                    await self._catch_up(upto=seq - 1)
+                await self.send_json(envelope)
+                self.last_sent = seq
+            elif kind == "finished":
+                await self._send_finished(envelope)
+            elif not self.finished_sent:
+                await self.send_json(envelope)
+
+    async def _catch_up(self, *, upto: int | None) -> None:
+        while True:
+            chunk = await database_sync_to_async(selectors.run_event_messages)(
+                run_id=self.run_id, after=self.last_sent, upto=upto, limit=CATCH_UP_CHUNK
+            )
+            for envelope in chunk:
+                await self.send_json(envelope)
+                self.last_sent = envelope["seq"]
+            if len(chunk) < CATCH_UP_CHUNK:
+                return
+
+    async def _send_finished(self, envelope: dict[str, Any]) -> None:
+        if self.finished_sent:
+            return
+        await self._catch_up(upto=int(envelope["seq"]) - 1)
+        self.finished_sent = True
+        await self.send_json(envelope)
+
+    # -- from the browser ---------------------------------------------------------------------
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        if not isinstance(content, dict) or "command" not in content:
+            await self.send_json({"kind": "error", "run": self.run_id, "message": "no command"})
+            return
+        if not self.may_command:
+            await self.send_json(
+                {"kind": "error", "run": self.run_id, "message": "only the run's owner can do that"}
+            )
+            return
+        try:
+            ack = await database_sync_to_async(runs.run_command)(
+                run_id=self.run_id, command=content
+            )
+        except runs.RunCommandRefused as err:
+            await self.send_json({"kind": "error", "run": self.run_id, "message": str(err)})
+            return
+        await self.send_json(ack)
+
+
+def _after(query_string: bytes) -> int:
+    values = parse_qs(query_string.decode("latin-1")).get("after")
+    try:
+        return max(-1, int(values[0])) if values else -1
+    except ValueError:
+        return -1
+
+
+def _access(user: Any, run_id: int) -> bool | None:
+    """None: the user may not watch the run; otherwise whether they may also command it."""
+    run = selectors.run_visible(user=user, run_id=run_id)
+    if run is None:
+        return None
+    return selectors.run_may_command(user=user, run=run)
+
+
+def _terminal_message(run_id: int) -> dict[str, Any] | None:
+    run = Run.objects.get(pk=run_id)
+    return selectors.run_finished_message(run) if run.is_terminal else None

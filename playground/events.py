@@ -1,0 +1,91 @@
+"""Channel groups and websocket messages of runs, and the helpers that broadcast them.
+
+Messages a browser receives on ``ws/runs/<id>/`` (STYLE.md §3):
+
+- ``{"kind": "event", "run": 12, "seq": 41, "event": {...}}``: one engine event
+  (``scheduler_core.events``), ``seq`` rising by one;
+- ``{"kind": "progress", "run": 12, "scheduled": n, "total": m, "unschedulable": u}``;
+- ``{"kind": "finished", "run": 12, "seq": n, "status": "succeeded"}``: the last message, ``seq``
+  one past the last event's (``error`` holds the message of a failed run);
+- ``{"kind": "ack", ...}`` / ``{"kind": "error", "message": ...}``: answers to a client command.
+
+Between the task and the consumers, a channel-layer message carries several envelopes at once
+(``run.messages``) so a run of thousands of events stays within the layer's capacity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+MESSAGES_TYPE: Final = "run.messages"  # handled by RunConsumer.run_messages
+CHUNK: Final = 100  # envelopes per channel-layer message
+
+
+def run_group(run_id: int) -> str:
+    return f"run-{run_id}"
+
+
+def event_message(run_id: int, payload: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "event", "run": run_id, "seq": payload["seq"], "event": payload}
+
+
+def finished_message(
+    run_id: int, *, seq: int, status: str, error: str = "", summary: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    message: dict[str, Any] = {"kind": "finished", "run": run_id, "seq": seq, "status": status}
+    if error:
+        message["error"] = error
+    if summary:
+        message["summary"] = summary
+    return message
+
+
+def progress_message(
+    run_id: int, *, scheduled: int, total: int, unschedulable: int = 0
+) -> dict[str, Any]:
+    return {
+        "kind": "progress",
+        "run": run_id,
+        "scheduled": scheduled,
+        "total": total,
+        "unschedulable": unschedulable,
+    }
+
+
+def _layer_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {"type": MESSAGES_TYPE, "messages": list(messages[i : i + CHUNK])}
+        for i in range(0, len(messages), CHUNK)
+    ]
+
+
+def broadcast_many(run_id: int, messages: Sequence[dict[str, Any]]) -> None:
+    """Send envelopes, in order, to everyone watching the run (from sync code)."""
+    layer = get_channel_layer()
+    if layer is None or not messages:
+        return
+    send = async_to_sync(layer.group_send)
+    for layer_message in _layer_messages(messages):
+        send(run_group(run_id), layer_message)
+
+
+def broadcast(run_id: int, message: dict[str, Any]) -> None:
+    """Send one envelope to everyone watching the run (from sync code)."""
+    broadcast_many(run_id, [message])
+
+
+async def abroadcast_many(run_id: int, messages: Sequence[dict[str, Any]]) -> None:
+    """``broadcast_many`` for async code."""
+    layer = get_channel_layer()
+    if layer is None or not messages:
+        return
+    for layer_message in _layer_messages(messages):
+        await layer.group_send(run_group(run_id), layer_message)
+
+
+async def abroadcast(run_id: int, message: dict[str, Any]) -> None:
+    await abroadcast_many(run_id, [message])

@@ -1,0 +1,260 @@
+"""The real pieces, started as fixtures: redis-server, Celery worker processes, daphne.
+
+Skipped when redis-server is missing locally; a failure when ``CI`` is set, so CI cannot go
+green by skipping. Tests using these must be ``django_db(transaction=True)``: the worker and the
+server read and write the test database from other processes.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_port(port: int, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.02)
+    raise RuntimeError(f"nothing listens on port {port} after {timeout}s")
+
+
+def _need(binary: str, hint: str) -> str:
+    path = shutil.which(binary)
+    if path is None:
+        message = f"{binary} is not installed ({hint})"
+        if os.environ.get("CI"):
+            pytest.fail(f"integration tests cannot run in CI: {message}")
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A throwaway redis-server on a random loopback port; yields its base URL."""
+    binary = _need("redis-server", "apt-get install redis-server")
+    port = _free_port()
+    workdir = tempfile.mkdtemp(prefix="redis-test-")
+    proc = subprocess.Popen(
+        [
+            binary,
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "no",
+            "--dir",
+            workdir,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_port(port)
+        yield f"redis://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def stack_urls(redis_url: str) -> dict[str, str]:
+    """Broker and channel layer in separate Redis databases, unique per test session."""
+    return {"broker": f"{redis_url}/0", "layer": f"{redis_url}/1"}
+
+
+def _db_env() -> dict[str, str]:
+    """Environment that points config.settings at the test database."""
+    from django.db import connections
+
+    db = connections["default"].settings_dict
+    if "postgresql" in db["ENGINE"]:
+        return {
+            "DB_ENGINE": "postgres",
+            "PGHOST": str(db["HOST"]),
+            "PGPORT": str(db["PORT"]),
+            "PGDATABASE": str(db["NAME"]),
+            "PGUSER": str(db["USER"]),
+            "PGPASSWORD": str(db.get("PASSWORD") or ""),
+        }
+    return {"DB_ENGINE": "sqlite", "SQLITE_PATH": str(db["NAME"])}
+
+
+class Worker:
+    """A ``celery worker`` subprocess (solo pool) on the test database and Redis."""
+
+    def __init__(self, urls: dict[str, str], log: Path, **extra_env: str) -> None:
+        env = {
+            **os.environ,
+            **_db_env(),
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "CELERY_BROKER_URL": urls["broker"],
+            "REDIS_URL": urls["layer"],
+            "CELERY_VISIBILITY_TIMEOUT": "2",
+            "PLAYGROUND_RUN_LEASE_SECONDS": "1.5",
+            **extra_env,
+        }
+        env.pop("CI", None)
+        self.log = log
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--pool=solo",
+                "--concurrency=1",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "--loglevel=INFO",
+                "-n",
+                f"test-{secrets.token_hex(4)}@%h",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log.open("ab"),
+            stderr=subprocess.STDOUT,
+        )
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no acknowledgement, as a crashed machine."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def start_worker(stack_urls, django_db_setup, tmp_path):
+    """Start Celery workers for one test; all of them are stopped at its end."""
+    workers: list[Worker] = []
+
+    def start(**extra_env: str) -> Worker:
+        worker = Worker(stack_urls, tmp_path / f"worker-{len(workers)}.log", **extra_env)
+        workers.append(worker)
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()
+
+
+@pytest.fixture
+def celery_worker(start_worker):
+    return start_worker()
+
+
+def _server_setup(layer_url: str | None, broker_url: str | None) -> None:
+    """In daphne's forked child: fresh executors, the test database, Redis when given."""
+    import threading
+
+    from asgiref.sync import SyncToAsync
+    from channels.layers import channel_layers
+    from channels.testing.live import set_database_connection
+    from django.conf import settings
+
+    # STACK.md pitfall 1: the fork copied the executor but not its thread.
+    SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
+    if layer_url:
+        settings.CHANNEL_LAYERS = {
+            "default": {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": [layer_url], "capacity": 1000},
+            }
+        }
+    channel_layers.backends.clear()
+    set_database_connection()
+    if broker_url:
+        from config.celery import app
+
+        app.conf.broker_url = broker_url
+        app.conf.task_always_eager = False
+        # STACK.md pitfall 3: producers and backends cached from the eager configuration.
+        app._pool = None
+        app.amqp._producer_pool = None
+        app._backend_cache = None
+        app._local = threading.local()
+
+
+def _start_server(layer_url: str | None, broker_url: str | None):
+    from channels.testing.live import make_application
+    from daphne.testing import DaphneProcess
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+
+    process = DaphneProcess(
+        "127.0.0.1",
+        partial(make_application, static_wrapper=ASGIStaticFilesHandler),
+        setup=partial(_server_setup, layer_url, broker_url),
+    )
+    process.start()
+    if not process.ready.wait(timeout=15):
+        process.terminate()
+        raise RuntimeError("daphne did not start")
+    if not process.errors.empty():
+        error, trace = process.errors.get()
+        raise RuntimeError(f"daphne failed: {error}\n{trace}")
+    return process
+
+
+@pytest.fixture(scope="module")
+def live_asgi(stack_urls, django_db_setup, django_db_blocker):
+    """daphne in a forked process, with the Redis channel layer and broker: base http URL."""
+    with django_db_blocker.unblock():  # the child inherits the blocker's state at fork
+        process = _start_server(stack_urls["layer"], stack_urls["broker"])
+    try:
+        yield f"http://127.0.0.1:{process.port.value}"
+    finally:
+        process.terminate()
+        process.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def embedded_asgi(django_db_setup, django_db_blocker):
+    """daphne with the embedded settings: in-memory channel layer, tasks on the server's loop."""
+    with django_db_blocker.unblock():
+        process = _start_server(None, None)
+    try:
+        yield f"http://127.0.0.1:{process.port.value}"
+    finally:
+        process.terminate()
+        process.join(timeout=10)

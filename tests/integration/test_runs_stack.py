@@ -1,0 +1,186 @@
+"""Runs through the real pieces: HTTP -> daphne -> Redis broker -> Celery worker -> Redis
+channel layer -> daphne -> websocket client; a worker killed mid-run; embedded mode."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import secrets
+import time
+from urllib.parse import urlencode, urlparse
+
+import pytest
+import yaml
+from builders import make_node, make_pod
+from django.test import Client
+
+from playground import demo, services
+from playground.models import Node, Pod, Run, RunEvent
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+TIMEOUT = 30
+
+
+class Browser:
+    """Just enough of a browser: a session cookie, a CSRF token, POSTs and websockets."""
+
+    def __init__(self, base: str, user) -> None:
+        client = Client()
+        client.force_login(user)
+        self.base = base
+        self.csrf = secrets.token_hex(16)  # 32 characters, as Django's unmasked secret
+        self.cookie = f"sessionid={client.cookies['sessionid'].value}; csrftoken={self.csrf}"
+
+    def post(self, path: str, data: dict[str, str]) -> http.client.HTTPResponse:
+        url = urlparse(self.base)
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=TIMEOUT)
+        body = urlencode({**data, "csrfmiddlewaretoken": self.csrf})
+        conn.request(
+            "POST",
+            path,
+            body=body,
+            headers={
+                "Cookie": self.cookie,
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Referer": self.base + "/",
+            },
+        )
+        return conn.getresponse()
+
+    def start_run(self, cluster, profile) -> int:
+        response = self.post(f"/clusters/{cluster.pk}/run", {"profile": str(profile.pk)})
+        location = response.getheader("Location") or ""
+        assert response.status == 302 and "/runs/" in location, (response.status, location)
+        return int(location.rstrip("/").split("/")[-1])
+
+    def websocket(self, run_id: int, after: int | None = None):
+        from websockets.sync.client import connect
+
+        query = "" if after is None else f"?after={after}"
+        url = self.base.replace("http://", "ws://") + f"/ws/runs/{run_id}/{query}"
+        return connect(
+            url,
+            additional_headers={"Cookie": self.cookie, "Origin": self.base},
+            open_timeout=TIMEOUT,
+            max_size=None,
+        )
+
+
+def _until_finished(ws) -> list[dict]:
+    messages = []
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        message = json.loads(ws.recv(timeout=TIMEOUT))
+        messages.append(message)
+        if message["kind"] == "finished":
+            return messages
+    raise AssertionError("no finished message")
+
+
+def _wait_for(predicate, timeout: float = TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError("condition not met in time")
+
+
+@pytest.fixture
+def small_cluster(user):
+    cluster = services.cluster_create(owner=user, name="stack")
+    objects = [make_node(f"n{i}") for i in range(1, 4)] + [make_pod(f"p{i}") for i in range(8)]
+    services.cluster_import_yaml(
+        cluster=cluster, user=user, text=yaml.safe_dump_all(objects, sort_keys=False)
+    )
+    return cluster
+
+
+@pytest.fixture
+def profile(user):
+    return services.profile_create(owner=user, name="default", config={})
+
+
+def _event_seqs(messages):
+    return [m["seq"] for m in messages if m["kind"] == "event"]
+
+
+def test_a_run_started_over_http_reaches_the_websocket_in_order(
+    live_asgi, celery_worker, small_cluster, profile, user
+):
+    browser = Browser(live_asgi, user)
+    run_id = browser.start_run(small_cluster, profile)
+    with browser.websocket(run_id) as ws:
+        messages = _until_finished(ws)
+    seqs = _event_seqs(messages)
+    assert seqs == list(range(len(seqs))) and len(seqs) > 50
+    assert messages[-1]["status"] == "succeeded" and messages[-1]["seq"] == len(seqs)
+    stored = list(
+        RunEvent.objects.filter(run_id=run_id).order_by("seq").values_list("payload", flat=True)
+    )
+    assert [m["event"] for m in messages if m["kind"] == "event"] == stored
+    assert Pod.objects.filter(cluster=small_cluster, node_name="").count() == 0
+
+    k = len(seqs) // 3
+    with browser.websocket(run_id, after=k) as ws:
+        again = _until_finished(ws)
+    assert _event_seqs(again) == list(range(k + 1, len(seqs)))
+    assert again[-1] == messages[-1]
+
+
+def _big_cluster(user, nodes: int, pods: int):
+    cluster = services.cluster_create(owner=user, name="big")
+    rows: dict[str, list] = {"Node": [], "Pod": []}
+    for manifest in demo.large_cluster_manifests(nodes=nodes, pods=pods):
+        model = Node if manifest["kind"] == "Node" else Pod
+        row = model(cluster=cluster, manifest=manifest)
+        row.sync_from_manifest()
+        rows[manifest["kind"]].append(row)
+    Node.objects.bulk_create(rows["Node"])
+    Pod.objects.bulk_create(rows["Pod"])
+    return cluster
+
+
+def test_a_worker_killed_mid_run_leaves_it_to_a_retry_without_half_written_placements(
+    live_asgi, start_worker, user, profile
+):
+    cluster = _big_cluster(user, nodes=300, pods=200)
+    first = start_worker()
+    browser = Browser(live_asgi, user)
+    run_id = browser.start_run(cluster, profile)
+    _wait_for(lambda: RunEvent.objects.filter(run_id=run_id).count() > 500)
+    first.kill()
+    run = Run.objects.get(pk=run_id)
+    stored_at_kill = run.events.count()
+    assert run.status == Run.Status.RUNNING
+    assert stored_at_kill < 200 * 30, "the run finished before the worker was killed"
+    assert not Pod.objects.filter(cluster=cluster).exclude(node_name="").exists()
+
+    with browser.websocket(run_id) as ws:
+        time.sleep(2.2)  # past the broker's visibility timeout and the run's lease
+        start_worker()
+        messages = _until_finished(ws)
+    run.refresh_from_db()
+    assert run.status == Run.Status.SUCCEEDED, run.error_message
+    assert run.attempts == 2
+    seqs = _event_seqs(messages)
+    assert (
+        seqs
+        == list(range(len(seqs)))
+        == list(run.events.order_by("seq").values_list("seq", flat=True))
+    )
+    bound = dict(Pod.objects.filter(cluster=cluster).values_list("name", "node_name"))
+    assert {f"default/{name}": node or None for name, node in bound.items()} == run.placements
+    assert run.summary["scheduled"] == 200
+
+
+def test_embedded_mode_serves_a_run_with_no_external_service(
+    embedded_asgi, small_cluster, profile, user
+):
+    browser = Browser(embedded_asgi, user)
+    run_id = browser.start_run(small_cluster, profile)
+    with browser.websocket(run_id) as ws:
+        messages = _until_finished(ws)
+    seqs = _event_seqs(messages)
+    assert seqs == list(range(len(seqs))) and messages[-1]["status"] == "succeeded"

@@ -1,0 +1,202 @@
+"""The run websocket: catch-up after ?after, live relay without gaps, access, commands.
+
+Channels' WebsocketCommunicator over the in-memory channel layer; the database is transactional
+because the consumer reads it from other threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import yaml
+from asgiref.sync import sync_to_async
+from builders import make_node, make_pod
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import AnonymousUser
+
+from playground import events, runs, services, tasks
+from playground.models import Cluster, Profile, Run, RunEvent
+from playground.routing import websocket_urlpatterns
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+TIMEOUT = 5
+
+
+@pytest.fixture
+def cluster(user):
+    cluster = services.cluster_create(owner=user, name="c1")
+    services.cluster_import_yaml(
+        cluster=cluster,
+        user=user,
+        text=yaml.safe_dump_all(
+            [make_node("n1"), make_node("n2"), make_pod("a"), make_pod("b"), make_pod("c")]
+        ),
+    )
+    return cluster
+
+
+@pytest.fixture
+def profile(user):
+    return services.profile_create(owner=user, name="default", config={})
+
+
+@pytest.fixture
+def pending_run(cluster, profile, user, monkeypatch):
+    """A run that no task drives: the tests play the task's part."""
+    monkeypatch.setattr("playground.runs.transaction.on_commit", lambda fn: None)
+    run = runs.run_start(user=user, cluster=cluster, profile=profile)
+    monkeypatch.undo()
+    return run
+
+
+@pytest.fixture
+def finished_run(pending_run):
+    runs.run_execute(run_id=pending_run.pk)
+    pending_run.refresh_from_db()
+    assert pending_run.status == Run.Status.SUCCEEDED
+    return pending_run
+
+
+def _communicator(run_id, user, query=""):
+    app = URLRouter(websocket_urlpatterns)
+    communicator = WebsocketCommunicator(app, f"/ws/runs/{run_id}/{query}")
+    communicator.scope["user"] = user
+    return communicator
+
+
+async def _receive_until_finished(communicator):
+    out = []
+    while True:
+        message = await communicator.receive_json_from(timeout=TIMEOUT)
+        out.append(message)
+        if message["kind"] == "finished":
+            return out
+
+
+async def test_reconnect_after_seq_k_gets_exactly_the_rest(finished_run, user):
+    total = await sync_to_async(finished_run.events.count)()
+    k = total // 2
+    communicator = _communicator(finished_run.pk, user, f"?after={k}")
+    connected, _ = await communicator.connect()
+    assert connected
+    messages = await _receive_until_finished(communicator)
+    seqs = [m["seq"] for m in messages if m["kind"] == "event"]
+    assert seqs == list(range(k + 1, total))
+    assert messages[0] == {
+        "kind": "event",
+        "run": finished_run.pk,
+        "seq": k + 1,
+        "event": (await sync_to_async(RunEvent.objects.get)(run=finished_run, seq=k + 1)).payload,
+    }
+    assert messages[-1]["seq"] == total and messages[-1]["status"] == "succeeded"
+    assert await communicator.receive_nothing(timeout=0.1)
+    await communicator.disconnect()
+
+
+async def test_live_events_follow_stored_ones_without_gaps_or_duplicates(pending_run, user):
+    stored = [{"type": "Pop", "seq": s, "cycle": 0, "pod": "default/a"} for s in range(6)]
+    await sync_to_async(RunEvent.objects.bulk_create)(
+        [RunEvent(run=pending_run, seq=p["seq"], type="Pop", payload=p) for p in stored[:3]]
+    )
+    communicator = _communicator(pending_run.pk, user, "?after=0")
+    assert (await communicator.connect())[0]
+    got = [await communicator.receive_json_from(timeout=TIMEOUT) for _ in range(2)]
+    assert [m["seq"] for m in got] == [1, 2]
+    # seq 2 again (a duplicate), then seq 5 while 3 and 4 are only in the database (a gap).
+    await sync_to_async(RunEvent.objects.bulk_create)(
+        [RunEvent(run=pending_run, seq=p["seq"], type="Pop", payload=p) for p in stored[3:]]
+    )
+    await events.abroadcast_many(
+        pending_run.pk,
+        [
+            events.event_message(pending_run.pk, stored[2]),
+            events.event_message(pending_run.pk, stored[5]),
+        ],
+    )
+    got = [await communicator.receive_json_from(timeout=TIMEOUT) for _ in range(3)]
+    assert [m["seq"] for m in got] == [3, 4, 5]
+    await events.abroadcast(
+        pending_run.pk, events.progress_message(pending_run.pk, scheduled=1, total=3)
+    )
+    assert (await communicator.receive_json_from(timeout=TIMEOUT))["kind"] == "progress"
+    await events.abroadcast(
+        pending_run.pk, events.finished_message(pending_run.pk, seq=6, status="succeeded")
+    )
+    finished = await communicator.receive_json_from(timeout=TIMEOUT)
+    assert finished == {"kind": "finished", "run": pending_run.pk, "seq": 6, "status": "succeeded"}
+    await communicator.disconnect()
+
+
+async def test_other_users_cannot_watch_a_private_run(finished_run, other_user):
+    for who in (other_user, AnonymousUser()):
+        communicator = _communicator(finished_run.pk, who)
+        connected, _ = await communicator.connect()
+        assert not connected
+    communicator = _communicator(999999, other_user)
+    assert not (await communicator.connect())[0]
+
+
+async def test_anyone_watches_a_demo_run_but_only_its_starter_commands_it(user, other_user):
+    await sync_to_async(services.demo_load)()
+    cluster = await sync_to_async(Cluster.objects.get)(is_demo=True, name="Three zones")
+    profile = await sync_to_async(Profile.objects.get)(is_demo=True, name="Default")
+
+    def start():
+        from unittest import mock
+
+        with mock.patch("playground.runs.transaction.on_commit", lambda fn: None):
+            return runs.run_start(user=user, cluster=cluster, profile=profile)
+
+    run = await sync_to_async(start)()
+    watcher = _communicator(run.pk, AnonymousUser())
+    assert (await watcher.connect())[0]
+    await watcher.send_json_to({"command": "cancel"})
+    refused = await watcher.receive_json_from(timeout=TIMEOUT)
+    assert refused["kind"] == "error"
+    owner = _communicator(run.pk, user)
+    assert (await owner.connect())[0]
+    await owner.send_json_to({"command": "cancel"})
+    ack = await owner.receive_json_from(timeout=TIMEOUT)
+    assert ack == {"kind": "ack", "run": run.pk, "command": "cancel", "status": "cancelled"}
+    finished = await owner.receive_json_from(timeout=TIMEOUT)
+    assert finished["kind"] == "finished" and finished["status"] == "cancelled"
+    assert (await watcher.receive_json_from(timeout=TIMEOUT))["status"] == "cancelled"
+    await owner.send_json_to({"command": "allow", "pod": "default/x"})
+    assert (await owner.receive_json_from(timeout=TIMEOUT))["kind"] == "error"
+    await watcher.disconnect()
+    await owner.disconnect()
+
+
+async def test_websockets_from_a_foreign_origin_are_refused(finished_run, user):
+    from config.asgi import application
+
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/runs/{finished_run.pk}/",
+        headers=[(b"origin", b"http://evil.example"), (b"host", b"localhost")],
+    )
+    assert not (await communicator.connect())[0]
+
+
+async def test_embedded_mode_runs_the_task_on_the_servers_loop(pending_run, user):
+    """No broker: enqueue_run from a request thread runs the task on the event loop's pool."""
+    communicator = _communicator(pending_run.pk, user)
+    assert (await communicator.connect())[0]
+    await sync_to_async(tasks.enqueue_run)(pending_run.pk)
+    messages = await _receive_until_finished(communicator)
+    seqs = [m["seq"] for m in messages if m["kind"] == "event"]
+    assert seqs == list(range(len(seqs))) and len(seqs) > 10
+    assert messages[-1] == {
+        "kind": "finished",
+        "run": pending_run.pk,
+        "seq": len(seqs),
+        "status": "succeeded",
+        "summary": {"total": 3, "scheduled": 3, "unschedulable": 0},
+    }
+    assert any(m["kind"] == "progress" for m in messages)
+    await tasks.wait_embedded()
+    await communicator.disconnect()
+    await asyncio.sleep(0)
