@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from . import run_views, views
 
 app_name = "playground"
 
@@ -45,4 +45,12 @@ urlpatterns = [
     path("profiles/<int:pk>/export.yaml", views.profile_export, name="profile_export"),
     path("profiles/<int:pk>/delete/", views.profile_delete, name="profile_delete"),
     path("api/profiles/effective/", views.profile_effective, name="profile_effective"),
+    path("clusters/<int:pk>/run", run_views.run_new, name="run_new"),
+    path("runs/<int:pk>/", run_views.run_page, name="run"),
+    path("runs/<int:pk>/events.json", run_views.run_events_json, name="run_events"),
+    path("runs/<int:pk>/cycles/<int:cycle>.json", run_views.run_cycle_json, name="run_cycle"),
+    path("runs/<int:pk>/usage.json", run_views.run_usage_json, name="run_usage"),
+    path("runs/<int:pk>/permit/", run_views.run_permit, name="run_permit"),
+    path("runs/<int:pk>/cancel/", run_views.run_cancel, name="run_cancel"),
+    path("compare/<int:a>/<int:b>/", run_views.compare, name="compare"),
 ]

@@ -116,6 +116,7 @@ def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
     cluster = selectors.cluster_for_user(request.user, pk)
     context = _cluster_context(cluster, readonly=False)
     context["is_owner"] = request.user.is_authenticated and cluster.owner_id == request.user.pk
+    context["profiles"] = selectors.profiles_for_user(request.user)
     if context["is_owner"] and cluster.share_token:
         context["share_url"] = request.build_absolute_uri(
             reverse("playground:shared_cluster", args=[cluster.share_token])

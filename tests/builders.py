@@ -85,3 +85,49 @@ def make_deployment(
             "template": {"metadata": {"labels": labels}, "spec": spec},
         },
     }
+
+
+def record_run(cluster, profile, *, registry=None, status="succeeded", drive=None, user=None):
+    """A Run with the RunEvent rows of a real engine run of ``cluster`` under ``profile``.
+
+    ``drive(scheduler)`` runs the engine (default: ``run_until_idle()``); returns the run, the
+    scheduler (to continue it) and the list the events are appended to. Stands in for
+    ``playground.runs.run_start`` where a test wants a run without the task.
+    """
+    from playground import selectors
+    from playground.models import Run
+    from scheduler_core.scheduler import Scheduler
+
+    events: list[dict[str, Any]] = []
+    manifests = selectors.cluster_manifests(cluster)
+    sched = Scheduler(
+        profile.config,
+        manifests,
+        on_event=lambda ev: events.append(ev.to_dict()),
+        registry=registry,
+    )
+    (drive or (lambda s: s.run_until_idle()))(sched)
+    fields = {f.name for f in Run._meta.get_fields()}
+    extra: dict[str, Any] = {}
+    if "snapshot" in fields:
+        extra["snapshot"] = manifests
+    if "started_by" in fields and user is not None:
+        extra["started_by"] = user
+    run = Run.objects.create(
+        cluster=cluster,
+        profile=profile,
+        status=status,
+        placements=sched.placements() if status == "succeeded" else {},
+        **extra,
+    )
+    store_events(run, events)
+    return run, sched, events
+
+
+def store_events(run, events, *, start=0):
+    """Store ``events[start:]`` as the run's RunEvent rows."""
+    from playground.models import RunEvent
+
+    RunEvent.objects.bulk_create(
+        RunEvent(run=run, seq=e["seq"], type=e["type"], payload=e) for e in events[start:]
+    )

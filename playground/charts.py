@@ -1,0 +1,823 @@
+"""Plotly figures and page data built from decision records (event dicts), never from the engine.
+
+Every function takes event dicts as ``scheduler_core.events.Event.to_dict()`` writes them (the
+payloads of a run's RunEvent rows, or the websocket stream) and returns plain JSON-ready values:
+the run page renders them server-side and ``static/playground/run.js`` draws them. Nothing here
+re-computes a scheduling decision; it only regroups what the events already say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+Event = Mapping[str, Any]
+
+CYCLE_TYPES: Final = frozenset(
+    {"CycleStart", "PreFilter", "Filter", "PostFilter", "PreScore", "Score", "Combine", "CycleEnd"}
+)
+BINDING_TYPES: Final = frozenset({"Reserve", "Permit", "PreBind", "Bind", "PostBind", "Unreserve"})
+QUEUE_TYPES: Final = frozenset(
+    {"Enqueue", "Pop", "Backoff", "Unschedulable", "MoveToActive", "Nominate", "Delete"}
+)
+SCORE_MODES: Final = ("raw", "normalized", "weighted")
+DEFAULT_TOP_N: Final = 20
+
+# What each extension point does, shown beside the step-through.
+POINT_HELP: Final[dict[str, str]] = {
+    "CycleStart": "The scheduler popped the pod from activeQ and took a snapshot of the cluster; "
+    "every plugin in this cycle sees the nodes in the snapshot's order.",
+    "PreFilter": "PreFilter plugins look at the pod once per cycle, precompute state for Filter, "
+    "and may narrow the candidate nodes or reject the pod outright. Skip means the plugin has "
+    "nothing to check for this pod, so its Filter is skipped too.",
+    "Filter": "Filter plugins run per node, in the profile's order; the first plugin that "
+    "rejects a node stops the others for that node. Nodes that pass every plugin are feasible.",
+    "PostFilter": "PostFilter runs only when no node is feasible. DefaultPreemption looks for a "
+    "node where evicting lower-priority pods would make room, picks victims and nominates the "
+    "node; the pod itself is retried in a later cycle.",
+    "PreScore": "PreScore plugins precompute state shared by their Score step (Skip: the plugin "
+    "has nothing to score for this pod).",
+    "Score": "Each Score plugin rates every feasible node; NormalizeScore maps the raw values "
+    "to 0-100, and the framework multiplies them by the plugin's weight.",
+    "Combine": "The framework adds the weighted scores per node; the highest total wins, and "
+    "ties are broken among the best nodes.",
+    "CycleEnd": "The scheduling cycle's result: the chosen node, or the FitError that explains "
+    "why no node fits.",
+    "Reserve": "Reserve plugins set aside resources on the chosen node (volumes, devices) before "
+    "binding; a failure runs Unreserve.",
+    "Permit": "Permit plugins may approve, deny or make the pod wait (gang scheduling, "
+    "approvals); a waiting pod holds its node until it is allowed, rejected, or times out.",
+    "PreBind": "PreBind plugins do work that must happen before binding, such as provisioning "
+    "volumes.",
+    "Bind": "A Bind plugin writes the binding to the API server (DefaultBinder, or an extender).",
+    "PostBind": "PostBind plugins are told the pod is bound; informational only.",
+    "Unreserve": "Binding failed or was rejected: every Reserve plugin undoes its reservation, "
+    "in reverse order, and the pod goes back to the queue.",
+}
+
+# A one-line reminder of what each in-tree plugin looks at.
+PLUGIN_HELP: Final[dict[str, str]] = {
+    "NodeUnschedulable": "keeps pods off cordoned nodes (spec.unschedulable) unless tolerated",
+    "NodeName": "honours spec.nodeName",
+    "TaintToleration": "checks the node's taints against the pod's tolerations; scores "
+    "nodes with fewer untolerated PreferNoSchedule taints higher",
+    "NodeAffinity": "matches nodeSelector and node affinity; scores preferred terms",
+    "NodePorts": "checks that the pod's host ports are free on the node",
+    "NodeResourcesFit": "checks requests against allocatable minus what is requested; scores "
+    "with the configured strategy (LeastAllocated, MostAllocated, RequestedToCapacityRatio)",
+    "NodeResourcesBalancedAllocation": "favours nodes whose CPU and memory use stay balanced",
+    "VolumeRestrictions": "checks volume access modes and conflicts",
+    "VolumeBinding": "checks that PVCs can be bound on the node; binds them in PreBind",
+    "VolumeZone": "checks that volumes' zones match the node",
+    "NodeVolumeLimits": "checks per-node volume attach limits",
+    "PodTopologySpread": "spreads matching pods across topology domains within maxSkew",
+    "InterPodAffinity": "enforces and scores pod affinity and anti-affinity",
+    "ImageLocality": "favours nodes that already have the pod's images",
+    "DynamicResources": "allocates DRA resource claims",
+    "DefaultPreemption": "evicts lower-priority pods to make room",
+    "DefaultBinder": "binds the pod through the API server",
+    "SchedulingGates": "holds pods with schedulingGates out of the queue",
+    "PrioritySort": "orders the queue by priority, then arrival",
+}
+
+
+# -- grouping ----------------------------------------------------------------------------------
+
+
+def split_by_cycle(events: Iterable[Event]) -> dict[int, list[Event]]:
+    """Each cycle's own events plus the binding events of its pod that follow it.
+
+    A binding cycle can finish long after its scheduling cycle (a pod waiting at Permit is
+    allowed later), so binding events belong to the pod's latest cycle, not to ``event.cycle``.
+    """
+    out: dict[int, list[Event]] = {}
+    latest: dict[str, int] = {}
+    for ev in events:
+        kind = ev.get("type")
+        if kind == "CycleStart":
+            cycle = int(ev["cycle"])
+            out[cycle] = [ev]
+            latest[ev["pod"]] = cycle
+        elif kind in CYCLE_TYPES:
+            cycle = int(ev["cycle"])
+            if cycle in out:
+                out[cycle].append(ev)
+        elif kind in BINDING_TYPES:
+            owner = latest.get(ev.get("pod", ""))
+            if owner is not None:
+                out[owner].append(ev)
+    return out
+
+
+def binding_state(binding: Sequence[Event]) -> str:
+    """One word for a binding cycle so far: Bound, Waiting, Rejected, Failed, or Binding."""
+    waiting: set[str] = set()
+    state = "Binding" if binding else ""
+    for ev in binding:
+        kind, code = ev["type"], ev.get("code")
+        if kind == "Permit" and code == "Wait":
+            waiting.add(ev.get("plugin", ""))
+            state = "Waiting"
+        elif kind == "Permit" and code == "Success":
+            waiting.discard(ev.get("plugin", ""))
+            state = "Waiting" if waiting else "Binding"
+        elif kind == "Unreserve":
+            state = (
+                "Rejected"
+                if any(
+                    e["type"] == "Permit" and e.get("code") not in ("Success", "Wait")
+                    for e in binding
+                )
+                else "Failed"
+            )
+        elif kind == "Bind" and code == "Success":
+            state = "Bound"
+        elif code not in (None, "Success", "Skip", "Wait"):
+            state = "Failed"
+    return state
+
+
+def timeline(events: Iterable[Event]) -> list[dict[str, Any]]:
+    """One row per scheduling cycle: pod, result, node, binding state, first and last seq."""
+    rows = []
+    for cycle, evs in split_by_cycle(events).items():
+        start = evs[0]
+        end = next((e for e in evs if e["type"] == "CycleEnd"), None)
+        binding = [e for e in evs if e["type"] in BINDING_TYPES]
+        rows.append(
+            {
+                "cycle": cycle,
+                "pod": start["pod"],
+                "profile": start.get("profile"),
+                "result": end["result"] if end else "Running",
+                "node": end.get("node") if end else None,
+                "message": end.get("message") if end else None,
+                "binding": binding_state(binding),
+                "seq": start["seq"],
+                "last_seq": evs[-1]["seq"],
+            }
+        )
+    return rows
+
+
+def cycle_events(events: Iterable[Event], cycle: int) -> list[Event]:
+    return split_by_cycle(events).get(cycle, [])
+
+
+# -- filter ------------------------------------------------------------------------------------
+
+
+def filter_matrix(cycle_evs: Sequence[Event]) -> dict[str, Any]:
+    """Nodes x Filter plugins: each cell's code and reasons, the first rejector, the FitError.
+
+    Rows follow the snapshot order (CycleStart.nodes); a cell is None where the plugin did not
+    run on that node.
+    """
+    start = next((e for e in cycle_evs if e["type"] == "CycleStart"), {})
+    nodes: list[str] = list(start.get("nodes") or [])
+    rows_by_plugin = [e for e in cycle_evs if e["type"] == "Filter" and e.get("plugin")]
+    verdict = next((e for e in cycle_evs if e["type"] == "Filter" and not e.get("plugin")), None)
+    end = next((e for e in cycle_evs if e["type"] == "CycleEnd"), None)
+    plugins = [e["plugin"] for e in rows_by_plugin]
+    rows = []
+    for i, node in enumerate(nodes):
+        cells = []
+        for ev in rows_by_plugin:
+            code = ev["codes"][i] if i < len(ev["codes"]) else None
+            reasons = ev["reasons"][i] if i < len(ev["reasons"]) else None
+            cells.append(None if code is None else {"code": code, "reasons": list(reasons or [])})
+        row: dict[str, Any] = {"node": node, "cells": cells, "verdict": None, "rejector": None}
+        if verdict is not None and i < len(verdict["codes"]):
+            row["verdict"] = verdict["codes"][i]
+            row["reasons"] = list(verdict["reasons"][i] or [])
+            rejectors = verdict.get("rejector") or []
+            row["rejector"] = rejectors[i] if i < len(rejectors) else None
+        rows.append(row)
+    feasible = [r["node"] for r in rows if r["verdict"] == "Success"]
+    return {
+        "plugins": plugins,
+        "rows": rows,
+        "feasible": feasible,
+        "evaluated": sum(1 for r in rows if r["verdict"] is not None),
+        "message": end.get("message") if end else None,
+    }
+
+
+# -- score -------------------------------------------------------------------------------------
+
+
+def score_table(cycle_evs: Sequence[Event]) -> dict[str, Any]:
+    """Feasible nodes x Score plugins in three modes, the weights and the totals.
+
+    ``nodes`` are sorted by total (highest first, then by name, as the tie list is), so the top
+    N nodes are a prefix. ``values[mode][i][j]`` is plugin j's value on node i.
+    """
+    scores = [e for e in cycle_evs if e["type"] == "Score"]
+    combine = next((e for e in cycle_evs if e["type"] == "Combine"), None)
+    plugins = [e["plugin"] for e in scores]
+    weights = [int(e.get("weight", 1)) for e in scores]
+    order: list[str] = []
+    for ev in scores:
+        for n in ev["nodes"]:
+            if n not in order:
+                order.append(n)
+    if combine is not None:
+        for n in combine.get("nodes") or []:
+            if n not in order:
+                order.append(n)
+    lookup: dict[str, dict[str, dict[str, int]]] = {m: {} for m in SCORE_MODES}
+    for ev in scores:
+        for mode in SCORE_MODES:
+            for n, v in zip(ev["nodes"], ev[mode], strict=False):
+                lookup[mode].setdefault(n, {})[ev["plugin"]] = int(v)
+    totals: dict[str, int] = {}
+    if combine is not None and combine.get("totals"):
+        totals = {n: int(t) for n, t in zip(combine["nodes"], combine["totals"], strict=False)}
+    else:
+        totals = {n: sum(lookup["weighted"].get(n, {}).values()) for n in order}
+    nodes = sorted(order, key=lambda n: (-totals.get(n, 0), n))
+    values = {
+        mode: [[lookup[mode].get(n, {}).get(p, 0) for p in plugins] for n in nodes]
+        for mode in SCORE_MODES
+    }
+    return {
+        "plugins": plugins,
+        "weights": weights,
+        "nodes": nodes,
+        "values": values,
+        "totals": [totals.get(n, 0) for n in nodes],
+        "top": list(combine.get("top") or []) if combine else [],
+        "selected": combine.get("selected") if combine else None,
+        "scored": bool(combine.get("scored", True)) if combine else bool(scores),
+    }
+
+
+def score_heatmap(
+    table: Mapping[str, Any], *, mode: str = "weighted", top_n: int = DEFAULT_TOP_N
+) -> dict[str, Any]:
+    """A Plotly heatmap of the top N nodes (rows) x Score plugins (columns), values in cells."""
+    if mode not in SCORE_MODES:
+        raise ValueError(f"unknown score mode {mode!r}")
+    nodes = list(table["nodes"][:top_n])
+    z = [list(row) for row in table["values"][mode][:top_n]]
+    labels = [f"{p} (×{w})" for p, w in zip(table["plugins"], table["weights"], strict=True)]
+    return {
+        "data": [
+            {
+                "type": "heatmap",
+                "x": labels,
+                "y": nodes,
+                "z": z,
+                "text": [[str(v) for v in row] for row in z],
+                "texttemplate": "%{text}",
+                "hovertemplate": "%{y} · %{x}: %{z}<extra></extra>",
+                "colorscale": "Blues",
+                "showscale": True,
+            }
+        ],
+        "layout": {
+            "title": {"text": f"Scores ({mode})"},
+            "yaxis": {"autorange": "reversed", "automargin": True, "type": "category"},
+            "xaxis": {"automargin": True, "side": "top", "type": "category"},
+            "height": max(240, 60 + 28 * len(nodes)),
+            "margin": {"t": 90, "l": 10, "r": 10, "b": 10},
+        },
+    }
+
+
+def combine_bar(table: Mapping[str, Any], *, top_n: int = DEFAULT_TOP_N) -> dict[str, Any]:
+    """A stacked bar per node of the weighted scores, totals on top, winner and ties marked."""
+    nodes = list(table["nodes"][:top_n])
+    weighted = table["values"]["weighted"][:top_n]
+    top = set(table["top"])
+    selected = table["selected"]
+    data: list[dict[str, Any]] = []
+    for j, plugin in enumerate(table["plugins"]):
+        data.append(
+            {
+                "type": "bar",
+                "name": f"{plugin} (×{table['weights'][j]})",
+                "x": nodes,
+                "y": [row[j] for row in weighted],
+            }
+        )
+    annotations = []
+    for i, node in enumerate(nodes):
+        total = table["totals"][i]
+        mark = " (selected)" if node == selected else (" (tie)" if node in top else "")
+        annotations.append(
+            {
+                "x": node,
+                "y": total,
+                "text": f"{total}{mark}",
+                "showarrow": False,
+                "yanchor": "bottom",
+                "font": {"color": "#0a7d32" if node == selected else "#333"},
+            }
+        )
+    ticks = [f"<b>{n}</b>" if n == selected else n for n in nodes]
+    return {
+        "data": data,
+        "layout": {
+            "barmode": "stack",
+            "title": {"text": "Weighted scores per node"},
+            "annotations": annotations,
+            "xaxis": {"tickvals": nodes, "ticktext": ticks, "type": "category"},
+            "yaxis": {"title": {"text": "total"}},
+            "height": 380,
+            "legend": {"orientation": "h"},
+            "margin": {"t": 50, "l": 50, "r": 10, "b": 40},
+        },
+    }
+
+
+def winner_explanation(table: Mapping[str, Any]) -> dict[str, Any]:
+    """Why the selected node won: the tie, or the plugins that put it ahead of the runner-up."""
+    selected = table["selected"]
+    if selected is None:
+        return {"selected": None, "text": "No node was selected."}
+    if not table["scored"] or not table["plugins"]:
+        return {
+            "selected": selected,
+            "text": f"{selected} was the only feasible node, so scoring was skipped.",
+            "diffs": [],
+        }
+    nodes = table["nodes"]
+    top = list(table["top"])
+    i = nodes.index(selected)
+    total = table["totals"][i]
+    if len(top) > 1:
+        others = ", ".join(n for n in top if n != selected)
+        return {
+            "selected": selected,
+            "ties": top,
+            "diffs": [],
+            "text": f"{selected} tied with {others} at {total}; the scheduler picks one of the "
+            "tied nodes (upstream: at random among them).",
+        }
+    runner = next((n for n in nodes if n != selected), None)
+    if runner is None:
+        return {"selected": selected, "diffs": [], "text": f"{selected} was the only node scored."}
+    k = nodes.index(runner)
+    diffs = [
+        {"plugin": p, "winner": a, "runner_up": b, "diff": a - b}
+        for p, a, b in zip(
+            table["plugins"],
+            table["values"]["weighted"][i],
+            table["values"]["weighted"][k],
+            strict=True,
+        )
+        if a != b
+    ]
+    diffs.sort(key=lambda d: (-d["diff"], d["plugin"]))
+    ahead = [f"{d['plugin']} +{d['diff']}" for d in diffs if d["diff"] > 0]
+    behind = [f"{d['plugin']} {d['diff']}" for d in diffs if d["diff"] < 0]
+    text = (
+        f"{selected} won with {total} against {runner} ({table['totals'][k]}), "
+        f"a margin of {total - table['totals'][k]}: ahead on {', '.join(ahead) or 'nothing'}"
+    )
+    if behind:
+        text += f"; behind on {', '.join(behind)}"
+    return {"selected": selected, "runner_up": runner, "diffs": diffs, "text": text + "."}
+
+
+# -- preemption, binding -----------------------------------------------------------------------
+
+
+def preemption(cycle_evs: Sequence[Event]) -> dict[str, Any] | None:
+    """The PostFilter outcome: candidates (when recorded), victims, nominated node and pod."""
+    post = next((e for e in cycle_evs if e["type"] == "PostFilter"), None)
+    if post is None:
+        return None
+    start = cycle_evs[0]
+    nominated = post.get("nominated_node")
+    candidates = [
+        {"node": c.get("node"), "victims": list(c.get("victims") or [])}
+        for c in post.get("candidates") or []
+    ]
+    if not candidates and nominated:
+        candidates = [{"node": nominated, "victims": list(post.get("victims") or [])}]
+    return {
+        "plugin": post.get("plugin") or "",
+        "code": post.get("code"),
+        "reasons": list(post.get("reasons") or []),
+        "candidates": candidates,
+        "chosen": nominated,
+        "victims": list(post.get("victims") or []),
+        "nominated_pod": start.get("pod") if nominated else None,
+    }
+
+
+def binding_steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:
+    """Reserve, Permit, PreBind, Bind, PostBind and Unreserve steps in order."""
+    return [
+        {
+            "seq": e["seq"],
+            "point": e["type"],
+            "plugin": e.get("plugin", ""),
+            "node": e.get("node", ""),
+            "code": e.get("code", ""),
+            "reasons": list(e.get("reasons") or []),
+            "timeout": e.get("timeout"),
+            "time": e.get("time", 0.0),
+        }
+        for e in cycle_evs
+        if e["type"] in BINDING_TYPES
+    ]
+
+
+def waiting_pods(events: Iterable[Event]) -> list[dict[str, Any]]:
+    """Pods whose Permit answered Wait and that no later Permit or Unreserve settled."""
+    waits: dict[str, dict[str, Any]] = {}
+    for ev in events:
+        kind = ev.get("type")
+        pod = ev.get("pod", "")
+        if kind == "Permit" and ev.get("code") == "Wait":
+            entry = waits.setdefault(
+                pod, {"pod": pod, "node": ev.get("node"), "plugins": {}, "since": ev["time"]}
+            )
+            timeout = ev.get("timeout")
+            entry["plugins"][ev.get("plugin", "")] = {
+                "timeout": timeout,
+                "deadline": None if timeout is None else ev["time"] + timeout,
+            }
+        elif kind == "Permit" and pod in waits:
+            waits[pod]["plugins"].pop(ev.get("plugin", ""), None)
+            if not waits[pod]["plugins"] or ev.get("code") != "Success":
+                waits.pop(pod)
+        elif kind in ("Unreserve", "CycleStart", "Delete") and pod in waits:
+            waits.pop(pod)
+    out = []
+    for entry in waits.values():
+        plugins = [{"plugin": p, **v} for p, v in entry["plugins"].items()]
+        deadlines = [p["deadline"] for p in plugins if p["deadline"] is not None]
+        out.append({**entry, "plugins": plugins, "deadline": min(deadlines) if deadlines else None})
+    return out
+
+
+# -- queue, progress, placements ---------------------------------------------------------------
+
+
+def queue_state(events: Iterable[Event], *, upto: int | None = None) -> dict[str, Any]:
+    """activeQ, backoffQ (with remaining backoff) and unschedulable pods after the events.
+
+    Derived from queue events only; a popped pod is "in flight" until its next queue event.
+    """
+    where: dict[str, tuple[str, dict[str, Any]]] = {}
+    now = 0.0
+    for ev in events:
+        if upto is not None and ev["seq"] > upto:
+            break
+        now = max(now, float(ev.get("time") or 0.0))
+        kind, pod, d = ev.get("type"), ev.get("pod", ""), ev.get("details") or {}
+        if kind == "Enqueue":
+            where[pod] = (d.get("queue") or "active", {"event": d.get("event")})
+        elif kind == "MoveToActive":
+            where[pod] = ("active", {"event": d.get("event")})
+        elif kind == "Backoff":
+            where[pod] = ("backoff", {"until": d.get("until"), "event": d.get("event")})
+        elif kind == "Unschedulable":
+            where[pod] = ("unschedulable", {"plugins": list(d.get("plugins") or [])})
+        elif kind == "Pop":
+            where[pod] = ("in_flight", {"attempts": d.get("attempts")})
+        elif kind == "Delete" or (kind == "Bind" and ev.get("code") == "Success"):
+            where.pop(pod, None)
+    out: dict[str, Any] = {
+        "active": [],
+        "backoff": [],
+        "unschedulable": [],
+        "gated": [],
+        "in_flight": [],
+        "now": now,
+    }
+    for pod, (queue, info) in where.items():
+        row = {"pod": pod, **info}
+        if queue == "backoff" and info.get("until") is not None:
+            row["remaining"] = max(0.0, float(info["until"]) - now)
+        out.setdefault(queue, []).append(row)
+    return out
+
+
+def progress(events: Sequence[Event]) -> dict[str, Any]:
+    """How far a run is: cycles, pods seen, pods bound, pods still pending."""
+    pods: set[str] = set()
+    bound: set[str] = set()
+    cycles = 0
+    for ev in events:
+        kind = ev.get("type")
+        if kind == "Enqueue":
+            pods.add(ev["pod"])
+        elif kind == "CycleStart":
+            cycles += 1
+            pods.add(ev["pod"])
+        elif kind == "Bind" and ev.get("code") == "Success":
+            bound.add(ev["pod"])
+        elif kind == "Delete":
+            bound.discard(ev["pod"])
+    return {"cycles": cycles, "pods": len(pods), "bound": len(bound & pods)}
+
+
+def placements(events: Iterable[Event]) -> dict[str, str | None]:
+    """Pod -> node after the events: set by a successful Bind, cleared by Delete."""
+    out: dict[str, str | None] = {}
+    for ev in events:
+        kind = ev.get("type")
+        if kind == "CycleStart":
+            out.setdefault(ev["pod"], None)
+        elif kind == "Bind" and ev.get("code") == "Success":
+            out[ev["pod"]] = ev.get("node")
+        elif kind == "Delete":
+            out.pop(ev["pod"], None)
+    return out
+
+
+# -- cluster usage -----------------------------------------------------------------------------
+
+
+def cluster_usage(
+    nodes: Sequence[Mapping[str, Any]],
+    pods: Sequence[Mapping[str, Any]],
+    events: Iterable[Event],
+) -> dict[str, Any]:
+    """Per node CPU, memory and pod count in use before and after the run.
+
+    ``nodes``: ``{"name", "cpu" (millicores), "memory" (bytes), "pods"}`` allocatable;
+    ``pods``: ``{"pod" (ns/name), "node" (bound before the run or ""), "cpu", "memory"}``
+    requests. Placement after the run comes from the Bind and Delete events.
+    """
+    before = {p["pod"]: p.get("node") or None for p in pods}
+    after = dict(before)
+    for ev in events:
+        if ev.get("type") == "Bind" and ev.get("code") == "Success":
+            after[ev["pod"]] = ev.get("node")
+        elif ev.get("type") == "Delete":
+            after[ev["pod"]] = None
+    requests = {p["pod"]: p for p in pods}
+
+    def use(where: Mapping[str, str | None]) -> dict[str, dict[str, int]]:
+        out = {n["name"]: {"cpu": 0, "memory": 0, "pods": 0} for n in nodes}
+        for pod, node in where.items():
+            if node in out:
+                req = requests.get(pod, {})
+                out[node]["cpu"] += int(req.get("cpu", 0))
+                out[node]["memory"] += int(req.get("memory", 0))
+                out[node]["pods"] += 1
+        return out
+
+    b, a = use(before), use(after)
+    rows = []
+    for n in nodes:
+        row: dict[str, Any] = {"node": n["name"]}
+        for res in ("cpu", "memory", "pods"):
+            cap = int(n.get(res, 0)) or 1
+            row[res] = {
+                "allocatable": int(n.get(res, 0)),
+                "before": b[n["name"]][res],
+                "after": a[n["name"]][res],
+                "before_pct": round(100.0 * b[n["name"]][res] / cap, 1),
+                "after_pct": round(100.0 * a[n["name"]][res] / cap, 1),
+            }
+        rows.append(row)
+    return {"rows": rows}
+
+
+def usage_figure(usage: Mapping[str, Any], *, resource: str = "cpu") -> dict[str, Any]:
+    """Grouped bars per node: percent of allocatable in use before and after the run."""
+    rows = usage["rows"]
+    nodes = [r["node"] for r in rows]
+    return {
+        "data": [
+            {
+                "type": "bar",
+                "name": "before",
+                "x": nodes,
+                "y": [r[resource]["before_pct"] for r in rows],
+                "marker": {"color": "#9bb7e0"},
+            },
+            {
+                "type": "bar",
+                "name": "after",
+                "x": nodes,
+                "y": [r[resource]["after_pct"] for r in rows],
+                "marker": {"color": "#326ce5"},
+            },
+        ],
+        "layout": {
+            "barmode": "group",
+            "title": {"text": f"{resource} requested, % of allocatable"},
+            "yaxis": {"range": [0, 100], "ticksuffix": "%"},
+            "xaxis": {"type": "category"},
+            "height": 300,
+            "margin": {"t": 40, "l": 50, "r": 10, "b": 40},
+        },
+    }
+
+
+# -- step-through ------------------------------------------------------------------------------
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _why(ev: Event, nodes: Sequence[str]) -> str:
+    kind = ev["type"]
+    code = ev.get("code")
+    if kind == "CycleStart":
+        if ev.get("profile") is None:
+            return ev.get("note") or "No profile for this pod."
+        return (
+            f"Profile {ev.get('profile')}; {_count(len(ev.get('nodes') or []), 'node')} in "
+            "the snapshot."
+        )
+    if kind == "PreFilter":
+        if ev.get("merged"):
+            names = ev.get("node_names")
+            if code != "Success":
+                who = f" by {ev['plugin']}" if ev.get("plugin") else ""
+                return f"The pod was rejected{who}: {'; '.join(ev.get('reasons') or [])}."
+            if names is not None:
+                return f"PreFilter narrowed the candidates to {', '.join(names) or 'no node'}."
+            return "PreFilter passed; every node is a candidate."
+        if code == "Skip":
+            return f"{ev['plugin']} has nothing to check for this pod (Skip)."
+        if code == "Success":
+            narrowed = ev.get("node_names")
+            if narrowed is not None:
+                return f"{ev['plugin']} allows only {', '.join(narrowed) or 'no node'}."
+            return f"{ev['plugin']} prepared its state for Filter."
+        return f"{ev['plugin']} answered {code}: {'; '.join(ev.get('reasons') or [])}."
+    if kind == "Filter":
+        codes = ev.get("codes") or []
+        ran = [i for i, c in enumerate(codes) if c is not None]
+        rejected = [i for i in ran if codes[i] != "Success"]
+        if not ev.get("plugin"):
+            return (
+                f"{_count(len(ran) - len(rejected), 'node')} feasible out of {len(ran)} evaluated."
+            )
+        if not rejected:
+            return f"{ev['plugin']} passed all {_count(len(ran), 'node')} it checked."
+        shown = [
+            f"{nodes[i] if i < len(nodes) else i}: {'; '.join(ev['reasons'][i] or [codes[i]])}"
+            for i in rejected[:5]
+        ]
+        more = f" and {len(rejected) - 5} more" if len(rejected) > 5 else ""
+        return (
+            f"{ev['plugin']} rejected {_count(len(rejected), 'node')}: "
+            + ", ".join(shown)
+            + more
+            + "."
+        )
+    if kind == "PostFilter":
+        if ev.get("nominated_node"):
+            victims = ", ".join(ev.get("victims") or []) or "none"
+            return f"Preemption nominated {ev['nominated_node']}; victims: {victims}."
+        return f"No preemption possible ({code}): {'; '.join(ev.get('reasons') or []) or '-'}."
+    if kind == "PreScore":
+        if code == "Skip":
+            return f"{ev['plugin']} has nothing to score for this pod (Skip)."
+        return f"{ev['plugin']} prepared its state for Score ({code})."
+    if kind == "Score":
+        pairs = list(zip(ev["nodes"], ev["weighted"], strict=False))
+        if not pairs:
+            return f"{ev['plugin']} scored no node."
+        best = max(pairs, key=lambda p: (p[1], [-ord(c) for c in p[0]]))
+        lo, hi = min(ev["raw"]), max(ev["raw"])
+        return (
+            f"{ev['plugin']} gave raw scores {lo}..{hi}, normalized to "
+            f"{min(ev['normalized'])}..{max(ev['normalized'])}, × weight {ev.get('weight')}; "
+            f"best: {best[0]} ({best[1]})."
+        )
+    if kind == "Combine":
+        if not ev.get("scored", True):
+            return f"Only one feasible node: {ev.get('selected')} is chosen without scoring."
+        tops = ev.get("top") or []
+        tie = f" (tie among {', '.join(tops)})" if len(tops) > 1 else ""
+        return f"Highest total: {ev.get('selected')}{tie}."
+    if kind == "CycleEnd":
+        if ev.get("result") == "Scheduled":
+            return f"Scheduled on {ev.get('node')}; the binding cycle follows."
+        return ev.get("message") or ev.get("result", "")
+    if kind in BINDING_TYPES:
+        if kind == "Permit" and code == "Wait":
+            return (
+                f"{ev['plugin']} made the pod wait on {ev.get('node')} "
+                f"(timeout {ev.get('timeout')} s)."
+            )
+        reasons = "; ".join(ev.get("reasons") or [])
+        return f"{ev['plugin'] or kind} on {ev.get('node')}: {code}" + (
+            f" ({reasons})." if reasons else "."
+        )
+    return ""
+
+
+def steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:
+    """The step-through of one cycle: one step per plugin per extension point, in order.
+
+    Each step has ``point`` (extension point), ``plugin``, ``seq``, ``help`` (what the point
+    does), ``plugin_help`` and ``why`` (what this plugin decided, from its event).
+    """
+    start = next((e for e in cycle_evs if e["type"] == "CycleStart"), {})
+    nodes = list(start.get("nodes") or [])
+    out = []
+    for ev in cycle_evs:
+        kind = ev["type"]
+        plugin = ev.get("plugin") or ""
+        if kind == "PreFilter" and ev.get("merged"):
+            label = "PreFilter result"
+        elif kind == "Filter" and not plugin:
+            label = "Filter verdict"
+        else:
+            label = f"{kind} · {plugin}" if plugin else kind
+        out.append(
+            {
+                "index": len(out),
+                "seq": ev["seq"],
+                "point": kind,
+                "plugin": plugin,
+                "label": label,
+                "help": POINT_HELP.get(kind, ""),
+                "plugin_help": PLUGIN_HELP.get(plugin, ""),
+                "why": _why(ev, nodes),
+            }
+        )
+    return out
+
+
+# -- one cycle, all panels ---------------------------------------------------------------------
+
+
+def cycle_detail(
+    events: Iterable[Event], cycle: int, *, mode: str = "weighted", top_n: int = DEFAULT_TOP_N
+) -> dict[str, Any] | None:
+    """Everything the run page shows for one cycle, or None if the cycle has no events yet."""
+    evs = cycle_events(events, cycle)
+    if not evs:
+        return None
+    start = evs[0]
+    end = next((e for e in evs if e["type"] == "CycleEnd"), None)
+    table = score_table(evs)
+    binding = binding_steps(evs)
+    return {
+        "cycle": cycle,
+        "pod": start["pod"],
+        "profile": start.get("profile"),
+        "note": start.get("note"),
+        "result": end["result"] if end else "Running",
+        "node": end.get("node") if end else None,
+        "message": end.get("message") if end else None,
+        "prefilter": [
+            {
+                "plugin": e.get("plugin"),
+                "merged": e.get("merged", False),
+                "code": e.get("code"),
+                "reasons": list(e.get("reasons") or []),
+                "node_names": e.get("node_names"),
+            }
+            for e in evs
+            if e["type"] == "PreFilter"
+        ],
+        "prescore": [
+            {"plugin": e.get("plugin"), "code": e.get("code"), "reasons": e.get("reasons")}
+            for e in evs
+            if e["type"] == "PreScore"
+        ],
+        "filter": filter_matrix(evs),
+        "scores": table,
+        "heatmap": score_heatmap(table, mode=mode, top_n=top_n) if table["plugins"] else None,
+        "combine": combine_bar(table, top_n=top_n) if table["plugins"] else None,
+        "winner": winner_explanation(table),
+        "preemption": preemption(evs),
+        "binding": binding,
+        "binding_state": binding_state([e for e in evs if e["type"] in BINDING_TYPES]),
+        "steps": steps(evs),
+        "last_seq": evs[-1]["seq"],
+    }
+
+
+def compare(events_a: Sequence[Event], events_b: Sequence[Event]) -> dict[str, Any]:
+    """Two runs of one cluster side by side: placement per pod and each pod's score tables."""
+    place_a, place_b = placements(events_a), placements(events_b)
+    last_a = _last_cycle_per_pod(events_a)
+    last_b = _last_cycle_per_pod(events_b)
+    pods = sorted(set(place_a) | set(place_b))
+    rows = [
+        {
+            "pod": pod,
+            "a": place_a.get(pod),
+            "b": place_b.get(pod),
+            "same": place_a.get(pod) == place_b.get(pod),
+            "cycle_a": last_a.get(pod),
+            "cycle_b": last_b.get(pod),
+        }
+        for pod in pods
+    ]
+    return {"rows": rows, "differ": sum(1 for r in rows if not r["same"])}
+
+
+def _last_cycle_per_pod(events: Iterable[Event]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for ev in events:
+        if ev.get("type") == "CycleStart":
+            out[ev["pod"]] = int(ev["cycle"])
+    return out

@@ -1,0 +1,271 @@
+"""HTTP layer of runs: start one, watch it, step through it, decide a waiting pod, compare two.
+
+Pages draw from the run's stored events through ``playground.charts``; the live part comes over
+the websocket (``ws/runs/<id>/``), with ``events.json`` as the fallback the client polls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from . import charts, runs, selectors
+from .models import Run, RunEvent
+
+MAX_TOP_N = 5000
+
+
+def _int(value: Any, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _run_and_events(
+    request: HttpRequest, pk: int, after: int = -1
+) -> tuple[Run, list[dict[str, Any]]]:
+    run = selectors.run_get(user=request.user, run_id=pk)
+    return run, selectors.run_events(run=run, after=after)
+
+
+def _run_context(run: Run) -> dict[str, Any]:
+    return {
+        "run": run,
+        "config": {
+            "run": run.pk,
+            "status": run.status,
+            "terminal": run.status in ("succeeded", "failed", "cancelled"),
+            "ws": f"/ws/runs/{run.pk}/",
+            "events": reverse("playground:run_events", args=[run.pk]),
+            "cycle": reverse("playground:run_cycle", args=[run.pk, 0]).rsplit("0.json", 1)[0],
+            "usage": reverse("playground:run_usage", args=[run.pk]),
+            "permit": reverse("playground:run_permit", args=[run.pk]),
+            "cancel": reverse("playground:run_cancel", args=[run.pk]),
+        },
+    }
+
+
+def run_page(request: HttpRequest, pk: int) -> HttpResponse:
+    run, events = _run_and_events(request, pk)
+    context = _run_context(run)
+    context["timeline"] = charts.timeline(events)
+    context["progress"] = charts.progress(events)
+    return render(request, "playground/run_detail.html", context)
+
+
+def run_events_json(request: HttpRequest, pk: int) -> JsonResponse:
+    """Stored events with seq > ``after``, and the run's status (the websocket's fallback)."""
+    run, events = _run_and_events(request, pk, after=_int(request.GET.get("after"), -1))
+    return JsonResponse(
+        {
+            "run": run.pk,
+            "status": run.status,
+            "terminal": run.status in ("succeeded", "failed", "cancelled"),
+            "error": run.error_message,
+            "events": events,
+        }
+    )
+
+
+def run_cycle_json(request: HttpRequest, pk: int, cycle: int) -> JsonResponse:
+    """Every panel of one cycle (filter matrix, score table, figures, binding, steps)."""
+    run = selectors.run_get(user=request.user, run_id=pk)
+    events = _cycle_events(run, cycle)
+    mode = request.GET.get("mode", "weighted")
+    if mode not in charts.SCORE_MODES:
+        mode = "weighted"
+    top_n = min(max(_int(request.GET.get("top"), charts.DEFAULT_TOP_N), 1), MAX_TOP_N)
+    detail = charts.cycle_detail(events, cycle, mode=mode, top_n=top_n)
+    if detail is None:
+        raise Http404("No such cycle")
+    return JsonResponse(detail)
+
+
+def _cycle_events(run: Run, cycle: int) -> list[dict[str, Any]]:
+    """The events of the cycle's pod from its CycleStart to its next one, not the whole run.
+
+    A large run holds thousands of cycles with per-node arrays; one cycle's page needs only
+    its own events and the binding events that follow.
+    """
+    start = (
+        RunEvent.objects.filter(run=run, type="CycleStart", payload__cycle=cycle)
+        .values_list("seq", "payload__pod")
+        .first()
+    )
+    if start is None:
+        return []
+    seq, pod = start
+    rows = RunEvent.objects.filter(run=run, seq__gte=seq, payload__pod=pod)
+    following = (
+        rows.filter(type="CycleStart", seq__gt=seq).order_by("seq").values_list("seq", flat=True)
+    ).first()
+    if following is not None:
+        rows = rows.filter(seq__lt=following)
+    return list(rows.order_by("seq").values_list("payload", flat=True))
+
+
+def run_usage_json(request: HttpRequest, pk: int) -> JsonResponse:
+    """Per-node CPU, memory and pod use before and after the run (from its snapshot)."""
+    run, events = _run_and_events(request, pk)
+    nodes, pods = _resources(run, events)
+    usage = charts.cluster_usage(nodes, pods, events)
+    return JsonResponse(
+        {
+            "usage": usage,
+            "figures": {
+                res: charts.usage_figure(usage, resource=res) for res in ("cpu", "memory", "pods")
+            },
+        }
+    )
+
+
+def _resources(
+    run: Run, events: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Allocatable per node and requests per pod, read from the manifests the run started with."""
+    from scheduler_core.api import Node, Pod
+
+    manifests = run.snapshot or selectors.cluster_manifests(run.cluster)
+    pending = {e["pod"] for e in events if e.get("type") in ("CycleStart", "Enqueue")}
+    nodes, pods = [], []
+    for m in manifests:
+        kind = m.get("kind")
+        try:
+            if kind == "Node":
+                node = Node(m)
+                alloc = node.allocatable_list
+                nodes.append(
+                    {
+                        "name": node.name,
+                        "cpu": alloc.get("cpu", 0),
+                        "memory": alloc.get("memory", 0),
+                        "pods": alloc.get("pods", 0),
+                    }
+                )
+            elif kind == "Pod":
+                pod = Pod(m)
+                pods.append(
+                    {
+                        "pod": pod.key,
+                        "node": "" if pod.key in pending else pod.node_name,
+                        "cpu": pod.requests.get("cpu", 0),
+                        "memory": pod.requests.get("memory", 0),
+                    }
+                )
+        except (TypeError, ValueError, KeyError):
+            continue  # a manifest the engine refused is not part of the run either
+    return nodes, pods
+
+
+@login_required
+@require_POST
+def run_new(request: HttpRequest, pk: int) -> HttpResponse:
+    """Start a run of the cluster under a profile, or two runs (what-if) with ``profile_b``."""
+    cluster = selectors.cluster_for_user(request.user, pk)
+    profile_id = _int(request.POST.get("profile"), 0)
+    if not profile_id:
+        return HttpResponseBadRequest("choose a profile")
+    profile = selectors.profile_for_user(request.user, profile_id)
+    other_id = _int(request.POST.get("profile_b"), 0)
+    if other_id:
+        other = selectors.profile_for_user(request.user, other_id)
+        try:
+            run_a, run_b = runs.run_compare_start(
+                user=request.user, cluster=cluster, profile_a=profile, profile_b=other
+            )
+        except runs.RunInvalid as err:
+            messages.error(request, str(err))
+            return redirect("playground:cluster", pk=cluster.pk)
+        return redirect("playground:compare", a=run_a.pk, b=run_b.pk)
+    try:
+        run = runs.run_start(
+            user=request.user, cluster=cluster, profile=profile, label=request.POST.get("label", "")
+        )
+    except runs.RunInvalid as err:
+        messages.error(request, str(err))
+        return redirect("playground:cluster", pk=cluster.pk)
+    return redirect("playground:run", pk=run.pk)
+
+
+def _commandable(request: HttpRequest, pk: int) -> Run:
+    """The run if the user may cancel it or answer its waiting pods; Http404 otherwise."""
+    run = selectors.run_get(user=request.user, run_id=pk)
+    if not selectors.run_may_command(user=request.user, run=run):
+        raise Http404("No such run")
+    return run
+
+
+@require_POST
+def run_permit(request: HttpRequest, pk: int) -> JsonResponse:
+    """Allow or reject a pod waiting at Permit (the websocket command's HTTP twin)."""
+    run = _commandable(request, pk)
+    pod = request.POST.get("pod", "")
+    decision = request.POST.get("decision", "")
+    if not pod or decision not in ("allow", "reject"):
+        return JsonResponse({"error": "pod and decision (allow|reject) are required"}, status=400)
+    try:
+        runs.run_decide_permit(
+            run_id=run.pk,
+            pod_key=pod,
+            allow=decision == "allow",
+            plugin=request.POST.get("plugin") or None,
+        )
+    except runs.RunCommandRefused as err:
+        return JsonResponse({"error": str(err)}, status=409)
+    return JsonResponse({"run": run.pk, "pod": pod, "decision": decision})
+
+
+@require_POST
+def run_cancel(request: HttpRequest, pk: int) -> JsonResponse:
+    run = _commandable(request, pk)
+    runs.run_cancel(run_id=run.pk)
+    return JsonResponse({"run": run.pk, "command": "cancel"})
+
+
+def compare(request: HttpRequest, a: int, b: int) -> HttpResponse:
+    """Two runs of one cluster side by side: placements, then each pod's score tables."""
+    run_a, events_a = _run_and_events(request, a)
+    run_b, events_b = _run_and_events(request, b)
+    result = charts.compare(events_a, events_b)
+    by_cycle_a = charts.split_by_cycle(events_a)
+    by_cycle_b = charts.split_by_cycle(events_b)
+    pods = []
+    for row in result["rows"]:
+        sides = []
+        for cycle, by_cycle in ((row["cycle_a"], by_cycle_a), (row["cycle_b"], by_cycle_b)):
+            evs = by_cycle.get(cycle, []) if cycle is not None else []
+            table = charts.score_table(evs) if evs else None
+            sides.append(
+                {
+                    "cycle": cycle,
+                    "table": table,
+                    "winner": charts.winner_explanation(table) if table else None,
+                    "heatmap": charts.score_heatmap(table) if table and table["plugins"] else None,
+                }
+            )
+        pods.append({**row, "sides": sides})
+    terminal = all(r.status in ("succeeded", "failed", "cancelled") for r in (run_a, run_b))
+    return render(
+        request,
+        "playground/compare.html",
+        {
+            "run_a": run_a,
+            "run_b": run_b,
+            "rows": pods,
+            "differ": result["differ"],
+            "terminal": terminal,
+            "figures": {
+                f"heat-{i}-{side}": s["heatmap"]
+                for i, p in enumerate(pods)
+                for side, s in zip("ab", p["sides"], strict=True)
+                if s["heatmap"]
+            },
+        },
+    )

@@ -1,0 +1,662 @@
+// The run page: a websocket client (events.json polling as fallback) and the panels drawn
+// from the run's events. Nothing here decides anything: it regroups what the events say, and
+// the per-cycle panels come from playground/charts.py through cycles/<n>.json.
+(function () {
+  "use strict";
+  const cfgNode = document.getElementById("run-config");
+  if (!cfgNode) return;
+  const cfg = JSON.parse(cfgNode.textContent);
+  const $ = (id) => document.getElementById(id);
+  const BINDING = new Set(["Reserve", "Permit", "PreBind", "Bind", "PostBind", "Unreserve"]);
+  const PAGE = 50;
+  const TIMELINE_PAGE = 100;
+
+  const state = {
+    events: [],
+    lastSeq: -1,
+    status: cfg.status,
+    terminal: cfg.terminal,
+    cycles: new Map(), // cycle -> row
+    latestCycleOfPod: new Map(),
+    selected: null,
+    detail: null,
+    step: 0,
+    mode: "weighted",
+    topN: 20,
+    filterPage: 0,
+    scorePage: 0,
+    timelinePage: null, // null: follow the last page
+    ws: null,
+    polling: false,
+    progress: null,
+  };
+  window.runState = state; // for tests and the curious
+
+  // -- helpers ---------------------------------------------------------------------------------
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    Object.entries(attrs || {}).forEach(([k, v]) => {
+      if (v === null || v === undefined || v === false) return;
+      if (k === "class") node.className = v;
+      else if (k === "text") node.textContent = v;
+      else if (k.startsWith("data-")) node.setAttribute(k, v);
+      else if (k === "onclick") node.addEventListener("click", v);
+      else node.setAttribute(k, v);
+    });
+    children.flat().forEach((c) => {
+      if (c === null || c === undefined) return;
+      node.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+    });
+    return node;
+  }
+  function csrf() {
+    const input = document.querySelector("#csrf-holder [name=csrfmiddlewaretoken]");
+    return input ? input.value : "";
+  }
+  function debounce(fn, ms) {
+    let t = null;
+    return (...args) => { clearTimeout(t); t = setTimeout(() => fn(...args), ms); };
+  }
+  function fmtSeconds(s) { return s === null || s === undefined ? "-" : `${Math.round(s * 10) / 10} s`; }
+  function pager(container, page, pages, go) {
+    container.innerHTML = "";
+    if (pages <= 1) return;
+    container.append(
+      el("button", { type: "button", class: "page-prev", disabled: page <= 0 ? "disabled" : null, onclick: () => go(page - 1) }, "‹"),
+      ` page ${page + 1} / ${pages} `,
+      el("button", { type: "button", class: "page-next", disabled: page >= pages - 1 ? "disabled" : null, onclick: () => go(page + 1) }, "›"),
+    );
+  }
+
+  // -- ingesting events ------------------------------------------------------------------------
+
+  function ingest(ev) {
+    if (ev.seq <= state.lastSeq) return; // a duplicate after a reconnect
+    state.events.push(ev);
+    state.lastSeq = ev.seq;
+    const kind = ev.type;
+    if (kind === "CycleStart") {
+      state.cycles.set(ev.cycle, { cycle: ev.cycle, pod: ev.pod, result: "Running", node: null, binding: "", bindingEvents: [] });
+      state.latestCycleOfPod.set(ev.pod, ev.cycle);
+    } else if (kind === "CycleEnd") {
+      const row = state.cycles.get(ev.cycle);
+      if (row) { row.result = ev.result; row.node = ev.node; row.message = ev.message; }
+    } else if (BINDING.has(kind)) {
+      const row = state.cycles.get(state.latestCycleOfPod.get(ev.pod));
+      if (row) { row.bindingEvents.push(ev); row.binding = bindingState(row.bindingEvents); }
+    }
+    if (state.selected !== null && state.latestCycleOfPod.get(ev.pod) === state.selected &&
+        (!state.detail || ev.seq > state.detail.last_seq)) {
+      refetchDetail();
+    }
+  }
+
+  // Mirrors charts.binding_state.
+  function bindingState(binding) {
+    const waiting = new Set();
+    let s = binding.length ? "Binding" : "";
+    binding.forEach((ev) => {
+      const code = ev.code;
+      if (ev.type === "Permit" && code === "Wait") { waiting.add(ev.plugin); s = "Waiting"; }
+      else if (ev.type === "Permit" && code === "Success") { waiting.delete(ev.plugin); s = waiting.size ? "Waiting" : "Binding"; }
+      else if (ev.type === "Unreserve") {
+        s = binding.some((e) => e.type === "Permit" && e.code !== "Success" && e.code !== "Wait") ? "Rejected" : "Failed";
+      } else if (ev.type === "Bind" && code === "Success") s = "Bound";
+      else if (!["Success", "Skip", "Wait", undefined, null].includes(code)) s = "Failed";
+    });
+    return s;
+  }
+
+  const redraw = debounce(() => {
+    renderTimeline();
+    renderQueue();
+    renderWaiting();
+    renderProgress();
+    if (state.selected === null && state.cycles.size) {
+      const fromHash = readHash();
+      selectCycle(fromHash.cycle !== null && state.cycles.has(fromHash.cycle) ? fromHash.cycle : Math.min(...state.cycles.keys()), fromHash.step);
+    }
+  }, 60);
+
+  function finished(status) {
+    const was = state.terminal;
+    state.status = status || state.status;
+    state.terminal = ["succeeded", "failed", "cancelled"].includes(state.status);
+    const badge = $("run-status");
+    badge.textContent = state.status;
+    badge.className = `badge status-${state.status}`;
+    if (state.terminal) {
+      $("cancel-run").hidden = true;
+      if (!was) loadUsage();
+    }
+    redraw();
+  }
+
+  // -- transport: websocket first, events.json when it cannot connect ------------------------
+
+  function connect() {
+    if (!("WebSocket" in window)) { startPolling(); return; }
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    let opened = false;
+    const ws = new WebSocket(`${proto}//${location.host}${cfg.ws}?after=${state.lastSeq}`);
+    state.ws = ws;
+    ws.onopen = () => { opened = true; $("connection").textContent = "live"; };
+    ws.onmessage = (msg) => {
+      const data = JSON.parse(msg.data);
+      if (data.kind === "event") {
+        if (data.seq > state.lastSeq + 1) {
+          // A gap: ask again from the last seq held.
+          ws.onclose = null; ws.close(); state.ws = null; connect(); return;
+        }
+        ingest(data.event);
+        redraw();
+      } else if (data.kind === "progress") {
+        state.progress = data;
+        renderProgress();
+      } else if (data.kind === "finished") {
+        if (data.error) { $("run-error").textContent = data.error; $("run-error").hidden = false; }
+        finished(data.status);
+      } else if (data.kind === "error") {
+        $("connection").textContent = data.message || "error";
+      }
+    };
+    ws.onclose = () => {
+      state.ws = null;
+      if (!opened) { startPolling(); return; }
+      if (!state.terminal) { $("connection").textContent = "reconnecting…"; setTimeout(connect, 500); }
+    };
+  }
+
+  function startPolling() {
+    if (state.polling) return;
+    state.polling = true;
+    $("connection").textContent = "polling";
+    poll();
+  }
+
+  async function poll() {
+    try {
+      const response = await fetch(`${cfg.events}?after=${state.lastSeq}`, { headers: { Accept: "application/json" } });
+      if (response.ok) {
+        const body = await response.json();
+        body.events.forEach(ingest);
+        if (body.error) { $("run-error").textContent = body.error; $("run-error").hidden = false; }
+        if (body.status !== state.status || body.events.length) finished(body.status);
+        if (body.terminal) { state.polling = false; return; }
+      }
+    } catch (err) { /* retried below */ }
+    setTimeout(poll, 400);
+  }
+
+  function sendCommand(command) {
+    if (state.ws && state.ws.readyState === WebSocket.OPEN) {
+      state.ws.send(JSON.stringify(command));
+      return Promise.resolve(true);
+    }
+    const body = new FormData();
+    let url = cfg.cancel;
+    if (command.command !== "cancel") {
+      url = cfg.permit;
+      body.set("pod", command.pod);
+      body.set("decision", command.command);
+    }
+    return fetch(url, { method: "POST", body, headers: { "X-CSRFToken": csrf() } }).then((r) => r.ok);
+  }
+
+  // -- timeline, queue, waiting pods, progress -------------------------------------------------
+
+  function renderTimeline() {
+    const tbody = $("timeline").querySelector("tbody");
+    const rows = [...state.cycles.values()];
+    const pages = Math.max(1, Math.ceil(rows.length / TIMELINE_PAGE));
+    let page = state.timelinePage === null ? pages - 1 : Math.min(state.timelinePage, pages - 1);
+    if (state.selected !== null && state.timelinePage === null) {
+      const idx = rows.findIndex((r) => r.cycle === state.selected);
+      if (idx >= 0) page = Math.floor(idx / TIMELINE_PAGE);
+    }
+    tbody.innerHTML = "";
+    rows.slice(page * TIMELINE_PAGE, (page + 1) * TIMELINE_PAGE).forEach((r) => {
+      const tr = el("tr", { "data-cycle": r.cycle, class: `result-${r.result.toLowerCase()}${r.cycle === state.selected ? " selected" : ""}`, onclick: () => selectCycle(r.cycle, 0) },
+        el("td", {}, r.cycle), el("td", {}, r.pod), el("td", {}, r.result), el("td", {}, r.node || ""), el("td", { class: `binding-${(r.binding || "").toLowerCase()}` }, r.binding));
+      tbody.appendChild(tr);
+    });
+    pager($("timeline-pager"), page, pages, (p) => { state.timelinePage = p; renderTimeline(); });
+  }
+
+  // Mirrors charts.queue_state.
+  function queueState() {
+    const where = new Map();
+    let now = 0;
+    state.events.forEach((ev) => {
+      now = Math.max(now, ev.time || 0);
+      const d = ev.details || {};
+      switch (ev.type) {
+        case "Enqueue": where.set(ev.pod, { q: d.queue || "active", event: d.event }); break;
+        case "MoveToActive": where.set(ev.pod, { q: "active", event: d.event }); break;
+        case "Backoff": where.set(ev.pod, { q: "backoff", until: d.until, event: d.event }); break;
+        case "Unschedulable": where.set(ev.pod, { q: "unschedulable", plugins: d.plugins || [] }); break;
+        case "Pop": where.set(ev.pod, { q: "in_flight", attempts: d.attempts }); break;
+        case "Delete": where.delete(ev.pod); break;
+        case "Bind": if (ev.code === "Success") where.delete(ev.pod); break;
+        default: break;
+      }
+    });
+    const out = { active: [], backoff: [], unschedulable: [], gated: [], in_flight: [], now };
+    where.forEach((info, pod) => {
+      const row = Object.assign({ pod }, info);
+      if (info.q === "backoff" && info.until !== undefined && info.until !== null) row.remaining = Math.max(0, info.until - now);
+      (out[info.q] = out[info.q] || []).push(row);
+    });
+    return out;
+  }
+
+  function renderQueue() {
+    const q = queueState();
+    ["active", "backoff", "unschedulable"].forEach((name) => {
+      const ul = document.querySelector(`#queue [data-queue="${name}"]`);
+      const items = name === "unschedulable" ? q.unschedulable.concat(q.gated.map((g) => Object.assign({ gated: true }, g))) : q[name];
+      document.querySelector(`#queue [data-q="${name}"]`).textContent = `(${items.length})`;
+      ul.innerHTML = "";
+      items.slice(0, 200).forEach((row) => {
+        let extra = "";
+        if (name === "backoff") extra = ` · ${fmtSeconds(row.remaining)} left`;
+        if (name === "unschedulable") extra = row.plugins && row.plugins.length ? ` · ${row.plugins.join(", ")}` : "";
+        ul.appendChild(el("li", { "data-pod": row.pod }, row.pod, el("small", {}, extra)));
+      });
+      if (items.length > 200) ul.appendChild(el("li", { class: "help" }, `… ${items.length - 200} more`));
+    });
+  }
+
+  // Mirrors charts.waiting_pods.
+  function waitingPods() {
+    const waits = new Map();
+    state.events.forEach((ev) => {
+      if (ev.type === "Permit" && ev.code === "Wait") {
+        const w = waits.get(ev.pod) || { pod: ev.pod, node: ev.node, plugins: new Map(), since: ev.time };
+        w.plugins.set(ev.plugin, { timeout: ev.timeout, deadline: ev.timeout === null ? null : ev.time + ev.timeout });
+        waits.set(ev.pod, w);
+      } else if (ev.type === "Permit" && waits.has(ev.pod)) {
+        const w = waits.get(ev.pod);
+        w.plugins.delete(ev.plugin);
+        if (!w.plugins.size || ev.code !== "Success") waits.delete(ev.pod);
+      } else if (["Unreserve", "CycleStart", "Delete"].includes(ev.type)) {
+        waits.delete(ev.pod);
+      }
+    });
+    return [...waits.values()];
+  }
+
+  function renderWaiting() {
+    const waits = state.terminal ? [] : waitingPods();
+    $("waiting-section").hidden = !waits.length;
+    const tbody = $("waiting").querySelector("tbody");
+    tbody.innerHTML = "";
+    waits.forEach((w) => {
+      const plugins = [...w.plugins.entries()];
+      const timeout = plugins.map(([p, v]) => `${p}: ${fmtSeconds(v.timeout)}`).join(", ");
+      const decide = (command) => (event) => {
+        event.target.disabled = true;
+        sendCommand({ command, pod: w.pod });
+      };
+      tbody.appendChild(el("tr", { "data-pod": w.pod },
+        el("td", {}, w.pod), el("td", {}, w.node), el("td", {}, plugins.map(([p]) => p).join(", ")),
+        el("td", {}, timeout),
+        el("td", {},
+          el("button", { type: "button", class: "allow", onclick: decide("allow") }, "Allow"), " ",
+          el("button", { type: "button", class: "reject danger", onclick: decide("reject") }, "Reject"))));
+    });
+  }
+
+  function renderProgress() {
+    const pods = new Set();
+    const bound = new Set();
+    state.events.forEach((ev) => {
+      if (ev.type === "Enqueue" || ev.type === "CycleStart") pods.add(ev.pod);
+      else if (ev.type === "Bind" && ev.code === "Success") bound.add(ev.pod);
+      else if (ev.type === "Delete") bound.delete(ev.pod);
+    });
+    const n = [...bound].filter((p) => pods.has(p)).length;
+    const total = Math.max(pods.size, state.progress ? state.progress.total : 0);
+    const bar = $("progress");
+    bar.max = Math.max(1, total);
+    bar.value = n;
+    $("progress-text").textContent = `${n} of ${total} pods bound, ${state.cycles.size} cycles`;
+  }
+
+  // -- one cycle -------------------------------------------------------------------------------
+
+  async function fetchDetail(cycle) {
+    const response = await fetch(`${cfg.cycle}${cycle}.json`, { headers: { Accept: "application/json" } });
+    if (!response.ok) return null;
+    return response.json();
+  }
+
+  async function selectCycle(cycle, step) {
+    state.selected = cycle;
+    state.filterPage = 0;
+    state.scorePage = 0;
+    const detail = await fetchDetail(cycle);
+    if (state.selected !== cycle || !detail) return;
+    state.detail = detail;
+    const last = detail.steps.length - 1;
+    state.step = step === null || step === undefined ? 0 : Math.max(0, Math.min(step, last));
+    renderDetail();
+    renderTimeline();
+    writeHash();
+  }
+
+  const refetchDetail = debounce(async () => {
+    if (state.selected === null) return;
+    const cycle = state.selected;
+    const detail = await fetchDetail(cycle);
+    if (state.selected !== cycle || !detail) return;
+    const atEnd = state.detail && state.step >= state.detail.steps.length - 1;
+    state.detail = detail;
+    if (atEnd) state.step = detail.steps.length - 1;
+    renderDetail();
+  }, 150);
+
+  function renderDetail() {
+    const d = state.detail;
+    $("cycle-detail").hidden = false;
+    $("cycle-title").textContent = `Cycle ${d.cycle}: ${d.pod}`;
+    $("cycle-result").textContent = d.result === "Scheduled" ? `Scheduled on ${d.node}.` : (d.message || d.note || d.result);
+    renderPreFilter(d);
+    renderFilter(d);
+    renderPreemption(d);
+    renderScores(d);
+    renderCombine(d);
+    renderBinding(d);
+    renderStep();
+  }
+
+  function renderPreFilter(d) {
+    const tbody = $("prefilter").querySelector("tbody");
+    tbody.innerHTML = "";
+    d.prefilter.forEach((p) => {
+      const nodes = p.node_names ? ` nodes: ${p.node_names.join(", ")}` : "";
+      tbody.appendChild(el("tr", { "data-plugin": p.merged ? "" : p.plugin, class: p.merged ? "verdict" : "" },
+        el("td", {}, p.merged ? "result" + (p.plugin ? ` (${p.plugin})` : "") : p.plugin),
+        el("td", { class: `code-${(p.code || "").toLowerCase()}` }, p.code),
+        el("td", {}, p.reasons.join("; ") + nodes)));
+    });
+  }
+
+  function renderFilter(d) {
+    const f = d.filter;
+    $("filter-summary").textContent = `${f.feasible.length} feasible of ${f.evaluated} evaluated (${f.rows.length} in snapshot)`;
+    const fit = $("fit-error");
+    fit.hidden = !f.message;
+    fit.textContent = f.message || "";
+    const thead = $("filter-matrix").querySelector("thead");
+    thead.innerHTML = "";
+    thead.appendChild(el("tr", {}, el("th", {}, "Node"), f.plugins.map((p) => el("th", { "data-plugin": p }, p)), el("th", {}, "Verdict")));
+    let rows = f.rows.slice();
+    const sort = $("filter-sort").value;
+    if (sort === "name") rows.sort((a, b) => a.node.localeCompare(b.node));
+    else if (sort === "rejected") rows.sort((a, b) => (a.verdict === "Success") - (b.verdict === "Success"));
+    const pages = Math.max(1, Math.ceil(rows.length / PAGE));
+    state.filterPage = Math.min(state.filterPage, pages - 1);
+    const tbody = $("filter-matrix").querySelector("tbody");
+    tbody.innerHTML = "";
+    rows.slice(state.filterPage * PAGE, (state.filterPage + 1) * PAGE).forEach((r) => {
+      const cells = r.cells.map((c, j) => {
+        const plugin = f.plugins[j];
+        if (!c) return el("td", { class: "cell-none", "data-plugin": plugin, title: "not run" }, "·");
+        const first = r.rejector === plugin;
+        const cls = `cell-${c.code === "Success" ? "pass" : "reject"}${first ? " first-reject" : ""}`;
+        return el("td", { class: cls, "data-plugin": plugin, title: c.reasons.join("; ") },
+          c.code === "Success" ? "✓" : `✗ ${c.reasons.join("; ") || c.code}`);
+      });
+      const verdict = r.verdict === null ? "not evaluated" : (r.verdict === "Success" ? "feasible" : `${r.verdict} (${r.rejector || "?"})`);
+      tbody.appendChild(el("tr", { "data-node": r.node }, el("th", {}, r.node), cells, el("td", { class: "verdict" }, verdict)));
+    });
+    pager($("filter-pager"), state.filterPage, pages, (p) => { state.filterPage = p; renderFilter(state.detail); markStep(); });
+  }
+
+  function renderPreemption(d) {
+    const p = d.preemption;
+    $("preemption-section").hidden = !p;
+    const box = $("preemption");
+    box.innerHTML = "";
+    if (!p) return;
+    box.appendChild(el("p", {}, `${p.plugin || "PostFilter"}: ${p.code}${p.reasons.length ? " — " + p.reasons.join("; ") : ""}`));
+    if (p.candidates.length) {
+      box.appendChild(el("table", { class: "list compact", id: "candidates" },
+        el("thead", {}, el("tr", {}, el("th", {}, "Candidate node"), el("th", {}, "Victims"))),
+        el("tbody", {}, p.candidates.map((c) => el("tr", { class: c.node === p.chosen ? "chosen" : "" },
+          el("td", {}, c.node + (c.node === p.chosen ? " (chosen)" : "")), el("td", {}, c.victims.join(", ") || "none"))))));
+    }
+    box.appendChild(el("p", { id: "nominated" }, p.chosen ? `Nominated: ${p.nominated_pod} → ${p.chosen}` : "No node nominated."));
+  }
+
+  // Mirrors charts.score_heatmap / charts.combine_bar, so the mode and top N change without a request.
+  function heatmapFigure(t, mode, topN) {
+    const nodes = t.nodes.slice(0, topN);
+    const z = t.values[mode].slice(0, topN).map((row) => row.slice());
+    const labels = t.plugins.map((p, j) => `${p} (×${t.weights[j]})`);
+    return {
+      data: [{ type: "heatmap", x: labels, y: nodes, z, text: z.map((row) => row.map(String)), texttemplate: "%{text}",
+        hovertemplate: "%{y} · %{x}: %{z}<extra></extra>", colorscale: "Blues", showscale: true }],
+      layout: { title: { text: `Scores (${mode})` }, yaxis: { autorange: "reversed", automargin: true, type: "category" },
+        xaxis: { automargin: true, side: "top", type: "category" }, height: Math.max(240, 60 + 28 * nodes.length),
+        margin: { t: 90, l: 10, r: 10, b: 10 } },
+    };
+  }
+
+  function combineFigure(t, topN) {
+    const nodes = t.nodes.slice(0, topN);
+    const weighted = t.values.weighted.slice(0, topN);
+    const top = new Set(t.top);
+    const data = t.plugins.map((p, j) => ({ type: "bar", name: `${p} (×${t.weights[j]})`, x: nodes.slice(), y: weighted.map((row) => row[j]) }));
+    const annotations = nodes.map((n, i) => ({ x: n, y: t.totals[i], showarrow: false, yanchor: "bottom",
+      text: `${t.totals[i]}${n === t.selected ? " (selected)" : (top.has(n) ? " (tie)" : "")}`,
+      font: { color: n === t.selected ? "#0a7d32" : "#333" } }));
+    return { data, layout: { barmode: "stack", title: { text: "Weighted scores per node" }, annotations,
+      xaxis: { tickvals: nodes.slice(), ticktext: nodes.map((n) => (n === t.selected ? `<b>${n}</b>` : n)), type: "category" },
+      yaxis: { title: { text: "total" } }, height: 380, legend: { orientation: "h" }, margin: { t: 50, l: 50, r: 10, b: 40 } } };
+  }
+
+  function renderScores(d) {
+    const t = d.scores;
+    const has = t.plugins.length > 0;
+    $("score-section").hidden = !has;
+    if (!has) { Plotly.purge("heatmap"); return; }
+    const topN = Math.max(1, state.topN);
+    $("score-shown").textContent = `showing ${Math.min(topN, t.nodes.length)} of ${t.nodes.length} nodes`;
+    $("more-nodes").hidden = topN >= t.nodes.length;
+    $("weights").textContent = "Weights: " + t.plugins.map((p, j) => `${p} ×${t.weights[j]}`).join(", ");
+    const fig = heatmapFigure(t, state.mode, topN);
+    Plotly.react("heatmap", fig.data, fig.layout, { displayModeBar: false, responsive: true });
+    // The numbers as a sortable, paged table.
+    const thead = $("score-table").querySelector("thead");
+    thead.innerHTML = "";
+    thead.appendChild(el("tr", {}, el("th", {}, "Node"), t.plugins.map((p, j) => el("th", { "data-plugin": p }, `${p} ×${t.weights[j]}`)), el("th", {}, "Total")));
+    const pages = Math.max(1, Math.ceil(t.nodes.length / PAGE));
+    state.scorePage = Math.min(state.scorePage, pages - 1);
+    const tbody = $("score-table").querySelector("tbody");
+    tbody.innerHTML = "";
+    for (let i = state.scorePage * PAGE; i < Math.min(t.nodes.length, (state.scorePage + 1) * PAGE); i++) {
+      const n = t.nodes[i];
+      const cls = n === t.selected ? "selected-node" : (t.top.includes(n) ? "tie-node" : "");
+      tbody.appendChild(el("tr", { "data-node": n, class: cls }, el("th", {}, n),
+        t.values[state.mode][i].map((v, j) => el("td", { "data-plugin": t.plugins[j] }, v)), el("td", { class: "total" }, t.totals[i])));
+    }
+    pager($("score-pager"), state.scorePage, pages, (p) => { state.scorePage = p; renderScores(state.detail); markStep(); });
+  }
+
+  function renderCombine(d) {
+    const t = d.scores;
+    $("winner").textContent = d.winner ? d.winner.text : "";
+    if (!t.plugins.length) { Plotly.purge("combine"); $("combine").hidden = true; return; }
+    $("combine").hidden = false;
+    const fig = combineFigure(t, Math.max(1, state.topN));
+    Plotly.react("combine", fig.data, fig.layout, { displayModeBar: false, responsive: true });
+  }
+
+  function renderBinding(d) {
+    $("binding-state").textContent = d.binding_state ? `(${d.binding_state})` : "";
+    const ol = $("binding");
+    ol.innerHTML = "";
+    if (!d.binding.length) { ol.appendChild(el("li", { class: "help" }, d.result === "Scheduled" ? "pending…" : "no binding cycle (not scheduled)")); return; }
+    d.binding.forEach((b) => {
+      const extra = b.timeout !== null && b.timeout !== undefined && b.code === "Wait" ? ` (timeout ${fmtSeconds(b.timeout)})` : "";
+      ol.appendChild(el("li", { "data-seq": b.seq, "data-point": b.point, class: `code-${(b.code || "").toLowerCase()}` },
+        el("strong", {}, b.point), ` ${b.plugin} on ${b.node}: ${b.code}${extra}`, b.reasons.length ? ` — ${b.reasons.join("; ")}` : ""));
+    });
+  }
+
+  // -- step-through ----------------------------------------------------------------------------
+
+  function pointGroup(point) {
+    if (BINDING.has(point)) return "Binding";
+    if (point === "CycleStart" || point === "CycleEnd") return point;
+    if (point === "PreScore") return "Score";
+    return point;
+  }
+
+  function markStep() {
+    const d = state.detail;
+    if (!d || !d.steps.length) return;
+    const s = d.steps[state.step];
+    const order = d.steps.map((x) => pointGroup(x.point));
+    const current = pointGroup(s.point);
+    const seen = new Set(order.slice(0, state.step + 1));
+    document.querySelectorAll("#cycle-detail section.point").forEach((sec) => {
+      const p = sec.dataset.point;
+      sec.classList.toggle("current", p === current);
+      sec.classList.toggle("future", !seen.has(p) && order.includes(p));
+    });
+    document.querySelectorAll("#cycle-detail .current-plugin").forEach((n) => n.classList.remove("current-plugin"));
+    if (s.plugin) {
+      const sel = `section[data-point="${current}"] [data-plugin="${CSS.escape(s.plugin)}"]`;
+      document.querySelectorAll(sel).forEach((n) => n.classList.add("current-plugin"));
+    }
+    document.querySelectorAll("#binding li").forEach((li) => li.classList.toggle("current-plugin", Number(li.dataset.seq) === s.seq));
+  }
+
+  function renderStep() {
+    const d = state.detail;
+    if (!d || !d.steps.length) return;
+    const s = d.steps[state.step];
+    $("step-position").textContent = `step ${state.step + 1} / ${d.steps.length}`;
+    $("step-position").dataset.step = String(state.step);
+    $("step-label").textContent = s.label;
+    $("step-label").dataset.point = s.point;
+    $("step-label").dataset.plugin = s.plugin;
+    $("step-why").textContent = s.why;
+    $("step-help").textContent = s.help;
+    $("step-plugin-help").textContent = s.plugin_help ? `${s.plugin}: ${s.plugin_help}` : "";
+    markStep();
+    writeHash();
+  }
+
+  function move(delta, byPoint) {
+    const d = state.detail;
+    if (!d || !d.steps.length) return;
+    let i = state.step;
+    if (!byPoint) {
+      i = Math.max(0, Math.min(d.steps.length - 1, i + delta));
+    } else if (delta > 0) {
+      const p = d.steps[i].point;
+      while (i < d.steps.length - 1 && d.steps[i].point === p) i++;
+    } else {
+      // Back to the first plugin of the previous extension point (or of this one, if mid-way).
+      const p = d.steps[i].point;
+      while (i > 0 && d.steps[i - 1].point === p) i--;
+      if (i === state.step && i > 0) {
+        i--;
+        const q = d.steps[i].point;
+        while (i > 0 && d.steps[i - 1].point === q) i--;
+      }
+    }
+    state.step = i;
+    renderStep();
+  }
+
+  function moveCycle(delta) {
+    const keys = [...state.cycles.keys()];
+    const idx = keys.indexOf(state.selected);
+    const next = keys[idx + delta];
+    if (next !== undefined) selectCycle(next, 0);
+  }
+
+  function readHash() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    const cycle = params.has("cycle") ? Number(params.get("cycle")) : null;
+    const step = params.has("step") ? Number(params.get("step")) : null;
+    return { cycle: Number.isFinite(cycle) ? cycle : null, step: Number.isFinite(step) ? step : null };
+  }
+
+  function writeHash() {
+    if (state.selected === null) return;
+    const hash = `#cycle=${state.selected}&step=${state.step}`;
+    if (location.hash !== hash) history.replaceState(null, "", hash);
+    $("permalink").href = location.pathname + hash;
+  }
+
+  // -- cluster usage ---------------------------------------------------------------------------
+
+  async function loadUsage() {
+    const response = await fetch(cfg.usage, { headers: { Accept: "application/json" } });
+    if (!response.ok) return;
+    const body = await response.json();
+    ["cpu", "memory", "pods"].forEach((res) => {
+      const fig = body.figures[res];
+      Plotly.react(`usage-${res}`, fig.data, fig.layout, { displayModeBar: false, responsive: true });
+    });
+  }
+
+  // -- wiring ----------------------------------------------------------------------------------
+
+  $("step-next").addEventListener("click", () => move(1, false));
+  $("step-prev").addEventListener("click", () => move(-1, false));
+  $("step-next-point").addEventListener("click", () => move(1, true));
+  $("step-prev-point").addEventListener("click", () => move(-1, true));
+  $("step-first").addEventListener("click", () => { state.step = 0; renderStep(); });
+  $("step-last").addEventListener("click", () => { if (state.detail) { state.step = state.detail.steps.length - 1; renderStep(); } });
+  $("filter-sort").addEventListener("change", () => { state.filterPage = 0; if (state.detail) { renderFilter(state.detail); markStep(); } });
+  document.querySelectorAll("[name=score-mode]").forEach((r) => r.addEventListener("change", () => {
+    state.mode = r.value;
+    if (state.detail) { renderScores(state.detail); markStep(); }
+  }));
+  $("top-n").addEventListener("change", () => {
+    state.topN = Math.max(1, Number($("top-n").value) || 20);
+    if (state.detail) { renderScores(state.detail); renderCombine(state.detail); markStep(); }
+  });
+  $("more-nodes").addEventListener("click", () => {
+    state.topN += 20;
+    $("top-n").value = String(state.topN);
+    if (state.detail) { renderScores(state.detail); renderCombine(state.detail); markStep(); }
+  });
+  $("cancel-run").addEventListener("click", () => sendCommand({ command: "cancel" }));
+  document.addEventListener("keydown", (event) => {
+    const tag = (event.target.tagName || "").toLowerCase();
+    if (tag === "input" || tag === "textarea" || tag === "select" || event.ctrlKey || event.metaKey || event.altKey) return;
+    const keys = {
+      ArrowRight: () => move(1, event.shiftKey), ArrowLeft: () => move(-1, event.shiftKey),
+      j: () => move(1, false), k: () => move(-1, false), J: () => move(1, true), K: () => move(-1, true),
+      n: () => moveCycle(1), p: () => moveCycle(-1),
+      Home: () => { state.step = 0; renderStep(); },
+      End: () => { if (state.detail) { state.step = state.detail.steps.length - 1; renderStep(); } },
+    };
+    const action = keys[event.key];
+    if (action) { event.preventDefault(); action(); }
+  });
+  window.addEventListener("hashchange", () => {
+    const h = readHash();
+    if (h.cycle !== null && h.cycle !== state.selected) selectCycle(h.cycle, h.step);
+    else if (h.step !== null && state.detail && h.step !== state.step) { state.step = h.step; renderStep(); }
+  });
+
+  if (state.terminal) {
+    // A finished run replays from the database in one request.
+    state.polling = true;
+    poll();
+    loadUsage();
+  } else {
+    connect();
+    loadUsage();
+  }
+})();

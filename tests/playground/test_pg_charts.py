@@ -1,0 +1,282 @@
+"""charts: page data and Plotly figures built from real engine events, without a browser."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from builders import make_node, make_pod
+
+from playground import charts, demo
+from scheduler_core.api import Pod
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.registry import Registry
+from scheduler_core.framework.status import SUCCESS, Code, Status
+from scheduler_core.plugins import in_tree_registry
+from scheduler_core.scheduler import Scheduler
+
+TAINT = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
+
+
+def _run(objects: list[dict[str, Any]], config: Any = None, **kw: Any) -> tuple[Scheduler, list]:
+    events: list[dict[str, Any]] = []
+    sched = Scheduler(config, objects, on_event=lambda e: events.append(e.to_dict()), **kw)
+    sched.run_until_idle()
+    return sched, events
+
+
+@pytest.fixture(scope="module")
+def mixed() -> tuple[Scheduler, list[dict[str, Any]]]:
+    """Four nodes of different sizes, one tainted; two pods, one too big for anything."""
+    return _run(
+        [
+            make_node("small", cpu="2", memory="4Gi"),
+            make_node("big", cpu="16", memory="64Gi"),
+            make_node("mid", cpu="8", memory="32Gi"),
+            make_node("gpu", cpu="16", memory="64Gi", taints=[TAINT]),
+            make_node("busy", cpu="8", memory="32Gi"),
+            make_pod("running", cpu="6", memory="8Gi", node_name="busy"),
+            make_pod("web", cpu="1", memory="1Gi"),
+            make_pod("huge", cpu="64", memory="1Gi"),
+        ]
+    )
+
+
+def _cycle_of(events: list[dict[str, Any]], pod: str) -> list[dict[str, Any]]:
+    row = next(r for r in charts.timeline(events) if r["pod"] == pod)
+    return charts.cycle_events(events, row["cycle"])
+
+
+def test_timeline_has_one_row_per_cycle_with_result_node_and_binding(mixed):
+    _, events = mixed
+    rows = {r["pod"]: r for r in charts.timeline(events)}
+    assert rows["default/web"]["result"] == "Scheduled"
+    assert rows["default/web"]["binding"] == "Bound"
+    assert rows["default/web"]["node"] == "big"
+    assert rows["default/huge"]["result"] == "Unschedulable"
+    assert rows["default/huge"]["binding"] == ""
+    assert rows["default/huge"]["message"].startswith("0/5 nodes are available")
+
+
+def test_filter_matrix_marks_the_first_rejector_and_keeps_the_fit_error(mixed):
+    _, events = mixed
+    matrix = charts.filter_matrix(_cycle_of(events, "default/huge"))
+    rows = {r["node"]: r for r in matrix["rows"]}
+    assert [r["node"] for r in matrix["rows"]] == ["small", "big", "mid", "gpu", "busy"]
+    taint_col = matrix["plugins"].index("TaintToleration")
+    fit_col = matrix["plugins"].index("NodeResourcesFit")
+    assert rows["gpu"]["rejector"] == "TaintToleration"
+    assert rows["gpu"]["cells"][taint_col]["code"] == "UnschedulableAndUnresolvable"
+    assert rows["gpu"]["cells"][fit_col] is None  # not run after the first rejection
+    assert rows["big"]["rejector"] == "NodeResourcesFit"
+    assert rows["big"]["cells"][fit_col]["reasons"] == ["Insufficient cpu"]
+    assert rows["big"]["cells"][fit_col]["code"] == rows["big"]["verdict"]
+    end = next(e for e in _cycle_of(events, "default/huge") if e["type"] == "CycleEnd")
+    assert matrix["message"] == end["message"]
+    assert "untolerated taint" in matrix["message"]
+    assert matrix["feasible"] == []
+
+
+def test_heatmap_values_are_the_score_events_in_each_mode(mixed):
+    _, events = mixed
+    cycle = _cycle_of(events, "default/web")
+    scores = [e for e in cycle if e["type"] == "Score"]
+    table = charts.score_table(cycle)
+    for mode in charts.SCORE_MODES:
+        fig = charts.score_heatmap(table, mode=mode)
+        heat = fig["data"][0]
+        assert heat["type"] == "heatmap"
+        for j, ev in enumerate(scores):
+            expected = dict(zip(ev["nodes"], ev[mode], strict=True))
+            assert {n: heat["z"][i][j] for i, n in enumerate(heat["y"])} == expected
+            assert heat["x"][j] == f"{ev['plugin']} (×{ev['weight']})"
+        assert heat["text"] == [[str(v) for v in row] for row in heat["z"]]
+
+
+def test_heatmap_shows_the_top_n_nodes_by_total(mixed):
+    _, events = mixed
+    table = charts.score_table(_cycle_of(events, "default/web"))
+    combine = next(e for e in _cycle_of(events, "default/web") if e["type"] == "Combine")
+    totals = dict(zip(combine["nodes"], combine["totals"], strict=True))
+    best_two = sorted(totals, key=lambda n: (-totals[n], n))[:2]
+    fig = charts.score_heatmap(table, top_n=2)
+    assert fig["data"][0]["y"] == best_two
+    assert table["nodes"][0] == combine["selected"]
+    with pytest.raises(ValueError):
+        charts.score_heatmap(table, mode="bogus")
+
+
+def test_combine_bars_stack_to_the_totals_and_mark_the_winner(mixed):
+    _, events = mixed
+    table = charts.score_table(_cycle_of(events, "default/web"))
+    fig = charts.combine_bar(table)
+    assert fig["layout"]["barmode"] == "stack"
+    for i in range(len(fig["data"][0]["x"])):
+        assert sum(trace["y"][i] for trace in fig["data"]) == table["totals"][i]
+    marks = {a["x"]: a["text"] for a in fig["layout"]["annotations"]}
+    assert marks["big"].endswith("(selected)")
+
+
+def test_winner_explanation_names_the_plugins_that_made_the_difference(mixed):
+    _, events = mixed
+    table = charts.score_table(_cycle_of(events, "default/web"))
+    why = charts.winner_explanation(table)
+    assert why["selected"] == "big"
+    runner = why["runner_up"]
+    i, k = table["nodes"].index("big"), table["nodes"].index(runner)
+    assert sum(d["diff"] for d in why["diffs"]) == table["totals"][i] - table["totals"][k]
+    assert why["diffs"][0]["diff"] > 0
+    assert f"against {runner}" in why["text"]
+
+
+def test_a_tie_is_explained_as_a_tie():
+    _, events = _run([make_node("a"), make_node("b"), make_pod("p")])
+    table = charts.score_table(charts.cycle_events(events, 1))
+    why = charts.winner_explanation(table)
+    assert why["ties"] == ["a", "b"]
+    assert "tied with b" in why["text"]
+    marks = {a["x"]: a["text"] for a in charts.combine_bar(table)["layout"]["annotations"]}
+    assert marks["b"].endswith("(tie)")
+
+
+def _preemption_objects() -> list[dict[str, Any]]:
+    return [
+        make_node("n1", cpu="2"),
+        make_pod("low", cpu="1500m", node_name="n1", priority=1),
+        make_pod("urgent", cpu="1500m", priority=1000),
+    ]
+
+
+def test_preemption_lists_the_chosen_node_victims_and_nominated_pod():
+    _, events = _run(_preemption_objects())
+    first = charts.cycle_events(events, 1)
+    pre = charts.preemption(first)
+    assert pre["chosen"] == "n1"
+    assert pre["victims"] == ["default/low"]
+    assert pre["candidates"] == [{"node": "n1", "victims": ["default/low"]}]
+    assert pre["nominated_pod"] == "default/urgent"
+    assert charts.placements(events) == {"default/urgent": "n1"}
+
+
+class _WaitAtPermit:
+    name = "Gate"
+
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status, float]:
+        if pod.labels.get("gate") == "yes":
+            return Status(Code.WAIT), 30.0
+        return SUCCESS, 0.0
+
+
+GATE_CONFIG = {
+    "apiVersion": "kubescheduler.config.k8s.io/v1",
+    "kind": "KubeSchedulerConfiguration",
+    "profiles": [
+        {
+            "schedulerName": "default-scheduler",
+            "plugins": {"permit": {"enabled": [{"name": "Gate"}]}},
+        }
+    ],
+}
+
+
+def _gated() -> tuple[Scheduler, list[dict[str, Any]]]:
+    events: list[dict[str, Any]] = []
+    sched = Scheduler(
+        GATE_CONFIG,
+        [make_node("n1"), make_pod("g", labels={"gate": "yes"})],
+        on_event=lambda e: events.append(e.to_dict()),
+        registry=in_tree_registry().merged(Registry({"Gate": lambda args, h: _WaitAtPermit()})),
+    )
+    sched.schedule_one()
+    return sched, events
+
+
+def test_a_pod_waiting_at_permit_shows_its_timeout_until_allowed():
+    sched, events = _gated()
+    assert charts.waiting_pods(events) == [
+        {
+            "pod": "default/g",
+            "node": "n1",
+            "since": 0.0,
+            "plugins": [{"plugin": "Gate", "timeout": 30.0, "deadline": 30.0}],
+            "deadline": 30.0,
+        }
+    ]
+    assert charts.timeline(events)[0]["binding"] == "Waiting"
+    sched.allow_waiting_pod("default/g")
+    assert charts.waiting_pods(events) == []
+    detail = charts.cycle_detail(events, 1)
+    assert [(b["point"], b["code"]) for b in detail["binding"] if b["point"] == "Permit"] == [
+        ("Permit", "Wait"),
+        ("Permit", "Success"),
+    ]
+    assert detail["binding_state"] == "Bound"
+
+
+def test_a_rejected_waiting_pod_unreserves():
+    sched, events = _gated()
+    sched.reject_waiting_pod("default/g", "Gate", "no")
+    assert charts.waiting_pods(events) == []
+    assert charts.timeline(events)[0]["binding"] == "Rejected"
+    assert "Unreserve" in [b["point"] for b in charts.cycle_detail(events, 1)["binding"]]
+
+
+def test_queue_state_follows_queue_events_with_remaining_backoff():
+    events: list[dict[str, Any]] = []
+    sched = Scheduler(
+        None,
+        [make_node("n1", cpu="1"), make_pod("big", cpu="2"), make_pod("ok", cpu="100m")],
+        on_event=lambda e: events.append(e.to_dict()),
+    )
+    assert {r["pod"] for r in charts.queue_state(events)["active"]} == {"default/big", "default/ok"}
+    sched.schedule_one()
+    sched.schedule_one()
+    q = charts.queue_state(events)
+    assert q["active"] == []
+    parked = q["backoff"] + q["unschedulable"]
+    assert [r["pod"] for r in parked] == ["default/big"]
+    if q["backoff"]:
+        assert q["backoff"][0]["remaining"] == pytest.approx(q["backoff"][0]["until"])
+    before_any_pop = min(e["seq"] for e in events if e["type"] == "Pop") - 1
+    assert len(charts.queue_state(events, upto=before_any_pop)["active"]) == 2
+
+
+def test_steps_walk_every_event_of_the_cycle_with_an_explanation(mixed):
+    _, events = mixed
+    cycle = _cycle_of(events, "default/huge")
+    steps = charts.steps(cycle)
+    assert [s["seq"] for s in steps] == [e["seq"] for e in cycle]
+    assert all(s["help"] for s in steps)
+    taint = next(s for s in steps if s["point"] == "Filter" and s["plugin"] == "TaintToleration")
+    assert taint["why"].startswith("TaintToleration rejected 1 node: gpu:")
+    assert "taint" in taint["plugin_help"]
+    verdict = next(s for s in steps if s["label"] == "Filter verdict")
+    assert verdict["why"] == "0 nodes feasible out of 5 evaluated."
+
+
+def test_cluster_usage_counts_requests_before_and_after():
+    nodes = [{"name": "n1", "cpu": 2000, "memory": 4 << 30, "pods": 10}]
+    pods = [
+        {"pod": "default/old", "node": "n1", "cpu": 500, "memory": 1 << 30},
+        {"pod": "default/new", "node": "", "cpu": 1000, "memory": 1 << 30},
+    ]
+    events = [{"type": "Bind", "seq": 0, "pod": "default/new", "node": "n1", "code": "Success"}]
+    usage = charts.cluster_usage(nodes, pods, events)
+    cpu = usage["rows"][0]["cpu"]
+    assert (cpu["before"], cpu["after"], cpu["after_pct"]) == (500, 1500, 75.0)
+    assert usage["rows"][0]["pods"]["after"] == 2
+    fig = charts.usage_figure(usage, resource="cpu")
+    assert [t["y"] for t in fig["data"]] == [[25.0], [75.0]]
+
+
+def test_compare_lines_up_placements_of_two_profiles():
+    objects = [make_node("a", cpu="4"), make_node("b", cpu="8"), make_pod("p", cpu="1")]
+    spread = None
+    pack = next(config for name, _, config in demo.PROFILES if name == "Bin-packing")
+    _, events_a = _run(objects, spread)
+    _, events_b = _run(objects, pack)
+    result = charts.compare(events_a, events_b)
+    assert result["rows"] == [
+        {"pod": "default/p", "a": "b", "b": "a", "same": False, "cycle_a": 1, "cycle_b": 1}
+    ]
+    assert result["differ"] == 1
