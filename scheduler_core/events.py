@@ -103,6 +103,7 @@ class PostFilter(Event):
     reasons: tuple[str, ...] = ()
     nominated_node: str | None = None
     victims: tuple[str, ...] = ()
+    candidates: tuple[dict[str, Any], ...] = ()  # {"node": name, "victims": [...]} per candidate
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,6 +372,11 @@ def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list
             reasons=st.reasons,
             nominated_node=(r.nominated_node_name or None) if r else None,
             victims=tuple(sorted(r.victims)) if r else (),
+            candidates=tuple(
+                {"node": node, "victims": list(victims)} for node, victims in r.candidates
+            )
+            if r
+            else (),
         )
     for name, st in rec.pre_score_steps:
         add(PreScore, plugin=name, code=st.code.upstream, reasons=st.reasons)

@@ -71,8 +71,12 @@ class FilterPlugin(Plugin, Protocol):
 
 @dataclass(frozen=True, slots=True)
 class PostFilterResult:
+    """What PostFilter decided: the nominated node, its victims, and every candidate considered
+    (node, victims), which the decision record keeps for display."""
+
     nominated_node_name: str | None = None
     victims: tuple[str, ...] = ()
+    candidates: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @runtime_checkable

@@ -45,7 +45,12 @@ class DefaultPreemption:
                 err = sink(pod, candidate.name, candidate.victims)
                 if err:
                     return None, Status(Code.ERROR, (err,))
-            result = PostFilterResult(candidate.name, tuple(p.key for p in candidate.victims))
+            considered = tuple(
+                (c.name, tuple(sorted(p.key for p in c.victims))) for c in ev.last_candidates
+            )
+            result = PostFilterResult(
+                candidate.name, tuple(p.key for p in candidate.victims), considered
+            )
         elif candidate is not None:
             result = PostFilterResult(None)
         msg = status.message()

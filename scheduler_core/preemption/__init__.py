@@ -100,6 +100,7 @@ class Evaluator:
         self.fwk = fwk
         self.min_pct = min_candidate_nodes_percentage
         self.min_abs = min_candidate_nodes_absolute
+        self.last_candidates: list[Candidate] = []  # the candidates of the last preempt()
 
     # -- eligibility ----------------------------------------------------------------------------
 
@@ -167,6 +168,7 @@ class Evaluator:
             return Candidate(""), Status(
                 Code.UNSCHEDULABLE, (fit_error_message(len(all_nodes), diag),)
             )
+        self.last_candidates = list(candidates)
         best = self.select_candidate(candidates)
         if best is None or not best.name:
             return None, Status(Code.UNSCHEDULABLE, ("no candidate node for preemption",))

@@ -8,7 +8,15 @@ import pytest
 
 from scheduler_core.api import Pod
 from scheduler_core.clock import SimulatedClock
-from scheduler_core.events import Bind, CycleEnd, CycleStart, Event, Permit, Unreserve
+from scheduler_core.events import (
+    Bind,
+    CycleEnd,
+    CycleStart,
+    Event,
+    Permit,
+    PostFilter,
+    Unreserve,
+)
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.status import SUCCESS, Code, Status
@@ -89,6 +97,10 @@ def test_preemption_nominates_and_the_next_cycle_uses_the_node() -> None:
     assert "default/low" not in sched.placements()
     ends = [e for e in events if isinstance(e, CycleEnd)]
     assert [e.result for e in ends] == ["Unschedulable", "Scheduled"]
+    post = next(e for e in events if isinstance(e, PostFilter))
+    assert post.nominated_node == "n1"
+    assert post.victims == ("default/low",)
+    assert post.candidates == ({"node": "n1", "victims": ["default/low"]},)
 
 
 class _WaitAtPermit:
