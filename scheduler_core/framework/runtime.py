@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any, ParamSpec
+
+import numpy as np
 
 from scheduler_core.api import Pod
 from scheduler_core.errors import SchedulerCoreError, UnknownPluginError
@@ -361,10 +364,10 @@ class Framework:
         """
         passed = [True] * len(nodes)
         rejected: dict[str, Status] = {}
-        alive: list[NodeInfo] = list(nodes)
+        alive: Sequence[NodeInfo] = nodes  # never mutated: each pass builds a new list
         positions: list[int] | None = None  # alive[i] is nodes[positions[i]]; None = identity
         skip = state.skip_filter_plugins
-        cols = columns_of(alive)
+        cols = base = columns_of(alive)
         for pl in self.filter_plugins:
             if not alive:
                 break
@@ -385,22 +388,51 @@ class Framework:
                 return passed, rejected, Status(Code.ERROR, (msg,), pl.name)
             if not bad:
                 continue
-            for i in sorted(bad):
-                st = bad[i]
-                if st.code == Code.SUCCESS:
-                    continue
-                if not st.is_rejected():
-                    msg = f'running "{pl.name}" filter plugin: {st.message()}'
-                    return passed, rejected, Status(Code.ERROR, (msg,), pl.name)
-                pos = positions[i] if positions is not None else i
-                passed[pos] = False
-                rejected[nodes[pos].node.name] = st.with_plugin(pl.name)
-            keep = [i for i in range(len(alive)) if i not in bad or bad[i].code == Code.SUCCESS]
-            alive = [alive[i] for i in keep]
+            # Plugins answer with a few shared Status values: check and label each one once.
+            labelled: dict[int, Status] = {}
+            clean = True
+            for key, st in {id(st): st for st in bad.values()}.items():
+                if st.code == Code.SUCCESS or not st.is_rejected():
+                    clean = False
+                    break
+                labelled[key] = st.with_plugin(pl.name)
+            if clean:
+                gone = sorted(bad)
+                at = gone if positions is None else [positions[i] for i in gone]
+                for pos in at:
+                    passed[pos] = False
+                if base is not None:
+                    names: list[str] = base[0].names()[base[1][at]].tolist()
+                else:
+                    names = [nodes[pos].node.name for pos in at]
+                rejected.update(zip(names, [labelled[id(bad[i])] for i in gone], strict=True))
+            else:
+                gone = []
+                for i in sorted(bad):
+                    st = bad[i]
+                    if st.code == Code.SUCCESS:
+                        continue
+                    if not st.is_rejected():
+                        msg = f'running "{pl.name}" filter plugin: {st.message()}'
+                        return passed, rejected, Status(Code.ERROR, (msg,), pl.name)
+                    pos = positions[i] if positions is not None else i
+                    passed[pos] = False
+                    rejected[nodes[pos].node.name] = st.with_plugin(pl.name)
+                    gone.append(i)
+            if not gone:
+                continue
+            mask = np.ones(len(alive), dtype=bool)
+            mask[gone] = False
+            flags: list[bool] = mask.tolist()
+            alive = list(compress(alive, flags))
+            positions = (
+                list(compress(positions, flags))
+                if positions is not None
+                else np.flatnonzero(mask).tolist()
+            )
             if cols is not None:
-                cols = (cols[0], cols[1][keep])
+                cols = (cols[0], cols[1][mask])
                 remember_columns(alive, cols[0], cols[1])
-            positions = [positions[i] for i in keep] if positions is not None else keep
         return passed, rejected, None
 
     def run_filter_plugins_with_nominated_pods(
@@ -435,10 +467,10 @@ class Framework:
         info_out = node_info.clone()
         state_out = state.clone()
         added = False
-        for np in nominated:
-            if np.priority >= pod.priority and np.uid != pod.uid:
-                info_out.add_pod(np)
-                s = self.run_pre_filter_extension_add_pod(state_out, pod, np, info_out)
+        for nominated_pod in nominated:
+            if nominated_pod.priority >= pod.priority and nominated_pod.uid != pod.uid:
+                info_out.add_pod(nominated_pod)
+                s = self.run_pre_filter_extension_add_pod(state_out, pod, nominated_pod, info_out)
                 if not s.is_success():
                     return False, state, node_info, s
                 added = True
@@ -564,10 +596,7 @@ class Framework:
             s = _call(pl, pl.reserve, state, pod, node_name)
             _step(steps, pl.name, s)
             if not s.is_success():
-                if s.is_rejected():
-                    return s.with_plugin(pl.name)
-                msg = f'running Reserve plugin "{pl.name}": {s.message()}'
-                return Status(Code.ERROR, (msg,), pl.name)
+                return _failure("Reserve", pl.name, s)
         return SUCCESS
 
     def run_reserve_plugins_unreserve(
@@ -614,10 +643,7 @@ class Framework:
             if s.is_skip():
                 continue
             if not s.is_success():
-                if s.is_rejected():
-                    return s.with_plugin(pl.name)
-                msg = f'running PreBind plugin "{pl.name}": {s.message()}'
-                return Status(Code.ERROR, (msg,), pl.name)
+                return _failure("PreBind", pl.name, s)
         return SUCCESS
 
     def run_bind_plugins(
@@ -630,10 +656,7 @@ class Framework:
             if s.is_skip():
                 continue
             if not s.is_success():
-                if s.is_rejected():
-                    return s.with_plugin(pl.name)
-                msg = f'running Bind plugin "{pl.name}": {s.message()}'
-                return Status(Code.ERROR, (msg,), pl.name)
+                return _failure("Bind", pl.name, s)
             return s.with_plugin(pl.name)
         return SUCCESS
 
@@ -650,6 +673,13 @@ class Framework:
 
 Steps = list[tuple[str, Status, float | None]]
 MAX_PERMIT_TIMEOUT_SECONDS = 15 * 60.0
+
+
+def _failure(point: str, name: str, s: Status) -> Status:
+    """A binding-cycle plugin's failure: a rejection names the plugin, anything else is an Error."""
+    if s.is_rejected():
+        return s.with_plugin(name)
+    return Status(Code.ERROR, (f'running {point} plugin "{name}": {s.message()}',), name)
 
 
 def _step(steps: Steps | None, name: str, status: Status, timeout: float | None = None) -> None:
