@@ -23,36 +23,58 @@ QUEUE_TYPES: Final = frozenset(
 SCORE_MODES: Final = ("raw", "normalized", "weighted")
 DEFAULT_TOP_N: Final = 20
 
-# What each extension point does, shown beside the step-through.
+# What each extension point does, shown beside the step-through (kube-scheduler v1.35
+# semantics; Reserve and Permit close the scheduling cycle, the binding cycle starts after).
 POINT_HELP: Final[dict[str, str]] = {
-    "CycleStart": "The scheduler popped the pod from activeQ and took a snapshot of the cluster; "
-    "every plugin in this cycle sees the nodes in the snapshot's order.",
-    "PreFilter": "PreFilter plugins look at the pod once per cycle, precompute state for Filter, "
-    "and may narrow the candidate nodes or reject the pod outright. Skip means the plugin has "
-    "nothing to check for this pod, so its Filter is skipped too.",
+    "CycleStart": "The scheduler popped the pod from the scheduling queue (activeQ, or backoffQ "
+    "when activeQ is empty) and took a snapshot of the cluster: every plugin in this cycle sees "
+    "that snapshot, whatever changes meanwhile.",
+    "PreFilter": "PreFilter plugins run once per cycle, before any node is checked: they "
+    "precompute state for Filter, may narrow the candidate nodes, or reject the pod outright "
+    "(then no node is feasible). Skip means the plugin has nothing to check for this pod, so "
+    "its Filter is skipped too.",
     "Filter": "Filter plugins run per node, in the profile's order; the first plugin that "
-    "rejects a node stops the others for that node. Nodes that pass every plugin are feasible.",
-    "PostFilter": "PostFilter runs only when no node is feasible. DefaultPreemption looks for a "
-    "node where evicting lower-priority pods would make room, picks victims and nominates the "
-    "node; the pod itself is retried in a later cycle.",
-    "PreScore": "PreScore plugins precompute state shared by their Score step (Skip: the plugin "
-    "has nothing to score for this pod).",
-    "Score": "Each Score plugin rates every feasible node; NormalizeScore maps the raw values "
-    "to 0-100, and the framework multiplies them by the plugin's weight.",
-    "Combine": "The framework adds the weighted scores per node; the highest total wins, and "
-    "ties are broken among the best nodes.",
+    "rejects a node stops the others for that node. Nodes that pass every plugin are feasible. "
+    "The search starts where the previous cycle stopped and ends once enough feasible nodes "
+    "are found (percentageOfNodesToScore, at least 100), so in a large cluster some nodes are "
+    "not evaluated; a pod's nominated node is tried first, alone.",
+    "PostFilter": "PostFilter runs only when no node is feasible; its plugins are tried in order "
+    "until one succeeds. DefaultPreemption looks for a node where evicting lower-priority pods "
+    "would make room (sparing PodDisruptionBudgets where it can), picks the victims and "
+    "nominates the node. The pod is not bound in this cycle: it goes back to the queue and is "
+    "retried, nominated node first, once the victims are gone.",
+    "PreScore": "PreScore plugins run once with the feasible nodes and precompute state for "
+    "their Score step; Skip means the plugin has nothing to score for this pod, so its Score "
+    "is skipped too. With a single feasible node neither PreScore nor Score runs.",
+    "Score": "Each Score plugin rates every feasible node (raw). A plugin with a NormalizeScore "
+    "step then rescales its own scores (TaintToleration, for one, maps them to 0-100 and "
+    "reverses them, so fewer untolerated taints score higher); after that every score lies in "
+    "0-100 (normalized) and the framework multiplies it by the plugin's weight (weighted).",
+    "NormalizeScore": "A Score plugin's optional second step: it rescales that plugin's scores "
+    "for all feasible nodes at once, so they end up in 0-100 before the weight is applied.",
+    "Combine": "The framework adds the weighted scores per node and the highest total wins. "
+    "Upstream picks at random among tied nodes; the playground takes the first by name so a "
+    "run repeats exactly.",
     "CycleEnd": "The scheduling cycle's result: the chosen node, or the FitError that explains "
     "why no node fits.",
-    "Reserve": "Reserve plugins set aside resources on the chosen node (volumes, devices) before "
-    "binding; a failure runs Unreserve.",
-    "Permit": "Permit plugins may approve, deny or make the pod wait (gang scheduling, "
-    "approvals); a waiting pod holds its node until it is allowed, rejected, or times out.",
-    "PreBind": "PreBind plugins do work that must happen before binding, such as provisioning "
-    "volumes.",
-    "Bind": "A Bind plugin writes the binding to the API server (DefaultBinder, or an extender).",
-    "PostBind": "PostBind plugins are told the pod is bound; informational only.",
-    "Unreserve": "Binding failed or was rejected: every Reserve plugin undoes its reservation, "
-    "in reverse order, and the pod goes back to the queue.",
+    "Reserve": "Still in the scheduling cycle: the scheduler assumes the pod on the chosen node "
+    "(later cycles count it there) and Reserve plugins update their own state for it, such as "
+    "volume bindings or device allocations. A failure runs Unreserve and requeues the pod.",
+    "Permit": "The last step of the scheduling cycle: Permit plugins approve the pod, deny it, or "
+    "make it wait with a timeout (gang scheduling, approvals). The pod waits at the start of "
+    "its binding cycle while the scheduler goes on with other pods, its node still reserved, "
+    "until every waiting plugin allows it; a rejection or a timeout runs Unreserve.",
+    "PreBind": "The binding cycle, run apart from the scheduling of other pods: PreBind plugins "
+    "do what must succeed before the pod is bound, such as binding its PVCs "
+    "(VolumeBinding). A failure runs Unreserve and requeues the pod.",
+    "Bind": "Bind plugins are tried in order until one handles the pod (the others Skip); "
+    "DefaultBinder writes the Binding through the API server (a binding extender goes first). "
+    "A failure runs Unreserve and requeues the pod.",
+    "PostBind": "The pod is bound; PostBind plugins are told so they can clean up. They cannot "
+    "change the outcome.",
+    "Unreserve": "Reserve, Permit or a binding step failed, or the waiting pod was rejected or "
+    "timed out: every Reserve plugin undoes its reservation, in reverse order, the scheduler "
+    "forgets the assumed pod, and the pod goes back to the queue.",
 }
 
 # A one-line reminder of what each in-tree plugin looks at.
@@ -462,8 +484,12 @@ def queue_state(events: Iterable[Event], *, upto: int | None = None) -> dict[str
     """activeQ, backoffQ (with remaining backoff) and unschedulable pods after the events.
 
     Derived from queue events only; a popped pod is "in flight" until its next queue event.
+    ``Unschedulable`` records a failed attempt, not a place: the event after it says where the
+    pod went, and a pod parked in the unschedulable pool or backoffQ keeps the plugins that
+    rejected it (``plugins``). Gated pods name their gating plugin.
     """
     where: dict[str, tuple[str, dict[str, Any]]] = {}
+    rejected: dict[str, list[str]] = {}
     now = 0.0
     for ev in events:
         if upto is not None and ev["seq"] > upto:
@@ -471,17 +497,29 @@ def queue_state(events: Iterable[Event], *, upto: int | None = None) -> dict[str
         now = max(now, float(ev.get("time") or 0.0))
         kind, pod, d = ev.get("type"), ev.get("pod", ""), ev.get("details") or {}
         if kind == "Enqueue":
-            where[pod] = (d.get("queue") or "active", {"event": d.get("event")})
+            queue = d.get("queue") or "active"
+            info: dict[str, Any] = {"event": d.get("event")}
+            if queue == "unschedulable":
+                info["plugins"] = rejected.get(pod, [])
+            elif queue == "gated":
+                info["plugin"] = d.get("plugin")
+            where[pod] = (queue, info)
         elif kind == "MoveToActive":
             where[pod] = ("active", {"event": d.get("event")})
         elif kind == "Backoff":
-            where[pod] = ("backoff", {"until": d.get("until"), "event": d.get("event")})
+            plugins = rejected.get(pod, [])
+            where[pod] = (
+                "backoff",
+                {"until": d.get("until"), "event": d.get("event"), "plugins": plugins},
+            )
         elif kind == "Unschedulable":
-            where[pod] = ("unschedulable", {"plugins": list(d.get("plugins") or [])})
+            rejected[pod] = list(d.get("plugins") or [])
+            where[pod] = ("unschedulable", {"plugins": rejected[pod]})
         elif kind == "Pop":
             where[pod] = ("in_flight", {"attempts": d.get("attempts")})
         elif kind == "Delete" or (kind == "Bind" and ev.get("code") == "Success"):
             where.pop(pod, None)
+            rejected.pop(pod, None)
     out: dict[str, Any] = {
         "active": [],
         "backoff": [],

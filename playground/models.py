@@ -229,6 +229,9 @@ class RunEvent(models.Model):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=32)
+    # The scheduling cycle the event belongs to: its pod's latest CycleStart (see
+    # runs.EventCycles). Binding events after a Permit wait carry a later cycle in the payload.
+    cycle = models.IntegerField(null=True, blank=True)
     payload = models.JSONField(default=dict)
 
     class Meta:
@@ -236,6 +239,7 @@ class RunEvent(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["run", "seq"], name="runevent_unique_seq"),
         ]
+        indexes = [models.Index(fields=["run", "cycle", "seq"], name="runevent_run_cycle")]
 
     def __str__(self) -> str:
         return f"{self.run_id}#{self.seq} {self.type}"

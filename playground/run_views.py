@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from . import charts, runs, selectors
-from .models import Run, RunEvent
+from .models import Run
 
 MAX_TOP_N = 5000
 
@@ -77,7 +77,7 @@ def run_events_json(request: HttpRequest, pk: int) -> JsonResponse:
 def run_cycle_json(request: HttpRequest, pk: int, cycle: int) -> JsonResponse:
     """Every panel of one cycle (filter matrix, score table, figures, binding, steps)."""
     run = selectors.run_get(user=request.user, run_id=pk)
-    events = _cycle_events(run, cycle)
+    events = selectors.run_cycle_events(run=run, cycle=cycle)
     mode = request.GET.get("mode", "weighted")
     if mode not in charts.SCORE_MODES:
         mode = "weighted"
@@ -86,29 +86,6 @@ def run_cycle_json(request: HttpRequest, pk: int, cycle: int) -> JsonResponse:
     if detail is None:
         raise Http404("No such cycle")
     return JsonResponse(detail)
-
-
-def _cycle_events(run: Run, cycle: int) -> list[dict[str, Any]]:
-    """The events of the cycle's pod from its CycleStart to its next one, not the whole run.
-
-    A large run holds thousands of cycles with per-node arrays; one cycle's page needs only
-    its own events and the binding events that follow.
-    """
-    start = (
-        RunEvent.objects.filter(run=run, type="CycleStart", payload__cycle=cycle)
-        .values_list("seq", "payload__pod")
-        .first()
-    )
-    if start is None:
-        return []
-    seq, pod = start
-    rows = RunEvent.objects.filter(run=run, seq__gte=seq, payload__pod=pod)
-    following = (
-        rows.filter(type="CycleStart", seq__gt=seq).order_by("seq").values_list("seq", flat=True)
-    ).first()
-    if following is not None:
-        rows = rows.filter(seq__lt=following)
-    return list(rows.order_by("seq").values_list("payload", flat=True))
 
 
 def run_usage_json(request: HttpRequest, pk: int) -> JsonResponse:

@@ -44,6 +44,7 @@ from .models import Cluster, Pod, Profile, Run, RunCommand, RunEvent
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "EventCycles",
     "RunBusy",
     "RunCommandRefused",
     "RunInvalid",
@@ -383,6 +384,24 @@ def run_execute(*, run_id: int) -> None:
             execution.finish(Run.Status.FAILED, error=f"{type(err).__name__}: {err}")
 
 
+class EventCycles:
+    """The scheduling cycle each event of a run belongs to: the value stored in ``RunEvent.cycle``.
+
+    An event belongs to its pod's latest CycleStart, so a cycle's rows are its scheduling events,
+    the pod's queue events after it and its binding cycle, even when a Permit wait made the
+    binding events come later under another cycle's number. A pod's events before its first
+    cycle belong to none (None). Feed every event of the run once, in seq order.
+    """
+
+    def __init__(self) -> None:
+        self._latest: dict[str, int] = {}
+
+    def see(self, type_: str, pod: str, cycle: int) -> int | None:
+        if type_ == "CycleStart":
+            self._latest[pod] = cycle
+        return self._latest.get(pod)
+
+
 class _Execution:
     """One attempt at a run: the engine, the event buffer and the command loop."""
 
@@ -393,6 +412,7 @@ class _Execution:
         self.stored_upto = stored_upto
         self.last_seq = stored_upto
         self.buffer: list[dict[str, Any]] = []
+        self.cycles_of = EventCycles()
         self.last_flush = time.monotonic()
         self.last_poll = 0.0
         self.snapshot: list[dict[str, Any]] = list(run.snapshot or [])
@@ -428,6 +448,7 @@ class _Execution:
                     f"replay diverged at seq {event.seq}: stored "
                     f"{self.replayed.get(event.seq)!r}, engine {event.type!r}"
                 )
+            self.cycles_of.see(event.type, event.pod, event.cycle)
             return
         self.buffer.append(event.to_dict())
         if len(self.buffer) >= BATCH_EVENTS:
@@ -461,7 +482,13 @@ class _Execution:
                 raise _LostLease
             RunEvent.objects.bulk_create(
                 [
-                    RunEvent(run_id=self.run_id, seq=p["seq"], type=p["type"], payload=p)
+                    RunEvent(
+                        run_id=self.run_id,
+                        seq=p["seq"],
+                        type=p["type"],
+                        cycle=self.cycles_of.see(p["type"], p["pod"], p["cycle"]),
+                        payload=p,
+                    )
                     for p in batch
                 ],
                 batch_size=BATCH_EVENTS,

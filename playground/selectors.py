@@ -211,6 +211,20 @@ def run_events(*, run: Run, after: int = -1, limit: int | None = None) -> list[d
     return list(qs.values_list("payload", flat=True))
 
 
+def run_cycle_events(*, run: Run, cycle: int) -> list[dict[str, Any]]:
+    """The payloads of one scheduling cycle's events, in seq order; [] for an unknown cycle.
+
+    That is the cycle's pod from its CycleStart to its next one: the scheduling cycle, the
+    pod's queue events after it and its binding cycle, however late a Permit wait let it run
+    (``RunEvent.cycle``, filled by ``runs.EventCycles``, indexed with the run and seq).
+    """
+    return list(
+        RunEvent.objects.filter(run=run, cycle=cycle)
+        .order_by("seq")
+        .values_list("payload", flat=True)
+    )
+
+
 def run_event_messages(
     *, run_id: int, after: int, upto: int | None = None, limit: int = 500
 ) -> list[dict[str, Any]]:

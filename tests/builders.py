@@ -125,9 +125,13 @@ def record_run(cluster, profile, *, registry=None, status="succeeded", drive=Non
 
 
 def store_events(run, events, *, start=0):
-    """Store ``events[start:]`` as the run's RunEvent rows."""
+    """Store ``events[start:]`` as the run's RunEvent rows (``events`` from the run's first)."""
     from playground.models import RunEvent
+    from playground.runs import EventCycles
 
+    cycles_of = EventCycles()
+    cycles = [cycles_of.see(e["type"], e["pod"], e["cycle"]) for e in events]
     RunEvent.objects.bulk_create(
-        RunEvent(run=run, seq=e["seq"], type=e["type"], payload=e) for e in events[start:]
+        RunEvent(run=run, seq=e["seq"], type=e["type"], cycle=cycle, payload=e)
+        for e, cycle in zip(events[start:], cycles[start:], strict=True)
     )

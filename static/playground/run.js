@@ -25,6 +25,7 @@
     topN: 20,
     filterPage: 0,
     scorePage: 0,
+    scoreSort: { key: "total", dir: "desc" }, // key: "total", "node" or a Score plugin's name
     timelinePage: null, // null: follow the last page
     ws: null,
     polling: false,
@@ -227,18 +228,29 @@
   // Mirrors charts.queue_state.
   function queueState() {
     const where = new Map();
+    const rejected = new Map(); // pod -> plugins of its last failed attempt
     let now = 0;
     state.events.forEach((ev) => {
       now = Math.max(now, ev.time || 0);
       const d = ev.details || {};
       switch (ev.type) {
-        case "Enqueue": where.set(ev.pod, { q: d.queue || "active", event: d.event }); break;
+        case "Enqueue": {
+          const q = d.queue || "active";
+          const row = { q, event: d.event };
+          if (q === "unschedulable") row.plugins = rejected.get(ev.pod) || [];
+          else if (q === "gated") row.plugin = d.plugin;
+          where.set(ev.pod, row);
+          break;
+        }
         case "MoveToActive": where.set(ev.pod, { q: "active", event: d.event }); break;
-        case "Backoff": where.set(ev.pod, { q: "backoff", until: d.until, event: d.event }); break;
-        case "Unschedulable": where.set(ev.pod, { q: "unschedulable", plugins: d.plugins || [] }); break;
+        case "Backoff": where.set(ev.pod, { q: "backoff", until: d.until, event: d.event, plugins: rejected.get(ev.pod) || [] }); break;
+        case "Unschedulable":
+          rejected.set(ev.pod, d.plugins || []);
+          where.set(ev.pod, { q: "unschedulable", plugins: d.plugins || [] });
+          break;
         case "Pop": where.set(ev.pod, { q: "in_flight", attempts: d.attempts }); break;
-        case "Delete": where.delete(ev.pod); break;
-        case "Bind": if (ev.code === "Success") where.delete(ev.pod); break;
+        case "Delete": where.delete(ev.pod); rejected.delete(ev.pod); break;
+        case "Bind": if (ev.code === "Success") { where.delete(ev.pod); rejected.delete(ev.pod); } break;
         default: break;
       }
     });
@@ -259,10 +271,10 @@
       document.querySelector(`#queue [data-q="${name}"]`).textContent = `(${items.length})`;
       ul.innerHTML = "";
       items.slice(0, 200).forEach((row) => {
-        let extra = "";
-        if (name === "backoff") extra = ` · ${fmtSeconds(row.remaining)} left`;
-        if (name === "unschedulable") extra = row.plugins && row.plugins.length ? ` · ${row.plugins.join(", ")}` : "";
-        ul.appendChild(el("li", { "data-pod": row.pod }, row.pod, el("small", {}, extra)));
+        const plugins = row.gated ? (row.plugin ? [row.plugin] : []) : (row.plugins || []);
+        let extra = plugins.length ? ` · ${row.gated ? "gated by " : ""}${plugins.join(", ")}` : "";
+        if (name === "backoff") extra = ` · ${fmtSeconds(row.remaining)} left${extra}`;
+        ul.appendChild(el("li", { "data-pod": row.pod, "data-plugins": plugins.join(" "), "data-remaining": row.remaining }, row.pod, el("small", {}, extra)));
       });
       if (items.length > 200) ul.appendChild(el("li", { class: "help" }, `… ${items.length - 200} more`));
     });
@@ -469,21 +481,54 @@
     $("weights").textContent = "Weights: " + t.plugins.map((p, j) => `${p} ×${t.weights[j]}`).join(", ");
     const fig = heatmapFigure(t, state.mode, topN);
     Plotly.react("heatmap", fig.data, fig.layout, { displayModeBar: false, responsive: true });
-    // The numbers as a sortable, paged table.
+    // The numbers as a paged table, sorted by the column whose header was clicked.
+    const sort = scoreSort(t);
+    const header = (key, label, attrs) => {
+      const on = sort.key === key;
+      return el("th", Object.assign({ "data-sort": key, "aria-sort": on ? (sort.dir === "asc" ? "ascending" : "descending") : "none" }, attrs),
+        el("button", { type: "button", class: `sort${on ? " sorted" : ""}`, title: "sort by this column (click again to reverse)", onclick: () => sortScores(key) },
+          label, on ? (sort.dir === "asc" ? " ▲" : " ▼") : ""));
+    };
     const thead = $("score-table").querySelector("thead");
     thead.innerHTML = "";
-    thead.appendChild(el("tr", {}, el("th", {}, "Node"), t.plugins.map((p, j) => el("th", { "data-plugin": p }, `${p} ×${t.weights[j]}`)), el("th", {}, "Total")));
-    const pages = Math.max(1, Math.ceil(t.nodes.length / PAGE));
+    thead.appendChild(el("tr", {}, header("node", "Node"), t.plugins.map((p, j) => header(p, `${p} ×${t.weights[j]}`, { "data-plugin": p })), header("total", "Total")));
+    const order = scoreOrder(t, sort);
+    const pages = Math.max(1, Math.ceil(order.length / PAGE));
     state.scorePage = Math.min(state.scorePage, pages - 1);
     const tbody = $("score-table").querySelector("tbody");
     tbody.innerHTML = "";
-    for (let i = state.scorePage * PAGE; i < Math.min(t.nodes.length, (state.scorePage + 1) * PAGE); i++) {
+    order.slice(state.scorePage * PAGE, (state.scorePage + 1) * PAGE).forEach((i) => {
       const n = t.nodes[i];
       const cls = n === t.selected ? "selected-node" : (t.top.includes(n) ? "tie-node" : "");
       tbody.appendChild(el("tr", { "data-node": n, class: cls }, el("th", {}, n),
         t.values[state.mode][i].map((v, j) => el("td", { "data-plugin": t.plugins[j] }, v)), el("td", { class: "total" }, t.totals[i])));
-    }
+    });
     pager($("score-pager"), state.scorePage, pages, (p) => { state.scorePage = p; renderScores(state.detail); markStep(); });
+  }
+
+  // The sort in force: a plugin missing from this cycle's table falls back to the total.
+  function scoreSort(t) {
+    const { key, dir } = state.scoreSort;
+    return key === "node" || key === "total" || t.plugins.includes(key) ? { key, dir } : { key: "total", dir: "desc" };
+  }
+
+  // Row indices of the score table in display order. t.nodes is by total (highest first, then
+  // name), so ties under any column keep that order.
+  function scoreOrder(t, sort) {
+    const idx = t.nodes.map((_, i) => i);
+    const sign = sort.dir === "asc" ? 1 : -1;
+    if (sort.key === "node") return idx.sort((a, b) => sign * t.nodes[a].localeCompare(t.nodes[b]));
+    const j = t.plugins.indexOf(sort.key);
+    const value = j >= 0 ? (i) => t.values[state.mode][i][j] : (i) => t.totals[i];
+    return idx.sort((a, b) => sign * (value(a) - value(b)) || a - b);
+  }
+
+  function sortScores(key) {
+    const current = state.detail ? scoreSort(state.detail.scores) : state.scoreSort;
+    const dir = current.key === key ? (current.dir === "asc" ? "desc" : "asc") : (key === "node" ? "asc" : "desc");
+    state.scoreSort = { key, dir };
+    state.scorePage = 0;
+    if (state.detail) { renderScores(state.detail); markStep(); }
   }
 
   function renderCombine(d) {

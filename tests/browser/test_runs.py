@@ -202,3 +202,140 @@ def test_compare_two_profiles(site):
     assert placed_a == {k: v for k, v in Run.objects.get(pk=a.pk).placements.items()}
     assert _css(driver, "#profile-b").text == "Bin-packing"
     _wait(driver, lambda d: d.execute_script("return !!document.getElementById('heat-0-b').data"))
+
+
+def _many_nodes_yaml(count):
+    """``count`` nodes of mixed sizes (so Score plugins disagree) and one pod to place."""
+    import yaml
+    from builders import make_node, make_pod
+
+    nodes = [
+        make_node(f"node-{i:03d}", cpu=str(2 ** (1 + i % 4)), memory=f"{2 ** (2 + i % 5)}Gi")
+        for i in range(count)
+    ]
+    return yaml.safe_dump_all([*nodes, make_pod("probe", cpu="1", memory="1Gi")])
+
+
+def _click(driver, css):
+    """Click an element scrolled to mid-screen, clear of the sticky stepper."""
+    element = _css(driver, css)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+    element.click()
+
+
+def _score_rows(driver):
+    return [
+        r.get_attribute("data-node")
+        for r in driver.find_elements("css selector", "#score-table tbody tr")
+    ]
+
+
+def test_sort_the_paged_score_table_by_a_plugin(site, django_user_model):
+    driver = site.driver
+    services.cluster_create_from_yaml(
+        owner=django_user_model.objects.get(username="runner"),
+        name="Many nodes",
+        text=_many_nodes_yaml(120),
+    )
+    _start(site, "Many nodes", "Default")
+    run = Run.objects.get()
+    _wait(driver, lambda d: _css(d, "#run-status").text == "succeeded")
+    _wait(driver, lambda d: len(_score_rows(d)) == 50)
+    combine = RunEvent.objects.get(run=run, type="Combine").payload
+    totals = dict(zip(combine["nodes"], combine["totals"], strict=True))
+    # percentageOfNodesToScore stops the search at 100 feasible nodes: two pages of 50.
+    assert len(totals) == 100
+    assert "page 1 / 2" in _css(driver, "#score-pager").text
+    by_total = sorted(totals, key=lambda n: (-totals[n], n))
+    assert _score_rows(driver) == by_total[:50]  # the default: by total
+    assert _css(driver, '#score-table th[data-sort="total"]').get_attribute("aria-sort") == (
+        "descending"
+    )
+
+    plugin = "NodeResourcesBalancedAllocation"
+    score = next(e for e in _score_events(run, 1) if e["plugin"] == plugin)
+    value = dict(zip(score["nodes"], score["weighted"], strict=True))
+    rank = {n: i for i, n in enumerate(by_total)}  # ties keep the by-total order
+    desc = sorted(value, key=lambda n: (-value[n], rank[n]))
+    asc = sorted(value, key=lambda n: (value[n], rank[n]))
+    assert desc != by_total
+
+    header = f'#score-table th[data-sort="{plugin}"] button'
+    _click(driver, header)
+    _wait(driver, lambda d: _score_rows(d) == desc[:50])
+    _click(driver, "#score-pager .page-next")
+    _wait(driver, lambda d: _score_rows(d) == desc[50:100])
+    _click(driver, header)  # again: ascending, back on the first page
+    _wait(driver, lambda d: _score_rows(d) == asc[:50])
+    assert "▲" in _css(driver, header).text
+    assert _css(driver, f'#score-table th[data-sort="{plugin}"]').get_attribute("aria-sort") == (
+        "ascending"
+    )
+
+    # The sort reads the chosen mode's values; the Total header restores the default.
+    _click(driver, "[name=score-mode][value=raw]")
+    raw = dict(zip(score["nodes"], score["raw"], strict=True))
+    _wait(driver, lambda d: _score_rows(d) == sorted(raw, key=lambda n: (raw[n], rank[n]))[:50])
+    _click(driver, '#score-table th[data-sort="total"] button')
+    _wait(driver, lambda d: _score_rows(d) == by_total[:50])
+
+
+def _queue_items(driver, queue):
+    return {
+        li.get_attribute("data-pod"): li.get_attribute("data-plugins")
+        for li in driver.find_elements(
+            "css selector", f'#queue [data-queue="{queue}"] li[data-pod]'
+        )
+    }
+
+
+def test_queue_panel_shows_the_pods_left_unschedulable(site, django_user_model):
+    import yaml
+    from builders import make_node, make_pod
+
+    from playground import charts
+
+    gated = make_pod("gated")
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/hold"}]
+    pods = [
+        make_pod("small", cpu="1"),
+        make_pod("huge", cpu="8"),
+        make_pod("picky", nodeSelector={"disk": "ssd"}),
+        gated,
+    ]
+    services.cluster_create_from_yaml(
+        owner=django_user_model.objects.get(username="runner"),
+        name="Too small",
+        text=yaml.safe_dump_all([make_node("n1", cpu="2"), *pods]),
+    )
+    driver = site.driver
+    _start(site, "Too small", "Default")
+    run = Run.objects.get()
+    _wait(driver, lambda d: _css(d, "#run-status").text == "succeeded")
+    expected = {
+        "default/huge": "NodeResourcesFit",
+        "default/picky": "NodeAffinity",
+        "default/gated": "SchedulingGates",
+    }
+    _wait(driver, lambda d: _queue_items(d, "unschedulable") == expected)
+    assert _css(driver, '#queue [data-q="unschedulable"]').text == "(3)"
+    assert _css(driver, '#queue [data-q="active"]').text == "(0)"
+    assert _queue_items(driver, "active") == _queue_items(driver, "backoff") == {}
+    text = _css(driver, '#queue [data-queue="unschedulable"]').text
+    assert "default/huge · NodeResourcesFit" in text
+    assert "default/gated · gated by SchedulingGates" in text
+
+    # The page draws what charts.queue_state derives from the stored events.
+    events = list(
+        RunEvent.objects.filter(run=run).order_by("seq").values_list("payload", flat=True)
+    )
+    q = charts.queue_state(events)
+    assert {r["pod"]: " ".join(r["plugins"]) for r in q["unschedulable"]} | {
+        r["pod"]: r["plugin"] for r in q["gated"]
+    } == expected
+    assert run.placements == {
+        "default/small": "n1",
+        "default/huge": None,
+        "default/picky": None,
+        "default/gated": None,
+    }

@@ -241,6 +241,59 @@ def test_queue_state_follows_queue_events_with_remaining_backoff():
     assert len(charts.queue_state(events, upto=before_any_pop)["active"]) == 2
 
 
+def _queues(q):
+    """What the queue view shows, keyed the way the engine's pending_pods() reports it."""
+    return {
+        "active": sorted(r["pod"] for r in q["active"]),
+        "backoff": {r["pod"]: (r["until"], sorted(r.get("plugins", []))) for r in q["backoff"]},
+        "unschedulable": {r["pod"]: sorted(r["plugins"]) for r in q["unschedulable"]},
+        "gated": {r["pod"]: r["plugin"] for r in q["gated"]},
+    }
+
+
+def test_queue_state_agrees_with_the_engines_queue():
+    """Parked pods keep the plugins that rejected them, however they got where they are."""
+    events: list[dict[str, Any]] = []
+    gated = make_pod("gated")
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/hold"}]
+    sched = Scheduler(
+        None,
+        [
+            make_node("n1", cpu="2"),
+            make_pod("small", cpu="1"),
+            make_pod("huge", cpu="8"),
+            make_pod("picky", nodeSelector={"disk": "ssd"}),
+            gated,
+        ],
+        on_event=lambda e: events.append(e.to_dict()),
+    )
+    sched.run_until_idle()
+    pending = sched.queue.pending_pods()
+    q = _queues(charts.queue_state(events))
+    assert q["unschedulable"] == {
+        "default/huge": ["NodeResourcesFit"],
+        "default/picky": ["NodeAffinity"],
+    }
+    assert q["unschedulable"] == {r["pod"]: r["plugins"] for r in pending["unschedulable"]}
+    assert q["gated"] == {"default/gated": "SchedulingGates"}
+    assert q["gated"] == {r["pod"]: r["plugin"] for r in pending["gated"]}
+    assert (q["active"], q["backoff"]) == ([], {})
+
+    sched.add_node(make_node("n2", cpu="16", labels={"disk": "ssd"}))  # both may fit now
+    pending = sched.queue.pending_pods()
+    state = charts.queue_state(events)
+    q = _queues(state)
+    until = {r["pod"]: r["until"] for r in pending["backoff"]}
+    assert q["backoff"] == {
+        "default/huge": (until["default/huge"], ["NodeResourcesFit"]),
+        "default/picky": (until["default/picky"], ["NodeAffinity"]),
+    }
+    assert [r["remaining"] for r in state["backoff"]] == [
+        until[r["pod"]] - sched.clock.now() for r in state["backoff"]
+    ]
+    assert q["unschedulable"] == {}
+
+
 def test_steps_walk_every_event_of_the_cycle_with_an_explanation(mixed):
     _, events = mixed
     cycle = _cycle_of(events, "default/huge")
@@ -280,3 +333,24 @@ def test_compare_lines_up_placements_of_two_profiles():
         {"pod": "default/p", "a": "b", "b": "a", "same": False, "cycle_a": 1, "cycle_b": 1}
     ]
     assert result["differ"] == 1
+
+
+@pytest.mark.parametrize(
+    "point",
+    [
+        "PreFilter",
+        "Filter",
+        "PostFilter",
+        "PreScore",
+        "Score",
+        "NormalizeScore",
+        "Reserve",
+        "Permit",
+        "PreBind",
+        "Bind",
+        "PostBind",
+        "Unreserve",
+    ],
+)
+def test_every_extension_point_has_an_explanation(point):
+    assert len(charts.POINT_HELP[point]) > 40

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 from builders import make_node, make_pod, record_run
+from django.apps import apps
 from django.test import Client
 from django.urls import reverse
 
-from playground import services
-from playground.models import Cluster, Profile, Run, RunCommand
+from playground import plugins, selectors, services
+from playground.models import Cluster, Profile, Run, RunCommand, RunEvent
+from playground.runs import EventCycles
 
 pytestmark = pytest.mark.django_db
 
@@ -130,6 +134,9 @@ def test_starting_a_run_redirects_to_its_page_and_runs_it(
     assert run.status == "succeeded"
     body = alice_client.get(reverse("playground:run_events", args=[run.pk])).json()
     assert sum(1 for e in body["events"] if e["type"] == "CycleStart") == 6
+    stored = RunEvent.objects.filter(run=run, type="CycleStart").values_list("cycle", "payload")
+    assert [c for c, _ in stored] == [p["cycle"] for _, p in stored]
+    assert _by_pod_span(body["events"], 3) == selectors.run_cycle_events(run=run, cycle=3)
 
 
 def test_starting_needs_a_login_and_a_profile(alice_client, demo):
@@ -170,3 +177,109 @@ def test_permit_decision_is_queued_for_a_running_run(alice_client, user, demo):
     run.status = "succeeded"
     run.save()
     assert alice_client.post(url, {"pod": "default/x", "decision": "reject"}).status_code == 409
+
+
+def _by_pod_span(events, cycle):
+    """One cycle's events the slow way: its pod's events from its CycleStart to the next one."""
+    start = next(e for e in events if e["type"] == "CycleStart" and e["cycle"] == cycle)
+    out = []
+    for e in events:
+        if e["seq"] < start["seq"] or e["pod"] != start["pod"]:
+            continue
+        if e["type"] == "CycleStart" and e["seq"] > start["seq"]:
+            break
+        out.append(e)
+    return out
+
+
+@pytest.fixture
+def approved_late():
+    """A run of the approval demo where gang-0 is allowed only after the other pods' cycles."""
+    services.demo_load()
+    cluster = Cluster.objects.get(name="Approval gate")
+    profile = Profile.objects.get(name="Approval gate")
+
+    def drive(sched):
+        sched.run_until_idle(max_cycles=4)  # the simulated clock would time the waits out
+        sched.allow_waiting_pod("default/gang-0")
+        sched.run_until_idle(max_cycles=1)
+
+    run, _, events = record_run(cluster, profile, registry=plugins.registry(), drive=drive)
+    return run, events
+
+
+def test_event_cycles_follow_each_pods_latest_cycle():
+    cycles_of = EventCycles()
+    seen = [
+        cycles_of.see(t, pod, c)
+        for t, pod, c in [
+            ("Enqueue", "a", 0),
+            ("CycleStart", "a", 1),
+            ("Permit", "a", 1),
+            ("CycleStart", "b", 2),
+            ("Bind", "a", 2),
+            ("CycleStart", "a", 3),
+            ("Unschedulable", "a", 3),
+            ("Backoff", "b", 3),
+        ]
+    ]
+    assert seen == [None, 1, 1, 2, 1, 3, 3, 2]
+
+
+def test_cycle_events_keep_a_late_binding_cycle_with_its_pod(client, approved_late):
+    run, events = approved_late
+    start = next(e for e in events if e["type"] == "CycleStart" and e["pod"] == "default/gang-0")
+    bind = next(e for e in events if e["type"] == "Bind" and e["pod"] == "default/gang-0")
+    assert bind["cycle"] != start["cycle"]  # bound under a later cycle's number
+    cycles = [e["cycle"] for e in events if e["type"] == "CycleStart"]
+    for cycle in cycles:
+        assert selectors.run_cycle_events(run=run, cycle=cycle) == _by_pod_span(events, cycle)
+    assert selectors.run_cycle_events(run=run, cycle=max(cycles) + 1) == []
+    body = client.get(reverse("playground:run_cycle", args=[run.pk, start["cycle"]])).json()
+    assert body["binding_state"] == "Bound"
+
+
+def test_migration_fills_the_cycle_of_stored_events(approved_late):
+    run, events = approved_late
+    expected = dict(RunEvent.objects.filter(run=run).values_list("seq", "cycle"))
+    RunEvent.objects.filter(run=run).update(cycle=None)
+    migration = importlib.import_module("playground.migrations.0003_runevent_cycle")
+    migration.fill_cycles(apps, None)
+    assert dict(RunEvent.objects.filter(run=run).values_list("seq", "cycle")) == expected
+    assert None in expected.values()  # Enqueue before a pod's first cycle belongs to none
+
+
+class _WorkerKilled(BaseException):
+    """A worker killed mid-run: nothing in the run catches it."""
+
+
+def test_a_take_over_fills_the_cycles_of_the_events_it_stores(user, demo, monkeypatch):
+    from django.utils import timezone
+
+    from playground import runs
+
+    cluster, profile = demo
+    monkeypatch.setattr("playground.runs.transaction.on_commit", lambda fn: None)
+    monkeypatch.setattr(runs, "BATCH_EVENTS", 10)
+    real_broadcast = runs.broadcast_many
+    flushes = []
+
+    def crash_on_fourth(run_id, messages):
+        flushes.append(run_id)
+        if len(flushes) == 4:
+            raise _WorkerKilled
+        real_broadcast(run_id, messages)
+
+    run = runs.run_start(user=user, cluster=cluster, profile=profile)
+    monkeypatch.setattr(runs, "broadcast_many", crash_on_fourth)
+    with pytest.raises(_WorkerKilled):
+        runs.run_execute(run_id=run.pk)
+    assert 0 < RunEvent.objects.filter(run=run).count() < 50
+    monkeypatch.setattr(runs, "broadcast_many", real_broadcast)
+    Run.objects.filter(pk=run.pk).update(heartbeat=timezone.now() - timezone.timedelta(hours=1))
+    runs.run_execute(run_id=run.pk)
+    run.refresh_from_db()
+    assert run.status == "succeeded" and run.attempts == 2
+    rows = list(RunEvent.objects.filter(run=run).order_by("seq").values_list("cycle", "payload"))
+    cycles_of = EventCycles()
+    assert [c for c, _ in rows] == [cycles_of.see(p["type"], p["pod"], p["cycle"]) for _, p in rows]
