@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any, Final
 
 import numpy as np
@@ -174,7 +175,7 @@ class CycleRunner:
             rec.error = True
             return rec
         all_nodes = snapshot.node_info_list
-        rec.nodes = [ni.node.name for ni in all_nodes]
+        rec.nodes = list(snapshot.node_names)
         pre = fwk.run_pre_filter_plugins(state, pod, all_nodes, rec.pre_filter_steps)
         rec.filter_plugins = [
             pl.name for pl in fwk.filter_plugins if pl.name not in state.skip_filter_plugins
@@ -217,7 +218,7 @@ class CycleRunner:
                 self.next_start_node_index = (self.next_start_node_index + processed) % num_all
             if rec.error:
                 return rec
-        rec.feasible = [ni.node.name for ni in feasible]
+        rec.feasible = _node_names(feasible)
         if not feasible:
             self._post_filter(rec, state, pod, diagnosis)
             rec.message = fit_error_message(num_all, diagnosis)
@@ -265,13 +266,14 @@ class CycleRunner:
             return []
         if not nominated and to_find >= n:
             # Every node was evaluated: record the verdicts in bulk.
-            feasible_all = [ni for ni, p in zip(order, passed, strict=True) if p]
+            feasible_all = list(compress(order, passed))
             if base is not None and order_idx is not None:
                 remember_columns(feasible_all, base[0], order_idx[np.asarray(passed, dtype=bool)])
-            rec.filter.update(dict.fromkeys((ni.node.name for ni in feasible_all), SUCCESS))
+            rec.filter.update(dict.fromkeys(_node_names(feasible_all), SUCCESS))
             rec.filter.update(rejected)
             diagnosis.node_to_status.update(rejected)
-            for status in rejected.values():
+            # Rejections share a few Status values; each adds its plugin once.
+            for status in {id(st): st for st in rejected.values()}.values():
                 diagnosis.add_plugin_status(status)
             return feasible_all
         verdict: dict[str, Status] = rejected
@@ -350,7 +352,8 @@ class CycleRunner:
         self, rec: CycleRecord, state: CycleState, pod: Pod, feasible: list[NodeInfo]
     ) -> None:
         fwk = self.fwk
-        names = [ni.node.name for ni in feasible]
+        names = _node_names(feasible)
+        totals_arr = None
         if not fwk.has_score_plugins() and not self.extenders:
             rec.totals = dict.fromkeys(names, 1)
         else:
@@ -368,9 +371,12 @@ class CycleRunner:
             rec.scored_nodes = names
             acc = np.zeros(len(names), dtype=np.int64)
             for ps in scores:
-                acc += np.asarray(ps.normalized, dtype=np.int64) * ps.weight
+                values = ps.array if ps.array is not None else np.asarray(ps.normalized, np.int64)
+                acc += values * ps.weight
             totals: list[int] = acc.tolist()
+            totals_arr = acc
             if self.extenders:
+                totals_arr = None
                 # Extender priorities join the totals: score x weight x (100 / 10) each.
                 by_node = extender_scores(self.extenders, pod, feasible)
                 per_ext: dict[str, list[int]] = {}
@@ -383,6 +389,24 @@ class CycleRunner:
                         PluginScores(f"{EXTENDER_NAME}:{ext_name}", 1, values, values)
                     )
             rec.totals = dict(zip(names, totals, strict=True))
-        best = max(rec.totals.values())
-        rec.top = sorted(n for n, t in rec.totals.items() if t == best)
+        found = columns_of(feasible) if totals_arr is not None else None
+        if totals_arr is not None and found is not None:
+            rows = found[1][totals_arr == totals_arr.max()]
+            rows = rows[np.argsort(found[0].name_rank()[rows])]
+            rec.top = found[0].names()[rows].tolist()
+        elif totals_arr is not None:
+            best_at = np.flatnonzero(totals_arr == totals_arr.max()).tolist()
+            rec.top = sorted(names[i] for i in best_at)
+        else:
+            best = max(rec.totals.values())
+            rec.top = sorted(n for n, t in rec.totals.items() if t == best)
         rec.selected = rec.top[0]
+
+
+def _node_names(nodes: Sequence[NodeInfo]) -> list[str]:
+    """The nodes' names, read from the snapshot's columns when ``nodes`` are column-backed."""
+    cols = columns_of(nodes)
+    if cols is not None:
+        names: list[str] = cols[0].names()[cols[1]].tolist()
+        return names
+    return [ni.node.name for ni in nodes]

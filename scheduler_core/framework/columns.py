@@ -6,16 +6,24 @@ node. The arrays are int64; every quantity the scheduler compares (millicores, b
 fits. Plugins reach them through ``columns_of(nodes)``, which answers None when any node is not a
 column-backed snapshot node (a clone made by preemption or for nominated pods): the plugin then
 takes its per-node path.
+
+Derived per-snapshot data lives here too, built on first use: a label key's values as ids per
+node (node labels do not change within a snapshot), selector masks over the nodes, and counts
+of each node's pods that satisfy a predicate, which follow pod changes by NodeInfo.generation
+so that a cycle recounts only the nodes whose pods changed since the last one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from scheduler_core.labels import NodeSelector, NodeSelectorTerm, Requirement, Selector
+
 if TYPE_CHECKING:
+    from scheduler_core.api import Pod
     from scheduler_core.framework.types import NodeInfo
 
 Array = Any  # numpy.ndarray; kept loose so the engine stays mypy-clean without numpy stubs
@@ -36,10 +44,22 @@ class NodeColumns:
         "nz_cpu",
         "nz_mem",
         "num_pods",
+        "generation",
+        "num_affinity",
+        "num_anti_affinity",
         "has_taints",
         "unschedulable",
         "has_images",
         "has_ports",
+        "infos",
+        "_all_rows",
+        "_names",
+        "_name_rank",
+        "_taint_sets",
+        "_labels",
+        "_requirements",
+        "_pod_counts",
+        "caches",
     )
 
     def __init__(self, node_infos: Sequence[NodeInfo]) -> None:
@@ -59,6 +79,9 @@ class NodeColumns:
         self.nz_cpu = col(ni.non_zero_requested.milli_cpu for ni in node_infos)
         self.nz_mem = col(ni.non_zero_requested.memory for ni in node_infos)
         self.num_pods = col(len(ni.pods) for ni in node_infos)
+        self.generation = col(ni.generation for ni in node_infos)
+        self.num_affinity = col(len(ni.pods_with_affinity) for ni in node_infos)
+        self.num_anti_affinity = col(len(ni.pods_with_required_anti_affinity) for ni in node_infos)
         self.has_taints = np.fromiter(
             (bool(ni.node.taints) for ni in node_infos), dtype=bool, count=n
         )
@@ -70,6 +93,62 @@ class NodeColumns:
         for i, ni in enumerate(node_infos):
             ni.columns = self
             ni.index = i
+        self.infos: Sequence[NodeInfo] = node_infos
+        self._all_rows: Array | None = None
+        self._names: Array | None = None
+        self._name_rank: Array | None = None
+        self._taint_sets: tuple[Array, list[Any]] | None = None
+        self._labels: dict[str, LabelColumn] = {}
+        self._requirements: dict[Requirement, Array] = {}
+        self._pod_counts: dict[Hashable, tuple[Array, Array]] = {}
+        # Plugin-owned values derived from this snapshot's nodes (see remember()).
+        self.caches: dict[Hashable, Any] = {}
+
+    def all_rows(self) -> Array:
+        """The index array of every node, in snapshot order."""
+        if self._all_rows is None:
+            self._all_rows = np.arange(self.n, dtype=np.intp)
+        return self._all_rows
+
+    def names(self) -> Array:
+        """The node names as an object array (``names()[idx].tolist()`` lists them)."""
+        if self._names is None:
+            self._names = np.array([ni.node.name for ni in self.infos], dtype=object)
+        return self._names
+
+    def name_rank(self) -> Array:
+        """Each node's position in the nodes sorted by name (sorts rows by name as ints)."""
+        if self._name_rank is None:
+            names = [ni.node.name for ni in self.infos]
+            rank = np.empty(self.n, dtype=np.int64)
+            rank[sorted(range(self.n), key=names.__getitem__)] = np.arange(self.n)
+            self._name_rank = rank
+        return self._name_rank
+
+    def taint_sets(self) -> tuple[Array, list[Any]]:
+        """The nodes' distinct taint lists: ``ids[i]`` numbers node i's, -1 when it has none.
+
+        ``sets[id]`` is the taint tuple; a verdict per distinct set maps onto the nodes as
+        ``table[ids + 1]`` (with the untainted verdict first).
+        """
+        if self._taint_sets is None:
+            index: dict[Any, int] = {}
+            ids = np.full(self.n, -1, dtype=np.int64)
+            for i in np.flatnonzero(self.has_taints).tolist():
+                taints = self.infos[i].node.taints
+                found = index.get(taints)
+                if found is None:
+                    found = index[taints] = len(index)
+                ids[i] = found
+            self._taint_sets = (ids, list(index))
+        return self._taint_sets
+
+    def label(self, key: str) -> LabelColumn:
+        """The nodes' values of label ``key`` as ids (node labels are fixed in a snapshot)."""
+        found = self._labels.get(key)
+        if found is None:
+            found = self._labels[key] = LabelColumn(key, self.infos)
+        return found
 
     def refresh(self, i: int, ni: NodeInfo) -> None:
         """Write node i's aggregates after a pod was added or removed."""
@@ -79,7 +158,140 @@ class NodeColumns:
         self.nz_cpu[i] = ni.non_zero_requested.milli_cpu
         self.nz_mem[i] = ni.non_zero_requested.memory
         self.num_pods[i] = len(ni.pods)
+        self.generation[i] = ni.generation
+        self.num_affinity[i] = len(ni.pods_with_affinity)
+        self.num_anti_affinity[i] = len(ni.pods_with_required_anti_affinity)
         self.has_ports[i] = bool(ni.used_ports)
+
+    def pod_counts(self, key: Hashable, predicate: Callable[[Pod], bool]) -> Array:
+        """How many of each node's pods satisfy ``predicate`` (int64 over all nodes).
+
+        ``key`` must name the predicate exactly: the counts are kept across cycles under it and
+        only the nodes whose pods changed since (by NodeInfo.generation) are counted again.
+        Do not modify the array.
+        """
+        entry = self._pod_counts.get(key)
+        if entry is None:
+            counts = np.zeros(self.n, dtype=np.int64)
+            seen = self.generation.copy()
+            todo = np.flatnonzero(self.num_pods).tolist()
+            if len(self._pod_counts) >= _MAX_POD_COUNTS:
+                del self._pod_counts[next(iter(self._pod_counts))]
+            self._pod_counts[key] = (counts, seen)
+        else:
+            counts, seen = entry
+            changed = np.flatnonzero(seen != self.generation)
+            if not changed.size:
+                return counts
+            seen[changed] = self.generation[changed]
+            todo = changed.tolist()
+        infos = self.infos
+        for i in todo:
+            n = 0
+            for pod in infos[i].pods:
+                if predicate(pod):
+                    n += 1
+            counts[i] = n
+        return counts
+
+    def remember(self, key: Hashable, value: Any) -> None:
+        """Keep a plugin's derived value under ``key`` in ``caches`` (a bounded number)."""
+        if len(self.caches) >= _MAX_POD_COUNTS:
+            del self.caches[next(iter(self.caches))]
+        self.caches[key] = value
+
+    def requirement_mask(self, req: Requirement) -> Array:
+        """Which nodes' labels satisfy ``req`` (bool over all nodes; do not modify it)."""
+        found = self._requirements.get(req)
+        if found is None:
+            column = self.label(req.key)
+            table = np.empty(len(column.values) + 1, dtype=bool)
+            table[0] = req.matches({})
+            for j, value in enumerate(column.values):
+                table[j + 1] = req.matches({req.key: value})
+            if len(self._requirements) >= _MAX_REQUIREMENTS:
+                del self._requirements[next(iter(self._requirements))]
+            found = self._requirements[req] = table[column.ids + 1]
+        return found
+
+    def selector_mask(self, selector: Selector) -> Array:
+        """Selector.matches over every node's labels."""
+        if selector.is_nothing:
+            return np.zeros(self.n, dtype=bool)
+        out = np.ones(self.n, dtype=bool)
+        for req in selector.requirements:
+            out &= self.requirement_mask(req)
+        return out
+
+    def node_selector_term_mask(self, term: NodeSelectorTerm) -> Array:
+        """NodeSelectorTerm.matches over every node (labels and metadata.name)."""
+        if term.error is not None:
+            return np.zeros(self.n, dtype=bool)
+        out = (
+            self.selector_mask(term.labels)
+            if term.labels is not None
+            else np.ones(self.n, dtype=bool)
+        )
+        if term.fields is not None:
+            names = self.names()
+            named = names != ""  # an unnamed node skips the field requirements
+            if term.field_nothing:
+                out &= ~named
+            else:
+                for value, equal in term.fields:
+                    out &= ~named | ((names == value) == equal)
+        return out
+
+    def node_selector_mask(self, selector: NodeSelector) -> Array:
+        """NodeSelector.matches over every node: any of its terms."""
+        out = np.zeros(self.n, dtype=bool)
+        for term in selector.terms:
+            out |= self.node_selector_term_mask(term)
+        return out
+
+
+_MAX_POD_COUNTS: Final = 256
+_MAX_REQUIREMENTS: Final = 1024
+
+
+class LabelColumn:
+    """One label key over a snapshot's nodes: ``ids[i]`` numbers node i's value, -1 if absent.
+
+    ``values[id]`` is the value; ids follow the order values are first met in the node list.
+    """
+
+    __slots__ = ("key", "ids", "values", "index")
+
+    def __init__(self, key: str, node_infos: Sequence[NodeInfo]) -> None:
+        index: dict[str, int] = {}
+        ids = np.empty(len(node_infos), dtype=np.int64)
+        for i, ni in enumerate(node_infos):
+            value = ni.node.labels.get(key)
+            if value is None:
+                ids[i] = -1
+            else:
+                found = index.get(value)
+                if found is None:
+                    found = index[value] = len(index)
+                ids[i] = found
+        self.key = key
+        self.ids: Array = ids
+        self.values: list[str] = list(index)
+        self.index: dict[str, int] = index
+
+    def table(self, per_value: Mapping[str, Any], default: Any, missing: Any, dtype: Any) -> Array:
+        """An array over ids + 1: ``[missing, per_value.get(values[0], default), ...]``.
+
+        Indexing it with ``ids + 1`` maps every node to its value's entry.
+        """
+        out = np.full(len(self.values) + 1, default, dtype=dtype)
+        out[0] = missing
+        index = self.index
+        for value, v in per_value.items():
+            j = index.get(value)
+            if j is not None:
+                out[j + 1] = v
+        return out
 
 
 class _IndexCache:
@@ -99,6 +311,8 @@ class _IndexCache:
         cols = nodes[0].columns
         if cols is None:
             return None
+        if nodes is cols.infos:  # a snapshot's whole node list
+            return cols, cols.all_rows()
         idx = np.empty(len(nodes), dtype=np.intp)
         for i, ni in enumerate(nodes):
             if ni.columns is not cols:

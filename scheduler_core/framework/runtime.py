@@ -8,7 +8,7 @@ nominated pods, PreScore Skip, Score with NormalizeScore and range checks.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import compress
 from typing import Any, ParamSpec
 
@@ -73,6 +73,8 @@ class PluginScores:
     weight: int
     raw: list[int]
     normalized: list[int]
+    # ``normalized`` as an int64 array when the runtime made one (the cycle sums these).
+    array: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass(slots=True)
@@ -121,6 +123,8 @@ class Framework:
         self.pre_enqueue_plugins: list[fi.PreEnqueuePlugin]
         self.queue_sort_plugins: list[fi.QueueSortPlugin]
         self.score_weights: dict[str, int] = {}
+        # id(plugin) -> (plugin, implements PreFilterExtensions); the plugin keeps the id valid.
+        self._extensions: dict[int, tuple[object, fi.PreFilterExtensions | None]] = {}
         self.plugins: dict[str, Any] = {}
         self._build(profile, registry)
 
@@ -305,13 +309,22 @@ class Framework:
         finally:
             state.skip_filter_plugins = frozenset(skip)
 
+    def _extensions_of(self, pl: fi.PreFilterPlugin) -> fi.PreFilterExtensions | None:
+        """The plugin if it has PreFilterExtensions, remembered (a Protocol check is slow)."""
+        found = self._extensions.get(id(pl))
+        if found is None:
+            ext = pl if isinstance(pl, fi.PreFilterExtensions) else None
+            found = self._extensions[id(pl)] = (pl, ext)
+        return found[1]
+
     def run_pre_filter_extension_add_pod(
         self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo
     ) -> Status:
         for pl in self.pre_filter_plugins:
-            if pl.name in state.skip_filter_plugins or not isinstance(pl, fi.PreFilterExtensions):
+            ext = self._extensions_of(pl)
+            if ext is None or pl.name in state.skip_filter_plugins:
                 continue
-            s = pl.add_pod(state, pod, pod_to_add, node_info)
+            s = ext.add_pod(state, pod, pod_to_add, node_info)
             if not s.is_success():
                 return Status(
                     Code.ERROR, (f'running AddPod on PreFilter plugin "{pl.name}": {s.message()}',)
@@ -322,9 +335,10 @@ class Framework:
         self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
     ) -> Status:
         for pl in self.pre_filter_plugins:
-            if pl.name in state.skip_filter_plugins or not isinstance(pl, fi.PreFilterExtensions):
+            ext = self._extensions_of(pl)
+            if ext is None or pl.name in state.skip_filter_plugins:
                 continue
-            s = pl.remove_pod(state, pod, pod_to_remove, node_info)
+            s = ext.remove_pod(state, pod, pod_to_remove, node_info)
             if not s.is_success():
                 return Status(
                     Code.ERROR,
@@ -571,9 +585,15 @@ class Framework:
                     return [], Status(Code.ERROR, (msg,))
                 ps.normalized = [ns.score for ns in scores]
         for ps in out:
-            if not ps.normalized or (
-                min(ps.normalized) >= fi.MIN_NODE_SCORE and max(ps.normalized) <= fi.MAX_NODE_SCORE
-            ):
+            if not ps.normalized:
+                continue
+            values = np.asarray(ps.normalized)
+            if values.dtype == np.int64 and values.ndim == 1:  # plain ints only
+                ps.array = values
+                low, high = int(values.min()), int(values.max())
+            else:
+                low, high = min(ps.normalized), max(ps.normalized)
+            if low >= fi.MIN_NODE_SCORE and high <= fi.MAX_NODE_SCORE:
                 continue
             for v in ps.normalized:
                 if v > fi.MAX_NODE_SCORE or v < fi.MIN_NODE_SCORE:

@@ -191,11 +191,24 @@ class Snapshot:
     def num_nodes(self) -> int:
         return len(self.node_info_list)
 
+    def _live_columns(self) -> NodeColumns | None:
+        """The columns, unless a newer snapshot of the same NodeInfos took them over."""
+        infos = self.node_info_list
+        return self.columns if infos and infos[0].columns is self.columns else None
+
     def have_pods_with_affinity(self) -> list[NodeInfo]:
-        return [ni for ni in self.node_info_list if ni.pods_with_affinity]
+        infos = self.node_info_list
+        cols = self._live_columns()
+        if cols is None:
+            return [ni for ni in infos if ni.pods_with_affinity]
+        return [infos[i] for i in cols.num_affinity.nonzero()[0].tolist()]
 
     def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
-        return [ni for ni in self.node_info_list if ni.pods_with_required_anti_affinity]
+        infos = self.node_info_list
+        cols = self._live_columns()
+        if cols is None:
+            return [ni for ni in infos if ni.pods_with_required_anti_affinity]
+        return [infos[i] for i in cols.num_anti_affinity.nonzero()[0].tolist()]
 
     def is_pvc_used_by_pods(self, key: str) -> bool:
         return any(key in ni.pvc_ref_counts for ni in self.node_info_list)
@@ -226,6 +239,7 @@ class Snapshot:
                     states[name] = ImageStateSummary(sizes[name], counts[name])
             ni.image_states = states
         self.columns.has_images[:] = [bool(ni.image_states) for ni in self.node_info_list]
+        self.columns.caches.clear()  # values derived from the old image states
 
 
 @dataclass(slots=True)

@@ -8,7 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+import numpy as np
+
 from scheduler_core.api import Pod
+from scheduler_core.framework.columns import Array, NodeColumns, columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import SUCCESS, Status
@@ -39,6 +42,20 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
     return MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
 
 
+def _image_scores(cols: NodeColumns, image: str, total_nodes: int) -> Array:
+    """_scaled_image_score of ``image`` on every node of the snapshot (0 where absent)."""
+    key = (NAME, image, total_nodes)
+    found = cols.caches.get(key)
+    if found is None:
+        found = np.zeros(cols.n, dtype=np.int64)
+        for i in np.flatnonzero(cols.has_images).tolist():
+            st = cols.infos[i].image_states.get(image)
+            if st is not None:
+                found[i] = _scaled_image_score(st, total_nodes)
+        cols.remember(key, found)
+    return found
+
+
 class ImageLocality:
     name = NAME
 
@@ -64,6 +81,21 @@ class ImageLocality:
         images = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
         n = len(images)
         zero = calculate_priority(0, n)
+        found = columns_of(nodes)
+        if found is not None and n > 0:
+            cols, idx = found
+            if not cols.has_images[idx].any():
+                return [zero] * len(nodes), SUCCESS
+            # Each image's scaled score per node is kept with the snapshot's columns.
+            sums = np.zeros(len(idx), dtype=np.int64)
+            for img in images:
+                sums += _image_scores(cols, img, total)[idx]
+            max_threshold = MAX_CONTAINER_THRESHOLD * n
+            clipped = np.minimum(np.maximum(sums, MIN_THRESHOLD), max_threshold)
+            result: list[int] = (
+                MAX_NODE_SCORE * (clipped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+            ).tolist()
+            return result, SUCCESS
         out: list[int] = []
         for ni in nodes:
             states = ni.image_states

@@ -7,11 +7,14 @@ and Score do a few dict lookups per node.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
+
+import numpy as np
 
 from scheduler_core.api import AffinityTerm, KubeObject, Node, Pod, WeightedAffinityTerm
 from scheduler_core.config.types import InterPodAffinityArgs
+from scheduler_core.framework.columns import Array, LabelColumn, NodeColumns, columns_of
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import (
@@ -74,6 +77,15 @@ class _IncomingTerm:
             return self.selector.matches(pod.labels)
         return False
 
+    def key(self) -> tuple[Any, ...]:
+        """What ``matches`` depends on (names the per-node pod counts kept in the columns)."""
+        return (
+            self.all_namespaces,
+            self.namespaces,
+            self.selector.is_nothing,
+            self.selector.requirements,
+        )
+
 
 def _existing_term_matches(term: AffinityTerm, pod: Pod, ns_labels: Mapping[str, str]) -> bool:
     """fwk.AffinityTerm.Matches for an existing pod's term against the incoming pod.
@@ -120,6 +132,15 @@ class _TopologyCounts:
             if value not in values:
                 self.size += 1
             values[value] = count
+
+    def add_per_value(self, key: str, column: LabelColumn, ids: Array, counts: Array) -> None:
+        """add(labels, key, +1) once per pod counted, for nodes with label ids ``ids``."""
+        has = (ids >= 0) & (counts > 0)
+        if not has.any():
+            return
+        sums = np.bincount(ids[has], weights=counts[has], minlength=len(column.values))
+        for j in np.flatnonzero(sums).tolist():
+            self.add({key: column.values[j]}, key, int(sums[j]))
 
     def get(self, key: str, value: str) -> int:
         values = self.by_key.get(key)
@@ -187,6 +208,20 @@ class _PreFilterState:
             if t.matches(existing):
                 self.anti_affinity.add(labels, t.topology_key, delta)
 
+    def add_incoming_columns(self, cols: NodeColumns, idx: Array) -> None:
+        """add_incoming(+1) for every pod on the nodes ``idx``, from per-node pod counts."""
+        terms = self.affinity_terms
+        if terms:
+            key = ("InterPodAffinity/all", tuple(t.key() for t in terms))
+            counts = cols.pod_counts(key, lambda p: _matches_all(terms, p))[idx]
+            for t in terms:
+                column = cols.label(t.topology_key)
+                self.affinity.add_per_value(t.topology_key, column, column.ids[idx], counts)
+        for t in self.anti_affinity_terms:
+            counts = cols.pod_counts(("InterPodAffinity", t.key()), t.matches)[idx]
+            column = cols.label(t.topology_key)
+            self.anti_affinity.add_per_value(t.topology_key, column, column.ids[idx], counts)
+
     def update_with_pod(self, existing: Pod, incoming: Pod, node: Node, delta: int) -> None:
         """updateWithPod: the AddPod (+1) / RemovePod (-1) change of one existing pod."""
         labels = node.labels
@@ -221,6 +256,17 @@ class _ScoreMap:
             values = self.by_key[key] = {}
         values[value] = values.get(value, 0) + weight
         self.touched = True
+
+    def add_per_value(
+        self, key: str, column: LabelColumn, ids: Array, counts: Array, weight: int
+    ) -> None:
+        """add(labels, key, weight) once per pod counted, for nodes with label ids ``ids``."""
+        has = (ids >= 0) & (counts > 0)
+        if not has.any():
+            return
+        sums = np.bincount(ids[has], weights=counts[has], minlength=len(column.values))
+        for j in np.flatnonzero(sums).tolist():
+            self.add({key: column.values[j]}, key, weight * int(sums[j]))
 
 
 def _pre_filter_state_error(value: object) -> str:
@@ -280,14 +326,20 @@ class InterPodAffinity:
             self._namespace_labels(pod),
             _matches_all(affinity_terms, pod),
         )
-        for ni in self.handle.snapshot.have_pods_with_required_anti_affinity():
-            labels = ni.node.labels
-            for existing in ni.pods_with_required_anti_affinity:
-                s.add_existing(existing, pod, labels)
-        if affinity_terms or anti_affinity_terms:
-            for ni in nodes:
-                if not ni.pods:
-                    continue
+        snapshot = self.handle.snapshot
+        whole = columns_of(snapshot.node_info_list)
+        if whole is not None:
+            s.existing_anti_affinity = _existing_anti_affinity_tally(whole[0], pod, s).counts()
+        else:
+            for ni in snapshot.have_pods_with_required_anti_affinity():
+                labels = ni.node.labels
+                for existing in ni.pods_with_required_anti_affinity:
+                    s.add_existing(existing, pod, labels)
+        found = columns_of(nodes) if affinity_terms or anti_affinity_terms else None
+        if found is not None:
+            s.add_incoming_columns(found[0], found[1])
+        elif affinity_terms or anti_affinity_terms:
+            for ni in _with_pods(nodes):
                 labels = ni.node.labels
                 for existing in ni.pods:
                     s.add_incoming(existing, labels, 1)
@@ -361,6 +413,9 @@ class InterPodAffinity:
         )
         if not affinity and not anti_terms and not existing:
             return out
+        found = columns_of(nodes)
+        if found is not None:
+            return _filter_columns(s, anti_terms, existing, found[0], found[1])
         for i, ni in enumerate(nodes):
             labels = ni.node.labels
             if affinity and not _satisfies_pod_affinity(s, labels):
@@ -402,11 +457,35 @@ class InterPodAffinity:
         ns_labels = self._namespace_labels(pod)
         hard_weight = self.hard_pod_affinity_weight
         scores = _ScoreMap()
-        for ni in all_nodes:
+        found = columns_of(all_nodes) if has_constraints else None
+        if found is not None:
+            # The pod's own terms against every pod, from per-node pod counts; then only the
+            # pods with affinity terms can add theirs.
+            cols, idx = found
+            for t, sign in [(t, 1) for t in preferred] + [(t, -1) for t in preferred_anti]:
+                counts = cols.pod_counts(("InterPodAffinity", t.key()), t.matches)[idx]
+                column = cols.label(t.topology_key)
+                scores.add_per_value(
+                    t.topology_key, column, column.ids[idx], counts, sign * t.weight
+                )
+        whole = columns_of(snapshot.node_info_list)
+        if whole is not None:
+            # The existing pods' terms against the pod, kept per node across cycles.
+            tally = _existing_terms_tally(whole[0], pod, ns_labels, hard_weight)
+            for key, values in tally.sums.items():
+                for value, weight in values.items():
+                    scores.add({key: value}, key, weight)
+            all_nodes = []
+        elif found is not None:
+            all_nodes = snapshot.have_pods_with_affinity()
+        if found is not None:
+            preferred = preferred_anti = ()
+        for ni in _with_pods(all_nodes) if has_constraints else all_nodes:
             labels = ni.node.labels
             if not labels:
                 continue
-            for existing in ni.pods if has_constraints else ni.pods_with_affinity:
+            pods = ni.pods if has_constraints and found is None else ni.pods_with_affinity
+            for existing in pods:
                 for t in preferred:
                     if t.matches(existing):
                         scores.add(labels, t.topology_key, t.weight)
@@ -449,6 +528,15 @@ class InterPodAffinity:
         if isinstance(s, str):
             return [], error(s)
         items = list(s.topology_score.items())
+        found = columns_of(nodes)
+        if found is not None:
+            cols, idx = found
+            acc = np.zeros(len(nodes), dtype=np.int64)
+            for key, values in items:
+                column = cols.label(key)
+                acc += column.table(values, 0, 0, np.int64)[column.ids[idx] + 1]
+            result: list[int] = acc.tolist()
+            return result, SUCCESS
         out: list[int] = []
         for ni in nodes:
             labels = ni.node.labels
@@ -459,6 +547,21 @@ class InterPodAffinity:
                     total += values.get(value, 0)
             out.append(total)
         return out, SUCCESS
+
+    def normalize_batch(self, state: CycleState, pod: Pod, raw: list[int]) -> list[int]:
+        """normalize_score on the raw scores alone (the runtime calls it after score_batch)."""
+        s = _read_pre_score_state(state)
+        if isinstance(s, str) or not s.topology_score or not raw:
+            return raw
+        low = min(raw)
+        diff = max(raw) - low
+        if diff <= 0:
+            return [0] * len(raw)
+        # float64 as upstream: MAX * ((v - low) / diff), truncated (the values are >= 0).
+        shifted = np.asarray(raw, dtype=np.int64) - low
+        scaled = float(MAX_NODE_SCORE) * (shifted.astype(np.float64) / float(diff))
+        result: list[int] = scaled.astype(np.int64).tolist()
+        return result
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
         """Scale linearly from the lowest (0) to the highest (100) score, in float64."""
@@ -474,6 +577,190 @@ class InterPodAffinity:
             f = float(MAX_NODE_SCORE) * (float(ns.score - low) / float(diff)) if diff > 0 else 0.0
             ns.score = int(f)
         return SUCCESS
+
+
+class _PairTally:
+    """Contributions (topology key, value, weight) of each node's existing pods, summed per
+    topology pair; a pair is kept while at least one contribution counts for it.
+
+    Kept in the snapshot's columns under a key naming the incoming pod's side, and brought up to
+    date each cycle by recounting only the nodes whose pods changed (NodeInfo.generation).
+    """
+
+    __slots__ = ("seen", "per_node", "sums", "adds")
+
+    def __init__(self, seen: Array) -> None:
+        self.seen = seen
+        self.per_node: dict[int, list[tuple[str, str, int]]] = {}
+        self.sums: dict[str, dict[str, int]] = {}
+        self.adds: dict[tuple[str, str], int] = {}
+
+    def _apply(self, items: Iterable[tuple[str, str, int]], sign: int) -> None:
+        for key, value, weight in items:
+            pair = (key, value)
+            n = self.adds.get(pair, 0) + sign
+            values = self.sums.setdefault(key, {})
+            if n == 0:
+                del self.adds[pair]
+                del values[value]
+                if not values:
+                    del self.sums[key]
+            else:
+                self.adds[pair] = n
+                values[value] = values.get(value, 0) + sign * weight
+
+    def update(
+        self,
+        cols: NodeColumns,
+        rows: Iterable[int],
+        contributions: Callable[[NodeInfo], list[tuple[str, str, int]]],
+    ) -> None:
+        infos = cols.infos
+        for row in rows:
+            old = self.per_node.pop(row, None)
+            if old:
+                self._apply(old, -1)
+            new = contributions(infos[row])
+            if new:
+                self.per_node[row] = new
+                self._apply(new, 1)
+
+    def counts(self) -> _TopologyCounts:
+        """The pairs as topology counts (each contribution counting one)."""
+        out = _TopologyCounts()
+        out.by_key = {key: dict(values) for key, values in self.sums.items()}
+        out.size = len(self.adds)
+        return out
+
+
+def _tally(
+    cols: NodeColumns,
+    key: tuple[Any, ...],
+    has_contributors: Array,
+    contributions: Callable[[NodeInfo], list[tuple[str, str, int]]],
+) -> _PairTally:
+    tally = cols.caches.get(key)
+    if not isinstance(tally, _PairTally):
+        tally = _PairTally(cols.generation.copy())
+        cols.remember(key, tally)
+        rows = np.flatnonzero(has_contributors).tolist()
+    else:
+        changed = np.flatnonzero(tally.seen != cols.generation)
+        tally.seen[changed] = cols.generation[changed]
+        rows = changed.tolist()
+    tally.update(cols, rows, contributions)
+    return tally
+
+
+def _existing_anti_affinity_tally(cols: NodeColumns, pod: Pod, s: _PreFilterState) -> _PairTally:
+    """add_existing over every node's pods with required anti-affinity, as a tally."""
+    ns_labels = s.namespace_labels
+
+    def contributions(ni: NodeInfo) -> list[tuple[str, str, int]]:
+        labels = ni.node.labels
+        out = []
+        for existing in ni.pods_with_required_anti_affinity:
+            for term in existing.required_anti_affinity_terms:
+                value = labels.get(term.topology_key)
+                if value is not None and _existing_term_matches(term, pod, ns_labels):
+                    out.append((term.topology_key, value, 1))
+        return out
+
+    key = (
+        "InterPodAffinity/existing-anti-affinity",
+        pod.namespace,
+        frozenset(pod.labels.items()),
+        frozenset(ns_labels.items()),
+    )
+    return _tally(cols, key, cols.num_anti_affinity > 0, contributions)
+
+
+def _existing_terms_tally(
+    cols: NodeColumns, pod: Pod, ns_labels: Mapping[str, str], hard_weight: int
+) -> _PairTally:
+    """PreScore's part from the existing pods' own terms (required affinity at the hard
+    weight, preferred affinity and anti-affinity) against the pod, as a tally."""
+
+    def contributions(ni: NodeInfo) -> list[tuple[str, str, int]]:
+        labels = ni.node.labels
+        out: list[tuple[str, str, int]] = []
+        if not labels:
+            return out
+        for existing in ni.pods_with_affinity:
+            if hard_weight > 0:
+                for term in existing.required_affinity_terms:
+                    value = labels.get(term.topology_key)
+                    if value is not None and _existing_term_matches(term, pod, ns_labels):
+                        out.append((term.topology_key, value, hard_weight))
+            for wt, sign in [(wt, 1) for wt in existing.preferred_affinity_terms] + [
+                (wt, -1) for wt in existing.preferred_anti_affinity_terms
+            ]:
+                value = labels.get(wt.term.topology_key)
+                if value is not None and _existing_term_matches(wt.term, pod, ns_labels):
+                    out.append((wt.term.topology_key, value, sign * wt.weight))
+        return out
+
+    key = (
+        "InterPodAffinity/existing-terms",
+        pod.namespace,
+        frozenset(pod.labels.items()),
+        frozenset(ns_labels.items()),
+        hard_weight,
+    )
+    return _tally(cols, key, cols.num_affinity > 0, contributions)
+
+
+def _with_pods(nodes: Sequence[NodeInfo]) -> Sequence[NodeInfo]:
+    """The nodes that have pods, in order (read from the pod-count column when there is one)."""
+    found = columns_of(nodes)
+    if found is None:
+        return [ni for ni in nodes if ni.pods]
+    cols, idx = found
+    return [nodes[p] for p in np.flatnonzero(cols.num_pods[idx]).tolist()]
+
+
+def _filter_columns(
+    s: _PreFilterState,
+    anti_terms: Sequence[tuple[str, Mapping[str, int]]],
+    existing: Sequence[tuple[str, Mapping[str, int]]],
+    cols: NodeColumns,
+    idx: Array,
+) -> dict[int, Status]:
+    """filter_batch over column-backed nodes: affinity, then anti-affinity, then existing pods'
+    anti-affinity decide a node's status, as in Filter."""
+    n = len(idx)
+    out: dict[int, Status] = {}
+    rejected = np.zeros(n, dtype=bool)
+    if s.affinity_terms:
+        has_keys = np.ones(n, dtype=bool)
+        pods_exist = np.ones(n, dtype=bool)
+        for t in s.affinity_terms:
+            column = cols.label(t.topology_key)
+            ids = column.ids[idx]
+            has_keys &= ids >= 0
+            counts = s.affinity.by_key.get(t.topology_key, _NO_COUNTS)
+            pods_exist &= column.table(counts, 0, 0, np.int64)[ids + 1] > 0
+        # With no matching pod anywhere, a pod matching its own terms may start the group.
+        starts_group = s.affinity.size == 0 and s.matches_own_affinity
+        ok = has_keys if starts_group else has_keys & pods_exist
+        rejected = ~ok
+        for p in np.flatnonzero(rejected).tolist():
+            out[p] = _AFFINITY_NOT_MATCH
+    for status, terms in (
+        (_ANTI_AFFINITY_NOT_MATCH, anti_terms),
+        (_EXISTING_ANTI_AFFINITY_NOT_MATCH, existing),
+    ):
+        if not terms:
+            continue
+        hit = np.zeros(n, dtype=bool)
+        for key, counts in terms:
+            column = cols.label(key)
+            hit |= column.table(counts, 0, 0, np.int64)[column.ids[idx] + 1] > 0
+        hit &= ~rejected
+        for p in np.flatnonzero(hit).tolist():
+            out[p] = status
+        rejected |= hit
+    return out
 
 
 def _satisfies_pod_affinity(s: _PreFilterState, labels: Mapping[str, str]) -> bool:

@@ -8,7 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+import numpy as np
+
 from scheduler_core.api import Pod
+from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
@@ -137,6 +140,24 @@ class NodeAffinity:
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> dict[int, Status]:
         out: dict[int, Status] = {}
+        found = columns_of(nodes)
+        if found is not None:
+            cols, idx = found
+            enforced = np.zeros(len(idx), dtype=bool)
+            if self.added_node_selector is not None:
+                enforced = ~cols.node_selector_mask(self.added_node_selector)[idx]
+                for p in np.flatnonzero(enforced).tolist():
+                    out[p] = _ENFORCED
+            s = state.get(_PRE_FILTER_KEY)
+            req = s if isinstance(s, RequiredNodeAffinity) else RequiredNodeAffinity(pod)
+            ok = np.ones(cols.n, dtype=bool)
+            if req.selector is not None:
+                ok &= cols.selector_mask(req.selector)
+            if req.affinity is not None:
+                ok &= cols.node_selector_mask(req.affinity)
+            for p in np.flatnonzero(~ok[idx] & ~enforced).tolist():
+                out[p] = _NOT_MATCHED
+            return out
         for i, ni in enumerate(nodes):
             st = self.filter(state, pod, ni)
             if st.code:
@@ -163,6 +184,23 @@ class NodeAffinity:
         if terms:
             count += _score_terms(terms, node_info)
         return count, SUCCESS
+
+    def score_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status]:
+        """Score for many nodes: each matching term's weight, added over node masks."""
+        found = columns_of(nodes)
+        s = state.get(_PRE_SCORE_KEY)
+        terms = s.terms if isinstance(s, _PreScoreState) else pod.preferred_node_terms
+        if found is None:
+            return [self.score(state, pod, ni)[0] for ni in nodes], SUCCESS
+        cols, idx = found
+        acc = np.zeros(cols.n, dtype=np.int64)
+        for group in (self.added_pref_terms, terms):
+            for t in group or ():
+                acc += cols.node_selector_term_mask(t.term) * t.weight
+        result: list[int] = acc[idx].tolist()
+        return result, SUCCESS
 
     def normalize_batch(self, state: CycleState, pod: Pod, raw: list[int]) -> list[int]:
         return normalize_values(MAX_NODE_SCORE, False, raw)

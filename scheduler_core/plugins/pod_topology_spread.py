@@ -12,8 +12,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+import numpy as np
+
 from scheduler_core.api import HOSTNAME_LABEL, ZONE_LABEL, ClusterObjects, KubeObject, Node, Pod
 from scheduler_core.config.types import SYSTEM_DEFAULTING, PluginArgs, PodTopologySpreadArgs
+from scheduler_core.framework.columns import Array, NodeColumns, columns_of
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import (
@@ -52,6 +55,7 @@ SYSTEM_DEFAULT_CONSTRAINTS: Final[tuple[Mapping[str, Any], ...]] = (
 
 _PRE_FILTER_KEY: Final = f"PreFilter{NAME}"
 _PRE_SCORE_KEY: Final = f"PreScore{NAME}"
+_SCORED_KEY: Final = f"ScoreBatch{NAME}"
 _MAX_INT32: Final = 2**31 - 1
 _INVALID_SCORE: Final = -1
 
@@ -252,6 +256,19 @@ def _count_matching(pods: Sequence[Pod], selector: Selector, namespace: str) -> 
     return count
 
 
+def _matching_counts(cols: NodeColumns, selector: Selector, namespace: str) -> Array:
+    """_count_matching for every node of the snapshot, kept in the columns across cycles."""
+    if selector.is_empty:
+        return np.zeros(cols.n, dtype=np.int64)
+    matches = selector.matches
+
+    def counted(p: Pod) -> bool:
+        return not p.deleting and p.namespace == namespace and matches(p.labels)
+
+    key = (NAME, namespace, selector.is_nothing, selector.requirements)
+    return cols.pod_counts(key, counted)
+
+
 def _count_per_domain(
     pod: Pod,
     constraints: Sequence[Constraint],
@@ -269,6 +286,20 @@ def _count_per_domain(
     only values already in ``counts[i]`` are counted; otherwise each counted node's value
     becomes a domain, with zero matching pods if need be.
     """
+    found = columns_of(nodes)
+    if found is not None:
+        _count_per_domain_columns(
+            pod,
+            constraints,
+            nodes,
+            found[0],
+            found[1],
+            counts,
+            indices,
+            known_only=known_only,
+            require_all=require_all,
+        )
+        return
     keys = [c.topology_key for c in constraints]
     groups = _selector_groups(constraints)
     inclusion = _Inclusion(pod, constraints)
@@ -322,6 +353,88 @@ def _count_per_domain(
             m[value] = m.get(value, 0) + n
 
 
+def _count_per_domain_columns(
+    pod: Pod,
+    constraints: Sequence[Constraint],
+    nodes: Sequence[NodeInfo],
+    cols: NodeColumns,
+    idx: Array,
+    counts: list[dict[str, int]],
+    indices: Iterable[int],
+    *,
+    known_only: bool,
+    require_all: bool,
+) -> None:
+    """_count_per_domain over column-backed nodes: the same counts, in array passes.
+
+    Each node's topology value is its id in the snapshot's label column; a domain's count is
+    the sum over its counted nodes, and a new domain enters ``counts[i]`` where its first
+    counted node comes in ``nodes``, as the per-node walk would add it.
+    """
+    wanted = list(indices)
+    if not wanted:
+        return
+    n = len(nodes)
+    label_ids = {}
+    for c in constraints:
+        if c.topology_key not in label_ids:
+            column = cols.label(c.topology_key)
+            label_ids[c.topology_key] = (column, column.ids[idx])
+    base = np.ones(n, dtype=bool)
+    if require_all:
+        for _, ids in label_ids.values():
+            base &= ids >= 0
+    inclusion = _Inclusion(pod, constraints)
+    affinity_mask: Array | None = None
+    taints_mask: Array | None = None
+    masks: list[Array] = []
+    for i in wanted:
+        c = constraints[i]
+        mask = base
+        if c.honor_node_affinity and inclusion.need_affinity:
+            if affinity_mask is None:
+                affinity_mask = inclusion.affinity_mask(cols)[idx]
+            mask = mask & affinity_mask
+        if c.honor_node_taints and inclusion.need_taints:
+            if taints_mask is None:
+                taints_mask = base.copy()
+                tainted = base & cols.has_taints[idx]
+                for p in np.flatnonzero(tainted).tolist():
+                    taints_mask[p] = inclusion.taints_tolerated(nodes[p].node)
+            mask = mask & taints_mask
+        if known_only:
+            column, ids = label_ids[c.topology_key]
+            known = counts[i]
+            table = np.zeros(len(column.values) + 1, dtype=bool)
+            table[0] = "" in known  # a node without the key counts under ""
+            for value in known:
+                j = column.index.get(value)
+                if j is not None:
+                    table[j + 1] = True
+            mask = mask & table[ids + 1]
+        masks.append(mask)
+    namespace = pod.namespace
+    for i, mask in zip(wanted, masks, strict=True):
+        c = constraints[i]
+        matched = _matching_counts(cols, c.selector, namespace)[idx]
+        column, ids = label_ids[c.topology_key]
+        counted = np.flatnonzero(mask)
+        if counted.size == 0:
+            continue
+        codes = ids[counted] + 1  # 0: no such label, counted under ""
+        sums = np.bincount(codes, weights=matched[counted], minlength=len(column.values) + 1)
+        m = counts[i]
+        if known_only:
+            for code in np.flatnonzero(sums).tolist():
+                value = column.values[code - 1] if code else ""
+                m[value] = m[value] + int(sums[code])
+            continue
+        present, first = np.unique(codes, return_index=True)
+        for code in present[np.argsort(first, kind="stable")].tolist():
+            value = column.values[code - 1] if code else ""
+            m[value] = m.get(value, 0) + int(sums[code])
+
+
 class _Inclusion:
     """Which nodes a constraint counts, per its nodeAffinityPolicy and nodeTaintsPolicy."""
 
@@ -344,6 +457,17 @@ class _Inclusion:
         if self.affinity is not None:
             return self.affinity.matches(node.labels, node.name)
         return True
+
+    def affinity_mask(self, cols: NodeColumns) -> Array:
+        """affinity_matches over every node of the snapshot."""
+        out = np.ones(cols.n, dtype=bool)
+        if not self.need_affinity:
+            return out
+        if self.node_selector is not None:
+            out &= cols.selector_mask(self.node_selector)
+        if self.affinity is not None:
+            out &= cols.node_selector_mask(self.affinity)
+        return out
 
     def taints_tolerated(self, node: Node) -> bool:
         if not self.need_taints or not node.taints:
@@ -552,6 +676,9 @@ class PodTopologySpread:
             (key, max_skew, (paths.num0 if len(counts) >= min_domains else 0) - self_match, counts)
             for key, max_skew, min_domains, self_match, counts, paths in s.checks
         ]
+        found = columns_of(nodes)
+        if found is not None:
+            return _filter_columns(checks, found[0], found[1])
         out: dict[int, Status] = {}
         for i, ni in enumerate(nodes):
             labels = ni.node.labels
@@ -625,7 +752,22 @@ class PodTopologySpread:
         counts: list[dict[str, int]] = [{} for _ in constraints]
         zonal = [(i, c) for i, c in enumerate(constraints) if c.topology_key != HOSTNAME_LABEL]
         ignored: set[str] = set()
-        for ni in nodes:
+        found = columns_of(nodes)
+        if found is not None:
+            cols, idx = found
+            missing = np.zeros(len(idx), dtype=bool)
+            if require_all:
+                for k in keys:
+                    missing |= cols.label(k).ids[idx] < 0
+                ignored.update(cols.names()[idx[missing]].tolist())
+            kept = np.flatnonzero(~missing)
+            for i, c in zonal:
+                column = cols.label(c.topology_key)
+                codes = column.ids[idx[kept]] + 1  # 0: no such label, a domain named ""
+                present, first = np.unique(codes, return_index=True)
+                for code in present[np.argsort(first, kind="stable")].tolist():
+                    counts[i].setdefault(column.values[code - 1] if code else "", 0)
+        for ni in nodes if found is None else ():
             labels = ni.node.labels
             if require_all and not all(k in labels for k in keys):
                 ignored.add(ni.node.name)
@@ -670,7 +812,34 @@ class PodTopologySpread:
         s = state.get(_PRE_SCORE_KEY)
         if not isinstance(s, _PreScoreState):
             return [], _STATUS_NO_PRE_SCORE_STATE
-        return [_score(s, ni) for ni in nodes], SUCCESS
+        found = columns_of(nodes)
+        scored = _score_columns(s, found[0], found[1]) if found is not None else None
+        if scored is None:
+            out = [_score(s, ni) for ni in nodes]
+            ignored = [ni.node.name in s.ignored for ni in nodes]
+        else:
+            out, ignored = scored
+        state.write(_SCORED_KEY, _Scored(ignored))
+        return out, SUCCESS
+
+    def normalize_batch(self, state: CycleState, pod: Pod, raw: list[int]) -> list[int]:
+        """normalize_score on the raw scores of score_batch, which noted the ignored nodes."""
+        scored = state.get(_SCORED_KEY)
+        if not isinstance(scored, _Scored) or len(scored.ignored) != len(raw):
+            raise RuntimeError("PodTopologySpread: normalize_batch without score_batch")
+        ignored = scored.ignored
+        counted = [v for v, skip in zip(raw, ignored, strict=True) if not skip]
+        min_score = min(counted, default=2**63 - 1)
+        max_score = max(max(counted, default=0), 0)
+        out: list[int] = []
+        for v, skip in zip(raw, ignored, strict=True):
+            if skip or v == _INVALID_SCORE:
+                out.append(0)
+            elif max_score == 0:
+                out.append(MAX_NODE_SCORE)
+            else:
+                out.append(MAX_NODE_SCORE * (max_score + min_score - v) // max_score)
+        return out
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
         s = state.get(_PRE_SCORE_KEY)
@@ -692,6 +861,69 @@ class PodTopologySpread:
             else:
                 ns.score = MAX_NODE_SCORE * (max_score + min_score - ns.score) // max_score
         return SUCCESS
+
+
+def _filter_columns(
+    checks: Sequence[tuple[str, int, int, Mapping[str, int]]], cols: NodeColumns, idx: Array
+) -> dict[int, Status]:
+    """filter_batch over column-backed nodes: a node's first failing constraint decides."""
+    out: dict[int, Status] = {}
+    undecided = np.ones(len(idx), dtype=bool)
+    for key, max_skew, offset, counts in checks:
+        column = cols.label(key)
+        ids = column.ids[idx]
+        missing = undecided & (ids < 0)
+        table = column.table(counts, 0, 0, np.int64)
+        skewed = undecided & ~missing & (table[ids + 1] - offset > max_skew)
+        for p in np.flatnonzero(missing).tolist():
+            out[p] = _STATUS_LABEL_MISSING
+        for p in np.flatnonzero(skewed).tolist():
+            out[p] = _STATUS_SKEW
+        undecided &= ~(missing | skewed)
+    return out
+
+
+class _Scored(FrozenState):
+    """Which of the nodes score_batch scored are ignored, for normalize_batch."""
+
+    __slots__ = ("ignored",)
+
+    def __init__(self, ignored: list[bool]) -> None:
+        self.ignored = ignored
+
+
+def _score_columns(
+    s: _PreScoreState, cols: NodeColumns, idx: Array
+) -> tuple[list[int], list[bool]] | None:
+    """_score over column-backed nodes, in the same float64 steps; None when a node's domain
+    is unknown to PreScore (the per-node path then fails as upstream would)."""
+    n = len(idx)
+    ignored = np.zeros(n, dtype=bool)
+    if s.ignored:
+        ignored = np.isin(cols.names()[idx], list(s.ignored))
+    total = np.zeros(n, dtype=np.float64)
+    for i, c in enumerate(s.constraints):
+        column = cols.label(c.topology_key)
+        ids = column.ids[idx]
+        present = ids >= 0
+        if c.topology_key == HOSTNAME_LABEL:
+            cnt = _matching_counts(cols, c.selector, s.namespace)[idx]
+        else:
+            known = column.table(dict.fromkeys(s.counts[i], True), False, False, bool)
+            if (present & ~ignored & ~known[ids + 1]).any():
+                return None
+            cnt = column.table(s.counts[i], 0, 0, np.int64)[ids + 1]
+        term = cnt.astype(np.float64) * s.weights[i] + float(c.max_skew - 1)
+        total = np.where(present, total + term, total)
+    # go_round: halves away from zero.
+    magnitude = np.abs(total)
+    whole = np.floor(magnitude)
+    rounded = (whole + (magnitude - whole >= 0.5)).astype(np.int64)
+    rounded = np.where(total < 0, -rounded, rounded)
+    rounded[ignored] = 0
+    flags: list[bool] = ignored.tolist()
+    scores: list[int] = rounded.tolist()
+    return scores, flags
 
 
 def _score(s: _PreScoreState, node_info: NodeInfo) -> int:

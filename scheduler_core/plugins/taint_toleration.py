@@ -57,11 +57,16 @@ class TaintToleration:
     ) -> dict[int, Status]:
         """Filter for many nodes; only tainted nodes are looked at, one taint set at a time."""
         cols = columns_of(nodes)
-        if cols is not None:
-            tainted = np.flatnonzero(cols[0].has_taints[cols[1]]).tolist()
-        else:
-            tainted = [i for i, ni in enumerate(nodes) if ni.node.taints]
         tolerations = pod.tolerations
+        if cols is not None:
+            ids, sets = cols[0].taint_sets()
+            table = np.zeros(len(sets) + 1, dtype=bool)
+            for j, taints in enumerate(sets):
+                table[j + 1] = (
+                    find_untolerated_taint(taints, tolerations, do_not_schedule_taint) is not None
+                )
+            return dict.fromkeys(np.flatnonzero(table[ids[cols[1]] + 1]).tolist(), _UNTOLERATED)
+        tainted = [i for i, ni in enumerate(nodes) if ni.node.taints]
         out: dict[int, Status] = {}
         verdicts: dict[tuple[Taint, ...], bool] = {}
         for i in tainted:
@@ -97,11 +102,19 @@ class TaintToleration:
         counts: dict[tuple[Taint, ...], int] = {(): 0}
         cols = columns_of(nodes)
         if cols is not None:
-            tainted = np.flatnonzero(cols[0].has_taints[cols[1]]).tolist()
-            out = [0] * len(nodes)
-        else:
-            tainted = list(range(len(nodes)))
-            out = [0] * len(nodes)
+            ids, sets = cols[0].taint_sets()
+            table = np.zeros(len(sets) + 1, dtype=np.int64)
+            for j, taints in enumerate(sets):
+                table[j + 1] = sum(
+                    1
+                    for t in taints
+                    if t.effect == "PreferNoSchedule"
+                    and not tolerations_tolerate_taint(s.tolerations, t)
+                )
+            result: list[int] = table[ids[cols[1]] + 1].tolist()
+            return result, SUCCESS
+        tainted = list(range(len(nodes)))
+        out = [0] * len(nodes)
         for i in tainted:
             taints = nodes[i].node.taints
             c = counts.get(taints)

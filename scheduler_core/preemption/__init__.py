@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from scheduler_core.api import KubeObject, Pod
 from scheduler_core.errors import SchedulerCoreError
@@ -187,6 +187,11 @@ class Evaluator:
         statuses: dict[str, Status] = {}
         errors: list[str] = []
         for ni in potential:
+            if not any(self._preemption_allowed(p, pod) for p in ni.pods):
+                # select_victims_on_node would find no victim before changing anything: skip
+                # the copies.
+                statuses[ni.node.name] = _NO_VICTIMS
+                continue
             copy = ni.clone()
             victims, num_violations, status = self.select_victims_on_node(
                 state.clone(), pod, copy, pdbs
@@ -227,14 +232,7 @@ class Evaluator:
                 if not s.is_success():
                     return [], 0, s
         if not potential:
-            return (
-                [],
-                0,
-                Status(
-                    Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                    ("No preemption victims found for incoming pod",),
-                ),
-            )
+            return [], 0, _NO_VICTIMS
         s = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
         if not s.is_success():
             return [], 0, s
@@ -306,6 +304,11 @@ class Evaluator:
                 return by_name[selected[0]]
             remaining = selected
         return by_name[remaining[0]]
+
+
+_NO_VICTIMS: Final = Status(
+    Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("No preemption victims found for incoming pod",)
+)
 
 
 def _sortable(v: object) -> tuple[int, str]:

@@ -272,21 +272,48 @@ class Fit:
         if not isinstance(s, _PreFilterState) or s.scalars or cols is None:
             candidates: list[int] = list(range(len(nodes)))
         else:
+            # Each node's failed checks as bits (too many pods, cpu, memory, ephemeral storage,
+            # and one for "more than the node has"); each distinct answer is one Status.
             c, idx = cols
-            ok = c.num_pods[idx] < c.alloc_pods[idx]
-            if s.milli_cpu > 0:
-                ok &= s.milli_cpu <= c.alloc_cpu[idx] - c.req_cpu[idx]
-            if s.memory > 0:
-                ok &= s.memory <= c.alloc_mem[idx] - c.req_mem[idx]
-            if s.ephemeral_storage > 0:
-                ok &= s.ephemeral_storage <= c.alloc_eph[idx] - c.req_eph[idx]
-            candidates = np.flatnonzero(~ok).tolist()
+            bits = (c.num_pods[idx] >= c.alloc_pods[idx]).astype(np.int64)
+            beyond = np.zeros(len(idx), dtype=bool)
+            for bit, want, alloc, used in (
+                (2, s.milli_cpu, c.alloc_cpu, c.req_cpu),
+                (4, s.memory, c.alloc_mem, c.req_mem),
+                (8, s.ephemeral_storage, c.alloc_eph, c.req_eph),
+            ):
+                if want > 0:
+                    have = alloc[idx]
+                    short = want > have - used[idx]
+                    bits += short * bit
+                    beyond |= short & (want > have)
+            bits += beyond * 16
+            rejected = np.flatnonzero(bits)
+            statuses = {b: self._status_of_bits(b) for b in np.unique(bits[rejected]).tolist()}
+            return {
+                i: statuses[b]
+                for i, b in zip(rejected.tolist(), bits[rejected].tolist(), strict=True)
+            }
         out: dict[int, Status] = {}
         for i in candidates:
             st = self.filter(state, pod, nodes[i])
             if st.code:
                 out[i] = st
         return out
+
+    def _status_of_bits(self, bits: int) -> Status:
+        """The status filter gives for the failed checks ``bits`` (see filter_batch)."""
+        reasons = tuple(
+            reason
+            for bit, reason in (
+                (1, ERR_REASON_TOO_MANY_PODS),
+                (2, ERR_REASON_INSUFFICIENT_CPU),
+                (4, ERR_REASON_INSUFFICIENT_MEMORY),
+                (8, ERR_REASON_INSUFFICIENT_EPHEMERAL_STORAGE),
+            )
+            if bits & bit
+        )
+        return self._status(bool(bits & 16), reasons)
 
     def _status(self, unresolvable: bool, reasons: tuple[str, ...]) -> Status:
         key = (unresolvable, reasons)

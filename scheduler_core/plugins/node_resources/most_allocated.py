@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
+from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins.node_resources.resource_allocation import go_quo
@@ -55,6 +58,31 @@ def most_allocated_cpu_memory(
     mem_weight: int,
 ) -> list[int]:
     """most_allocated_scorer over cpu then memory for many nodes, inlined for speed."""
+    cols = columns_of(nodes)
+    if cols is not None:
+        c, idx = cols
+        cpu_cap, mem_cap = c.alloc_cpu[idx], c.alloc_mem[idx]
+        used_cpu = (c.req_cpu if use_requested else c.nz_cpu)[idx] + cpu_req
+        used_mem = (c.req_mem if use_requested else c.nz_mem)[idx] + mem_req
+        if (
+            cpu_weight > 0
+            and mem_weight > 0
+            and (cpu_cap >= 0).all()
+            and (mem_cap >= 0).all()
+            and (used_cpu >= 0).all()
+            and (used_mem >= 0).all()
+        ):
+            # Non-negative integers only: floor division is Go's truncation.
+            cpu_score = np.minimum(used_cpu, cpu_cap) * MAX_NODE_SCORE // np.maximum(cpu_cap, 1)
+            mem_score = np.minimum(used_mem, mem_cap) * MAX_NODE_SCORE // np.maximum(mem_cap, 1)
+            weight_sum = (cpu_cap != 0) * cpu_weight + (mem_cap != 0) * mem_weight
+            total = (cpu_cap != 0) * cpu_score * cpu_weight + (
+                mem_cap != 0
+            ) * mem_score * mem_weight
+            result: list[int] = np.where(
+                weight_sum == 0, 0, total // np.maximum(weight_sum, 1)
+            ).tolist()
+            return result
     out: list[int] = []
     append = out.append
     for ni in nodes:
