@@ -14,7 +14,6 @@ import numpy as np
 
 from scheduler_core.api import Pod
 from scheduler_core.config.types import NodeResourcesBalancedAllocationArgs
-from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, error
@@ -24,6 +23,7 @@ from scheduler_core.plugins.helpers import FrozenState
 from scheduler_core.plugins.node_resources.resource_allocation import (
     Entry,
     ResourceAllocationScorer,
+    cpu_memory_columns,
 )
 
 NAME: Final = names.NODE_RESOURCES_BALANCED_ALLOCATION
@@ -83,12 +83,9 @@ def balanced_cpu_memory(
 
     With one fraction or none the deviation is 0, so such a node scores MAX_NODE_SCORE.
     """
-    cols = columns_of(nodes)
+    cols = cpu_memory_columns(nodes, use_requested, cpu_req, mem_req)
     if cols is not None:
-        c, idx = cols
-        cpu_cap, mem_cap = c.alloc_cpu[idx], c.alloc_mem[idx]
-        used_cpu = (c.req_cpu if use_requested else c.nz_cpu)[idx] + cpu_req
-        used_mem = (c.req_mem if use_requested else c.nz_mem)[idx] + mem_req
+        cpu_cap, mem_cap, used_cpu, used_mem = cols
         one = (cpu_cap == 0) | (mem_cap == 0)
         with np.errstate(divide="ignore", invalid="ignore"):
             # int64 / int64 converts both to float64 first, exactly as Go's float64(a)/float64(b).

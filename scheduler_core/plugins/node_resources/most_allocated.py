@@ -9,10 +9,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.types import NodeInfo
-from scheduler_core.plugins.node_resources.resource_allocation import go_quo
+from scheduler_core.plugins.node_resources.resource_allocation import cpu_memory_columns, go_quo
 
 
 def most_requested_score(requested: int, capacity: int) -> int:
@@ -58,12 +57,9 @@ def most_allocated_cpu_memory(
     mem_weight: int,
 ) -> list[int]:
     """most_allocated_scorer over cpu then memory for many nodes, inlined for speed."""
-    cols = columns_of(nodes)
+    cols = cpu_memory_columns(nodes, use_requested, cpu_req, mem_req)
     if cols is not None:
-        c, idx = cols
-        cpu_cap, mem_cap = c.alloc_cpu[idx], c.alloc_mem[idx]
-        used_cpu = (c.req_cpu if use_requested else c.nz_cpu)[idx] + cpu_req
-        used_mem = (c.req_mem if use_requested else c.nz_mem)[idx] + mem_req
+        cpu_cap, mem_cap, used_cpu, used_mem = cols
         if (
             cpu_weight > 0
             and mem_weight > 0

@@ -26,6 +26,7 @@ from scheduler_core.api import (
     is_scalar_resource,
 )
 from scheduler_core.config.types import ResourceSpec
+from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.types import NodeInfo
 
 # How a resource's amounts are read off a NodeInfo.
@@ -306,3 +307,17 @@ class ResourceAllocationScorer:
                 weights.append(weight)
             append(scorer(reqs, allocs, weights))
         return out
+
+
+def cpu_memory_columns(
+    nodes: Sequence[NodeInfo], use_requested: bool, cpu_req: int, mem_req: int
+) -> tuple[Any, Any, Any, Any] | None:
+    """Allocatable and requested-after-placing-the-pod cpu and memory as arrays over ``nodes``
+    (requested or non-zero requested), or None when the nodes have no columns."""
+    cols = columns_of(nodes)
+    if cols is None:
+        return None
+    c, idx = cols
+    used_cpu = (c.req_cpu if use_requested else c.nz_cpu)[idx] + cpu_req
+    used_mem = (c.req_mem if use_requested else c.nz_mem)[idx] + mem_req
+    return c.alloc_cpu[idx], c.alloc_mem[idx], used_cpu, used_mem
