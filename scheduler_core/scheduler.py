@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from scheduler_core.api import ClusterObjects, Node, Pod
@@ -104,12 +104,6 @@ class Outcome:
     nominated_node: str | None = None
 
 
-@dataclass(slots=True)
-class _Nomination:
-    node: str | None
-    victims: list[Pod] = field(default_factory=list)
-
-
 def split_manifests(
     objects: Iterable[Mapping[str, Any]],
 ) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]], dict[str, list[Mapping[str, Any]]]]:
@@ -182,7 +176,8 @@ class Scheduler:
                 nominated_nodes=self._nominated_nodes,
                 extras=dict(extras),
             )
-            fwk.extras["binder"] = self._bind_to_cluster
+            # The handle's waiting-pod access (upstream GetWaitingPod/RejectWaitingPod): plugins
+            # reach waiting_pods(), allow_waiting_pod() and reject_waiting_pod() through it.
             fwk.extras["waiting_pods"] = self
             self.frameworks[profile.scheduler_name] = fwk
             fwk.extras["extenders"] = self.extenders
@@ -254,17 +249,14 @@ class Scheduler:
 
     def delete_pod(self, key: str) -> None:
         """Delete a pod by ``namespace/name``, bound, waiting or pending."""
-        for uid, wp in list(self.waiting.items()):
-            if wp.pod.key == key:
-                self.reject_waiting_pod(key, "", "pod deleted while waiting on permit")
-                del uid
+        if self._waiting_by_key(key) is not None:
+            # Rejecting unreserves and requeues it; the pending-pod branch below removes it.
+            self.reject_waiting_pod(key, "", "pod deleted while waiting on permit")
         bound = next((p for p in self.cluster.pods.values() if p.key == key), None)
         if bound is not None:
             self.cluster.remove_pod(bound)
-            nominated_here = bool(self.queue.nominated_pods_for_node(bound.node_name))
             self.queue.assigned_pod_deleted(bound)
             self._make(Delete, key, details={"node": bound.node_name})
-            del nominated_here
             self.outcomes.pop(key, None)
             return
         pending = self.pending.pop(key, None)
@@ -286,9 +278,6 @@ class Scheduler:
 
     def _nominated_for(self, node_name: str) -> list[Pod]:
         return self.queue.nominated_pods_for_node(node_name)
-
-    def _bind_to_cluster(self, pod: Pod, node_name: str) -> None:
-        """DefaultBinder's API call: the assumed pod is now bound."""
 
     def _preempt(self, pod: Pod, node_name: str, victims: list[Pod]) -> str | None:
         """PostFilter chose a node: delete the victims, clear lower nominations there."""
