@@ -20,6 +20,16 @@ from scheduler_core.plugins.node_resources.fit import fits_request, pre_filter_r
 Detail = Callable[[CycleContext, Any, FilterView], tuple[dict[str, Any], str, str]]
 
 
+def filter_detail(name: str) -> Callable[[Detail], Detail]:
+    """Register the detail function of a plugin's Filter explanation."""
+
+    def register(fn: Detail) -> Detail:
+        _DETAILS[name] = fn
+        return fn
+
+    return register
+
+
 def explain_filter(ctx: CycleContext, plugin: str, node: str) -> Explanation:
     """Why ``plugin`` let ``node`` pass or rejected it in this cycle."""
     pl = ctx.plugin(plugin)

@@ -512,13 +512,20 @@ class InterPodAffinity:
         s = _read_pre_score_state(state)
         if isinstance(s, str):
             return 0, error(s)
-        labels = node_info.node.labels
-        total = 0
-        for key, values in s.topology_score.items():
-            value = labels.get(key)
-            if value is not None:
-                total += values.get(value, 0)
-        return total, SUCCESS
+        return sum(w for _, _, w in _score_pairs(s, node_info)), SUCCESS
+
+    @staticmethod
+    def score_pairs(state: CycleState, node_info: NodeInfo) -> list[tuple[str, str, int]] | None:
+        """(topology key, the node's value, summed weight) of each topology pair PreScore
+        weighed that the node is in; Score adds them up. None without PreScore state."""
+        s = _read_pre_score_state(state)
+        return None if isinstance(s, str) else _score_pairs(s, node_info)
+
+    @staticmethod
+    def pre_filter_state(state: CycleState) -> _PreFilterState | None:
+        """What PreFilter counted (the pod's terms, matching pods per topology pair)."""
+        s = state.get(_PRE_FILTER_KEY)
+        return s if type(s) is _PreFilterState else None
 
     def score_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -760,6 +767,16 @@ def _filter_columns(
         for p in np.flatnonzero(hit).tolist():
             out[p] = status
         rejected |= hit
+    return out
+
+
+def _score_pairs(s: _PreScoreState, node_info: NodeInfo) -> list[tuple[str, str, int]]:
+    labels = node_info.node.labels
+    out = []
+    for key, values in s.topology_score.items():
+        value = labels.get(key)
+        if value is not None:
+            out.append((key, value, values.get(value, 0)))
     return out
 
 
