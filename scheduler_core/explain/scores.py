@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from scheduler_core.config.types import MAX_CUSTOM_PRIORITY_SCORE
 from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.explain.record import Explanation, explanation, quantity_text
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
@@ -134,9 +135,8 @@ def _fit(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str,
             lines.append(f"{name}: min({q(req)}, {q(cap)}) × 100 / {q(cap)} = {s}")
         else:
             s = scorer.scorer([req], [cap], [1])
-            shape = _shape(pl)
-            inputs["shape"] = shape
-            lines.append(f"{name}: shape({req * 100 // cap if cap else 100}% used) = {s}")
+            pct = min(req * 100 // cap, 100) if cap else 100
+            lines.append(f"{name}: shape({pct}% used) = {s}")
         r["score"] = s
         parts.append((s, r["weight"]))
         texts.append(
@@ -147,6 +147,10 @@ def _fit(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str,
         # Resources scoring 0 or less do not count towards the mean, which rounds half up.
         parts = [(s, w) for s, w in parts if s > 0]
         mean = _weighted_mean(parts, value, "rounded")
+        inputs["shape"] = shape = _shape(pl)
+        scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+        points = ", ".join(f"{p['utilization']}%→{p['score'] * scale}" for p in shape)
+        lines.insert(0, f"shape: {points} (linear between points, scores ×{scale})")
     else:
         mean = _weighted_mean(parts, value, "integer division")
     formula = "; ".join(lines + [mean])

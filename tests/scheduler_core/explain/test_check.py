@@ -112,3 +112,35 @@ def test_check_reports_a_verdict_the_engine_did_not_give() -> None:
 
     out = at_cycle(_case(), 1, tampered)
     assert any("Filter NodeResourcesFit on n2" in d for d in out.differ)
+
+
+def test_cli_prints_the_explanation_text(tmp_path: Path) -> None:
+    import json
+
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(_case()))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scheduler_core.explain",
+            str(path),
+            "--cycle",
+            "1",
+            "--node",
+            "n2",
+            "--plugin",
+            "NodeResourcesFit",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("[Filter NodeResourcesFit] NodeResourcesFit on n2: passes.")
+    assert any(
+        line.startswith("[Score NodeResourcesFit] NodeResourcesFit (LeastAllocated)")
+        for line in lines
+    )
+    assert "cpu: (2000m − 1000m) × 100 / 2000m = 50" in proc.stdout
