@@ -5,7 +5,9 @@ Computed on demand from a CycleContext (the cycle as the engine left it), never 
 
 from __future__ import annotations
 
-from scheduler_core.explain import topology as _topology  # noqa: F401  (registers explainers)
+# Imported for their explainers, which they register.
+from scheduler_core.explain import topology as _topology  # noqa: F401
+from scheduler_core.explain import volumes as _volumes  # noqa: F401
 from scheduler_core.explain.api import at_cycle, explain_node
 from scheduler_core.explain.context import CycleContext, ExplainError, FilterView
 from scheduler_core.explain.filters import explain_filter

@@ -241,8 +241,5 @@ _DETAILS: dict[str, Detail] = {
     names.NODE_UNSCHEDULABLE: _unschedulable,
     names.NODE_AFFINITY: _node_affinity,
     names.NODE_PORTS: _ports,
-    names.VOLUME_BINDING: _volumes,
-    names.VOLUME_ZONE: _volumes,
     names.VOLUME_RESTRICTIONS: _volumes,
-    names.NODE_VOLUME_LIMITS: _volumes,
 }

@@ -395,3 +395,117 @@ def test_explanations_are_json_ready() -> None:
         "Weight",
         "Combine",
     }
+
+
+# -- volumes ------------------------------------------------------------------------------------
+
+
+def _pv(
+    name: str, *, zone: str | None = None, host: str | None = None, driver: str | None = None
+) -> dict[str, Any]:
+    spec: dict[str, Any] = {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"]}
+    if host:
+        spec["nodeAffinity"] = {
+            "required": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchExpressions": [
+                            {"key": "kubernetes.io/hostname", "operator": "In", "values": [host]}
+                        ]
+                    }
+                ]
+            }
+        }
+    if driver:
+        spec["csi"] = {"driver": driver, "volumeHandle": name}
+    labels = {"topology.kubernetes.io/zone": zone} if zone else {}
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": name, "labels": labels},
+        "spec": spec,
+    }
+
+
+def _pvc(name: str, pv: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {
+            "name": name,
+            "namespace": "default",
+            "annotations": {"pv.kubernetes.io/bind-completed": "yes"},
+        },
+        "spec": {
+            "volumeName": pv,
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}},
+        },
+        "status": {"phase": "Bound"},
+    }
+
+
+def _with_claim(pod: dict[str, Any], claim: str) -> dict[str, Any]:
+    pod["spec"]["volumes"] = [{"name": "v", "persistentVolumeClaim": {"claimName": claim}}]
+    return pod
+
+
+def test_volume_zone_names_the_volume_and_the_zones() -> None:
+    case = _case(
+        [make_node("a1", zone="a"), make_node("b1", zone="b")],
+        [_with_claim(make_pod("p"), "c1")],
+        pvs=[_pv("pv1", zone="a")],
+        pvcs=[_pvc("c1", "pv1")],
+    )
+    ex = at_cycle(case, 1, lambda ctx: explain_filter(ctx, "VolumeZone", "b1"))
+    assert ex["value"] == {
+        "code": "UnschedulableAndUnresolvable",
+        "reasons": ["node(s) had no available volume zone"],
+    }
+    assert ex["inputs"]["volumes"] == [
+        {
+            "pv": "pv1",
+            "label": "topology.kubernetes.io/zone",
+            "allowed": ["a"],
+            "node": "b",
+            "matches": False,
+        }
+    ]
+    assert "pv1 is in topology.kubernetes.io/zone a; the node has b" in ex["text"]
+
+
+def test_volume_binding_names_the_bound_volume_whose_affinity_does_not_match() -> None:
+    case = _case(
+        [make_node("a1"), make_node("b1")],
+        [_with_claim(make_pod("p"), "c1")],
+        pvs=[_pv("pv1", host="a1")],
+        pvcs=[_pvc("c1", "pv1")],
+    )
+    ex = at_cycle(case, 1, lambda ctx: explain_filter(ctx, "VolumeBinding", "b1"))
+    assert ex["value"]["code"] == "UnschedulableAndUnresolvable"
+    assert ex["inputs"]["boundClaims"] == [
+        {"claim": "default/c1", "pv": "pv1", "nodeAffinityMatches": False}
+    ]
+    assert "default/c1 is bound to pv1, whose node affinity does not match" in ex["text"]
+
+
+def test_node_volume_limits_counts_attached_and_new_volumes_per_driver() -> None:
+    driver = "ebs.csi.aws.com"
+    csi_node = {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "CSINode",
+        "metadata": {"name": "a1"},
+        "spec": {"drivers": [{"name": driver, "nodeID": "a1", "allocatable": {"count": 1}}]},
+    }
+    case = _case(
+        [make_node("a1")],
+        [_with_claim(make_pod("p"), "c2")],
+        [_with_claim(make_pod("old", node_name="a1"), "c1")],
+        pvs=[_pv("pv1", driver=driver), _pv("pv2", driver=driver)],
+        pvcs=[_pvc("c1", "pv1"), _pvc("c2", "pv2")],
+        csiNodes=[csi_node],
+    )
+    ex = at_cycle(case, 1, lambda ctx: explain_filter(ctx, "NodeVolumeLimits", "a1"))
+    assert ex["value"]["code"] == "Unschedulable"
+    assert ex["inputs"]["drivers"] == [{"driver": driver, "attached": 1, "new": 1, "limit": 1}]
+    assert ex["formula"] == f"{driver}: 1 + 1 > 1"
