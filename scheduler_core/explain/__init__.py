@@ -19,6 +19,7 @@ from scheduler_core.explain.framework_steps import (
 )
 from scheduler_core.explain.preemption import explain_preemption
 from scheduler_core.explain.record import Explanation
+from scheduler_core.explain.replay import at_scheduler_cycle
 from scheduler_core.explain.scores import explain_score
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "Explanation",
     "FilterView",
     "at_cycle",
+    "at_scheduler_cycle",
     "explain_filter",
     "explain_node",
     "explain_normalize",
