@@ -13,6 +13,7 @@ from scheduler_core.explain.filters import filter_detail
 from scheduler_core.explain.scores import explainer
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
+from scheduler_core.plugins.inter_pod_affinity import existing_terms_weights
 from scheduler_core.plugins.pod_topology_spread import go_round, score_terms
 
 # -- PodTopologySpread ----------------------------------------------------------------------------
@@ -67,7 +68,7 @@ def _spread_score(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, A
     value, _ = pl.score(ctx.state, ctx.pod, ni)
     if found is None:
         return {}, f"Score = {value}", value, f"PodTopologySpread gave {ni.node.name} {value}."
-    terms, ignored = found
+    terms, ignored, domains = found
     if ignored:
         return (
             {"ignored": True},
@@ -77,12 +78,24 @@ def _spread_score(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, A
             "it: raw 0 and normalized 0.",
         )
     rows = [
-        {"topologyKey": k, "domain": v, "matching": cnt, "weight": w, "maxSkew": m}
+        {
+            "topologyKey": k,
+            "domain": v,
+            "matching": cnt,
+            "weight": w,
+            "maxSkew": m,
+            "domains": domains.get(k),
+        }
         for k, v, cnt, w, m in terms
     ]
+    weights = "; ".join(
+        f"weight({k}) = ln({domains[k]} + 2) = {w:.4f}" for k, _, _, w, _ in terms if k in domains
+    )
     total = sum(float(cnt) * w + float(m - 1) for _, _, cnt, w, m in terms)
     parts = " + ".join(f"{cnt}×{w:.4f} + ({m} − 1)" for _, _, cnt, w, m in terms) or "0"
     formula = f"round({parts}) = round({total:.4f}) = {go_round(total)}"
+    if weights:
+        formula = f"{weights}; {formula}"
     text = (
         f"PodTopologySpread on {ni.node.name}: for each soft constraint, the matching pods in the "
         "node's domain times the constraint's weight (log of the number of domains + 2), plus "
@@ -160,29 +173,74 @@ def _affinity_score(
     ctx: CycleContext, pl: Any, ni: NodeInfo
 ) -> tuple[dict[str, Any], str, int, str]:
     pairs = pl.score_pairs(ctx.state, ni) or []
-    value = sum(w for _, _, w in pairs)
-    rows = [{"topologyKey": k, "domain": v, "weight": w} for k, v, w in pairs if w]
-    preferred = [
-        {"weight": t.weight, "topologyKey": t.term.topology_key, "anti": anti}
-        for anti, terms in (
-            (False, ctx.pod.preferred_affinity_terms),
-            (True, ctx.pod.preferred_anti_affinity_terms),
-        )
-        for t in terms
-    ]
+    rows = [_pair_breakdown(ctx, pl, key, value) for key, value, _ in pairs]
+    value = sum(r["weight"] for r in rows)
     inputs = {
-        "pairs": rows,
-        "preferredTerms": preferred,
+        "pairs": [r for r in rows if r["contributions"]],
         "hardPodAffinityWeight": pl.hard_pod_affinity_weight,
     }
-    formula = (" + ".join(f"{w}" for _, _, w in pairs if w) or "0") + f" = {value}"
+    parts = [c for r in rows for c in r["contributions"]]
+    formula = (" + ".join(f"({c['weight']:+d})" for c in parts) or "0") + f" = {value}"
+    described = "; ".join(
+        f"{r['topologyKey']}={r['domain']}: " + ", ".join(_describe(c) for c in r["contributions"])
+        for r in rows
+        if r["contributions"]
+    )
     text = (
-        f"InterPodAffinity on {ni.node.name}: PreScore summed, per topology domain, the weights "
-        "of the preferred (anti-)affinity terms matched by the pods in it (anti-affinity "
-        "negative), those of existing pods' terms matching this pod, and hardPodAffinityWeight "
-        f"({pl.hard_pod_affinity_weight}) for each existing pod whose required affinity this pod "
-        "matches. The node's domains: "
-        + (", ".join(f"{r['topologyKey']}={r['domain']} {r['weight']:+d}" for r in rows) or "none")
-        + f"; raw {value}, then scaled between the lowest and highest raw score."
+        f"InterPodAffinity on {ni.node.name} adds up, over the topology domains the node is in, "
+        "the weights of the pod's preferred (anti-)affinity terms once per matching pod in the "
+        "domain (anti-affinity negative), and those of existing pods' terms that match this pod "
+        f"(a required affinity term counts hardPodAffinityWeight {pl.hard_pod_affinity_weight}). "
+        + (described + "." if described else "Nothing in the node's domains counts.")
+        + f" Raw {value}, then scaled between the lowest and highest raw score."
     )
     return inputs, formula, value, text
+
+
+def _pair_breakdown(ctx: CycleContext, pl: Any, key: str, value: str) -> dict[str, Any]:
+    """Who adds what to one topology pair: the pod's terms matching pods in the domain, and
+    the terms of the pods there that match the pod (worked out once per pair and cycle)."""
+    cached = ctx.cache.get((names.INTER_POD_AFFINITY, key, value))
+    if cached is None:
+        cached = ctx.cache[(names.INTER_POD_AFFINITY, key, value)] = _pair(ctx, pl, key, value)
+    return dict(cached)
+
+
+def _pair(ctx: CycleContext, pl: Any, key: str, value: str) -> dict[str, Any]:
+    pod = ctx.pod
+    domain = [n for n in ctx.snapshot.node_info_list if n.node.labels.get(key) == value]
+    out: list[dict[str, Any]] = []
+    for t, sign in pl.preferred_terms(pod):
+        if t.topology_key != key:
+            continue
+        matching = [p.key for n in domain for p in n.pods if t.matches(p)]
+        if matching:
+            out.append(
+                {
+                    "term": "the pod's preferred " + ("affinity" if sign > 0 else "anti-affinity"),
+                    "termWeight": t.weight,
+                    "matchingPods": len(matching),
+                    "pods": matching,
+                    "weight": sign * t.weight * len(matching),
+                }
+            )
+    ns_labels = pl.namespace_labels(pod)
+    for n in domain:
+        for existing in n.pods_with_affinity:
+            for k, _, weight, what in existing_terms_weights(
+                existing, n.node.labels, pod, ns_labels, pl.hard_pod_affinity_weight
+            ):
+                if k == key:
+                    out.append({"term": f"{existing.key}'s {what}", "weight": weight})
+    return {
+        "topologyKey": key,
+        "domain": value,
+        "contributions": out,
+        "weight": sum(c["weight"] for c in out),
+    }
+
+
+def _describe(c: dict[str, Any]) -> str:
+    if "matchingPods" in c:
+        return f"{c['term']} ({c['termWeight']}) × {c['matchingPods']} pod(s) = {c['weight']:+d}"
+    return f"{c['term']} {c['weight']:+d}"

@@ -587,7 +587,7 @@ class _PreFilterState:
 class _PreScoreState(FrozenState):
     """Soft constraints, ignored nodes, pod counts per topology value and the log weights."""
 
-    __slots__ = ("constraints", "ignored", "counts", "weights", "namespace")
+    __slots__ = ("constraints", "ignored", "counts", "weights", "namespace", "domains")
 
     def __init__(
         self,
@@ -596,12 +596,14 @@ class _PreScoreState(FrozenState):
         counts: list[dict[str, int]],
         weights: tuple[float, ...],
         namespace: str,
+        domains: tuple[int, ...] = (),
     ) -> None:
         self.constraints = constraints
         self.ignored = ignored
         self.counts = counts
         self.weights = weights
         self.namespace = namespace
+        self.domains = domains  # the number of domains each weight was taken from
 
 
 class PodTopologySpread:
@@ -810,13 +812,13 @@ class PodTopologySpread:
                 continue
             for i, c in zonal:
                 counts[i].setdefault(labels.get(c.topology_key, ""), 0)
-        weights = tuple(
-            go_log(
-                (len(nodes) - len(ignored) if c.topology_key == HOSTNAME_LABEL else len(counts[i]))
-                + 2
-            )
+        # Each constraint weighs log(number of its domains + 2): a hostname constraint has one
+        # domain per node that is not ignored.
+        sizes = tuple(
+            len(nodes) - len(ignored) if c.topology_key == HOSTNAME_LABEL else len(counts[i])
             for i, c in enumerate(constraints)
         )
+        weights = tuple(go_log(size + 2) for size in sizes)
         if zonal:
             # Every node counts here, not only the feasible ones, but only into the domains
             # the feasible nodes have.
@@ -831,7 +833,9 @@ class PodTopologySpread:
             )
         state.write(
             _PRE_SCORE_KEY,
-            _PreScoreState(tuple(constraints), frozenset(ignored), counts, weights, pod.namespace),
+            _PreScoreState(
+                tuple(constraints), frozenset(ignored), counts, weights, pod.namespace, sizes
+            ),
         )
         return SUCCESS
 
@@ -990,13 +994,14 @@ def _score_terms(s: _PreScoreState, node_info: NodeInfo) -> list[tuple[str, str,
 
 def score_terms(
     state: CycleState, node_info: NodeInfo
-) -> tuple[list[tuple[str, str, int, float, int]], bool] | None:
-    """Score's terms on the node and whether the node is ignored (lacks a constraint's key);
-    None without PreScore state."""
+) -> tuple[list[tuple[str, str, int, float, int]], bool, dict[str, int]] | None:
+    """Score's terms on the node, whether the node is ignored (lacks a constraint's key) and
+    the number of domains behind each topology key's weight; None without PreScore state."""
     s = state.get(_PRE_SCORE_KEY)
     if not isinstance(s, _PreScoreState):
         return None
-    return _score_terms(s, node_info), node_info.node.name in s.ignored
+    domains = {c.topology_key: n for c, n in zip(s.constraints, s.domains, strict=False)}
+    return _score_terms(s, node_info), node_info.node.name in s.ignored, domains
 
 
 def new(args: PluginArgs | None, handle: Handle) -> PodTopologySpread:

@@ -300,7 +300,10 @@ def test_pod_topology_spread_score_shows_counts_and_weights() -> None:
     (row,) = ex["inputs"]["constraints"]
     assert (row["domain"], row["matching"]) == ("a", 1)
     assert ex["value"] == engine == 1
-    assert ex["formula"].startswith("round(1×1.3863 + (1 − 1)")
+    assert row["domains"] == 2
+    assert ex["formula"].startswith(
+        "weight(topology.kubernetes.io/zone) = ln(2 + 2) = 1.3863; round(1×1.3863 + (1 − 1)"
+    )
 
 
 def test_inter_pod_affinity_score_sums_the_weights_of_the_node_domains() -> None:
@@ -330,11 +333,53 @@ def test_inter_pod_affinity_score_sums_the_weights_of_the_node_domains() -> None
         ]
 
     score, norm = at_cycle(case, 1, explain)
-    assert score["inputs"]["pairs"] == [
-        {"topologyKey": "topology.kubernetes.io/zone", "domain": "a", "weight": 7}
+    (pair,) = score["inputs"]["pairs"]
+    assert (pair["topologyKey"], pair["domain"], pair["weight"]) == (
+        "topology.kubernetes.io/zone",
+        "a",
+        7,
+    )
+    assert pair["contributions"] == [
+        {
+            "term": "the pod's preferred affinity",
+            "termWeight": 7,
+            "matchingPods": 1,
+            "pods": ["default/db"],
+            "weight": 7,
+        }
     ]
     assert score["value"] == 7
     assert norm["formula"] == "⌊100 × (0 − 0) / (7 − 0)⌋ = 0"
+
+
+def test_inter_pod_affinity_counts_existing_required_affinity_at_the_hard_weight() -> None:
+    affinity = {
+        "podAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "topologyKey": "topology.kubernetes.io/zone",
+                    "labelSelector": {"matchLabels": {"app": "web"}},
+                }
+            ]
+        }
+    }
+    case = _case(
+        [make_node("a1", zone="a"), make_node("b1", zone="b")],
+        [make_pod("p", labels={"app": "web"})],
+        [make_pod("cache", node_name="a1", affinity=affinity)],
+    )
+    ex, engine = at_cycle(
+        case,
+        1,
+        lambda ctx: (
+            explain_score(ctx, "InterPodAffinity", "a1"),
+            _raw(ctx, "InterPodAffinity", "a1"),
+        ),
+    )
+    (pair,) = ex["inputs"]["pairs"]
+    assert pair["contributions"] == [{"term": "default/cache's required affinity", "weight": 1}]
+    assert ex["value"] == engine == 1
+    assert "default/cache's required affinity +1" in ex["text"]
 
 
 # -- the framework's steps and preemption ------------------------------------------------------
