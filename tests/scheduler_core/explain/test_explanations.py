@@ -554,3 +554,14 @@ def test_node_volume_limits_counts_attached_and_new_volumes_per_driver() -> None
     assert ex["value"]["code"] == "Unschedulable"
     assert ex["inputs"]["drivers"] == [{"driver": driver, "attached": 1, "new": 1, "limit": 1}]
     assert ex["formula"] == f"{driver}: 1 + 1 > 1"
+
+
+def test_filter_counts_pods_nominated_to_the_node() -> None:
+    hp = make_pod("hp", cpu="1500m", priority=10)
+    hp["status"] = {"nominatedNodeName": "n1"}
+    case = _case([make_node("n1", cpu="2")], [make_pod("lp", cpu="1", priority=1), hp])
+    ex = at_cycle(case, 1, lambda ctx: explain_filter(ctx, "NodeResourcesFit", "n1"))
+    assert ex["value"] == {"code": "Unschedulable", "reasons": ["Insufficient cpu"]}
+    assert ex["inputs"]["nominatedPodsAdded"] == ["default/hp"]
+    assert ex["inputs"]["resources"]["cpu"]["used"] == 1500
+    assert "evaluated with the pods nominated to it: default/hp" in ex["text"]
