@@ -43,6 +43,7 @@ from scheduler_core.explain.context import CycleContext, ExplainError, FilterVie
 from scheduler_core.explain.filters import explain_filter
 from scheduler_core.explain.framework_steps import (
     explain_normalize,
+    explain_pre_filter,
     explain_selection,
     explain_total,
     explain_weight,
@@ -62,6 +63,7 @@ __all__ = [
     "explain_filter",
     "explain_node",
     "explain_normalize",
+    "explain_pre_filter",
     "explain_preemption",
     "explain_score",
     "explain_selection",

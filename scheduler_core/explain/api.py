@@ -10,6 +10,7 @@ from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.explain.filters import explain_filter
 from scheduler_core.explain.framework_steps import (
     explain_normalize,
+    explain_pre_filter,
     explain_selection,
     explain_total,
     explain_weight,
@@ -23,10 +24,14 @@ T = TypeVar("T")
 
 def explain_node(ctx: CycleContext, node: str, plugin: str | None = None) -> list[Explanation]:
     """Every step of the cycle for ``node`` (or only ``plugin``'s): Filter, then Score,
-    NormalizeScore and ×weight, then the total and the selection, or PostFilter."""
+    NormalizeScore and ×weight, then the total and the selection, or PostFilter. A node that
+    PreFilter kept from Filter gets PreFilter's explanation."""
     rec = ctx.record
     if node not in rec.filter and node not in rec.scored_nodes:
         ctx.node_info(node)  # an unknown node raises
+        pf = rec.pre_filter
+        if (pf is not None and not pf.is_success()) or rec.pre_filter_nodes is not None:
+            return [explain_pre_filter(ctx)]  # PreFilter kept the node from Filter
         raise ExplainError(f"Filter did not evaluate node {node!r} in cycle {ctx.cycle}")
     out: list[Explanation] = []
     filters = [pl.name for pl in ctx.fwk.filter_plugins]

@@ -61,10 +61,14 @@ def explain_filter(ctx: CycleContext, plugin: str, node: str) -> Explanation:
     if view.added:
         inputs["nominatedPodsAdded"] = list(view.added)
         text += f" (evaluated {view.label}: {', '.join(view.added)})"
+    # Filter stops at the first plugin that rejects a node (an extender filters after them all).
     recorded = ctx.record.filter.get(node)
-    ran = recorded is not None and (
-        recorded.is_success() or order.index(plugin) <= order.index(recorded.plugin or plugin)
-    )
+    if recorded is None:
+        ran = False
+    elif recorded.is_success() or recorded.plugin not in order:
+        ran = True
+    else:
+        ran = order.index(plugin) <= order.index(recorded.plugin)
     head = f"{plugin} on {node}: " + (
         "passes." if status.is_success() else f"{status.code.upstream} — {status.message()}."
     )

@@ -25,6 +25,50 @@ _KINDS: dict[str, tuple[str, str]] = {
 }
 
 
+def explain_pre_filter(ctx: CycleContext) -> Explanation:
+    """PreFilter: each plugin's answer, the node set they narrowed Filter to, or the rejection."""
+    rec = ctx.record
+    steps: list[dict[str, Any]] = []
+    for name, status, result in rec.pre_filter_steps:
+        nodes = None if result is None or result.all_nodes() else sorted(result.node_names or ())
+        steps.append(
+            {
+                "plugin": name,
+                "code": status.code.upstream,
+                "reasons": list(status.reasons),
+                "nodeNames": nodes,
+            }
+        )
+    pf = rec.pre_filter
+    code = pf.code.upstream if pf is not None else "Success"
+    if pf is not None and not pf.is_success():
+        text = f"PreFilter rejected the pod for every node: {pf.message()}"
+        if pf.plugin:
+            text = f"PreFilter {pf.plugin} rejected the pod for every node: {pf.message()}"
+    elif rec.pre_filter_nodes is not None:
+        narrowing = [s["plugin"] for s in steps if s["nodeNames"] is not None]
+        text = (
+            f"PreFilter of {', '.join(narrowing)} limited Filter to "
+            f"{', '.join(rec.pre_filter_nodes) or 'no node'}; the other nodes were not "
+            "evaluated."
+        )
+    else:
+        skipped = [s["plugin"] for s in steps if s["code"] == "Skip"]
+        text = "PreFilter let every node through to Filter" + (
+            f"; {', '.join(skipped)} returned Skip and will not filter." if skipped else "."
+        )
+    return explanation(
+        ctx,
+        "PreFilter",
+        None,
+        None,
+        inputs={"plugins": steps},
+        formula="node sets of the plugins intersected",
+        text=text,
+        value={"code": code, "nodeNames": rec.pre_filter_nodes},
+    )
+
+
 def _column(ctx: CycleContext, plugin: str) -> PluginScores:
     for ps in ctx.record.scores:
         if ps.name == plugin:

@@ -565,3 +565,22 @@ def test_filter_counts_pods_nominated_to_the_node() -> None:
     assert ex["inputs"]["nominatedPodsAdded"] == ["default/hp"]
     assert ex["inputs"]["resources"]["cpu"]["used"] == 1500
     assert "evaluated with the pods nominated to it: default/hp" in ex["text"]
+
+
+def test_a_node_pre_filter_left_out_is_explained_by_pre_filter() -> None:
+    affinity = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n2"]}]}
+                ]
+            }
+        }
+    }
+    case = _case([make_node("n1"), make_node("n2")], [make_pod("p", affinity=affinity)])
+    (ex,) = at_cycle(case, 1, lambda ctx: explain_node(ctx, "n1"))
+    assert ex["point"] == "PreFilter"
+    assert ex["value"] == {"code": "Success", "nodeNames": ["n2"]}
+    node_affinity = next(s for s in ex["inputs"]["plugins"] if s["plugin"] == "NodeAffinity")
+    assert node_affinity["nodeNames"] == ["n2"]
+    assert ex["text"].startswith("PreFilter of NodeAffinity limited Filter to n2")
