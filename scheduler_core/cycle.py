@@ -30,7 +30,6 @@ from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
     Diagnosis,
     NodeInfo,
-    NodeToStatus,
     Snapshot,
     fit_error_message,
 )
@@ -314,9 +313,7 @@ class CycleRunner:
         fwk = self.fwk
         if not fwk.has_post_filter_plugins():
             return
-        absent = diagnosis.absent_nodes_status or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
-        statuses = NodeToStatus(diagnosis.node_to_status, absent)
-        result, status = fwk.run_post_filter_plugins(state, pod, statuses)
+        result, status = fwk.run_post_filter_plugins(state, pod, diagnosis.statuses())
         rec.post_filter = result
         rec.post_filter_status = status
         msg = status.message()
