@@ -129,7 +129,62 @@ def evaluate_config(source: str | bytes | dict[str, Any] | None) -> ConfigResult
         return ConfigResult(None, (FieldProblem("", str(err)),))
     effective = engine_config.dump_config(cfg)
     # Paths index the configuration as written, not the defaulted one.
-    return ConfigResult(effective, _unknown_plugins(source or {}))
+    unknown = _unknown_plugins(source or {})
+    return ConfigResult(effective, unknown or _framework_problems(cfg, source or {}))
+
+
+def _framework_problems(cfg: Any, written: dict[str, Any]) -> tuple[FieldProblem, ...]:
+    """What kube-scheduler refuses when it builds each profile's framework (NewFramework)."""
+    from scheduler_core.errors import UnknownPluginError
+    from scheduler_core.framework.runtime import (
+        Framework,
+        FrameworkError,
+        ScoreWeightOverflowError,
+    )
+
+    from .plugins import registry
+
+    problems = []
+    for i, profile in enumerate(cfg.profiles):
+        try:
+            Framework(profile, registry())
+        except ScoreWeightOverflowError as err:
+            problems.append(_weight_overflow_problem(i, err.overflow, written))
+        except FrameworkError as err:
+            problems.append(FieldProblem(f"profiles[{i}].plugins", str(err)))
+        except UnknownPluginError:
+            continue  # reported with its field path by _unknown_plugins
+    return tuple(problems)
+
+
+def _weight_overflow_problem(index: int, overflow: Any, written: dict[str, Any]) -> FieldProblem:
+    """Upstream's message, pointed at the plugin it stopped at and explained in words."""
+    profiles = written.get("profiles") or []
+    plugins = (profiles[index].get("plugins") or {}) if index < len(profiles) else {}
+    path = f"profiles[{index}].plugins.score"
+    for point in ("score", "multiPoint"):
+        for j, entry in enumerate((plugins.get(point) or {}).get("enabled") or []):
+            if isinstance(entry, dict) and entry.get("name") == overflow.plugin:
+                path = f"profiles[{index}].plugins.{point}.enabled[{j}].weight"
+                break
+        else:
+            continue
+        break
+    explanation = (
+        f"kube-scheduler adds up weight x 100 for each Score plugin in order (the score list, "
+        f"then multiPoint) and checks each against 9223372036854775807 minus the total so far, "
+        f"in 64-bit integers. Before {overflow.plugin} the total was {overflow.running_total}"
+    )
+    if overflow.wrapped:
+        explanation += (
+            f": a negative weight made it negative, so the subtraction wrapped around to "
+            f"{overflow.headroom} and {overflow.plugin}'s {overflow.weight * 100} looks too big. "
+            "Put negative weights after enough positive ones (the total must stay at or above "
+            "0 until the last Score plugin), or use a smaller positive weight instead."
+        )
+    else:
+        explanation += f", and {overflow.plugin}'s weight {overflow.weight} x 100 exceeds the rest."
+    return FieldProblem(path, f"total score of Score plugins could overflow ({explanation})")
 
 
 def _unknown_plugins(config: dict[str, Any]) -> tuple[FieldProblem, ...]:

@@ -424,3 +424,21 @@ def test_duplicate_scheduler_name_and_bad_extender_are_shown_next_to_their_field
         response.context["entries"][1].errors["scheduler_name"]
     )
     assert "must have a positive weight" in " ".join(response.context["top"].errors["extenders"])
+
+
+def test_negative_weight_before_other_score_plugins_is_refused_and_explained(alice_client):
+    """Upstream's int64 weight check refuses it; the message says why in words, at the field."""
+    url = reverse("playground:profile_new")
+    response = alice_client.post(
+        url, _profile_post(**{"p0-score_enabled": "TaintToleration:-2\nNodeAffinity:5"})
+    )
+    assert response.status_code == 200
+    assert Profile.objects.count() == 0
+    errors = " ".join(response.context["entries"][0].errors["score_enabled"])
+    assert "line 2" in errors
+    assert "total score of Score plugins could overflow" in errors
+    assert "wrapped around" in errors
+    swapped = alice_client.post(
+        url, _profile_post(**{"p0-score_enabled": "NodeAffinity:5\nTaintToleration:-2"})
+    )
+    assert swapped.status_code == 302
