@@ -14,6 +14,7 @@ import yaml
 
 from scheduler_core import config as engine_config
 from scheduler_core.errors import ManifestError
+from scheduler_core.framework.registry import Registry
 from scheduler_core.quantity import parse_quantity as parse_quantity_at
 
 from . import admission
@@ -94,12 +95,19 @@ def check_node_manifest(manifest: dict[str, Any]) -> None:
     _from_manifest("Node", manifest)
 
 
-def evaluate_config(source: str | bytes | dict[str, Any] | None) -> ConfigResult:
+def evaluate_config(
+    source: str | bytes | dict[str, Any] | None, registry: Registry | None = None
+) -> ConfigResult:
     """Parse, default and validate a KubeSchedulerConfiguration.
 
     Returns the effective configuration (v1 wire format) or every problem with its field path;
-    YAML syntax errors get the path ``line N``.
+    YAML syntax errors get the path ``line N``. ``registry`` says which plugins exist (default:
+    the in-tree ones and the playground's own; a profile owner's adds their custom plugins).
     """
+    if registry is None:
+        from .plugins import registry as playground_registry
+
+        registry = playground_registry()
     if isinstance(source, bytes):
         source = source.decode("utf-8", errors="replace")
     if isinstance(source, str):
@@ -129,11 +137,13 @@ def evaluate_config(source: str | bytes | dict[str, Any] | None) -> ConfigResult
         return ConfigResult(None, (FieldProblem("", str(err)),))
     effective = engine_config.dump_config(cfg)
     # Paths index the configuration as written, not the defaulted one.
-    unknown = _unknown_plugins(source or {})
-    return ConfigResult(effective, unknown or _framework_problems(cfg, source or {}))
+    unknown = _unknown_plugins(source or {}, set(plugin_names(registry)))
+    return ConfigResult(effective, unknown or _framework_problems(cfg, source or {}, registry))
 
 
-def _framework_problems(cfg: Any, written: dict[str, Any]) -> tuple[FieldProblem, ...]:
+def _framework_problems(
+    cfg: Any, written: dict[str, Any], registry: Registry
+) -> tuple[FieldProblem, ...]:
     """What kube-scheduler refuses when it builds each profile's framework (NewFramework)."""
     from scheduler_core.errors import UnknownPluginError
     from scheduler_core.framework.runtime import (
@@ -142,12 +152,10 @@ def _framework_problems(cfg: Any, written: dict[str, Any]) -> tuple[FieldProblem
         ScoreWeightOverflowError,
     )
 
-    from .plugins import registry
-
     problems = []
     for i, profile in enumerate(cfg.profiles):
         try:
-            Framework(profile, registry())
+            Framework(profile, registry)
         except ScoreWeightOverflowError as err:
             problems.append(_weight_overflow_problem(i, err.overflow, written))
         except FrameworkError as err:
@@ -187,9 +195,8 @@ def _weight_overflow_problem(index: int, overflow: Any, written: dict[str, Any])
     return FieldProblem(path, f"total score of Score plugins could overflow ({explanation})")
 
 
-def _unknown_plugins(config: dict[str, Any]) -> tuple[FieldProblem, ...]:
+def _unknown_plugins(config: dict[str, Any], known: set[str]) -> tuple[FieldProblem, ...]:
     """Plugins no registry knows: kube-scheduler refuses these when it builds the framework."""
-    known = set(plugin_names())
     problems = []
     for i, profile in enumerate(config.get("profiles") or []):
         for point, plugin_set in (profile.get("plugins") or {}).items():
@@ -212,8 +219,9 @@ def default_config_dict() -> dict[str, Any]:
     return result.effective
 
 
-def plugin_names() -> list[str]:
-    """In-tree plugin names and the playground's own (``playground.plugins``), sorted."""
+def plugin_names(registry: Registry | None = None) -> list[str]:
+    """In-tree plugin names and the playground's own (``playground.plugins``), sorted; with a
+    registry, its names too (a user's custom plugins)."""
     from scheduler_core.plugins import names
 
     from .plugins import PLUGIN_NAMES
@@ -221,4 +229,4 @@ def plugin_names() -> list[str]:
     in_tree = {
         value for key, value in vars(names).items() if key.isupper() and isinstance(value, str)
     }
-    return sorted(in_tree | set(PLUGIN_NAMES))
+    return sorted(in_tree | set(PLUGIN_NAMES) | set(registry or ()))

@@ -70,7 +70,7 @@ def test_anonymous_reads_demo_but_must_log_in_to_edit(client):
     assert client.get(reverse("playground:cluster", args=[demo.pk])).status_code == 200
     response = client.post(reverse("playground:node_new", args=[demo.pk]), {"name": "x"})
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
-    assert Cluster.objects.count() == 5
+    assert Cluster.objects.count() == 6
 
 
 def test_share_link_gives_read_only_access(client, other_user, bobs_cluster):
