@@ -515,6 +515,12 @@ def _profile_page(request: HttpRequest, profile: Any) -> HttpResponse:
                         description=data["description"],
                         config=config,
                     )
+                if top.migration is not None:
+                    messages.info(
+                        request,
+                        f"Converted from {top.migration.source}: "
+                        + "; ".join(top.migration.changes or ("no changes",)),
+                    )
                 messages.success(request, f"Saved profile {saved.name}.")
                 return redirect("playground:profile", pk=saved.pk)
             _apply_problems(_place_problems(config, result, top, entries), top, entries)
@@ -607,8 +613,16 @@ def profile_effective(request: HttpRequest) -> JsonResponse:
             for key, value in forms.SchedulerProfileForm.initial_from_profile(profile).items():
                 fields[f"p{i}-{key}"] = value
         fields = {k: "" if v is None else v for k, v in fields.items()}
+    migration = top.migration
     return JsonResponse(
         {
+            "migration": None
+            if migration is None
+            else {
+                "source": migration.source,
+                "changes": list(migration.changes),
+                "custom_plugins": list(migration.custom_plugins),
+            },
             "fields": fields,
             "ok": result.ok,
             "config_yaml": manifests.dump_yaml(config),

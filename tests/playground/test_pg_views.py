@@ -442,3 +442,33 @@ def test_negative_weight_before_other_score_plugins_is_refused_and_explained(ali
         url, _profile_post(**{"p0-score_enabled": "NodeAffinity:5\nTaintToleration:-2"})
     )
     assert swapped.status_code == 302
+
+
+OLD_CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1beta2
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    score:
+      enabled: [{name: NodeResourcesFit, weight: 4}]
+      disabled: [{name: NodeLabel}]
+"""
+
+
+def test_editor_yaml_pane_takes_an_older_version_and_lists_the_changes(alice_client, user):
+    url = reverse("playground:profile_effective")
+    body = alice_client.post(url, _profile_post(mode="yaml", config_yaml=OLD_CONFIG)).json()
+    assert body["ok"] is True, body["problems"]
+    assert body["migration"]["source"] == "kubescheduler.config.k8s.io/v1beta2"
+    assert any("default score weights rose in v1beta3" in c for c in body["migration"]["changes"])
+    converted = yaml.safe_load(body["config_yaml"])
+    assert converted["apiVersion"] == "kubescheduler.config.k8s.io/v1"
+    saved = alice_client.post(
+        reverse("playground:profile_new"), _profile_post(mode="yaml", config_yaml=OLD_CONFIG)
+    )
+    assert saved.status_code == 302
+    config = Profile.objects.get(owner=user).config
+    assert config["apiVersion"] == "kubescheduler.config.k8s.io/v1"
+    assert config["profiles"][0]["plugins"]["score"]["enabled"] == [
+        {"name": "NodeResourcesFit", "weight": 4}
+    ]
