@@ -209,6 +209,15 @@ def node_value(info: NodeInfo | None, node_name: str = "") -> dict[str, Any]:
     }
 
 
+def _reads_node_only(c: _Compiled) -> bool:
+    """True when the expression reads nothing but the node's own fields and the args."""
+    try:
+        variables = set(c.program.variables())
+    except (AttributeError, TypeError):
+        return False
+    return variables <= {"node", "args"} and not re.search(r"\b(pods|requested)\b", c.source)
+
+
 def _largest(value: Any) -> int:
     if isinstance(value, Mapping):
         return max([len(value), *(_largest(v) for v in value.values())])
@@ -240,6 +249,10 @@ class CustomPlugin:
         self.args = dict(args) if isinstance(args, Mapping) else {}
         self.handle = handle
         self._key = f"CustomPlugin/{spec.name}"
+        # Points whose expression reads only the node's own fields (not its pods, not the pod
+        # being scheduled, not the cycle state): evaluated once per node object, not per pod.
+        self._node_only = {point for point, c in compiled.items() if _reads_node_only(c)}
+        self._memo: dict[tuple[str, str], tuple[object, Any]] = {}
 
     # -- evaluation -----------------------------------------------------------------------------
 
@@ -264,6 +277,20 @@ class CustomPlugin:
             return None, self._error(point, f"no such key: {err.args[0] if err.args else err}")
         except Exception as err:  # noqa: BLE001 - any evaluation failure is the plugin's Error
             return None, self._error(point, _describe(err))
+
+    def _eval_on_node(
+        self, point: str, state: CycleState, pod: Pod, info: NodeInfo
+    ) -> tuple[Any, Status | None]:
+        """``_eval`` at a per-node point, memoised per node object for node-only expressions."""
+        key = (point, info.node.name)
+        if point in self._node_only:
+            hit = self._memo.get(key)
+            if hit is not None and hit[0] is info.node:
+                return hit[1], None
+        value, err = self._eval(point, self._variables(state, pod, node_value(info)))
+        if err is None and point in self._node_only:
+            self._memo[key] = (info.node, value)
+        return value, err
 
     def _error(self, point: str, message: str) -> Status:
         return Status(
@@ -336,13 +363,10 @@ class _PreFilter(CustomPlugin):
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (reason,), self.name)
         return None, SUCCESS
 
-    def pre_filter_extensions(self) -> None:
-        return None
-
 
 class _Filter(CustomPlugin):
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        value, err = self._eval("filter", self._variables(state, pod, node_value(node_info)))
+        value, err = self._eval_on_node("filter", state, pod, node_info)
         if err is not None:
             return err
         reason = self.spec.filter_reason or f"node(s) rejected by {self.name}"
@@ -363,7 +387,7 @@ class _PreScore(CustomPlugin):
 
 class _Score(CustomPlugin):
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        value, err = self._eval("score", self._variables(state, pod, node_value(node_info)))
+        value, err = self._eval_on_node("score", state, pod, node_info)
         if err is not None:
             return 0, err
         if isinstance(value, bool) or not isinstance(value, (int, float)):

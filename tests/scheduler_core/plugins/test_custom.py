@@ -159,3 +159,24 @@ def test_cost_limit_breach_stops_the_expression_not_the_run() -> None:
     config = _config({"multiPoint": {"enabled": [{"name": "Heavy"}]}})
     sched, _ = _run(config, [node, make_pod("p")], heavy, cycles=1)
     assert "cost limit exceeded (25001 > 20000)" in (sched.outcomes["default/p"].message or "")
+
+
+def test_node_only_expressions_are_evaluated_once_per_node_not_per_pod() -> None:
+    nodes = [make_node("calm", labels={LIGHTS: "1"}), make_node("busy", labels={LIGHTS: "4"})]
+    pods = [make_pod(f"p{i}") for i in range(5)]
+    sched, events = _run(_config(_only_score("BlinkingLight")), [*nodes, *pods], BLINKING_LIGHT)
+    plugin = sched.frameworks["default-scheduler"].plugins["BlinkingLight"]
+    assert plugin._node_only == {"score"}
+    assert sorted(plugin._memo) == [("score", "busy"), ("score", "calm")]
+    scores = [e for e in events if isinstance(e, Score) and e.plugin == "BlinkingLight"]
+    assert len(scores) == 5
+    assert all(dict(zip(e.nodes, e.raw, strict=True)) == {"calm": 1, "busy": 4} for e in scores)
+
+
+def test_expressions_reading_the_pod_are_not_memoised() -> None:
+    spec = CustomPluginSpec("ByPod", {"score": "size(pod.name) + size(node.name)"})
+    cluster = [make_node("a"), make_node("bb"), make_pod("p"), make_pod("pppp")]
+    sched, events = _run(_config(_only_score("ByPod")), cluster, spec)
+    assert sched.frameworks["default-scheduler"].plugins["ByPod"]._memo == {}
+    scores = [dict(zip(e.nodes, e.raw, strict=True)) for e in events if isinstance(e, Score)]
+    assert {"a": 2, "bb": 3} in scores and {"a": 5, "bb": 6} in scores
