@@ -96,6 +96,9 @@ def custom_plugin_save(
         "description": description,
         "is_placeholder": False,
     }
+    renamed = plugin is not None and plugin.owner_id == owner.pk and plugin.name != spec.name
+    if renamed and CustomPlugin.objects.filter(owner=owner, name=spec.name).exists():
+        raise CustomPluginInvalid({"": [f"you already have a custom plugin named {spec.name}"]})
     with transaction.atomic():
         if plugin is not None and plugin.owner_id == owner.pk:
             for key, value in fields.items():

@@ -189,3 +189,28 @@ def test_import_page_refuses_unknown_versions_and_stores_nothing(alice_client, u
     assert page.status_code == 200
     assert "unknown scheduler configuration version" in str(page.context["preview"].problems)
     assert not Profile.objects.filter(owner=user).exists()
+
+
+def test_renaming_onto_an_existing_name_is_refused_and_demo_edits_make_a_copy(user):
+    services.demo_load()
+    mine = plugin_services.custom_plugin_save(
+        owner=user, definition={"name": "A", "points": {"filter": "true"}}
+    )
+    plugin_services.custom_plugin_save(
+        owner=user, definition={"name": "B", "points": {"filter": "true"}}
+    )
+    with pytest.raises(plugin_services.CustomPluginInvalid, match="already have"):
+        plugin_services.custom_plugin_save(
+            owner=user, definition={"name": "B", "points": {"score": "1"}}, plugin=mine
+        )
+    demo = CustomPlugin.objects.get(is_demo=True, name="BlinkingLight")
+    copy = plugin_services.custom_plugin_save(
+        owner=user,
+        definition={"name": "BlinkingLight", "points": {"score": "5"}, "normalize": "none"},
+        plugin=demo,
+    )
+    assert copy.pk != demo.pk and copy.owner == user
+    demo.refresh_from_db()
+    assert demo.normalize == "reverse"
+    mine_spec = {s.name: s for s in plugin_services.specs_for(user)}["BlinkingLight"]
+    assert mine_spec.expressions == {"score": "5"}  # the user's copy shadows the demo
