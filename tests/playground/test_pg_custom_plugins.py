@@ -214,3 +214,20 @@ def test_renaming_onto_an_existing_name_is_refused_and_demo_edits_make_a_copy(us
     assert demo.normalize == "reverse"
     mine_spec = {s.name: s for s in plugin_services.specs_for(user)}["BlinkingLight"]
     assert mine_spec.expressions == {"score": "5"}  # the user's copy shadows the demo
+
+
+def test_an_imported_v1beta1_profile_with_placeholders_runs(
+    user, django_capture_on_commit_callbacks
+):
+    from playground.profiles.importing import profile_import
+
+    profile, _ = profile_import(owner=user, name="old", text=V1BETA1)
+    cluster = services.cluster_create(owner=user, name="c")
+    objects = [make_node("n1"), make_node("n2"), make_pod("a"), make_pod("b", priority=10)]
+    services.cluster_import_yaml(cluster=cluster, user=user, text=yaml.safe_dump_all(objects))
+    run = _start(django_capture_on_commit_callbacks, user=user, cluster=cluster, profile=profile)
+    assert run.status == Run.Status.SUCCEEDED, run.error_message
+    assert all(run.placements.values())
+    events = selectors.run_events(run=run)
+    first = next(e for e in events if e["type"] == "CycleStart")
+    assert first["pod"] == "default/b"  # the placeholder sorts the queue by priority
