@@ -36,6 +36,12 @@ def profile_import_page(request: HttpRequest) -> HttpResponse:
                 preview = profile_import_preview(owner=request.user, text=text)
             else:
                 messages.success(request, f"Imported profile {profile.name}.")
+                if preview.placeholders:
+                    messages.info(
+                        request,
+                        "Placeholders that let every pod through were made for "
+                        f"{', '.join(preview.placeholders)}: define them under Custom plugins.",
+                    )
                 return redirect("playground:profile", pk=profile.pk)
         else:
             if request.POST.get("action") == "save":
