@@ -82,6 +82,8 @@ PRIORITIES: Final[dict[str, tuple[str, bool]]] = {
     "BalancedResourceAllocation": (names.NODE_RESOURCES_BALANCED_ALLOCATION, False),
     "LeastRequestedPriority": ("NodeResourcesLeastAllocated", False),
     "RequestedToCapacityRatioPriority": ("RequestedToCapacityRatio", False),
+    # The registry keys this one by the plugin name (what a custom RTCR priority becomes).
+    "RequestedToCapacityRatio": ("RequestedToCapacityRatio", False),
     "EvenPodsSpreadPriority": (_SPREAD, True),
     "NodeLabel": ("NodeLabel", False),
     "ServiceAffinity": ("ServiceAffinity", False),
@@ -237,7 +239,7 @@ def _priority_weights(policy: dict[str, Any], b: _Builder, changes: list[str]) -
                 "shape": rtcr.get("shape") or [],
                 "resources": rtcr.get("resources") or [],
             }
-            name = "RequestedToCapacityRatioPriority"
+            name = "RequestedToCapacityRatio"
         elif name not in PRIORITIES and argument.get("labelPreference"):
             changes.append(f"priority {name} (a labelPreference) is a NodeLabel priority")
             name = "NodeLabel"

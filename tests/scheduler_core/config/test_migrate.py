@@ -185,3 +185,33 @@ def test_cli_prints_v1_with_change_comments_and_fails_only_on_unknown_files(tmp_
     failed = subprocess.run([*run, str(bad)], capture_output=True, text=True)
     assert failed.returncode == 1
     assert "not a scheduler configuration" in failed.stderr
+
+
+def test_policy_requested_to_capacity_ratio_priority_becomes_fit_strategy() -> None:
+    policy = {
+        "kind": "Policy",
+        "apiVersion": "v1",
+        "predicates": [],
+        "priorities": [
+            {
+                "name": "RatioPacking",
+                "weight": 2,
+                "argument": {
+                    "requestedToCapacityRatioArguments": {
+                        "shape": [
+                            {"utilization": 0, "score": 0},
+                            {"utilization": 100, "score": 10},
+                        ],
+                        "resources": [{"name": "cpu", "weight": 1}],
+                    }
+                },
+            }
+        ],
+    }
+    result = migrate(policy)
+    load_config(result.config)
+    assert _plugins(result, "score") == [("NodeResourcesFit", 2)]
+    strategy = _args(result, "NodeResourcesFit")["scoringStrategy"]
+    assert strategy["type"] == "RequestedToCapacityRatio"
+    assert strategy["resources"] == [{"name": "cpu", "weight": 1}]
+    assert [n for n, _ in _plugins(result, "filter")] == ["NodeUnschedulable", "TaintToleration"]
