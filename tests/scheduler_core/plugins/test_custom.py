@@ -180,3 +180,9 @@ def test_expressions_reading_the_pod_are_not_memoised() -> None:
     assert sched.frameworks["default-scheduler"].plugins["ByPod"]._memo == {}
     scores = [dict(zip(e.nodes, e.raw, strict=True)) for e in events if isinstance(e, Score)]
     assert {"a": 2, "bb": 3} in scores and {"a": 5, "bb": 6} in scores
+
+
+def test_deeply_nested_expression_is_a_compile_error_not_a_crash() -> None:
+    with pytest.raises(CelPluginError) as err:
+        compile_spec(CustomPluginSpec("Deep", {"filter": "(" * 900 + "true" + ")" * 900}))
+    assert err.value.errors[0].startswith("Deep filter:")
