@@ -500,3 +500,11 @@ def ensure_large_cluster() -> Any:
         Node.objects.bulk_create(rows["Node"], batch_size=500)
         Pod.objects.bulk_create(rows["Pod"], batch_size=500)
     return cluster
+
+
+# The shipped custom CEL plugins (playground.custom_plugins) and a cluster to run them on.
+from .custom_plugins.demo import CLUSTER as _CUSTOM_CLUSTER  # noqa: E402
+from .custom_plugins.demo import PROFILE as _CUSTOM_PROFILE  # noqa: E402
+
+CLUSTERS.append(_CUSTOM_CLUSTER)
+PROFILES.append(_CUSTOM_PROFILE)

@@ -271,3 +271,18 @@ class RunCommand(models.Model):
 
 def new_share_token() -> uuid.UUID:
     return uuid.uuid4()
+
+
+from .custom_plugins.models import CustomPlugin  # noqa: E402  (one module per feature)
+
+__all__ = [
+    "Cluster",
+    "CustomPlugin",
+    "KubeObject",
+    "Node",
+    "Pod",
+    "Profile",
+    "Run",
+    "RunCommand",
+    "RunEvent",
+]

@@ -136,7 +136,10 @@ def cluster_export_yaml(cluster: Cluster) -> str:
 
 
 def profile_export_yaml(profile: Profile, *, effective: bool = False) -> str:
-    """The profile as a KubeSchedulerConfiguration file (v1); optionally after defaulting."""
+    """The profile as a KubeSchedulerConfiguration file (v1); optionally after defaulting.
+
+    Custom plugins it uses follow as ``kind: CustomPlugin`` documents (import reads them back).
+    """
     from . import engine
 
     config: dict[str, Any] = {
@@ -144,8 +147,16 @@ def profile_export_yaml(profile: Profile, *, effective: bool = False) -> str:
         "kind": "KubeSchedulerConfiguration",
         **{k: v for k, v in profile.config.items() if k not in ("apiVersion", "kind")},
     }
+    from .custom_plugins import selectors as plugin_selectors
+    from .custom_plugins.services import registry_for
+
     if effective:
-        result = engine.evaluate_config(config)
+        result = engine.evaluate_config(config, registry=registry_for(profile.owner))
         if result.effective is not None:
             config = result.effective
-    return manifests.dump_yaml(config)
+    # The custom plugins the profile uses travel with it, as documents after the configuration.
+    used = [n for n in plugin_selectors.used_plugin_names(config) if n not in engine.plugin_names()]
+    documents = plugin_selectors.export_documents(profile.owner, used)
+    if not documents:
+        return manifests.dump_yaml(config)
+    return manifests.dump_yaml_documents([config, *documents])

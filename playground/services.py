@@ -391,9 +391,11 @@ def _normalized_config(config: dict[str, Any]) -> dict[str, Any]:
     return {"apiVersion": config.pop("apiVersion"), "kind": config.pop("kind"), **config}
 
 
-def _validated(config: dict[str, Any]) -> dict[str, Any]:
+def _validated(config: dict[str, Any], owner: Any) -> dict[str, Any]:
+    from .custom_plugins.services import registry_for
+
     config = _normalized_config(config)
-    result = engine.evaluate_config(config)
+    result = engine.evaluate_config(config, registry=registry_for(owner))
     if not result.ok:
         raise ProfileInvalid(result.problems)
     return config
@@ -403,7 +405,7 @@ def profile_create(
     *, owner: AbstractBaseUser, name: str, config: dict[str, Any], description: str = ""
 ) -> Profile:
     """A new profile; raises ProfileInvalid (and stores nothing) if upstream would refuse it."""
-    config = _validated(config)
+    config = _validated(config, owner)
     return Profile.objects.create(owner=owner, name=name, description=description, config=config)
 
 
@@ -416,7 +418,7 @@ def profile_update(
     description: str = "",
 ) -> Profile:
     """Save an edit; a demo profile is copied first and the copy returned."""
-    config = _validated(config)
+    config = _validated(config, user)
     with transaction.atomic():
         if profile.is_demo and profile.owner_id != user.pk:
             return Profile.objects.create(
@@ -441,9 +443,11 @@ def profile_delete(*, profile: Profile, user: AbstractBaseUser) -> None:
 def demo_load() -> dict[str, int]:
     """Create or refresh the built-in clusters and profiles; running it twice changes nothing."""
     from . import demo
+    from .custom_plugins.services import demo_load as custom_plugins_demo_load
 
     counts = {"clusters": 0, "profiles": 0}
     with transaction.atomic():
+        counts["custom_plugins"] = custom_plugins_demo_load()
         for name, description, text in demo.CLUSTERS:
             cluster, _ = Cluster.objects.update_or_create(
                 is_demo=True, owner=None, name=name, defaults={"description": description}
@@ -460,7 +464,7 @@ def demo_load() -> dict[str, int]:
                 is_demo=True,
                 owner=None,
                 name=name,
-                defaults={"description": description, "config": _validated(config)},
+                defaults={"description": description, "config": _validated(config, None)},
             )
             counts["profiles"] += 1
     demo.ensure_large_cluster()

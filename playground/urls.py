@@ -3,6 +3,8 @@
 from django.urls import path
 
 from . import views
+from .custom_plugins import views as custom_plugin_views
+from .profiles import views as profile_views
 from .runs import explain_views
 from .runs import views as run_views
 
@@ -47,6 +49,32 @@ urlpatterns = [
     path("profiles/<int:pk>/export.yaml", views.profile_export, name="profile_export"),
     path("profiles/<int:pk>/delete/", views.profile_delete, name="profile_delete"),
     path("api/profiles/effective/", views.profile_effective, name="profile_effective"),
+    path("profiles/import/", profile_views.profile_import_page, name="profile_import"),
+    path("custom-plugins/", custom_plugin_views.custom_plugin_list, name="custom_plugins"),
+    path("custom-plugins/new/", custom_plugin_views.custom_plugin_new, name="custom_plugin_new"),
+    path(
+        "custom-plugins/<int:pk>/", custom_plugin_views.custom_plugin_detail, name="custom_plugin"
+    ),
+    path(
+        "custom-plugins/<int:pk>/delete/",
+        custom_plugin_views.custom_plugin_delete,
+        name="custom_plugin_delete",
+    ),
+    path(
+        "custom-plugins/<int:pk>/share/",
+        custom_plugin_views.custom_plugin_share,
+        name="custom_plugin_share",
+    ),
+    path(
+        "custom-plugins/shared/<uuid:token>/",
+        custom_plugin_views.custom_plugin_shared,
+        name="custom_plugin_shared",
+    ),
+    path(
+        "api/custom-plugins/check/",
+        custom_plugin_views.custom_plugin_check,
+        name="custom_plugin_check",
+    ),
     path("clusters/<int:pk>/run", run_views.run_new, name="run_new"),
     path("runs/<int:pk>/", run_views.run_page, name="run"),
     path("runs/<int:pk>/events.json", run_views.run_events_json, name="run_events"),

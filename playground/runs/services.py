@@ -130,7 +130,9 @@ def _snapshot(cluster: Cluster, pod_keys: Iterable[str] | None) -> tuple[list[An
 
 
 def _check_config(profile: Profile) -> dict[str, Any]:
-    result = engine.evaluate_config(profile.config)
+    from ..custom_plugins.services import registry_for
+
+    result = engine.evaluate_config(profile.config, registry=registry_for(profile.owner))
     if not result.ok:
         problems = "; ".join(
             f"{p.path}: {p.message}" if p.path else p.message for p in result.problems
@@ -551,12 +553,14 @@ class _Execution:
     # -- the loop ---------------------------------------------------------------------------------
 
     def execute(self) -> None:
+        from ..custom_plugins.services import registry_for
+
         self.sched = sched = Scheduler(
             self.run.config,
             self.snapshot,
             clock=self.clock,
             on_event=self.on_event,
-            registry=plugins.registry(),
+            registry=registry_for(self.run.profile.owner),
             plugin_events=plugins.EVENTS_TO_REGISTER,
         )
         limit = 50 * (len(sched.outcomes) + 10)

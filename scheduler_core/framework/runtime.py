@@ -20,6 +20,7 @@ from scheduler_core.framework import interfaces as fi
 from scheduler_core.framework.columns import columns_of, remember_columns
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
+from scheduler_core.framework.score_weights import ERR_OVERFLOW, WeightOverflow, first_overflow
 from scheduler_core.framework.status import SUCCESS, Code, Status
 from scheduler_core.framework.types import (
     NodeInfo,
@@ -63,6 +64,14 @@ _PROTOCOL_NAMES: dict[type, str] = {
 
 class FrameworkError(SchedulerCoreError):
     """A profile that upstream's NewFramework refuses (no bind plugin, bad weights, ...)."""
+
+
+class ScoreWeightOverflowError(FrameworkError):
+    """The score-weight check refused the profile; ``overflow`` says where and why."""
+
+    def __init__(self, overflow: WeightOverflow) -> None:
+        super().__init__(ERR_OVERFLOW)
+        self.overflow = overflow
 
 
 @dataclass(slots=True)
@@ -175,16 +184,13 @@ class Framework:
                 "at least one bind plugin is needed for profile with scheduler name "
                 f'"{self.profile_name}"'
             )
-        total = 0
         for p in list(plugins.score.enabled) + list(plugins.multi_point.enabled):
             pg = self.plugins[p.name]
-            if not _implements(pg, fi.ScorePlugin) or p.name in self.score_weights:
-                continue
-            weight = p.weight or 1
-            self.score_weights[p.name] = weight
-            if weight * fi.MAX_NODE_SCORE > fi.MAX_TOTAL_SCORE - total:
-                raise FrameworkError("total score of Score plugins could overflow")
-            total += weight * fi.MAX_NODE_SCORE
+            if _implements(pg, fi.ScorePlugin) and p.name not in self.score_weights:
+                self.score_weights[p.name] = p.weight or 1
+        overflow = first_overflow(list(self.score_weights.items()))
+        if overflow is not None:
+            raise ScoreWeightOverflowError(overflow)
         for pg in self.score_plugins:
             if not self.score_weights.get(pg.name):
                 raise FrameworkError(f'score plugin "{pg.name}" is not configured with weight')
