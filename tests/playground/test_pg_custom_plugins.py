@@ -7,9 +7,12 @@ import yaml
 from builders import make_node, make_pod
 from django.urls import reverse
 
-from playground import charts, runs, selectors, services
+from playground import selectors, services
 from playground.custom_plugins import services as plugin_services
 from playground.models import Cluster, CustomPlugin, Profile, Run
+from playground.runs import charts
+from playground.runs import selectors as run_selectors
+from playground.runs import services as runs
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +43,7 @@ def _start(capture, **kwargs):
 
 
 def _cycle_for(run: Run, pod: str):
-    events = selectors.run_events(run=run)
+    events = run_selectors.run_events(run=run)
     cycles = [e["cycle"] for e in events if e["type"] == "CycleStart" and e["pod"] == pod]
     return charts.cycle_detail(events, cycles[-1])
 
@@ -228,6 +231,6 @@ def test_an_imported_v1beta1_profile_with_placeholders_runs(
     run = _start(django_capture_on_commit_callbacks, user=user, cluster=cluster, profile=profile)
     assert run.status == Run.Status.SUCCEEDED, run.error_message
     assert all(run.placements.values())
-    events = selectors.run_events(run=run)
+    events = run_selectors.run_events(run=run)
     first = next(e for e in events if e["type"] == "CycleStart")
     assert first["pod"] == "default/b"  # the placeholder sorts the queue by priority
