@@ -41,6 +41,7 @@ from scheduler_core.labels import (
     node_selector,
 )
 from scheduler_core.plugins import names
+from scheduler_core.queue.events import ClusterEventWithHint
 
 NAME: Final = names.VOLUME_BINDING
 
@@ -324,6 +325,12 @@ class VolumeBinding:
         self.handle = handle
 
     # PreFilter
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # Imported here: the hints module reads this one's helpers.
+        from scheduler_core.plugins import volume_binding_hints
+
+        return volume_binding_hints.events_to_register()
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -20,6 +20,15 @@ from scheduler_core.plugins.volume_binding import (
     claim_storage_class,
     quote,
 )
+from scheduler_core.queue.events import (
+    NODE,
+    PERSISTENT_VOLUME,
+    PERSISTENT_VOLUME_CLAIM,
+    STORAGE_CLASS,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+)
 
 NAME: Final = names.VOLUME_ZONE
 ERR_REASON_CONFLICT: Final = "node(s) had no available volume zone"
@@ -150,6 +159,50 @@ class VolumeZone:
             if value is None or value not in topo.values:
                 return unresolvable(ERR_REASON_CONFLICT)
         return SUCCESS
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            # volumeBindingMode is immutable: only an added class can newly wait for a consumer.
+            ClusterEventWithHint(
+                ClusterEvent(STORAGE_CLASS, "Add"), self.is_schedulable_after_storage_class_added
+            ),
+            ClusterEventWithHint(ClusterEvent(NODE, "Add|UpdateNodeLabel")),
+            ClusterEventWithHint(
+                ClusterEvent(PERSISTENT_VOLUME_CLAIM, "Add|Update"),
+                self.is_schedulable_after_pvc_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(PERSISTENT_VOLUME, "Add|Update"), self.is_schedulable_after_pv_change
+            ),
+        ]
+
+    def is_schedulable_after_pvc_change(
+        self, pod: Pod, old: KubeObject | None, new: KubeObject
+    ) -> QueueingHint:
+        """Queue when the claim is one the pod uses."""
+        if new.namespace == pod.namespace and new.name in pod.pvc_names():
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_storage_class_added(
+        self, pod: Pod, old: None, new: KubeObject
+    ) -> QueueingHint:
+        """Queue when the added class binds volumes at the first consumer."""
+        if new.raw.get("volumeBindingMode") == WAIT_FOR_FIRST_CONSUMER:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_pv_change(
+        self, pod: Pod, old: KubeObject | None, new: KubeObject
+    ) -> QueueingHint:
+        """Queue when a volume is created, or its zone labels changed."""
+        if old is None or _zones(old) != _zones(new):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+
+def _zones(pv: KubeObject) -> list[tuple[str, frozenset[str]]]:
+    return [(t.key, t.values) for t in pv_topologies(pv)]
 
 
 def new(args: Any, handle: Handle) -> VolumeZone:
