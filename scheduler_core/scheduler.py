@@ -24,6 +24,7 @@ from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.events import (
     Backoff,
     Bind,
+    ClusterChange,
     Delete,
     Enqueue,
     Event,
@@ -253,6 +254,7 @@ class Scheduler:
             self.update_node(manifest)
             return
         self.cluster.add_node(node)
+        self._cluster_change(node.name, "add", [EVENT_NODE_ADD])
         self.queue.move_all_to_active_or_backoff(EVENT_NODE_ADD, new=node)
 
     def update_node(self, manifest: Mapping[str, Any]) -> None:
@@ -264,7 +266,9 @@ class Scheduler:
             raise SchedulerCoreError(f"node {new.name!r} not found")
         old = known.node
         self.cluster.add_node(new)
-        for event in node_scheduling_properties_change(new, old):
+        events = node_scheduling_properties_change(new, old)
+        self._cluster_change(new.name, "update", events)
+        for event in events:
             self.queue.move_all_to_active_or_backoff(event, old=old, new=new)
 
     def set_node_labels(self, name: str, labels: Mapping[str, str]) -> None:
@@ -289,7 +293,12 @@ class Scheduler:
         if known is None:
             raise SchedulerCoreError(f"node {name!r} not found")
         self.cluster.remove_node(name)
+        self._cluster_change(name, "remove", [EVENT_NODE_DELETE])
         self.queue.move_all_to_active_or_backoff(EVENT_NODE_DELETE, old=known.node)
+
+    def _cluster_change(self, node: str, action: str, events: Sequence[ClusterEvent]) -> None:
+        details = {"node": node, "action": action, "events": [str(e) for e in events]}
+        self._make(ClusterChange, "", details=details)
 
     def add_pod(self, manifest: Mapping[str, Any]) -> Pod:
         """Add a pod: bound pods join their node, pending ones the queue."""

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from scheduler_core.events import Backoff, Event, MoveToActive, QueueEvent
+from scheduler_core.events import (
+    Backoff,
+    ClusterChange,
+    Event,
+    MoveToActive,
+    QueueEvent,
+    event_from_dict,
+)
 from scheduler_core.scheduler import Scheduler
 from tests.builders import make_node, make_pod
 
@@ -111,3 +119,20 @@ def test_removing_a_node_is_a_node_delete_event() -> None:
     assert [m.details["event"] for m in moves] == ["NodeDelete"]
     sched.run_until_idle()
     assert sched.placements()["default/w1"] == "a1"
+
+
+def test_a_node_change_is_recorded_before_the_moves_it_caused() -> None:
+    sched, events = _scheduler(
+        make_node("n1", cpu="1"), make_pod("picky", cpu="100m", nodeSelector={"disk": "ssd"})
+    )
+    before = len(events)
+    sched.set_node_labels("n1", {"disk": "ssd"})
+    change, move = events[before], events[before + 1]
+    assert isinstance(change, ClusterChange) and isinstance(move, MoveToActive | Backoff)
+    assert move.details["plugin"] == "NodeAffinity"
+    assert change.details == {
+        "node": "n1",
+        "action": "update",
+        "events": ["NodeUpdateNodeLabel"],
+    }
+    assert event_from_dict(json.loads(json.dumps(change.to_dict()))) == change
