@@ -111,11 +111,15 @@ class _Verdict:
     strategy: _Strategy
     plugin: str = ""
     hints: dict[str, str] = field(default_factory=dict)
+    in_flight_event: str = ""  # the event seen during the pod's own cycle that decided it
 
     def details(self) -> dict[str, Any]:
         if not self.hints:
             return {}
-        return {"plugin": self.plugin or None, "hints": dict(self.hints)}
+        out: dict[str, Any] = {"plugin": self.plugin or None, "hints": dict(self.hints)}
+        if self.in_flight_event:
+            out["in_flight_event"] = self.in_flight_event
+        return out
 
 
 class SchedulingQueue:
@@ -125,7 +129,9 @@ class SchedulingQueue:
     ``on_event(kind, pod, details)`` is told of every move, as it happens:
 
     - ``Enqueue`` {"queue": "active"|"unschedulable"|"gated", "event"} (+ "plugin" when gated):
-      the pod entered that queue from nowhere (new, updated unknown pod, back from a cycle);
+      the pod entered that queue from nowhere (new, updated unknown pod, back from a cycle;
+      back from a cycle to activeQ because of an event during it: + "plugin", "hints" and
+      "in_flight_event", as below);
     - ``MoveToActive`` {"event", "from": "backoff"|"unschedulable"|"gated"} (+ "plugin", the
       plugin whose queueing hint moved it, and "hints", each rejecting plugin's answer:
       {"NodeAffinity": "QueueSkip", "NodeResourcesFit": "Queue"}, when hints were asked);
@@ -323,7 +329,7 @@ class SchedulingQueue:
         self._backoff.delete(key)
         self._active.heap.add_or_update(qpi)
         if origin is None:
-            self._emit("Enqueue", qpi.pod, queue=ACTIVE, event=event)
+            self._emit("Enqueue", qpi.pod, queue=ACTIVE, event=event, **(why or {}))
         else:
             self._emit("MoveToActive", qpi.pod, event=event, **{"from": origin}, **(why or {}))
         if event in (_UNSCHEDULED_POD_ADD, _UNSCHEDULED_POD_UPDATE):
@@ -501,6 +507,7 @@ class SchedulingQueue:
         verdict = _Verdict(_Strategy.SKIP)
         for e in events:
             found = self._worth_requeuing(qpi, e.event, e.target_uid, e.old, e.new)
+            found.in_flight_event = str(e.event)
             if found.strategy is _Strategy.IMMEDIATELY:
                 return found
             if found.strategy is _Strategy.AFTER_BACKOFF:

@@ -26,6 +26,7 @@ from scheduler_core.plugins import (
 from scheduler_core.plugins.node_resources.fit import Fit
 from scheduler_core.queue.events import ClusterEvent, ClusterEventWithHint, QueueingHint
 from tests.builders import make_node, make_pod
+from tests.scheduler_core.queue.test_scheduling_queue import fail, make_queue, pop
 
 QUEUE, SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
 NO_SCHEDULE = {"key": "dedicated", "value": "db", "effect": "NoSchedule"}
@@ -487,3 +488,74 @@ def test_pod_topology_spread_node_change(
     node_event = spread_hints()[1]
     assert node_event.hint is not None
     assert node_event.hint(pod(**spread()), old, new) == want
+
+
+# -- the queue asks the hints ----------------------------------------------------------------
+
+
+def _queue(**kw: Any) -> tuple[Any, Any]:
+    q, _, rec = make_queue(**kw)
+    return q, rec
+
+
+def _fail(q: Any, p: Pod, *plugins: str) -> None:
+    q.add(p)
+    fail(q, pop(q), *plugins)
+
+
+SSD = {"disk": "ssd"}
+HINTS = {
+    "NodeAffinity": node_affinity.NodeAffinity(None).events_to_register(),
+    "NodeResourcesFit": Fit(NodeResourcesFitArgs()).events_to_register(),
+}
+
+
+def test_queue_moves_a_pod_only_when_a_rejecting_plugins_hint_says_queue() -> None:
+    q, rec = _queue(events_of_interest=HINTS)
+    p = pod("p", nodeSelector=SSD)
+    _fail(q, p, "NodeAffinity")
+    q.move_all_to_active_or_backoff(ClusterEvent("Node", "Add"), new=node(labels={"d": "x"}))
+    assert q.location(p) == "unschedulable"
+    q.move_all_to_active_or_backoff(ClusterEvent("Node", "Add"), new=node(labels=SSD))
+    assert q.location(p) == "backoff"
+    kind, _, details = rec.events[-1]
+    assert kind == "Backoff"
+    assert (details["event"], details["plugin"]) == ("NodeAdd", "NodeAffinity")
+    assert details["hints"] == {"NodeAffinity": "Queue"}
+
+
+def test_event_during_the_pods_cycle_is_weighed_by_its_hint_when_it_fails() -> None:
+    for labels, where in ((SSD, "backoff"), ({"disk": "hdd"}, "unschedulable")):
+        q, rec = _queue(events_of_interest=HINTS)
+        p = pod("p", nodeSelector=SSD)
+        q.add(p)
+        qpi = pop(q)
+        q.move_all_to_active_or_backoff(ClusterEvent("Node", "Add"), new=node(labels=labels))
+        fail(q, qpi, "NodeAffinity")
+        assert q.location(p) == where
+        if where == "backoff":
+            assert rec.events[-1][2]["in_flight_event"] == "NodeAdd"
+
+
+def test_a_hint_that_raises_counts_as_queue() -> None:
+    def broken(pod: Pod, old: Any, new: Any) -> QueueingHint:
+        raise ValueError("bad object")
+
+    q, _ = _queue(
+        events_of_interest={"X": [ClusterEventWithHint(ClusterEvent("Node", "Add"), broken)]}
+    )
+    p = pod("p")
+    _fail(q, p, "X")
+    q.move_all_to_active_or_backoff(ClusterEvent("Node", "Add"), new=node())
+    assert q.location(p) == "backoff"
+
+
+def test_the_pods_profile_decides_which_hints_are_asked() -> None:
+    never = [ClusterEventWithHint(ClusterEvent("Node", "Add"), lambda pod, old, new: SKIP)]
+    q, _ = _queue(events_of_interest=HINTS, profile_events={"strict": {"NodeAffinity": never}})
+    strict = pod("s", nodeSelector=SSD, schedulerName="strict")
+    default = pod("d", nodeSelector=SSD)
+    _fail(q, strict, "NodeAffinity")
+    _fail(q, default, "NodeAffinity")
+    q.move_all_to_active_or_backoff(ClusterEvent("Node", "Add"), new=node(labels=SSD))
+    assert (q.location(strict), q.location(default)) == ("unschedulable", "backoff")
