@@ -38,8 +38,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, Final
 
 from scheduler_core.api import Pod
@@ -61,7 +59,6 @@ from scheduler_core.queue.events import (
     UNROLLED_WILDCARD,
     ClusterEvent,
     ClusterEventWithHint,
-    QueueingHint,
     match_any_cluster_event,
     match_cluster_events,
     pod_scheduling_properties_change,
@@ -74,6 +71,7 @@ from scheduler_core.queue.events_to_register import (
 )
 from scheduler_core.queue.nominator import Nominator
 from scheduler_core.queue.queued_pod_info import QueuedPodInfo, pod_key
+from scheduler_core.queue.requeuing import Strategy, Verdict, worth_requeuing
 
 LessFunc = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
 PreEnqueueFunc = Callable[[Pod], Status]
@@ -93,33 +91,6 @@ DEFAULT_UNSCHEDULABLE_FLUSH_INTERVAL_SECONDS: Final = 30.0
 _UNNAMED_PRE_ENQUEUE: Final = "PreEnqueue"
 _UNSCHEDULED_POD_ADD: Final = str(EVENT_UNSCHEDULED_POD_ADD)
 _UNSCHEDULED_POD_UPDATE: Final = str(EVENT_UNSCHEDULED_POD_UPDATE)
-
-
-class _Strategy(Enum):
-    """queueingStrategy: where a pod that an event may help should go."""
-
-    SKIP = 0
-    AFTER_BACKOFF = 1
-    IMMEDIATELY = 2
-
-
-@dataclass(slots=True)
-class _Verdict:
-    """isPodWorthRequeuing's answer: the strategy, the plugin whose hint decided it (or "" when
-    no hint was asked), and each consulted plugin's hint ("Queue"/"QueueSkip")."""
-
-    strategy: _Strategy
-    plugin: str = ""
-    hints: dict[str, str] = field(default_factory=dict)
-    in_flight_event: str = ""  # the event seen during the pod's own cycle that decided it
-
-    def details(self) -> dict[str, Any]:
-        if not self.hints:
-            return {}
-        out: dict[str, Any] = {"plugin": self.plugin or None, "hints": dict(self.hints)}
-        if self.in_flight_event:
-            out["in_flight_event"] = self.in_flight_event
-        return out
 
 
 class SchedulingQueue:
@@ -259,34 +230,8 @@ class SchedulingQueue:
         target_uid: str | None,
         old: Any = None,
         new: Any = None,
-    ) -> _Verdict:
-        """isPodWorthRequeuing: ask the hint of each rejecting plugin registered for a matching
-        event (in plugin name order), about the change from ``old`` to ``new``."""
-        rejectors = qpi.rejector_plugins()
-        if not rejectors:
-            return _Verdict(_Strategy.AFTER_BACKOFF)
-        if target_uid is not None and target_uid != qpi.uid:
-            return _Verdict(_Strategy.SKIP)
-        if event.is_wildcard():
-            return _Verdict(_Strategy.AFTER_BACKOFF)
-        verdict = _Verdict(_Strategy.SKIP)
-        for plugin in sorted(rejectors):
-            for registered in self._events_for_plugin(plugin, qpi.pod):
-                if not match_cluster_events(registered.event, event):
-                    continue
-                hint = _ask(registered, qpi.pod, old, new)
-                verdict.hints[plugin] = hint.upstream
-                if hint is QueueingHint.QUEUE_SKIP:
-                    continue
-                if plugin in qpi.pending_plugins:
-                    verdict.strategy, verdict.plugin = _Strategy.IMMEDIATELY, plugin
-                    return verdict
-                if verdict.strategy is _Strategy.SKIP:
-                    verdict.strategy, verdict.plugin = _Strategy.AFTER_BACKOFF, plugin
-                if not qpi.pending_plugins:
-                    return verdict
-                break
-        return verdict
+    ) -> Verdict:
+        return worth_requeuing(qpi, event, target_uid, old, new, self._events_for_plugin)
 
     # -- moving pods -----------------------------------------------------------------------
 
@@ -369,18 +314,18 @@ class SchedulingQueue:
     def _requeue(
         self,
         qpi: QueuedPodInfo,
-        verdict: _Verdict,
+        verdict: Verdict,
         event: str,
         origin: str | None,
     ) -> str:
         """requeuePodWithQueueingStrategy: returns the queue the pod ended in."""
         strategy, why = verdict.strategy, verdict.details()
-        if strategy is _Strategy.SKIP:
+        if strategy is Strategy.SKIP:
             self._unschedulable[qpi.key] = qpi
             if origin is None:
                 self._emit("Enqueue", qpi.pod, queue=UNSCHEDULABLE, event=event)
             return UNSCHEDULABLE
-        if strategy is _Strategy.AFTER_BACKOFF and self._backoff.is_backing_off(qpi):
+        if strategy is Strategy.AFTER_BACKOFF and self._backoff.is_backing_off(qpi):
             return BACKOFF if self._move_to_backoff(qpi, event, origin, why) else UNSCHEDULABLE
         return ACTIVE if self._move_to_active(qpi, event, False, origin, why) else UNSCHEDULABLE
 
@@ -400,7 +345,7 @@ class SchedulingQueue:
             if qpi.gated and not match_any_cluster_event(event, qpi.gating_plugin_events):
                 continue
             verdict = self._worth_requeuing(qpi, event, target_uid, old, new)
-            if verdict.strategy is _Strategy.SKIP:
+            if verdict.strategy is Strategy.SKIP:
                 continue
             origin = GATED if qpi.gated else UNSCHEDULABLE
             self._unschedulable.pop(qpi.key, None)
@@ -497,20 +442,20 @@ class SchedulingQueue:
         finally:
             self.done(uid)
 
-    def _strategy_for_in_flight_pod(self, qpi: QueuedPodInfo) -> _Verdict:
+    def _strategy_for_in_flight_pod(self, qpi: QueuedPodInfo) -> Verdict:
         """determineSchedulingHintForInFlightPod: did anything during the cycle help?"""
         if not qpi.rejector_plugins():
-            return _Verdict(_Strategy.AFTER_BACKOFF)
+            return Verdict(Strategy.AFTER_BACKOFF)
         events = self._active.events_for(qpi.uid)
         if events is None:
-            return _Verdict(_Strategy.AFTER_BACKOFF)
-        verdict = _Verdict(_Strategy.SKIP)
+            return Verdict(Strategy.AFTER_BACKOFF)
+        verdict = Verdict(Strategy.SKIP)
         for e in events:
             found = self._worth_requeuing(qpi, e.event, e.target_uid, e.old, e.new)
             found.in_flight_event = str(e.event)
-            if found.strategy is _Strategy.IMMEDIATELY:
+            if found.strategy is Strategy.IMMEDIATELY:
                 return found
-            if found.strategy is _Strategy.AFTER_BACKOFF:
+            if found.strategy is Strategy.AFTER_BACKOFF:
                 verdict = found
                 if not qpi.pending_plugins:
                     return verdict
@@ -756,13 +701,3 @@ class SchedulingQueue:
                     }
                 )
         return {ACTIVE: active, BACKOFF: backoff, UNSCHEDULABLE: unschedulable, GATED: gated}
-
-
-def _ask(registered: ClusterEventWithHint, pod: Pod, old: Any, new: Any) -> QueueingHint:
-    """Run one hint; none, or one that raises, means Queue (a pod must not get stuck)."""
-    if registered.hint is None:
-        return QueueingHint.QUEUE
-    try:
-        return registered.hint(pod, old, new)
-    except Exception:
-        return QueueingHint.QUEUE
