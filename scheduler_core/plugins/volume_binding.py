@@ -112,6 +112,11 @@ def pod_claim_names(pod: Pod) -> list[tuple[str, bool, Mapping[str, Any]]]:
     return out
 
 
+def is_pod_claim(pod: Pod, pvc: KubeObject) -> bool:
+    """Whether a persistentVolumeClaim volume of the pod names ``pvc`` (not ephemeral ones)."""
+    return pvc.namespace == pod.namespace and pvc.name in pod.pvc_names()
+
+
 def ephemeral_owner_error(pod: Pod, pvc: KubeObject) -> str | None:
     """ephemeral.VolumeIsForPod: the claim must be controlled by the pod."""
     meta = pvc.raw.get("metadata") or {}

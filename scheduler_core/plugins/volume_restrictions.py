@@ -22,7 +22,7 @@ from scheduler_core.framework.status import (
 )
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
 from scheduler_core.plugins import names
-from scheduler_core.plugins.volume_binding import quote
+from scheduler_core.plugins.volume_binding import is_pod_claim, quote
 from scheduler_core.queue.events import (
     NODE,
     PERSISTENT_VOLUME_CLAIM,
@@ -197,7 +197,7 @@ class VolumeRestrictions:
 
     def is_schedulable_after_pvc_added(self, pod: Pod, old: None, new: KubeObject) -> QueueingHint:
         """Queue when the added claim is one the pod uses (its access modes were unknown)."""
-        if new.namespace == pod.namespace and new.name in pod.pvc_names():
+        if is_pod_claim(pod, new):
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
 

@@ -18,6 +18,7 @@ from scheduler_core.plugins.helpers import FrozenState
 from scheduler_core.plugins.volume_binding import (
     WAIT_FOR_FIRST_CONSUMER,
     claim_storage_class,
+    is_pod_claim,
     quote,
 )
 from scheduler_core.queue.events import (
@@ -180,7 +181,7 @@ class VolumeZone:
         self, pod: Pod, old: KubeObject | None, new: KubeObject
     ) -> QueueingHint:
         """Queue when the claim is one the pod uses."""
-        if new.namespace == pod.namespace and new.name in pod.pvc_names():
+        if is_pod_claim(pod, new):
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
 
