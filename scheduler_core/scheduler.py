@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from scheduler_core.api import ClusterObjects, Node, Pod
-from scheduler_core.clock import Clock, SimulatedClock
-from scheduler_core.cluster import Cluster, apply_api_defaults
+from scheduler_core.clock import Clock, SimulatedClock, go_duration
+from scheduler_core.cluster import Cluster, apply_api_defaults, split_manifests
 from scheduler_core.config import KubeSchedulerConfiguration, NodeResourcesFitArgs, load_config
 from scheduler_core.cycle import CycleRecord, CycleRunner
 from scheduler_core.errors import SchedulerCoreError
@@ -74,19 +74,6 @@ _QUEUE_EVENTS: dict[str, type[QueueEvent]] = {
     "Delete": Delete,
 }
 
-KIND_LISTS: dict[str, str] = {
-    "PersistentVolumeClaim": "pvcs",
-    "PersistentVolume": "pvs",
-    "StorageClass": "storage_classes",
-    "PodDisruptionBudget": "pdbs",
-    "Service": "services",
-    "ReplicaSet": "replica_sets",
-    "StatefulSet": "stateful_sets",
-    "ReplicationController": "replication_controllers",
-    "Namespace": "namespaces",
-    "CSINode": "csi_nodes",
-}
-
 
 @dataclass(slots=True)
 class WaitingPod:
@@ -115,29 +102,6 @@ class Outcome:
     message: str | None = None
     attempts: int = 0
     nominated_node: str | None = None
-
-
-def split_manifests(
-    objects: Iterable[Mapping[str, Any]],
-) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]], dict[str, list[Mapping[str, Any]]]]:
-    """Split manifests (``List`` items flattened) into nodes, pods and the other kinds."""
-    nodes: list[Mapping[str, Any]] = []
-    pods: list[Mapping[str, Any]] = []
-    other: dict[str, list[Mapping[str, Any]]] = {}
-    stack = list(objects)
-    stack.reverse()
-    while stack:
-        obj = stack.pop()
-        kind = obj.get("kind", "")
-        if kind == "List" or kind.endswith("List") and "items" in obj:
-            stack.extend(reversed(list(obj.get("items") or ())))
-        elif kind == "Node":
-            nodes.append(obj)
-        elif kind == "Pod":
-            pods.append(obj)
-        elif kind in KIND_LISTS:
-            other.setdefault(KIND_LISTS[kind], []).append(obj)
-    return nodes, pods, other
 
 
 class Scheduler:
@@ -560,7 +524,7 @@ class Scheduler:
         for wp in list(self.waiting.values()):
             if wp.rejected is None and wp.pending and wp.deadline <= now:
                 plugin = min(wp.pending, key=lambda n: (wp.pending[n], n))
-                wait = _go_duration(wp.timeouts[plugin])
+                wait = go_duration(wp.timeouts[plugin])
                 self.reject_waiting_pod(
                     wp.pod.key,
                     plugin,
@@ -648,21 +612,4 @@ def _with_node_field(
     section = dict(out.get(path[0]) or {})
     section[path[1]] = copy.deepcopy(value)
     out[path[0]] = section
-    return out
-
-
-def _go_duration(seconds: float) -> str:
-    """time.Duration's String() for whole and fractional seconds ("10s", "1m30s", "500ms")."""
-    if seconds < 1:
-        ms = seconds * 1000
-        return f"{ms:g}ms"
-    total = seconds
-    hours, rem = divmod(total, 3600)
-    minutes, secs = divmod(rem, 60)
-    out = ""
-    if hours:
-        out += f"{int(hours)}h"
-    if hours or minutes:
-        out += f"{int(minutes)}m"
-    out += f"{secs:g}s"
     return out
