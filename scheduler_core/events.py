@@ -262,7 +262,21 @@ class Unschedulable(QueueEvent):
 
 @dataclass(frozen=True, slots=True)
 class MoveToActive(QueueEvent):
+    """A pending pod moved to activeQ (a Backoff record likewise for backoffQ). When a cluster
+    event moved it, ``details`` names the event, the plugin whose queueing hint said Queue and
+    every asked plugin's answer: {"event": "NodeAdd", "from": "unschedulable", "plugin":
+    "NodeResourcesFit", "hints": {"NodeAffinity": "QueueSkip", "NodeResourcesFit": "Queue"}}."""
+
     type: ClassVar[str] = "MoveToActive"
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterChange(QueueEvent):
+    """A node was added, updated or removed between cycles (``pod`` is ""): ``details`` has
+    "node", "action" ("add", "update", "remove") and "events", the cluster events it sent to
+    the queue (["NodeUpdateNodeLabel", "NodeUpdateNodeTaint"]); the moves it caused follow."""
+
+    type: ClassVar[str] = "ClusterChange"
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +313,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         MoveToActive,
         Nominate,
         Delete,
+        ClusterChange,
     )
 }
 

@@ -245,6 +245,16 @@ class Framework:
             return frozenset()
         return self._nominated_nodes()
 
+    def queueing_hints(self) -> dict[str, tuple[Any, ...]]:
+        """EnqueueExtensions: the events (ClusterEventWithHint) each plugin of the profile
+        registers through ``events_to_register()``, by plugin name."""
+        out: dict[str, tuple[Any, ...]] = {}
+        for name, pl in self.plugins.items():
+            register = getattr(pl, "events_to_register", None)
+            if register is not None:
+                out[name] = tuple(register())
+        return out
+
     def has_filter_plugins(self) -> bool:
         return bool(self.filter_plugins)
 

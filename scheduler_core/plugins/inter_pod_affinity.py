@@ -27,8 +27,9 @@ from scheduler_core.framework.status import (
 )
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
 from scheduler_core.labels import Selector
-from scheduler_core.plugins import names
+from scheduler_core.plugins import inter_pod_affinity_hints, names
 from scheduler_core.plugins.helpers import FrozenState
+from scheduler_core.queue.events import ClusterEventWithHint
 
 NAME: Final = names.INTER_POD_AFFINITY
 ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: Final = (
@@ -319,6 +320,9 @@ class InterPodAffinity:
     def _namespace_labels(self, pod: Pod) -> Mapping[str, str]:
         labels = self.handle.snapshot.objects.namespace_labels(pod.namespace)
         return labels if labels is not None else _NO_LABELS
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return inter_pod_affinity_hints.events_to_register()
 
     # -- PreFilter and its extensions -----------------------------------------------------------
 

@@ -10,7 +10,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.api import Pod
+from scheduler_core.api import Node, Pod
 from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
@@ -29,6 +29,7 @@ from scheduler_core.plugins.helpers import (
     default_normalize_score,
     normalize_values,
 )
+from scheduler_core.queue.events import NODE, ClusterEvent, ClusterEventWithHint, QueueingHint
 
 NAME: Final = names.NODE_AFFINITY
 ERR_REASON_POD: Final = "node(s) didn't match Pod's node affinity/selector"
@@ -50,7 +51,9 @@ class RequiredNodeAffinity(FrozenState):
         self.affinity: NodeSelector | None = pod.required_node_selector
 
     def matches(self, node_info: NodeInfo) -> bool:
-        node = node_info.node
+        return self.matches_node(node_info.node)
+
+    def matches_node(self, node: Node) -> bool:
         if self.selector is not None and not self.selector.matches(node.labels):
             return False
         if self.affinity is not None:
@@ -215,6 +218,29 @@ class NodeAffinity:
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return SUCCESS
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(NODE, "Add|UpdateNodeLabel"), self.is_schedulable_after_node_change
+            )
+        ]
+
+    def is_schedulable_after_node_change(
+        self, pod: Pod, old: Node | None, new: Node
+    ) -> QueueingHint:
+        """Queue when the node (added, or updated from not matching) now matches the pod's
+        required affinity and selector, and the scheduler-enforced affinity."""
+        if self.added_node_selector is not None and not self.added_node_selector.matches(
+            new.labels, new.name
+        ):
+            return QueueingHint.QUEUE_SKIP
+        required = RequiredNodeAffinity(pod)
+        if not required.matches_node(new):
+            return QueueingHint.QUEUE_SKIP
+        if old is None or not required.matches_node(old):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
 
 
 def new(args: Any, handle: Handle) -> NodeAffinity:

@@ -32,6 +32,15 @@ from scheduler_core.plugins.volume_binding import (
     pod_claim_names,
     quote,
 )
+from scheduler_core.queue.events import (
+    CSI_NODE,
+    PERSISTENT_VOLUME_CLAIM,
+    POD,
+    VOLUME_ATTACHMENT,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+)
 
 NAME: Final = names.NODE_VOLUME_LIMITS
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED: Final = "node(s) exceed max volume count"
@@ -287,6 +296,76 @@ class NodeVolumeLimits:
                 return "", ""
             return CSI_DRIVER_OF[provisioner], handle
         return provisioner, handle
+
+    # -- queueing hints -------------------------------------------------------------------------
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            # Any new CSINode may bring the limits a rejected pod needs: no hint.
+            ClusterEventWithHint(ClusterEvent(CSI_NODE, "Add")),
+            ClusterEventWithHint(
+                ClusterEvent(CSI_NODE, "Update"), self.is_schedulable_after_csi_node_updated
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(POD, "Delete"), self.is_schedulable_after_pod_deleted
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(PERSISTENT_VOLUME_CLAIM, "Add"), self.is_schedulable_after_pvc_added
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(VOLUME_ATTACHMENT, "Delete"),
+                self.is_schedulable_after_volume_attachment_deleted,
+            ),
+        ]
+
+    def is_schedulable_after_pod_deleted(self, pod: Pod, old: Pod, new: None) -> QueueingHint:
+        """Queue when a scheduled (or nominated) pod with a claim, an ephemeral or a migratable
+        in-tree volume went."""
+        if not old.volumes or (not old.node_name and not old.nominated_node_name):
+            return QueueingHint.QUEUE_SKIP
+        for vol in old.volumes:
+            if vol.get("persistentVolumeClaim") or vol.get("ephemeral") or _in_tree_source(vol)[0]:
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_pvc_added(self, pod: Pod, old: None, new: KubeObject) -> QueueingHint:
+        """Queue when the added claim is one of the pod's (ephemeral ones included)."""
+        if new.namespace != pod.namespace:
+            return QueueingHint.QUEUE_SKIP
+        if any(name == new.name for name, _, _ in pod_claim_names(pod)):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_volume_attachment_deleted(
+        self, pod: Pod, old: KubeObject, new: None
+    ) -> QueueingHint:
+        """Queue when the pod uses a claim, or an inline volume migrated to the attacher."""
+        attacher = str(old.spec.get("attacher") or "")
+        for vol in pod.volumes:
+            if vol.get("persistentVolumeClaim"):
+                return QueueingHint.QUEUE
+            plugin = _in_tree_source(vol)[0]
+            if plugin and CSI_DRIVER_OF[plugin] == attacher:
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_csi_node_updated(
+        self, pod: Pod, old: KubeObject, new: KubeObject
+    ) -> QueueingHint:
+        """Queue when a driver's allocatable count grew (a driver without one counts 0)."""
+        before = _driver_counts(old)
+        for name, count in _driver_counts(new).items():
+            if count > before.get(name, 0):
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+
+def _driver_counts(csi_node: KubeObject) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for driver in csi_node.spec.get("drivers") or ():
+        count = (driver.get("allocatable") or {}).get("count")
+        out[str(driver.get("name") or "")] = int(count) if count is not None else 0
+    return out
 
 
 def new(args: Any, handle: Handle) -> NodeVolumeLimits:

@@ -35,6 +35,7 @@ from scheduler_core.plugins.helpers import (
     do_not_schedule_taint,
     find_untolerated_taint,
 )
+from scheduler_core.queue.events import ClusterEventWithHint
 
 NAME: Final = names.POD_TOPOLOGY_SPREAD
 ERR_REASON_CONSTRAINTS_NOT_MATCH: Final = "node(s) didn't match pod topology spread constraints"
@@ -635,6 +636,13 @@ class PodTopologySpread:
         if selector.is_empty:
             return []
         return [replace(c, selector=selector) for c in constraints]
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # Imported here: the hints module reads this one's Constraint.
+        from scheduler_core.plugins.pod_topology_spread_hints import PodTopologySpreadHints
+
+        hints = PodTopologySpreadHints(lambda pod: self.constraints_for(pod, DO_NOT_SCHEDULE))
+        return hints.events_to_register()
 
     # -- PreFilter and Filter ------------------------------------------------------------------
 

@@ -41,6 +41,7 @@ from scheduler_core.labels import (
     node_selector,
 )
 from scheduler_core.plugins import names
+from scheduler_core.queue.events import ClusterEventWithHint
 
 NAME: Final = names.VOLUME_BINDING
 
@@ -109,6 +110,11 @@ def pod_claim_names(pod: Pod) -> list[tuple[str, bool, Mapping[str, Any]]]:
         elif vol.get("ephemeral") is not None:
             out.append((f"{pod.name}-{vol.get('name', '')}", True, vol))
     return out
+
+
+def is_pod_claim(pod: Pod, pvc: KubeObject) -> bool:
+    """Whether a persistentVolumeClaim volume of the pod names ``pvc`` (not ephemeral ones)."""
+    return pvc.namespace == pod.namespace and pvc.name in pod.pvc_names()
 
 
 def ephemeral_owner_error(pod: Pod, pvc: KubeObject) -> str | None:
@@ -324,6 +330,12 @@ class VolumeBinding:
         self.handle = handle
 
     # PreFilter
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # Imported here: the hints module reads this one's helpers.
+        from scheduler_core.plugins import volume_binding_hints
+
+        return volume_binding_hints.events_to_register()
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

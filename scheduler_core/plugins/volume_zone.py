@@ -18,7 +18,17 @@ from scheduler_core.plugins.helpers import FrozenState
 from scheduler_core.plugins.volume_binding import (
     WAIT_FOR_FIRST_CONSUMER,
     claim_storage_class,
+    is_pod_claim,
     quote,
+)
+from scheduler_core.queue.events import (
+    NODE,
+    PERSISTENT_VOLUME,
+    PERSISTENT_VOLUME_CLAIM,
+    STORAGE_CLASS,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
 )
 
 NAME: Final = names.VOLUME_ZONE
@@ -152,6 +162,51 @@ class VolumeZone:
         """The zone and region labels of the pod's bound volumes, as PreFilter found them."""
         s = state.get(_PRE_FILTER_KEY)
         return s.topologies if isinstance(s, _State) else ()
+
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            # volumeBindingMode is immutable: only an added class can newly wait for a consumer.
+            ClusterEventWithHint(
+                ClusterEvent(STORAGE_CLASS, "Add"), self.is_schedulable_after_storage_class_added
+            ),
+            ClusterEventWithHint(ClusterEvent(NODE, "Add|UpdateNodeLabel")),
+            ClusterEventWithHint(
+                ClusterEvent(PERSISTENT_VOLUME_CLAIM, "Add|Update"),
+                self.is_schedulable_after_pvc_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(PERSISTENT_VOLUME, "Add|Update"), self.is_schedulable_after_pv_change
+            ),
+        ]
+
+    def is_schedulable_after_pvc_change(
+        self, pod: Pod, old: KubeObject | None, new: KubeObject
+    ) -> QueueingHint:
+        """Queue when the claim is one the pod uses."""
+        if is_pod_claim(pod, new):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_storage_class_added(
+        self, pod: Pod, old: None, new: KubeObject
+    ) -> QueueingHint:
+        """Queue when the added class binds volumes at the first consumer."""
+        if new.raw.get("volumeBindingMode") == WAIT_FOR_FIRST_CONSUMER:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_pv_change(
+        self, pod: Pod, old: KubeObject | None, new: KubeObject
+    ) -> QueueingHint:
+        """Queue when a volume is created, or its zone labels changed."""
+        if old is None or _zones(old) != _zones(new):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+
+def _zones(pv: KubeObject) -> list[tuple[str, frozenset[str]]]:
+    return [(t.key, t.values) for t in pv_topologies(pv)]
 
 
 def zone_checks(
