@@ -64,6 +64,7 @@ class CycleRecord:
     pre_filter_steps: list[tuple[str, Status, Any]] = field(default_factory=list)
     pre_score_steps: list[tuple[str, Status]] = field(default_factory=list)
     filter_plugins: list[str] = field(default_factory=list)  # Filter plugins that ran, in order
+    claims: dict[str, Any] | None = None  # DRA: the pod's claims after the binding cycle
 
     def to_dict(self) -> dict[str, Any]:
         """The conformance trace's cycle (conformance/FORMAT.md)."""
@@ -106,6 +107,8 @@ class CycleRecord:
         out["top"] = list(self.top)
         out["selected"] = self.selected
         out["message"] = self.message
+        if self.claims is not None:
+            out["claims"] = self.claims
         if self.note:
             out["note"] = self.note
         return out

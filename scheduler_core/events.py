@@ -150,6 +150,14 @@ class CycleEnd(Event):
     message: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class DeviceAllocation(Event):
+    """DRA: the pod's claims after the binding cycle (namespace/name -> allocated, devices)."""
+
+    type: ClassVar[str] = "DeviceAllocation"
+    claims: dict[str, Any] = field(default_factory=dict)
+
+
 # -- binding cycle ------------------------------------------------------------------------------
 
 
@@ -254,6 +262,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Score,
         Combine,
         CycleEnd,
+        DeviceAllocation,
         Reserve,
         Permit,
         PreBind,
@@ -279,7 +288,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         if f.name not in data:
             continue
         value = data[f.name]
-        kwargs[f.name] = _tupled(value) if f.name != "details" else value
+        kwargs[f.name] = _tupled(value) if f.name not in ("details", "claims") else value
     return cls(**kwargs)
 
 
@@ -400,6 +409,8 @@ def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list
             selected=rec.selected,
             scored=bool(rec.scored_nodes),
         )
+    if rec.claims is not None:
+        add(DeviceAllocation, claims=rec.claims)
     result = "Error" if rec.error else ("Scheduled" if rec.selected else "Unschedulable")
     add(
         CycleEnd,
@@ -477,6 +488,8 @@ def fold_cycle(events: Iterable[Event]) -> dict[str, Any]:
             out["totals"] = dict(zip(ev.nodes, ev.totals, strict=False)) if ev.totals else {}
             out["top"] = list(ev.top)
             out["selected"] = ev.selected
+        elif isinstance(ev, DeviceAllocation):
+            out["claims"] = ev.claims
         elif isinstance(ev, CycleEnd):
             out["feasible"] = list(ev.feasible)
             out["message"] = ev.message
