@@ -234,7 +234,8 @@ def compile_selector(expression: str) -> Compiled:
     try:
         program = cel.compile(expression)
     except (ValueError, RuntimeError) as err:
-        detail = _PARSE_PREFIX.sub("", str(err))
+        # cel-go indents the source excerpt under the message with " | ".
+        detail = _PARSE_PREFIX.sub("", str(err)).replace("\n| ", "\n | ")
         return Compiled(expression, None, domains, f"compilation failed: {detail}")
     for var in program.variables():
         if var != "device" and var not in _comprehension_vars(expression):
@@ -246,7 +247,7 @@ def compile_selector(expression: str) -> Compiled:
                 "(in container '')",
             )
     for fn in program.functions():
-        if not fn.startswith("_") and not fn.startswith("@") and fn not in _KNOWN_FUNCTIONS:
+        if fn.isidentifier() and fn not in _KNOWN_FUNCTIONS:  # operators are not identifiers
             return Compiled(
                 expression,
                 None,

@@ -8,11 +8,11 @@ field; nothing is half-built.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
-from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.errors import ManifestError
 from scheduler_core.labels import NodeSelector, node_selector
 from scheduler_core.quantity import QuantityError, parse_nanos
 
@@ -28,8 +28,20 @@ ATTRIBUTE_KINDS: Final = ("int", "bool", "string", "version")
 Manifest = Mapping[str, Any]
 
 
-class DraError(SchedulerCoreError):
-    """A DRA manifest that the API server would reject; the message names the field."""
+class DraError(ManifestError):
+    """A DRA manifest that the API server would reject: the field's path and what is wrong.
+
+    ``obj`` names the object (``ResourceClaim default/gpu``) once the parser knows it.
+    """
+
+    def __init__(self, path: str, message: str, obj: str = "") -> None:
+        super().__init__(path, message)
+        self.obj = obj
+        if obj:
+            self.args = (f"{obj}: {path}: {message}",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,15 +204,23 @@ class ResourceClaim:
 
 def _meta(raw: Manifest, kind: str) -> tuple[str, Mapping[str, Any]]:
     if not isinstance(raw, Mapping):
-        raise DraError(f"{kind}: must be an object")
+        raise DraError("", "must be an object", kind)
     meta = raw.get("metadata") or {}
     name = meta.get("name")
     if not name or not isinstance(name, str):
-        raise DraError(f"{kind}: metadata.name: Required value")
+        raise DraError("metadata.name", "Required value", kind)
     spec = raw.get("spec")
     if not isinstance(spec, Mapping):
-        raise DraError(f"{kind} {name}: spec: Required value")
+        raise DraError("spec", "Required value", f"{kind} {name}")
     return name, spec
+
+
+def _name(raw: Manifest) -> str:
+    return str((raw.get("metadata") or {}).get("name") or "")
+
+
+def _namespace(raw: Manifest) -> str:
+    return str((raw.get("metadata") or {}).get("namespace") or "default")
 
 
 def _selectors(raw: Any, path: str) -> tuple[str, ...]:
@@ -209,7 +229,7 @@ def _selectors(raw: Any, path: str) -> tuple[str, ...]:
         cel = (sel or {}).get("cel") if isinstance(sel, Mapping) else None
         expr = cel.get("expression") if isinstance(cel, Mapping) else None
         if not isinstance(expr, str) or not expr.strip():
-            raise DraError(f"{path}[{i}].cel.expression: Required value")
+            raise DraError(f"{path}[{i}].cel.expression", "Required value")
         out.append(expr)
     return tuple(out)
 
@@ -218,25 +238,21 @@ def _int(value: Any, path: str, default: int) -> int:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int):
-        raise DraError(f"{path}: Invalid value: {value!r}: must be an integer")
+        raise DraError(path, f"Invalid value: {value!r}: must be an integer")
     return value
 
 
-def device_class(raw: Manifest) -> DeviceClass:
+def _device_class(raw: Manifest) -> DeviceClass:
     name, spec = _meta(raw, "DeviceClass")
-    return DeviceClass(
-        name, _selectors(spec.get("selectors"), f"DeviceClass {name}: spec.selectors"), raw
-    )
+    return DeviceClass(name, _selectors(spec.get("selectors"), "spec.selectors"), raw)
 
 
 def _attribute(raw: Any, path: str) -> Attribute:
     if not isinstance(raw, Mapping):
-        raise DraError(f"{path}: must be an object")
+        raise DraError(path, "must be an object")
     kinds = [k for k in ATTRIBUTE_KINDS if raw.get(k) is not None]
     if len(kinds) != 1:
-        raise DraError(
-            f"{path}: Invalid value: exactly one of int, bool, string, version is required"
-        )
+        raise DraError(path, "Invalid value: exactly one of int, bool, string, version is required")
     kind = kinds[0]
     value = raw[kind]
     ok = (
@@ -247,13 +263,13 @@ def _attribute(raw: Any, path: str) -> Attribute:
         else isinstance(value, str)
     )
     if not ok:
-        raise DraError(f"{path}.{kind}: Invalid value: {value!r}")
+        raise DraError(f"{path}.{kind}", f"Invalid value: {value!r}")
     return Attribute(kind, value)
 
 
 def _device(raw: Any, path: str) -> Device:
     if not isinstance(raw, Mapping) or not raw.get("name"):
-        raise DraError(f"{path}.name: Required value")
+        raise DraError(f"{path}.name", "Required value")
     attrs = tuple(
         (str(k), _attribute(v, f"{path}.attributes[{k}]"))
         for k, v in (raw.get("attributes") or {}).items()
@@ -264,25 +280,27 @@ def _device(raw: Any, path: str) -> Device:
         try:
             parse_nanos(str(text))
         except QuantityError as err:
-            raise DraError(f"{path}.capacity[{k}].value: Invalid value: {text!r}: {err}") from err
+            raise DraError(
+                f"{path}.capacity[{k}].value", f"Invalid value: {text!r}: {err}"
+            ) from err
         caps.append((str(k), str(text)))
     return Device(str(raw["name"]), attrs, tuple(caps))
 
 
-def resource_slice(raw: Manifest) -> ResourceSlice:
+def _resource_slice(raw: Manifest) -> ResourceSlice:
     name, spec = _meta(raw, "ResourceSlice")
-    path = f"ResourceSlice {name}: spec"
+    path = "spec"
     driver = spec.get("driver")
     if not driver:
-        raise DraError(f"{path}.driver: Required value")
+        raise DraError(f"{path}.driver", "Required value")
     pool = spec.get("pool") or {}
     if not pool.get("name"):
-        raise DraError(f"{path}.pool.name: Required value")
+        raise DraError(f"{path}.pool.name", "Required value")
     sel_raw = spec.get("nodeSelector")
     node_name = spec.get("nodeName") or ""
     all_nodes = bool(spec.get("allNodes"))
     if sum(bool(x) for x in (node_name, all_nodes, sel_raw)) > 1:
-        raise DraError(f"{path}: Invalid value: nodeName, nodeSelector and allNodes are exclusive")
+        raise DraError(path, "Invalid value: nodeName, nodeSelector and allNodes are exclusive")
     devices = tuple(
         _device(d, f"{path}.devices[{i}]") for i, d in enumerate(spec.get("devices") or ())
     )
@@ -303,13 +321,13 @@ def resource_slice(raw: Manifest) -> ResourceSlice:
 
 def _request(raw: Any, path: str, name: str, parent: str = "") -> Request:
     if not isinstance(raw, Mapping):
-        raise DraError(f"{path}: must be an object")
+        raise DraError(path, "must be an object")
     mode = raw.get("allocationMode") or EXACT_COUNT
     if mode not in ALLOCATION_MODES:
-        raise DraError(f"{path}.allocationMode: Unsupported value: {mode!r}")
+        raise DraError(f"{path}.allocationMode", f"Unsupported value: {mode!r}")
     count = _int(raw.get("count"), f"{path}.count", 1 if mode == EXACT_COUNT else 0)
     if mode == EXACT_COUNT and count <= 0:
-        raise DraError(f"{path}.count: Invalid value: {count}: must be greater than zero")
+        raise DraError(f"{path}.count", f"Invalid value: {count}: must be greater than zero")
     admin = raw.get("adminAccess")
     return Request(
         name=name,
@@ -322,33 +340,33 @@ def _request(raw: Any, path: str, name: str, parent: str = "") -> Request:
     )
 
 
-def resource_claim(raw: Manifest) -> ResourceClaim:
+def _resource_claim(raw: Manifest) -> ResourceClaim:
     name, spec = _meta(raw, "ResourceClaim")
     meta = raw.get("metadata") or {}
     namespace = meta.get("namespace") or "default"
-    path = f"ResourceClaim {namespace}/{name}: spec.devices"
+    path = "spec.devices"
     devices = spec.get("devices") or {}
     requests = []
     for i, r in enumerate(devices.get("requests") or ()):
         rpath = f"{path}.requests[{i}]"
         rname = (r or {}).get("name")
         if not rname:
-            raise DraError(f"{rpath}.name: Required value")
+            raise DraError(f"{rpath}.name", "Required value")
         exactly = r.get("exactly")
         first = r.get("firstAvailable") or ()
         if bool(exactly) == bool(first):
             raise DraError(
-                f"{rpath}: Invalid value: exactly one of exactly, firstAvailable is required"
+                rpath, "Invalid value: exactly one of exactly, firstAvailable is required"
             )
         if len(first) > FIRST_AVAILABLE_MAX_SIZE:
             raise DraError(
-                f"{rpath}.firstAvailable: Too many: {len(first)}: must have at most 8 items"
+                f"{rpath}.firstAvailable", f"Too many: {len(first)}: must have at most 8 items"
             )
         subs = []
         for j, sub in enumerate(first):
             sname = (sub or {}).get("name")
             if not sname:
-                raise DraError(f"{rpath}.firstAvailable[{j}].name: Required value")
+                raise DraError(f"{rpath}.firstAvailable[{j}].name", "Required value")
             subs.append(_request(sub, f"{rpath}.firstAvailable[{j}]", str(sname), str(rname)))
         one = _request(exactly, f"{rpath}.exactly", str(rname)) if exactly else None
         requests.append(DeviceRequest(str(rname), one, tuple(subs)))
@@ -380,6 +398,34 @@ def resource_claim(raw: Manifest) -> ResourceClaim:
         deleting=bool(meta.get("deletionTimestamp")),
         raw=raw,
     )
+
+
+T = TypeVar("T")
+
+
+def _labelled(label: str, parse: Callable[[Manifest], T], raw: Manifest) -> T:
+    """Run a parser; a DraError it raises gets the object's label."""
+    try:
+        return parse(raw)
+    except DraError as err:
+        if err.obj:
+            raise
+        raise DraError(err.path, err.message, label) from None
+
+
+def device_class(raw: Manifest) -> DeviceClass:
+    """Parse a DeviceClass manifest; DraError names the object and the field."""
+    return _labelled(f"DeviceClass {_name(raw)}", _device_class, raw)
+
+
+def resource_slice(raw: Manifest) -> ResourceSlice:
+    """Parse a ResourceSlice manifest; DraError names the object and the field."""
+    return _labelled(f"ResourceSlice {_name(raw)}", _resource_slice, raw)
+
+
+def resource_claim(raw: Manifest) -> ResourceClaim:
+    """Parse a ResourceClaim manifest; DraError names the object and the field."""
+    return _labelled(f"ResourceClaim {_namespace(raw)}/{_name(raw)}", _resource_claim, raw)
 
 
 def parse_all(
