@@ -65,6 +65,7 @@ class CycleRecord:
     pre_score_steps: list[tuple[str, Status]] = field(default_factory=list)
     filter_plugins: list[str] = field(default_factory=list)  # Filter plugins that ran, in order
     claims: dict[str, Any] | None = None  # DRA: the pod's claims after the binding cycle
+    device_matches: dict[str, Any] | None = None  # DRA: node -> dra.explain explanation
 
     def to_dict(self) -> dict[str, Any]:
         """The conformance trace's cycle (conformance/FORMAT.md)."""

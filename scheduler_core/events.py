@@ -151,6 +151,20 @@ class CycleEnd(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class DeviceMatches(Event):
+    """DRA, per node (aligned with ``nodes``): each pending request's devices and verdicts.
+
+    An explanation (scheduler_core.dra.explain), not a trace field: ``matched``, ``taken`` or
+    ``selector`` with the reason, pools the node does not see under ``elsewhere``, and the
+    devices Filter chose there under ``allocation``.
+    """
+
+    type: ClassVar[str] = "DeviceMatches"
+    nodes: tuple[str, ...] = ()
+    explanations: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class DeviceAllocation(Event):
     """DRA: the pod's claims after the binding cycle (namespace/name -> allocated, devices)."""
 
@@ -262,6 +276,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Score,
         Combine,
         CycleEnd,
+        DeviceMatches,
         DeviceAllocation,
         Reserve,
         Permit,
@@ -371,6 +386,9 @@ def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list
             reasons=tuple(verdict_reasons),
             rejector=tuple(rejector),
         )
+    if rec.device_matches is not None:
+        names = tuple(rec.device_matches)
+        add(DeviceMatches, nodes=names, explanations=tuple(rec.device_matches[n] for n in names))
     if rec.post_filter_status is not None:
         st = rec.post_filter_status
         r = rec.post_filter

@@ -23,6 +23,7 @@ from scheduler_core.events import (
     Backoff,
     Bind,
     Delete,
+    DeviceAllocation,
     Enqueue,
     Event,
     MoveToActive,
@@ -49,6 +50,7 @@ from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework, Steps
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.plugins import in_tree_registry
+from scheduler_core.plugins.dynamic_resources import claim_summary, device_matches, pod_claims
 from scheduler_core.queue import EVENTS_OF_INTEREST, ClusterEvent, QueuedPodInfo, SchedulingQueue
 
 _QUEUE_EVENTS: dict[str, type[QueueEvent]] = {
@@ -72,6 +74,9 @@ KIND_LISTS: dict[str, str] = {
     "ReplicationController": "replication_controllers",
     "Namespace": "namespaces",
     "CSINode": "csi_nodes",
+    "ResourceClaim": "resource_claims",
+    "ResourceSlice": "resource_slices",
+    "DeviceClass": "device_classes",
 }
 
 
@@ -313,6 +318,8 @@ class Scheduler:
         fwk = runner.fwk
         state = CycleState()
         rec = runner.schedule(self.cluster.snapshot(), pod, state)
+        if pod.raw.get("spec", {}).get("resourceClaims"):
+            rec.device_matches = device_matches(state, self.cluster.snapshot().node_info_list)
         self._emit_cycle(rec)
         if rec.selected is None:
             self._handle_scheduling_failure(qpi, rec)
@@ -382,6 +389,8 @@ class Scheduler:
             self._fail(qpi, status, node)
             return
         self.cluster.finish_binding(pod)
+        if pod.raw.get("spec", {}).get("resourceClaims"):
+            self._emit_allocation(pod)
         self.queue.delete_nominated_pod_if_exists(pod)
         steps = []
         fwk.run_post_bind_plugins(state, pod, node, steps)
@@ -393,6 +402,14 @@ class Scheduler:
         self.pending.pop(pod.key, None)
         self.queue.done(pod.uid)
         self.queue.assigned_pod_added(pod)
+
+    def _emit_allocation(self, pod: Pod) -> None:
+        """DRA: the pod's claims as PreBind left them (allocation and reservation)."""
+        try:
+            claims = pod_claims(self.cluster.objects.dra, pod)
+        except ValueError:
+            return
+        self._make(DeviceAllocation, pod.key, claims={c.key: claim_summary(c) for c in claims})
 
     def _bind(self, fwk: Framework, state: CycleState, pod: Pod, node: str, steps: Steps) -> Status:
         """An interested binder extender binds the pod; otherwise the Bind plugins do."""

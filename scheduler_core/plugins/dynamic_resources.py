@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from scheduler_core.api import Pod
 from scheduler_core.dra.allocator import AllocationError, Allocator, FailedOnNode
+from scheduler_core.dra.explain import explain_node
 from scheduler_core.dra.manager import DraManager
 from scheduler_core.dra.types import FIRST_AVAILABLE_MAX_SIZE, Allocation, ResourceClaim
 from scheduler_core.framework.cycle_state import CycleState
@@ -143,7 +144,10 @@ class DynamicResources:
         self.handle = handle
 
     def _manager(self) -> DraManager:
-        manager: DraManager = self.handle.snapshot.objects.dra
+        # The cluster's objects outlive snapshots: PreEnqueue runs before any cycle has one.
+        cluster = getattr(self.handle, "extras", {}).get("cluster")
+        objects = cluster.objects if cluster is not None else self.handle.snapshot.objects
+        manager: DraManager = objects.dra
         return manager
 
     def pre_enqueue(self, pod: Pod) -> Status:
@@ -341,6 +345,21 @@ class DynamicResources:
                 return error(f"claim {claim.key} got allocated elsewhere in the meantime")
             s.claims[index] = manager.reserve(claim, allocation, pod.name, pod.uid)
         return SUCCESS
+
+
+def device_matches(state: CycleState, nodes: Sequence[NodeInfo]) -> dict[str, Any] | None:
+    """Per node, which devices matched which request and why not (dra.explain), or None.
+
+    Only for a pod whose PreFilter found claims; reads what the cycle's Filter stored.
+    """
+    s = state.get(_STATE_KEY)
+    if not isinstance(s, _State) or not s.claims or s.allocator is None:
+        return None
+    out = {}
+    for ni in nodes:
+        allocations = s.node_allocations.get(ni.node.name)
+        out[ni.node.name] = explain_node(s.allocator, s.claims, ni.node, allocations)
+    return out
 
 
 def _compute_score(
