@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -382,6 +383,33 @@ def object_delete(
 
 
 # --- profiles -------------------------------------------------------------------------------
+
+
+def claims_apply(*, cluster_id: int, claims: Iterable[Any]) -> int:
+    """Write the status a run's binding cycles gave each ResourceClaim (allocation, reservedFor).
+
+    ``claims`` are the engine's ``scheduler_core.dra.ResourceClaim`` values after the run;
+    only claims whose status changed are written. Returns how many were.
+    """
+    changed = []
+    for claim in claims:
+        row = KubeObject.objects.filter(
+            cluster_id=cluster_id, kind="ResourceClaim", namespace=claim.namespace, name=claim.name
+        ).first()
+        if row is None:
+            continue
+        status = claim.to_manifest().get("status")
+        if (row.manifest.get("status") or None) == status:
+            continue
+        manifest = copy.deepcopy(row.manifest)
+        if status is None:
+            manifest.pop("status", None)
+        else:
+            manifest["status"] = status
+        row.manifest = manifest
+        changed.append(row)
+    KubeObject.objects.bulk_update(changed, ["manifest"])
+    return len(changed)
 
 
 def _normalized_config(config: dict[str, Any]) -> dict[str, Any]:

@@ -22,13 +22,14 @@ def test_load_demo_twice_gives_the_same_content():
         "GPU pool behind taints",
         "Preemption scenario",
         "Approval gate",
+        "GPU pool with DRA",
         "Large cluster (500 nodes)",
     }
     assert {p.name for p in Profile.objects.filter(is_demo=True)} >= {
         "Bin-packing",
         "Spread everything",
     }
-    assert "5 clusters" in out.getvalue()
+    assert "6 clusters" in out.getvalue()
 
 
 def test_demo_gpu_nodes_are_tainted_and_only_the_trainer_tolerates():
