@@ -385,6 +385,37 @@ def object_delete(
 # --- profiles -------------------------------------------------------------------------------
 
 
+def dra_objects_create(
+    *,
+    cluster: Cluster,
+    user: AbstractBaseUser,
+    objects: list[dict[str, Any]],
+    pod: tuple[str, str] | None = None,
+) -> Cluster:
+    """Store new DRA objects (the forms'); with ``pod``, add the claim to its resourceClaims.
+
+    All or nothing: raises ManifestProblems (field paths as an import gives them) and stores
+    nothing when an object is invalid, a name is taken, or the pod is in another namespace.
+    """
+    with transaction.atomic():
+        cluster = writable_cluster(cluster=cluster, user=user)
+        planned, _ = _plan(cluster, [SourceObject(copy.deepcopy(m)) for m in objects])
+        _store(cluster, planned)
+        claim = next((m for m in objects if m["kind"] == "ResourceClaim"), None)
+        if pod is not None and claim is not None:
+            meta = claim["metadata"]
+            if pod[0] != meta.get("namespace", "default"):
+                raise ManifestProblems(
+                    [Problem("a pod can only use claims of its own namespace", path="pod")]
+                )
+            row = cluster.pods.get(namespace=pod[0], name=pod[1])
+            manifest = copy.deepcopy(row.manifest)
+            refs = manifest.setdefault("spec", {}).setdefault("resourceClaims", [])
+            refs.append({"name": meta["name"], "resourceClaimName": meta["name"]})
+            pod_save(cluster=cluster, user=user, manifest=manifest, original=pod)
+    return cluster
+
+
 def claims_apply(*, cluster_id: int, claims: Iterable[Any]) -> int:
     """Write the status a run's binding cycles gave each ResourceClaim (allocation, reservedFor).
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import run_views, views
+from . import dra_views, run_views, views
 
 app_name = "playground"
 
@@ -21,6 +21,8 @@ urlpatterns = [
     path("clusters/<int:pk>/nodes/<str:name>/edit/", views.node_form, name="node_edit"),
     path("clusters/<int:pk>/nodes/<str:name>/delete/", views.node_delete, name="node_delete"),
     path("clusters/<int:pk>/pods/new/", views.pod_form, name="pod_new"),
+    path("clusters/<int:pk>/devices/new/", dra_views.device_pool_new, name="device_pool_new"),
+    path("clusters/<int:pk>/claims/new/", dra_views.claim_new, name="claim_new"),
     path("clusters/<int:pk>/workloads/new/", views.pod_form, name="workload_new"),
     path(
         "clusters/<int:pk>/pods/<str:namespace>/<str:name>/edit/", views.pod_form, name="pod_edit"

@@ -7,6 +7,7 @@ import copy
 import pytest
 import yaml
 from django.core.management import call_command
+from django.urls import reverse
 
 from playground import charts, demo_dra, devices, manifests, runs, selectors, services
 from playground.models import Cluster, KubeObject, Run
@@ -143,3 +144,77 @@ def test_run_writes_allocations_back_to_the_claims(user, django_capture_on_commi
     assert claim.manifest["status"]["reservedFor"][0]["name"] == "inference"
     untouched = KubeObject.objects.get(cluster=cluster, kind="ResourceClaim", name="trainer-gpus")
     assert "status" not in untouched.manifest
+
+
+# -- the forms ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_cluster(user):
+    from builders import make_node, make_pod
+
+    cluster = services.cluster_create(owner=user, name="forms")
+    services.node_save(cluster=cluster, user=user, manifest=make_node("n1"))
+    services.pod_save(cluster=cluster, user=user, manifest=make_pod("p1"))
+    return cluster
+
+
+def _add_gpu_class(cluster, user):
+    gpu_class = next(o for o in DEMO if o["kind"] == "DeviceClass")
+    services.cluster_import_yaml(cluster=cluster, user=user, text=yaml.safe_dump(gpu_class))
+
+
+@pytest.mark.django_db
+def test_device_pool_form_adds_a_slice_and_its_class(alice_client, small_cluster):
+    url = reverse("playground:device_pool_new", args=[small_cluster.pk])
+    data = {"node": "n1", "driver": "gpu.example.com", "model": "l4", "memory": "24Gi"}
+    response = alice_client.post(url, {**data, "count": 3, "device_class": "gpu"})
+    assert response.status_code == 302
+    objects = {o.kind: o.manifest for o in small_cluster.kube_objects.all()}
+    assert objects["DeviceClass"]["spec"]["selectors"][0]["cel"]["expression"] == (
+        'device.driver == "gpu.example.com"'
+    )
+    devices_ = objects["ResourceSlice"]["spec"]["devices"]
+    assert [d["name"] for d in devices_] == ["dev-0", "dev-1", "dev-2"]
+    assert objects["ResourceSlice"]["spec"]["nodeName"] == "n1"
+
+
+@pytest.mark.django_db
+def test_claim_form_reports_a_bad_selector_on_its_field_and_stores_nothing(
+    alice_client, small_cluster, user
+):
+    _add_gpu_class(small_cluster, user)
+    url = reverse("playground:claim_new", args=[small_cluster.pk])
+    data = {"name": "c", "namespace": "default", "device_class": "gpu", "mode": "ExactCount"}
+    response = alice_client.post(
+        url, {**data, "count": 1, "selector": "device.driver ==", "pod": ""}
+    )
+    assert response.status_code == 200
+    errors = response.context["form"].errors
+    assert list(errors) == ["selector"] and "Syntax error" in errors["selector"][0]
+    assert not small_cluster.kube_objects.filter(kind="ResourceClaim").exists()
+
+
+@pytest.mark.django_db
+def test_claim_form_adds_the_claim_to_the_pod(alice_client, small_cluster, user):
+    _add_gpu_class(small_cluster, user)
+    url = reverse("playground:claim_new", args=[small_cluster.pk])
+    data = {"name": "c", "namespace": "default", "device_class": "gpu", "mode": "All"}
+    response = alice_client.post(url, {**data, "count": 1, "selector": "", "pod": "default/p1"})
+    assert response.status_code == 302
+    claim = small_cluster.kube_objects.get(kind="ResourceClaim").manifest
+    assert claim["spec"]["devices"]["requests"][0]["exactly"] == {
+        "deviceClassName": "gpu",
+        "allocationMode": "All",
+    }
+    pod = small_cluster.pods.get(name="p1").manifest
+    assert pod["spec"]["resourceClaims"] == [{"name": "c", "resourceClaimName": "c"}]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["playground:device_pool_new", "playground:claim_new"])
+def test_dra_form_pages_render_and_are_linked(alice_client, small_cluster, name):
+    url = reverse(name, args=[small_cluster.pk])
+    assert alice_client.get(url).status_code == 200
+    page = alice_client.get(reverse("playground:cluster", args=[small_cluster.pk]))
+    assert url in page.content.decode()
