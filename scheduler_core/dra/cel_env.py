@@ -23,6 +23,7 @@ from scheduler_core.quantity import QuantityError, parse_nanos
 _Q: Final = "__quantity__"  # a quantity travels through CEL as {_Q: nano-units}
 _V: Final = "__semver__"  # a version as {_V: [major, minor, patch, [pre-release ids]]}
 _DOMAIN_INDEX: Final = re.compile(r"\b(attributes|capacity)\s*\[\s*(\"([^\"]*)\"|'([^']*)')\s*\]")
+_FUNCTION_ERROR: Final = re.compile(r"Python function call failed: \w+: (.*?)\. Check function")
 _PARSE_PREFIX: Final = re.compile(r"^Failed to parse expression .*?: (?=ERROR)", re.DOTALL)
 _SEMVER: Final = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
@@ -55,7 +56,7 @@ def _quantity(text: Any) -> dict[str, int]:
     try:
         return quantity_value(str(text))
     except QuantityError as err:
-        raise ValueError(f"quantities must match the regular expression: {err}") from err
+        raise ValueError(str(err)) from err
 
 
 def _is_quantity(text: Any) -> bool:
@@ -201,7 +202,9 @@ class Compiled:
         except ZeroDivisionError as err:
             raise CelError("division by zero") from err
         except (RuntimeError, ValueError) as err:
-            raise CelError(str(err)) from err
+            # A function of ours failed: report its own message, as cel-go would.
+            inner = _FUNCTION_ERROR.search(str(err))
+            raise CelError(inner.group(1) if inner else str(err)) from err
         if not isinstance(result, bool):
             raise CelError(
                 f"CEL result of type {_type_name(result)} could not be converted to bool"

@@ -174,8 +174,9 @@ class DynamicResources:
             return None, unresolvable(str(err))
         if not claims:
             return None, SKIP
+        # Upstream stores the claims in the state only once PreFilter succeeds: a rejection
+        # below leaves PostFilter with "no new claims to deallocate".
         s = _State(claims)
-        state.write(_STATE_KEY, s)
         to_allocate = 0
         for i, claim in enumerate(claims):
             if claim.allocation is not None:
@@ -204,6 +205,7 @@ class DynamicResources:
                 manager.cel_cache,
                 manager.match_cache,
             )
+        state.write(_STATE_KEY, s)
         return None, SUCCESS
 
     @staticmethod

@@ -117,3 +117,12 @@ def test_cache_compiles_each_expression_once() -> None:
     first = cache.get_or_compile("device.driver == 'a'")
     assert cache.get_or_compile("device.driver == 'a'") is first
     assert cache.get_or_compile("device.driver == 'b'") is not first
+
+
+def test_function_errors_carry_their_own_message() -> None:
+    with pytest.raises(CelError, match="^unable to parse quantity's suffix$"):
+        compile_selector('quantity("1 Gi").isInteger()').matches(DRIVER, GPU)
+    with pytest.raises(CelError, match="^no such overload$"):
+        compile_selector('device.capacity["gpu.example.com"].memory.compareTo(1) == 0').matches(
+            DRIVER, GPU
+        )

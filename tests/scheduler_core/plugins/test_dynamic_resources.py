@@ -217,3 +217,11 @@ def test_post_filter_deallocates_a_stale_allocation_elsewhere() -> None:
     assert plugin.post_filter(state, pod, statuses) == (None, unschedulable(dra.MSG_DEALLOCATED))
     assert snap.objects.dra.claim("ns", "c").allocation is None
     assert snap.objects.dra.allocated_devices() == frozenset()
+
+
+def test_pre_filter_rejection_leaves_no_claims_for_post_filter() -> None:
+    claim = gpu_claim("c", {"name": "g", "exactly": {"deviceClassName": "tpu"}})
+    plugin, pod, snap = with_dra([claim], "c")
+    state = CycleState()
+    assert not plugin.pre_filter(state, pod, snap.node_info_list)[1].is_success()
+    assert plugin.post_filter(state, pod, {}) == (None, unschedulable(dra.MSG_NO_NEW_CLAIMS))
