@@ -216,6 +216,10 @@ class _Run:
         self.constraints: list[list[_MatchAttribute]] = []
         self.allocating: dict[DeviceID, set[int]] = {}
         self.result: list[list[_Picked]] = [[] for _ in claims]
+        self.candidates: dict[
+            tuple[int, int, int],
+            list[tuple[DeviceID, Device, ResourceSlice, bool | AllocationError]],
+        ] = {}
 
     # -- setup ------------------------------------------------------------------------------
 
@@ -333,19 +337,48 @@ class _Run:
             did, device, slc = rd.all_devices[di]
             undo = self._take(ci, rd, did, device, slc, must=True)
             return undo is not None and self._next(undo, ci, ri, si, di + 1, in_sub)
-        for pool in self.pools:
-            if pool.incomplete or pool.invalid:
-                continue
-            for slc in pool.slices:
-                for device in slc.devices:
-                    did = (pool.driver, pool.pool, device.name)
-                    # "In use" is cheap and goes first, then the selectors.
-                    if self._blocked(ci, req, did) or not self._selectable(claim, rd, slc, device):
-                        continue
-                    undo = self._take(ci, rd, did, device, slc, must=False)
-                    if undo is not None and self._next(undo, ci, ri, si, di + 1, in_sub):
-                        return True
+        free = [
+            c for c in self._candidates(claim, rd, (ci, ri, si)) if not self._blocked(ci, req, c[0])
+        ]
+        if len(free) < rd.num_devices - di and all(c[3] is True for c in free):
+            # Too few devices left for this request: upstream's search would try every order
+            # of them and fail the same way (no selector error can come up on the way).
+            return False
+        for did, device, slc, verdict in free:
+            if isinstance(verdict, AllocationError):
+                raise verdict
+            undo = self._take(ci, rd, did, device, slc, must=False)
+            if undo is not None and self._next(undo, ci, ri, si, di + 1, in_sub):
+                return True
         return False
+
+    def _candidates(
+        self, claim: ResourceClaim, rd: _RequestData, key: tuple[int, int, int]
+    ) -> list[tuple[DeviceID, Device, ResourceSlice, bool | AllocationError]]:
+        """The devices a (sub)request may take, in pool order, with their selector verdict.
+
+        Computed once per Allocate call. A selector error is kept, not raised: upstream only
+        meets it for a device that is free when the search reaches it.
+        """
+        found = self.candidates.get(key)
+        if found is None:
+            found = []
+            for pool in self.pools:
+                if pool.incomplete or pool.invalid:
+                    continue
+                for slc in pool.slices:
+                    for device in slc.devices:
+                        verdict: bool | AllocationError
+                        try:
+                            verdict = self._selectable(claim, rd, slc, device)
+                        except AllocationError as err:
+                            verdict = err
+                        if verdict is not False:
+                            found.append(
+                                ((pool.driver, pool.pool, device.name), device, slc, verdict)
+                            )
+            self.candidates[key] = found
+        return found
 
     def _next(
         self, undo: Callable[[], None], ci: int, ri: int, si: int, di: int, in_sub: bool
