@@ -24,6 +24,12 @@ def _check_name(value: str) -> str:
     return value
 
 
+def _set_choices(form: forms.Form, name: str, choices: list[tuple[str, str]]) -> None:
+    field = form.fields[name]
+    assert isinstance(field, forms.ChoiceField)
+    field.choices = choices
+
+
 class DevicePoolForm(forms.Form):
     """A node-local pool of identical devices (one ResourceSlice), and its DeviceClass if new."""
 
@@ -43,7 +49,7 @@ class DevicePoolForm(forms.Form):
 
     def __init__(self, *args: Any, nodes: list[str], classes: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["node"].choices = [(n, n) for n in nodes]
+        _set_choices(self, "node", [(n, n) for n in nodes])
         self.classes = set(classes)
 
     def clean_driver(self) -> str:
@@ -128,8 +134,8 @@ class ClaimForm(forms.Form):
 
     def __init__(self, *args: Any, classes: list[str], pods: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["device_class"].choices = [(c, c) for c in classes]
-        self.fields["pod"].choices = [("", "(none)")] + [(p, p) for p in pods]
+        _set_choices(self, "device_class", [(c, c) for c in classes])
+        _set_choices(self, "pod", [("", "(none)")] + [(p, p) for p in pods])
 
     def clean_name(self) -> str:
         return _check_name(self.cleaned_data["name"])

@@ -75,13 +75,14 @@ def claim_new(request: HttpRequest, pk: int) -> HttpResponse:
     )
     if request.method == "POST" and form.is_valid():
         pod_key = form.cleaned_data["pod"]
-        pod = tuple(pod_key.split("/", 1)) if pod_key else None
+        namespace, _, name = pod_key.partition("/")
+        pod = (namespace, name) if pod_key else None
         try:
             cluster = services.dra_objects_create(
                 cluster=cluster,
                 user=request.user,
                 objects=[form.to_manifest()],
-                pod=pod,  # type: ignore[arg-type]
+                pod=pod,
             )
         except manifests.ManifestProblems as err:
             _report(form, err, _CLAIM_FIELDS)
