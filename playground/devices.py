@@ -116,6 +116,9 @@ def _misses(panel: Mapping[str, Any]) -> list[str]:
         for r in rows:
             have = f"{len(r['matched'])} of {r['count']} matched"
             reason = _short_why(r["rejected"]) or r["note"] or "no other device on this node"
+            if not r["rejected"] and not r["matched"] and panel["elsewhere"]:
+                pools = ", ".join(list(panel["elsewhere"])[:_SHOWN_DEVICES])
+                reason += f" (pools of other nodes: {pools})"
             out.append(f"{panel['node']}: {_label(r)}: {have} — {reason}")
     return out
 
