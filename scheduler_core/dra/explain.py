@@ -26,6 +26,8 @@ def _selector_verdict(
     allocator: Allocator, owner: str, selectors: Sequence[str], driver: str, device: Device
 ) -> str | None:
     """None when every selector holds, else which one failed and how."""
+    if not selectors or allocator.match_cache.get((tuple(selectors), id(device))):
+        return None  # Filter already found they all hold
     for i, expr in enumerate(selectors):
         compiled = allocator.cel_cache.get_or_compile(expr)
         try:
