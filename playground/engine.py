@@ -96,7 +96,7 @@ def check_node_manifest(manifest: dict[str, Any]) -> None:
     _from_manifest("Node", manifest)
 
 
-DRA_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim")
+DRA_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
 
 
 def check_dra_manifest(manifest: dict[str, Any]) -> None:
@@ -108,6 +108,15 @@ def check_dra_manifest(manifest: dict[str, Any]) -> None:
     from scheduler_core import dra
 
     kind = manifest.get("kind")
+    prefix = ""
+    if kind == "ResourceClaimTemplate":
+        # A template holds the claim's spec under spec.spec; check it as that claim.
+        spec = manifest.get("spec")
+        inner = spec.get("spec") if isinstance(spec, dict) else None
+        if not isinstance(inner, dict):
+            raise ManifestError("spec.spec", "Required value")
+        manifest = {"metadata": manifest.get("metadata") or {}, "spec": inner}
+        kind, prefix = "ResourceClaim", "spec."
     parse = {
         "DeviceClass": dra.device_class,
         "ResourceSlice": dra.resource_slice,
@@ -116,11 +125,11 @@ def check_dra_manifest(manifest: dict[str, Any]) -> None:
     try:
         obj = parse(manifest)
     except dra.DraError as err:
-        raise ManifestError(err.path, err.message) from err
+        raise ManifestError(prefix + err.path, err.message) from err
     for path, expression in _selector_paths(kind, obj):
         error = dra.compile_selector(expression).error
         if error is not None:
-            raise ManifestError(path, f"Invalid value: {error}")
+            raise ManifestError(prefix + path, f"Invalid value: {error}")
 
 
 def _selector_paths(kind: Any, obj: Any) -> list[tuple[str, str]]:

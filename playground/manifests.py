@@ -32,6 +32,7 @@ KINDS: Final[dict[str, tuple[str, bool]]] = {
     "Node": ("v1", False),
     "DeviceClass": ("resource.k8s.io/v1", False),
     "ResourceSlice": ("resource.k8s.io/v1", False),
+    "ResourceClaimTemplate": ("resource.k8s.io/v1", True),
     "ResourceClaim": ("resource.k8s.io/v1", True),
     "Service": ("v1", True),
     "PodDisruptionBudget": ("policy/v1", True),

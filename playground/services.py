@@ -18,7 +18,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Model
 
-from . import engine, manifests
+from . import claim_templates, engine, manifests
 from .manifests import ManifestProblems, Problem, SourceObject
 from .models import Cluster, KubeObject, Node, Pod, Profile
 
@@ -183,6 +183,7 @@ def _plan(
             planned += [
                 (SourceObject(c, obj.document, obj.node, generated=True), c) for c in children
             ]
+    generated += _claims_from_templates(cluster, planned, existing)
     seen: dict[tuple[str, str, str], SourceObject] = {}
     for obj, manifest in planned:
         wrapped = SourceObject(manifest)
@@ -201,6 +202,30 @@ def _plan(
     if problems:
         raise ManifestProblems(problems)
     return [m for _, m in planned], generated
+
+
+def _claims_from_templates(
+    cluster: Cluster,
+    planned: list[tuple[SourceObject, dict[str, Any]]],
+    existing: set[tuple[str, str, str]],
+) -> int:
+    """Add the claims the resourceclaim controller would create for the planned pods."""
+    kind = "ResourceClaimTemplate"
+    manifests_ = [*cluster.kube_objects.filter(kind=kind).values_list("manifest", flat=True)]
+    manifests_ += [m for _, m in planned if m.get("kind") == kind]
+    templates = {
+        ((m.get("metadata") or {}).get("namespace") or "default", m["metadata"]["name"]): m
+        for m in manifests_
+    }
+    count = 0
+    for obj, manifest in list(planned):
+        if templates and manifest.get("kind") == "Pod":
+            claims = claim_templates.claims_for_pod(manifest, templates, existing)
+            planned += [
+                (SourceObject(c, obj.document, obj.node, generated=True), c) for c in claims
+            ]
+            count += len(claims)
+    return count
 
 
 def _check_size(text: str) -> None:

@@ -218,3 +218,76 @@ def test_dra_form_pages_render_and_are_linked(alice_client, small_cluster, name)
     assert alice_client.get(url).status_code == 200
     page = alice_client.get(reverse("playground:cluster", args=[small_cluster.pk]))
     assert url in page.content.decode()
+
+
+# -- ResourceClaimTemplates: the resourceclaim controller's part ----------------------------------
+
+TEMPLATE = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceClaimTemplate",
+    "metadata": {"name": "one-l4", "namespace": "default"},
+    "spec": {
+        "spec": {
+            "devices": {
+                "requests": [
+                    {
+                        "name": "gpu",
+                        "exactly": {
+                            "deviceClassName": "gpu",
+                            "selectors": [
+                                {
+                                    "cel": {
+                                        "expression": 'device.attributes["gpu.example.com"]'
+                                        '.model == "l4"'
+                                    }
+                                }
+                            ],
+                        },
+                    }
+                ]
+            }
+        }
+    },
+}
+
+
+@pytest.mark.django_db
+def test_pods_of_a_template_get_their_own_claims_and_run(user, django_capture_on_commit_callbacks):
+    from builders import make_deployment
+
+    cluster = services.cluster_create(owner=user, name="templates")
+    base = [o for o in DEMO if o["kind"] in ("Node", "DeviceClass", "ResourceSlice")]
+    web = make_deployment("serve", replicas=2)
+    web["spec"]["template"]["spec"]["resourceClaims"] = [
+        {"name": "gpu", "resourceClaimTemplateName": "one-l4"}
+    ]
+    text = yaml.safe_dump_all([*base, TEMPLATE, web], sort_keys=False)
+    services.cluster_import_yaml(cluster=cluster, user=user, text=text)
+    claims = list(cluster.kube_objects.filter(kind="ResourceClaim"))
+    pods = {p.name: p.manifest for p in cluster.pods.all()}
+    assert len(claims) == len(pods) == 2
+    for claim in claims:
+        owner = claim.manifest["metadata"]["ownerReferences"][0]
+        pod = pods[owner["name"]]
+        assert owner["uid"] == pod["metadata"]["uid"] and owner["controller"] is True
+        assert pod["status"]["resourceClaimStatuses"] == [
+            {"name": "gpu", "resourceClaimName": claim.name}
+        ]
+        assert claim.name.startswith(f"{owner['name']}-gpu-")
+    profile = services.profile_create(owner=user, name="default", config={})
+    with django_capture_on_commit_callbacks(execute=True):
+        run = runs.run_start(user=user, cluster=cluster, profile=profile)
+    run.refresh_from_db()
+    assert run.status == Run.Status.SUCCEEDED, run.error_message
+    assert sorted(run.placements.values()) == ["gpu-2", "gpu-2"]
+
+
+def test_template_spec_errors_name_the_field():
+    bad = copy.deepcopy(TEMPLATE)
+    bad["spec"]["spec"]["devices"]["requests"][0]["exactly"]["selectors"][0]["cel"][
+        "expression"
+    ] = "device.driver =="
+    problems = manifests.check_object(manifests.parse_documents(yaml.safe_dump(bad)).objects[0])
+    assert [p.path for p in problems] == [
+        "spec.spec.devices.requests[0].exactly.selectors[0].cel.expression"
+    ]
