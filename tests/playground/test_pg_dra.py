@@ -291,3 +291,21 @@ def test_template_spec_errors_name_the_field():
     assert [p.path for p in problems] == [
         "spec.spec.devices.requests[0].exactly.selectors[0].cel.expression"
     ]
+
+
+@pytest.mark.django_db
+def test_cluster_page_lists_devices_with_their_holders(alice_client, user):
+    cluster = services.cluster_create(owner=user, name="dra")
+    services.cluster_import_yaml(cluster=cluster, user=user, text=demo_dra.MANIFESTS)
+    devices_ = selectors.cluster_devices(cluster)
+    assert devices_ is not None
+    gpu1 = next(p for p in devices_["pools"] if p["slice"] == "gpu-1-gpu")
+    assert [(d["name"], d["claim"]) for d in gpu1["devices"]] == [
+        ("gpu-0", "default/running-a100"),
+        ("gpu-1", ""),
+    ]
+    trainer = next(c for c in devices_["claims"] if c["key"] == "default/trainer-gpus")
+    assert trainer["requests"] == "gpus: 2 × gpu-large"
+    page = alice_client.get(reverse("playground:cluster", args=[cluster.pk])).content.decode()
+    assert 'id="device-pools"' in page and "default/running-a100" in page
+    assert selectors.cluster_devices(services.cluster_create(owner=user, name="none")) is None
