@@ -50,7 +50,12 @@ from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework, Steps
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.plugins import in_tree_registry
-from scheduler_core.plugins.dynamic_resources import claim_summary, device_matches, pod_claims
+from scheduler_core.plugins.dynamic_resources import (
+    claim_summary,
+    device_matches,
+    has_claims,
+    pod_claims,
+)
 from scheduler_core.queue import EVENTS_OF_INTEREST, ClusterEvent, QueuedPodInfo, SchedulingQueue
 
 _QUEUE_EVENTS: dict[str, type[QueueEvent]] = {
@@ -318,7 +323,7 @@ class Scheduler:
         fwk = runner.fwk
         state = CycleState()
         rec = runner.schedule(self.cluster.snapshot(), pod, state)
-        if pod.raw.get("spec", {}).get("resourceClaims"):
+        if has_claims(pod):
             rec.device_matches = device_matches(state, self.cluster.snapshot().node_info_list)
         self._emit_cycle(rec)
         if rec.selected is None:
@@ -389,7 +394,7 @@ class Scheduler:
             self._fail(qpi, status, node)
             return
         self.cluster.finish_binding(pod)
-        if pod.raw.get("spec", {}).get("resourceClaims"):
+        if has_claims(pod):
             self._emit_allocation(pod)
         self.queue.delete_nominated_pod_if_exists(pod)
         steps = []

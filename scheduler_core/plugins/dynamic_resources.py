@@ -133,7 +133,8 @@ def claim_summary(claim: ResourceClaim) -> dict[str, Any]:
     return {"allocated": True, "devices": [d.to_dict() for d in claim.allocation.devices]}
 
 
-def _has_claims(pod: Pod) -> bool:
+def has_claims(pod: Pod) -> bool:
+    """Whether the pod lists any spec.resourceClaims (the fast path skips DRA otherwise)."""
     return bool((pod.raw.get("spec") or {}).get("resourceClaims"))
 
 
@@ -151,7 +152,7 @@ class DynamicResources:
         return manager
 
     def pre_enqueue(self, pod: Pod) -> Status:
-        if not _has_claims(pod):
+        if not has_claims(pod):
             return SUCCESS
         try:
             pod_claims(self._manager(), pod)
@@ -162,7 +163,7 @@ class DynamicResources:
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
-        if not _has_claims(pod):
+        if not has_claims(pod):
             state.write(_STATE_KEY, _NO_CLAIMS)
             return None, SKIP
         manager = self._manager()
