@@ -50,3 +50,38 @@ def test_dra_demo_shows_allocation_and_why_no_device_matched(site):  # noqa: F81
     assert "gpu-1/gpu-0 (allocated to another claim)" in why
     assert "class gpu-large selector #0 is false" in why
     assert "cannot allocate all claims" in _css(site.driver, "#cycle-result").text
+
+
+def test_add_a_device_pool_and_a_claim_with_the_forms(page):
+    from selenium.webdriver.support.ui import Select
+    from test_pg_journeys import _by_css, _fill, _sign_up, _submit
+    from test_pg_journeys import _wait as _wait_page
+
+    driver = page.driver
+    _sign_up(page, "devi")
+    _submit(driver, "#new-cluster")
+    _fill(driver, "name", "dra forms")
+    _submit(driver, "#save")
+    _submit(driver, "#add-node")
+    _fill(driver, "name", "gpu-node")
+    _submit(driver, "#save")
+
+    _submit(driver, "#add-devices")
+    _fill(driver, "model", "h100")
+    _fill(driver, "count", "2")
+    _submit(driver, "#save")
+    _wait_page(driver, lambda d: _by_css(d, "#device-pools").is_displayed())
+    assert "dev-0" in _by_css(driver, "#device-pools").text
+
+    _submit(driver, "#add-claim")
+    _fill(driver, "name", "two-gpus")
+    Select(_by_css(driver, '[name="device_class"]')).select_by_value("gpu")
+    _fill(driver, "count", "2")
+    _fill(driver, "selector", "device.driver == ")  # a syntax error: refused on its field
+    _submit(driver, "#save")
+    errors = _by_css(driver, '.field-errors[data-for="selector"]').text
+    assert "Syntax error" in errors
+    _fill(driver, "selector", 'device.attributes["gpu.example.com"].model == "h100"')
+    _submit(driver, "#save")
+    claims = _by_css(driver, "#claims").text
+    assert "default/two-gpus" in claims and "2 × gpu with selector" in claims
