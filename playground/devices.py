@@ -72,6 +72,7 @@ def matches_panel(ev: Event) -> list[dict[str, Any]]:
             "requests": node_rows(explanation),
             "elsewhere": dict(explanation.get("elsewhere") or {}),
             "allocation": explanation.get("allocation"),
+            "filter": explanation.get("filter"),  # None: an earlier plugin rejected the node
         }
         for node, explanation in zip(
             ev.get("nodes") or (), ev.get("explanations") or (), strict=False
@@ -125,19 +126,35 @@ def _misses(panel: Mapping[str, Any]) -> list[str]:
 
 def why_matches(ev: Event) -> str:
     """One step's text: where every request found devices, and where none matched and why."""
-    fits: list[str] = []
+    allocatable: list[str] = []
+    blocked: list[str] = []
+    unchecked: list[str] = []
     misses: list[str] = []
     for panel in matches_panel(ev):
         node_misses = _misses(panel)
         if node_misses:
             misses += node_misses
+        elif panel["filter"] == "":
+            allocatable.append(panel["node"])
+        elif panel["filter"] is None:
+            unchecked.append(panel["node"])
         else:
-            fits.append(panel["node"])
-    text = [
-        _listed("Enough matching devices for every request on ", fits, ", ")
-        if fits
-        else "No node has enough matching devices."
-    ]
+            blocked.append(f"{panel['node']} ({panel['filter']})")
+    text = []
+    if allocatable:
+        text.append(_listed("Devices can be allocated on ", allocatable, ", "))
+    if blocked:
+        text.append(
+            _listed("Enough matching devices, yet no allocation on ", blocked, ", ")[:-1]
+            + ": a matchAttribute constraint, or requests competing for the same devices."
+        )
+    if unchecked:
+        text.append(
+            _listed("Enough matching devices on ", unchecked, ", ")[:-1]
+            + ", but an earlier Filter plugin rejected the node."
+        )
+    if not text:
+        text.append("No node has enough matching devices.")
     if misses:
         text.append(_listed("Not enough: ", misses, ". "))
     return " ".join(text)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from scheduler_core.api import Pod
+from scheduler_core.api import Node, Pod
 from scheduler_core.dra.allocator import AllocationError, Allocator, FailedOnNode
 from scheduler_core.dra.explain import explain_node
 from scheduler_core.dra.manager import DraManager
@@ -67,7 +67,7 @@ class _State(FrozenState):
     """
 
     __slots__ = ("allocations", "allocator", "available_on", "claims", "node_allocations",
-                 "unavailable")  # fmt: skip
+                 "unavailable", "verdicts")  # fmt: skip
 
     def __init__(self, claims: list[ResourceClaim]) -> None:
         self.claims = claims
@@ -76,6 +76,7 @@ class _State(FrozenState):
         self.unavailable: set[int] = set()
         self.node_allocations: dict[str, list[Allocation]] = {}
         self.allocations: list[Allocation | None] = [None] * len(claims)
+        self.verdicts: dict[str, str] = {}  # node -> Filter's reason ("" = passed), for explain
 
 
 def _claim_name(pod: Pod, pod_claim: Mapping[str, Any]) -> tuple[str | None, bool]:
@@ -225,7 +226,12 @@ class DynamicResources:
             return error(_ERR_NOT_FOUND)
         if not s.claims:
             return SUCCESS
-        node = node_info.node
+        status = self._filter(s, node_info.node)
+        s.verdicts[node_info.node.name] = status.message()
+        return status
+
+    @staticmethod
+    def _filter(s: _State, node: Node) -> Status:
         unavailable = [
             i
             for i, sel in enumerate(s.available_on)
@@ -361,7 +367,11 @@ def device_matches(state: CycleState, nodes: Sequence[NodeInfo]) -> dict[str, An
     out = {}
     for ni in nodes:
         allocations = s.node_allocations.get(ni.node.name)
-        out[ni.node.name] = explain_node(s.allocator, s.claims, ni.node, allocations)
+        explanation = explain_node(s.allocator, s.claims, ni.node, allocations)
+        verdict = s.verdicts.get(ni.node.name)
+        if verdict is not None:
+            explanation["filter"] = verdict  # absent: an earlier Filter plugin rejected the node
+        out[ni.node.name] = explanation
     return out
 
 

@@ -309,3 +309,21 @@ def test_cluster_page_lists_devices_with_their_holders(alice_client, user):
     page = alice_client.get(reverse("playground:cluster", args=[cluster.pk])).content.decode()
     assert 'id="device-pools"' in page and "default/running-a100" in page
     assert selectors.cluster_devices(services.cluster_create(owner=user, name="none")) is None
+
+
+def test_explanation_tells_a_constraint_apart_from_missing_devices():
+    """Two matching GPUs of different models cannot serve a claim that wants one model."""
+    node = next(o for o in DEMO if o["kind"] == "Node" and o["metadata"]["name"] == "gpu-1")
+    gpu_class = next(o for o in DEMO if o["kind"] == "DeviceClass")
+    slice_ = copy.deepcopy(next(o for o in DEMO if o["metadata"]["name"] == "gpu-1-gpu"))
+    slice_["spec"]["devices"][1]["attributes"]["model"] = {"string": "h100"}
+    claim = copy.deepcopy(next(o for o in DEMO if o["metadata"]["name"] == "trainer-gpus"))
+    claim["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"] = "gpu"
+    pod = next(o for o in DEMO if o["metadata"]["name"] == "trainer")
+    events: list = []
+    Scheduler(None, [node, gpu_class, slice_, claim, pod], on_event=events.append).run_until_idle()
+    (matches,) = [e.to_dict() for e in events if e.type == devices.MATCHES]
+    assert devices.why_matches(matches) == (
+        "Enough matching devices, yet no allocation on gpu-1 (cannot allocate all claims): "
+        "a matchAttribute constraint, or requests competing for the same devices."
+    )
