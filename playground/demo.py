@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from . import demo_dra
+
 
 def _nodes(
     prefix: str,
@@ -415,6 +417,8 @@ PROFILES.append(
         ),
     )
 )
+
+CLUSTERS.append((demo_dra.NAME, demo_dra.DESCRIPTION, demo_dra.MANIFESTS))
 
 LARGE_NAME: Final = "Large cluster (500 nodes)"
 LARGE_DESCRIPTION: Final = (

@@ -23,6 +23,8 @@ __all__ = [
     "ConfigResult",
     "FieldProblem",
     "ManifestError",
+    "DRA_KINDS",
+    "check_dra_manifest",
     "check_node_manifest",
     "check_pod_manifest",
     "check_quantity",
@@ -93,6 +95,62 @@ def check_node_manifest(manifest: dict[str, Any]) -> None:
     """Raise ManifestError naming the field if the engine could not read this Node."""
     admission.check_node(manifest, check_quantity)
     _from_manifest("Node", manifest)
+
+
+DRA_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
+
+
+def check_dra_manifest(manifest: dict[str, Any]) -> None:
+    """Raise ManifestError naming the field if the engine could not read this DRA object.
+
+    Device selectors are compiled here too, so a CEL syntax error is refused on import as the
+    API server refuses it, with cel-go's message.
+    """
+    from scheduler_core import dra
+
+    kind = manifest.get("kind")
+    prefix = ""
+    if kind == "ResourceClaimTemplate":
+        # A template holds the claim's spec under spec.spec; check it as that claim.
+        spec = manifest.get("spec")
+        inner = spec.get("spec") if isinstance(spec, dict) else None
+        if not isinstance(inner, dict):
+            raise ManifestError("spec.spec", "Required value")
+        manifest = {"metadata": manifest.get("metadata") or {}, "spec": inner}
+        kind, prefix = "ResourceClaim", "spec."
+    parse = {
+        "DeviceClass": dra.device_class,
+        "ResourceSlice": dra.resource_slice,
+        "ResourceClaim": dra.resource_claim,
+    }[str(kind)]
+    try:
+        obj = parse(manifest)
+    except dra.DraError as err:
+        raise ManifestError(prefix + err.path, err.message) from err
+    for path, expression in _selector_paths(kind, obj):
+        error = dra.compile_selector(expression).error
+        if error is not None:
+            raise ManifestError(prefix + path, f"Invalid value: {error}")
+
+
+def _selector_paths(kind: Any, obj: Any) -> list[tuple[str, str]]:
+    """(field path, CEL expression) of every selector of a class or claim."""
+    if kind == "DeviceClass":
+        return [(f"spec.selectors[{i}].cel.expression", e) for i, e in enumerate(obj.selectors)]
+    out: list[tuple[str, str]] = []
+    for i, req in enumerate(getattr(obj, "requests", ())):
+        base = f"spec.devices.requests[{i}]"
+        if req.exactly is not None:
+            out += [
+                (f"{base}.exactly.selectors[{j}].cel.expression", e)
+                for j, e in enumerate(req.exactly.selectors)
+            ]
+        for k, sub in enumerate(req.first_available):
+            out += [
+                (f"{base}.firstAvailable[{k}].selectors[{j}].cel.expression", e)
+                for j, e in enumerate(sub.selectors)
+            ]
+    return out
 
 
 def evaluate_config(

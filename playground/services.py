@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +18,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Model
 
-from . import engine, manifests
+from . import claim_templates, engine, manifests
 from .manifests import ManifestProblems, Problem, SourceObject
 from .models import Cluster, KubeObject, Node, Pod, Profile
 
@@ -182,6 +183,7 @@ def _plan(
             planned += [
                 (SourceObject(c, obj.document, obj.node, generated=True), c) for c in children
             ]
+    generated += _claims_from_templates(cluster, planned, existing)
     seen: dict[tuple[str, str, str], SourceObject] = {}
     for obj, manifest in planned:
         wrapped = SourceObject(manifest)
@@ -200,6 +202,30 @@ def _plan(
     if problems:
         raise ManifestProblems(problems)
     return [m for _, m in planned], generated
+
+
+def _claims_from_templates(
+    cluster: Cluster,
+    planned: list[tuple[SourceObject, dict[str, Any]]],
+    existing: set[tuple[str, str, str]],
+) -> int:
+    """Add the claims the resourceclaim controller would create for the planned pods."""
+    kind = "ResourceClaimTemplate"
+    manifests_ = [*cluster.kube_objects.filter(kind=kind).values_list("manifest", flat=True)]
+    manifests_ += [m for _, m in planned if m.get("kind") == kind]
+    templates = {
+        ((m.get("metadata") or {}).get("namespace") or "default", m["metadata"]["name"]): m
+        for m in manifests_
+    }
+    count = 0
+    for obj, manifest in list(planned):
+        if templates and manifest.get("kind") == "Pod":
+            claims = claim_templates.claims_for_pod(manifest, templates, existing)
+            planned += [
+                (SourceObject(c, obj.document, obj.node, generated=True), c) for c in claims
+            ]
+            count += len(claims)
+    return count
 
 
 def _check_size(text: str) -> None:
@@ -382,6 +408,64 @@ def object_delete(
 
 
 # --- profiles -------------------------------------------------------------------------------
+
+
+def dra_objects_create(
+    *,
+    cluster: Cluster,
+    user: AbstractBaseUser,
+    objects: list[dict[str, Any]],
+    pod: tuple[str, str] | None = None,
+) -> Cluster:
+    """Store new DRA objects (the forms'); with ``pod``, add the claim to its resourceClaims.
+
+    All or nothing: raises ManifestProblems (field paths as an import gives them) and stores
+    nothing when an object is invalid, a name is taken, or the pod is in another namespace.
+    """
+    with transaction.atomic():
+        cluster = writable_cluster(cluster=cluster, user=user)
+        planned, _ = _plan(cluster, [SourceObject(copy.deepcopy(m)) for m in objects])
+        _store(cluster, planned)
+        claim = next((m for m in objects if m["kind"] == "ResourceClaim"), None)
+        if pod is not None and claim is not None:
+            meta = claim["metadata"]
+            if pod[0] != meta.get("namespace", "default"):
+                raise ManifestProblems(
+                    [Problem("a pod can only use claims of its own namespace", path="pod")]
+                )
+            row = cluster.pods.get(namespace=pod[0], name=pod[1])
+            manifest = copy.deepcopy(row.manifest)
+            refs = manifest.setdefault("spec", {}).setdefault("resourceClaims", [])
+            refs.append({"name": meta["name"], "resourceClaimName": meta["name"]})
+            pod_save(cluster=cluster, user=user, manifest=manifest, original=pod)
+    return cluster
+
+
+def claims_apply(*, cluster_id: int, claims: Iterable[Any]) -> int:
+    """Write the status a run's binding cycles gave each ResourceClaim (allocation, reservedFor).
+
+    ``claims`` are the engine's ``scheduler_core.dra.ResourceClaim`` values after the run;
+    only claims whose status changed are written. Returns how many were.
+    """
+    changed = []
+    for claim in claims:
+        row = KubeObject.objects.filter(
+            cluster_id=cluster_id, kind="ResourceClaim", namespace=claim.namespace, name=claim.name
+        ).first()
+        if row is None:
+            continue
+        status = claim.to_manifest().get("status")
+        if (row.manifest.get("status") or None) == status:
+            continue
+        manifest = copy.deepcopy(row.manifest)
+        if status is None:
+            manifest.pop("status", None)
+        else:
+            manifest["status"] = status
+        row.manifest = manifest
+        changed.append(row)
+    KubeObject.objects.bulk_update(changed, ["manifest"])
+    return len(changed)
 
 
 def _normalized_config(config: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from . import dra_views, views
 from .custom_plugins import views as custom_plugin_views
 from .profiles import views as profile_views
 from .runs import explain_views
@@ -25,6 +25,8 @@ urlpatterns = [
     path("clusters/<int:pk>/nodes/<str:name>/edit/", views.node_form, name="node_edit"),
     path("clusters/<int:pk>/nodes/<str:name>/delete/", views.node_delete, name="node_delete"),
     path("clusters/<int:pk>/pods/new/", views.pod_form, name="pod_new"),
+    path("clusters/<int:pk>/devices/new/", dra_views.device_pool_new, name="device_pool_new"),
+    path("clusters/<int:pk>/claims/new/", dra_views.claim_new, name="claim_new"),
     path("clusters/<int:pk>/workloads/new/", views.pod_form, name="workload_new"),
     path(
         "clusters/<int:pk>/pods/<str:namespace>/<str:name>/edit/", views.pod_form, name="pod_edit"

@@ -109,6 +109,7 @@ def _cluster_context(cluster: Cluster, *, readonly: bool) -> dict[str, Any]:
         "nodes": selectors.node_rows(cluster),
         "pods": selectors.pod_rows(cluster),
         "objects": objects,
+        "devices": selectors.cluster_devices(cluster),
         "readonly": readonly,
     }
 

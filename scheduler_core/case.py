@@ -20,6 +20,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.plugins import in_tree_registry
+from scheduler_core.plugins.dynamic_resources import claim_summary, pod_claims
 from scheduler_core.sampling import StartIndex
 
 if TYPE_CHECKING:
@@ -39,6 +40,9 @@ def case_objects(case: Mapping[str, Any]) -> ClusterObjects:
         replication_controllers=case.get("replicationControllers") or (),
         namespaces=case.get("namespaces") or (),
         csi_nodes=case.get("csiNodes") or (),
+        resource_claims=case.get("resourceClaims") or (),
+        resource_slices=case.get("resourceSlices") or (),
+        device_classes=case.get("deviceClasses") or (),
     )
 
 
@@ -135,6 +139,16 @@ class CaseRun:
         fwk.run_reserve_plugins_unreserve(state, pod, node)
         return False
 
+    def _claims_after(self, pod: Pod, *, placed: bool) -> dict[str, Any]:
+        """The trace's ``claims``: each claim of a placed pod as the API holds it now."""
+        if not placed:
+            return {}
+        try:
+            claims = pod_claims(self.cluster.objects.dra, pod)
+        except ValueError:
+            return {}
+        return {c.key: claim_summary(c) for c in claims}
+
     def cycles(
         self, observe: Callable[[CycleContext], None] | None = None
     ) -> Iterator[tuple[Pod, CycleRecord]]:
@@ -174,4 +188,6 @@ class CaseRun:
                 self._nominate(pod, None)  # no PostFilter ran: the nomination is cleared
             elif rec.post_filter is not None and not rec.post_filter.nominated_node_name:
                 self._nominate(pod, None)
+            if not self.cluster.objects.dra.empty():
+                rec.claims = self._claims_after(pod, placed=rec.selected is not None)
             yield pod, rec

@@ -140,6 +140,9 @@ KIND_LISTS: dict[str, str] = {
     "ReplicationController": "replication_controllers",
     "Namespace": "namespaces",
     "CSINode": "csi_nodes",
+    "ResourceClaim": "resource_claims",
+    "ResourceSlice": "resource_slices",
+    "DeviceClass": "device_classes",
 }
 
 

@@ -182,6 +182,28 @@ class CycleEnd(Event):
     message: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class DeviceMatches(Event):
+    """DRA, per node (aligned with ``nodes``): each pending request's devices and verdicts.
+
+    An explanation (scheduler_core.dra.explain), not a trace field: ``matched``, ``taken`` or
+    ``selector`` with the reason, pools the node does not see under ``elsewhere``, and the
+    devices Filter chose there under ``allocation``.
+    """
+
+    type: ClassVar[str] = "DeviceMatches"
+    nodes: tuple[str, ...] = ()
+    explanations: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceAllocation(Event):
+    """DRA: the pod's claims after the binding cycle (namespace/name -> allocated, devices)."""
+
+    type: ClassVar[str] = "DeviceAllocation"
+    claims: dict[str, Any] = field(default_factory=dict)
+
+
 # -- binding cycle ------------------------------------------------------------------------------
 
 
@@ -300,6 +322,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Score,
         Combine,
         CycleEnd,
+        DeviceMatches,
+        DeviceAllocation,
         Reserve,
         Permit,
         PreBind,
@@ -326,7 +350,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         if f.name not in data:
             continue
         value = data[f.name]
-        kwargs[f.name] = _tupled(value) if f.name != "details" else value
+        kwargs[f.name] = _tupled(value) if f.name not in ("details", "claims") else value
     return cls(**kwargs)
 
 
@@ -415,6 +439,9 @@ def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list
             reasons=tuple(verdict_reasons),
             rejector=tuple(rejector),
         )
+    if rec.device_matches is not None:
+        names = tuple(rec.device_matches)
+        add(DeviceMatches, nodes=names, explanations=tuple(rec.device_matches[n] for n in names))
     if rec.post_filter_status is not None:
         st = rec.post_filter_status
         r = rec.post_filter
@@ -453,6 +480,8 @@ def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list
             selected=rec.selected,
             scored=bool(rec.scored_nodes),
         )
+    if rec.claims is not None:
+        add(DeviceAllocation, claims=rec.claims)
     result = "Error" if rec.error else ("Scheduled" if rec.selected else "Unschedulable")
     add(
         CycleEnd,
@@ -556,6 +585,8 @@ def fold_cycle(events: Iterable[Event]) -> dict[str, Any]:
             out["totals"] = dict(zip(ev.nodes, ev.totals, strict=False)) if ev.totals else {}
             out["top"] = list(ev.top)
             out["selected"] = ev.selected
+        elif isinstance(ev, DeviceAllocation):
+            out["claims"] = ev.claims
         elif isinstance(ev, CycleEnd):
             out["feasible"] = list(ev.feasible)
             out["message"] = ev.message

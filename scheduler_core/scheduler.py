@@ -26,6 +26,7 @@ from scheduler_core.events import (
     Bind,
     ClusterChange,
     Delete,
+    DeviceAllocation,
     Enqueue,
     Event,
     MoveToActive,
@@ -52,6 +53,12 @@ from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework, Steps
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.plugins import in_tree_registry
+from scheduler_core.plugins.dynamic_resources import (
+    claim_summary,
+    device_matches,
+    has_claims,
+    pod_claims,
+)
 from scheduler_core.queue import (
     EVENT_ASSIGNED_POD_DELETE,
     EVENT_NODE_ADD,
@@ -352,6 +359,8 @@ class Scheduler:
         fwk = runner.fwk
         state = CycleState()
         rec = runner.schedule(self.cluster.snapshot(), pod, state)
+        if has_claims(pod):
+            rec.device_matches = device_matches(state, self.cluster.snapshot().node_info_list)
         self._emit_cycle(rec)
         if rec.selected is None:
             self._handle_scheduling_failure(qpi, rec)
@@ -421,6 +430,8 @@ class Scheduler:
             self._fail(qpi, status, node)
             return
         self.cluster.finish_binding(pod)
+        if has_claims(pod):
+            self._emit_allocation(pod)
         self.queue.delete_nominated_pod_if_exists(pod)
         steps = []
         fwk.run_post_bind_plugins(state, pod, node, steps)
@@ -432,6 +443,14 @@ class Scheduler:
         self.pending.pop(pod.key, None)
         self.queue.done(pod.uid)
         self.queue.assigned_pod_added(pod)
+
+    def _emit_allocation(self, pod: Pod) -> None:
+        """DRA: the pod's claims as PreBind left them (allocation and reservation)."""
+        try:
+            claims = pod_claims(self.cluster.objects.dra, pod)
+        except ValueError:
+            return
+        self._make(DeviceAllocation, pod.key, claims={c.key: claim_summary(c) for c in claims})
 
     def _bind(self, fwk: Framework, state: CycleState, pod: Pod, node: str, steps: Steps) -> Status:
         """An interested binder extender binds the pod; otherwise the Bind plugins do."""

@@ -37,7 +37,7 @@ from scheduler_core.clock import SimulatedClock
 from scheduler_core.events import Event
 from scheduler_core.scheduler import Scheduler
 
-from .. import engine, plugins
+from .. import engine, plugins, services
 from ..models import Cluster, Pod, Profile, Run, RunCommand, RunEvent
 from .stream import broadcast_many, event_message, finished_message, progress_message
 
@@ -624,6 +624,10 @@ class _Execution:
                 raise _LostLease
             if run.write_back:
                 _apply_placements(run.cluster_id, placements, summary["preempted"])
+                assert self.sched is not None
+                services.claims_apply(
+                    cluster_id=run.cluster_id, claims=self.sched.cluster.objects.dra.claims.values()
+                )
             run.status = Run.Status.SUCCEEDED
             run.finished = timezone.now()
             run.placements = placements

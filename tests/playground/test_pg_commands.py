@@ -23,6 +23,7 @@ def test_load_demo_twice_gives_the_same_content():
         "Preemption scenario",
         "Approval gate",
         "Blinking lights",
+        "GPU pool with DRA",
         "Large cluster (500 nodes)",
     }
     assert {p.name for p in Profile.objects.filter(is_demo=True)} >= {
