@@ -271,3 +271,6 @@ class RunCommand(models.Model):
 
 def new_share_token() -> uuid.UUID:
     return uuid.uuid4()
+
+
+from .lessons.models import LessonProgress  # noqa: E402, F401  (the course's model)

@@ -438,31 +438,46 @@ def profile_delete(*, profile: Profile, user: AbstractBaseUser) -> None:
 # --- demo content ---------------------------------------------------------------------------
 
 
+def demo_cluster_put(*, name: str, description: str, text: str) -> Cluster:
+    """Create or replace the demo cluster ``name`` with the objects of a YAML text."""
+    cluster, _ = Cluster.objects.update_or_create(
+        is_demo=True, owner=None, name=name, defaults={"description": description}
+    )
+    cluster.nodes.all().delete()
+    cluster.pods.all().delete()
+    cluster.kube_objects.all().delete()
+    parsed = manifests.parse_documents(text)
+    objects, _ = _plan(cluster, parsed.objects)
+    _store(cluster, objects)
+    return cluster
+
+
+def demo_profile_put(*, name: str, description: str, config: dict[str, Any]) -> Profile:
+    """Create or replace the demo profile ``name``; raises ProfileInvalid if upstream refuses it."""
+    profile, _ = Profile.objects.update_or_create(
+        is_demo=True,
+        owner=None,
+        name=name,
+        defaults={"description": description, "config": _validated(config)},
+    )
+    return profile
+
+
 def demo_load() -> dict[str, int]:
-    """Create or refresh the built-in clusters and profiles; running it twice changes nothing."""
+    """Create or refresh the built-in clusters, profiles and lessons (idempotent)."""
     from . import demo
+    from .lessons.services import lessons_load
 
     counts = {"clusters": 0, "profiles": 0}
     with transaction.atomic():
         for name, description, text in demo.CLUSTERS:
-            cluster, _ = Cluster.objects.update_or_create(
-                is_demo=True, owner=None, name=name, defaults={"description": description}
-            )
-            cluster.nodes.all().delete()
-            cluster.pods.all().delete()
-            cluster.kube_objects.all().delete()
-            parsed = manifests.parse_documents(text)
-            objects, _ = _plan(cluster, parsed.objects)
-            _store(cluster, objects)
+            demo_cluster_put(name=name, description=description, text=text)
             counts["clusters"] += 1
         for name, description, config in demo.PROFILES:
-            Profile.objects.update_or_create(
-                is_demo=True,
-                owner=None,
-                name=name,
-                defaults={"description": description, "config": _validated(config)},
-            )
+            demo_profile_put(name=name, description=description, config=config)
             counts["profiles"] += 1
+        lessons = lessons_load()
     demo.ensure_large_cluster()
     counts["clusters"] += 1
+    counts["lessons"] = lessons
     return counts
