@@ -3,6 +3,7 @@
 from django.urls import path
 
 from . import run_views, views
+from .lessons.urls import urlpatterns as lesson_urlpatterns
 
 app_name = "playground"
 
@@ -53,4 +54,5 @@ urlpatterns = [
     path("runs/<int:pk>/permit/", run_views.run_permit, name="run_permit"),
     path("runs/<int:pk>/cancel/", run_views.run_cancel, name="run_cancel"),
     path("compare/<int:a>/<int:b>/", run_views.compare, name="compare"),
+    *lesson_urlpatterns,
 ]

@@ -1,0 +1,90 @@
+"""Reads of the course: progress per lesson (from the database or the session), the glossary,
+and the run-page links of a lesson's questions."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import markdown
+import yaml
+
+from ..models import Run
+from .checks import run_step
+from .loader import COURSE_DIR, Lesson, Question, course
+from .models import LessonProgress
+from .services import SESSION_PROGRESS, SESSION_RUNS, User, lesson_runs
+
+
+def progress_answers(*, user: User, session: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Lesson slug -> question id -> answer record, for this visitor."""
+    if user.is_authenticated:
+        rows = LessonProgress.objects.filter(user=user).values_list("lesson", "answers")
+        return {slug: dict(answers) for slug, answers in rows}
+    return {slug: dict(a) for slug, a in (session.get(SESSION_PROGRESS) or {}).items()}
+
+
+def course_overview(*, user: User, session: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each lesson with the visitor's progress: answered, solved, first-try counts and done."""
+    answers = progress_answers(user=user, session=session)
+    rows = []
+    for lesson in course():
+        mine = answers.get(lesson.slug) or {}
+        solved = sum(1 for q in lesson.questions if (mine.get(q.id) or {}).get("solved"))
+        rows.append(
+            {
+                "lesson": lesson,
+                "questions": len(lesson.questions),
+                "solved": solved,
+                "first_try": sum(1 for a in mine.values() if a.get("first_try")),
+                "done": solved == len(lesson.questions),
+                "started": bool(mine),
+            }
+        )
+    return rows
+
+
+def next_lesson(lesson: Lesson) -> Lesson | None:
+    lessons = list(course())
+    i = lessons.index(lesson)
+    return lessons[i + 1] if i + 1 < len(lessons) else None
+
+
+@functools.cache
+def glossary() -> list[dict[str, Any]]:
+    """Glossary entries sorted by term, each with the lesson that teaches it."""
+    raw = yaml.safe_load((COURSE_DIR / "glossary.yaml").read_text(encoding="utf-8")) or []
+    by_number = {lesson.number: lesson for lesson in course()}
+    entries = [
+        {"term": e["term"], "text": e["text"], "lesson": by_number.get(int(e["lesson"]))}
+        for e in raw
+    ]
+    return sorted(entries, key=lambda e: e["term"].lower())
+
+
+@functools.cache
+def _html(text: str) -> str:
+    return markdown.markdown(text, extensions=["tables", "fenced_code"])
+
+
+def step_html(lesson: Lesson, step: int) -> str:
+    """One narrative step rendered from the lesson's Markdown (the lesson files are trusted)."""
+    return _html(lesson.steps[step - 1].body)
+
+
+def lesson_run_id(*, lesson: Lesson, profile: str, session: Mapping[str, Any]) -> int | None:
+    """The visitor's run of this lesson's profile, if it still exists."""
+    run_id = ((session.get(SESSION_RUNS) or {}).get(lesson.slug) or {}).get(profile)
+    if run_id is None or not Run.objects.filter(pk=run_id).exists():
+        return None
+    return int(run_id)
+
+
+def question_hash(lesson: Lesson, question: Question) -> str:
+    """The run page's permalink fragment for the question's step (``#cycle=K&step=N``)."""
+    if question.show is None:
+        return ""
+    run = lesson_runs(lesson=lesson)[question.profile]
+    step = run_step(run, question.show)
+    return f"#cycle={question.show.cycle}&step={step or 0}"

@@ -1,0 +1,92 @@
+"""Course and lesson pages: answers checked against the engine, progress per user or session."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from playground.lessons.loader import course
+from playground.lessons.models import LessonProgress
+from playground.models import Run
+
+pytestmark = pytest.mark.django_db
+
+
+def _answer(client, slug, qid, answer):
+    url = reverse("playground:lesson_answer", args=[slug, qid])
+    return client.post(url, {"answer": answer}).json()
+
+
+def test_course_page_lists_every_lesson_with_the_diagram_and_glossary(client):
+    body = client.get(reverse("playground:course")).content.decode()
+    for lesson in course():
+        assert reverse("playground:lesson", args=[lesson.slug]) in body
+    assert 'id="framework"' in body and 'id="glossary"' in body
+
+
+def test_home_page_starts_newcomers_on_lesson_one(client):
+    body = client.get(reverse("playground:home")).content.decode()
+    assert reverse("playground:lesson", args=[course()[0].slug]) in body
+
+
+def test_lesson_page_shows_the_step_and_its_questions(client):
+    lesson = course()[0]
+    body = client.get(reverse("playground:lesson", args=[lesson.slug]) + "?step=2").content.decode()
+    assert lesson.steps[1].title in body
+    for q in lesson.step_questions(2):
+        assert f'id="q-{q.id}"' in body
+
+
+def test_anonymous_answers_are_checked_and_kept_in_the_session(client):
+    lesson = course()[0]
+    wrong = _answer(client, lesson.slug, "first-pod", "report")
+    assert wrong["correct"] is False
+    assert wrong["answer"] == "checkout"
+    assert "PrioritySort" in wrong["explanation"]
+    right = _answer(client, lesson.slug, "first-pod", "checkout")
+    assert right["correct"] is True and right["first_try"] is False
+    progress = client.session["lesson_progress"][lesson.slug]["first-pod"]
+    assert progress == {"solved": True, "first_try": False, "tries": 2}
+
+
+def test_signed_in_progress_counts_first_tries_and_marks_the_lesson_done(client, django_user_model):
+    user = django_user_model.objects.create_user("learner", password="unused-pass-123")
+    client.force_login(user)
+    lesson = course()[0]
+    from playground.lessons.checks import engine_answer, shown
+    from playground.lessons.services import lesson_runs
+
+    run = lesson_runs(lesson=lesson)["default"]
+    for q in lesson.questions:
+        assert _answer(client, lesson.slug, q.id, shown(engine_answer(run, q)))["correct"]
+    row = LessonProgress.objects.get(user=user, lesson=lesson.slug)
+    assert row.done is True
+    assert row.correct_first_try == len(lesson.questions)
+    page = client.get(reverse("playground:course")).content.decode()
+    assert "done" in page
+
+
+def test_starting_the_lessons_run_opens_the_questions_step(client):
+    from playground import services
+
+    services.demo_load()
+    lesson = course()[0]
+    q = lesson.question("winner-1")
+    response = client.post(
+        reverse("playground:lesson_run", args=[lesson.slug]),
+        {"profile": "default", "question": q.id},
+    )
+    run = Run.objects.latest("id")
+    assert run.cluster.name == lesson.cluster_name
+    assert response.status_code == 302
+    assert response["Location"].startswith(
+        reverse("playground:run", args=[run.pk]) + "#cycle=1&step="
+    )
+    page = client.get(reverse("playground:lesson", args=[lesson.slug]) + "?step=3").content.decode()
+    assert reverse("playground:run", args=[run.pk]) + "#cycle=1&amp;step=" in page
+
+
+def test_unknown_lesson_or_question_is_404(client):
+    assert client.get(reverse("playground:lesson", args=["no-such"])).status_code == 404
+    url = reverse("playground:lesson_answer", args=[course()[0].slug, "nope"])
+    assert client.post(url, {"answer": "x"}).status_code == 404
