@@ -19,6 +19,7 @@ def test_every_lesson_passes_the_engine_check():
     call_command("lessons", "--check", stdout=out)
     last = out.getvalue().strip().splitlines()[-1]
     assert last == f"lessons: {len(loader.course())} passed, 0 failed"
+    assert len(loader.course()) >= 14
 
 
 def test_a_wrong_expected_answer_fails_the_check():
@@ -85,3 +86,25 @@ def test_run_step_points_at_the_run_pages_step_of_that_extension_point():
     steps = charts.steps(run.cycles[1])
     assert steps[index]["point"] == "Combine"
     assert all(s["point"] != "Combine" for s in steps[:index])
+
+
+def test_lessons_are_numbered_in_order_and_glossary_points_at_real_lessons():
+    from playground.lessons.selectors import glossary
+
+    numbers = [lesson.number for lesson in loader.course()]
+    assert numbers == list(range(1, len(numbers) + 1))
+    entries = glossary()
+    assert entries and all(e["lesson"] is not None for e in entries)
+
+
+def test_every_lesson_cluster_is_small_enough_to_read_except_the_large_one():
+    from playground import manifests
+
+    for lesson in loader.course():
+        nodes = [
+            o for o in manifests.parse_documents(lesson.cluster_text).objects if o.kind == "Node"
+        ]
+        if lesson.slug == "nodes-to-score":
+            assert len(nodes) == 500
+        else:
+            assert 3 <= len(nodes) <= 8, lesson.slug
