@@ -88,3 +88,14 @@ def question_hash(lesson: Lesson, question: Question) -> str:
     run = lesson_runs(lesson=lesson)[question.profile]
     step = run_step(run, question.show)
     return f"#cycle={question.show.cycle}&step={step or 0}"
+
+
+def lesson_cluster_id(lesson: Lesson) -> int | None:
+    """The lesson's demo cluster (loaded by load_demo), if it is there."""
+    from ..models import Cluster
+
+    return (
+        Cluster.objects.filter(is_demo=True, owner=None, name=lesson.cluster_name)
+        .values_list("pk", flat=True)
+        .first()
+    )

@@ -68,6 +68,7 @@ def lesson_page(request: HttpRequest, slug: str) -> HttpResponse:
             "steps": [(i + 1, s.title) for i, s in enumerate(lesson.steps)],
             "questions": questions,
             "runs": runs,
+            "cluster_id": selectors.lesson_cluster_id(lesson),
             "next_lesson": selectors.next_lesson(lesson),
         },
     )
