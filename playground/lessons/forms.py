@@ -12,3 +12,4 @@ class AnswerForm(forms.Form):
 class LessonRunForm(forms.Form):
     profile = forms.CharField(max_length=100, required=False)
     question = forms.CharField(max_length=100, required=False)
+    step = forms.IntegerField(min_value=1, required=False)

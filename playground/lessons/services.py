@@ -51,8 +51,9 @@ def lessons_load() -> int:
     return len(course())
 
 
-def lesson_inputs(*, lesson: Lesson, profile: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The snapshot and configuration a run of this lesson gets, through the same code a run uses.
+def lesson_inputs(*, lesson: Lesson) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The snapshot a run of this lesson gets, and each profile's configuration, through the same
+    code a run uses.
 
     The lesson is stored as a scratch demo cluster inside a savepoint that is rolled back, so the
     manifests go through the importer (controllers expanded, API defaults, cluster order) exactly
@@ -62,13 +63,15 @@ def lesson_inputs(*, lesson: Lesson, profile: str) -> tuple[list[dict[str, Any]]
         cluster = demo_cluster_put(
             name=_SCRATCH + lesson.slug, description="", text=lesson.cluster_text
         )
-        stored = demo_profile_put(
-            name=_SCRATCH + lesson.slug, description="", config=lesson.profiles[profile]
-        )
         snapshot, _ = runs._snapshot(cluster, None)  # noqa: SLF001  the run's own input path
-        config = runs._check_config(stored)  # noqa: SLF001
+        configs = {}
+        for name, config in lesson.profiles.items():
+            stored = demo_profile_put(
+                name=f"{_SCRATCH}{lesson.slug} {name}", description="", config=config
+            )
+            configs[name] = runs._check_config(stored)  # noqa: SLF001
         transaction.set_rollback(True)
-    return snapshot, config
+    return snapshot, configs
 
 
 _RUNS: dict[tuple[str, str, str], LessonRun] = {}
@@ -83,15 +86,13 @@ def _digest(lesson: Lesson, profile: str) -> str:
 
 def lesson_runs(*, lesson: Lesson) -> dict[str, LessonRun]:
     """The engine's run of each of the lesson's profiles (deterministic, so kept per process)."""
-    out = {}
-    for profile in lesson.profiles:
-        key = (lesson.slug, profile, _digest(lesson, profile))
-        if key not in _RUNS:
-            snapshot, config = lesson_inputs(lesson=lesson, profile=profile)
-            with extender.serving(config):
-                _RUNS[key] = run_lesson(snapshot, config, lesson.script)
-        out[profile] = _RUNS[key]
-    return out
+    keys = {name: (lesson.slug, name, _digest(lesson, name)) for name in lesson.profiles}
+    if any(key not in _RUNS for key in keys.values()):
+        snapshot, configs = lesson_inputs(lesson=lesson)
+        for name, key in keys.items():
+            with extender.serving(configs[name]):
+                _RUNS[key] = run_lesson(snapshot, configs[name], lesson.script)
+    return {name: _RUNS[key] for name, key in keys.items()}
 
 
 def lessons_check(lessons: list[Lesson] | None = None) -> list[tuple[Lesson, list[Failure]]]:

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from . import forms, selectors, services
-from .loader import Lesson, lesson_by_slug
+from .loader import DEFAULT_PROFILE, Lesson, lesson_by_slug
 
 
 def _lesson(slug: str) -> Lesson:
@@ -43,20 +43,22 @@ def lesson_page(request: HttpRequest, slug: str) -> HttpResponse:
     questions = []
     for q in lesson.step_questions(step):
         run_id = selectors.lesson_run_id(lesson=lesson, profile=q.profile, session=request.session)
-        fragment = selectors.question_hash(lesson, q)
+        fragment = selectors.question_hash(lesson, q) if run_id else ""
         questions.append(
             {
                 "q": q,
                 "record": answers.get(q.id),
-                "run_url": reverse("playground:run", args=[run_id]) + fragment
-                if run_id and fragment
-                else "",
+                "run_url": reverse("playground:run", args=[run_id]) + fragment if fragment else "",
             }
         )
     runs = {
         name: selectors.lesson_run_id(lesson=lesson, profile=name, session=request.session)
         for name in lesson.profiles
     }
+    # The run shown beside the narrative: at this step's first pointer, else at its start.
+    frame = next((item["run_url"] for item in questions if item["run_url"]), "")
+    if not frame and runs.get(DEFAULT_PROFILE):
+        frame = reverse("playground:run", args=[runs[DEFAULT_PROFILE]])
     return render(
         request,
         "playground/lessons/lesson.html",
@@ -68,6 +70,7 @@ def lesson_page(request: HttpRequest, slug: str) -> HttpResponse:
             "steps": [(i + 1, s.title) for i, s in enumerate(lesson.steps)],
             "questions": questions,
             "runs": runs,
+            "frame_url": frame,
             "cluster_id": selectors.lesson_cluster_id(lesson),
             "next_lesson": selectors.next_lesson(lesson),
         },
@@ -96,16 +99,18 @@ def lesson_answer(request: HttpRequest, slug: str, qid: str) -> JsonResponse:
 
 @require_POST
 def lesson_run(request: HttpRequest, slug: str) -> HttpResponse:
-    """Start the lesson's run and open it (at a question's step when one is named)."""
+    """Start the lesson's run and show it beside the lesson (at a question's step, if named)."""
     lesson = _lesson(slug)
     form = forms.LessonRunForm(request.POST)
     form.is_valid()
-    profile = form.cleaned_data.get("profile") or "default"
+    profile = form.cleaned_data.get("profile") or DEFAULT_PROFILE
     if profile not in lesson.profiles:
         raise Http404("No such profile")
-    run = services.lesson_run_start(
+    services.lesson_run_start(
         lesson=lesson, profile=profile, user=request.user, session=request.session
     )
     question = lesson.question(form.cleaned_data.get("question") or "")
-    fragment = selectors.question_hash(lesson, question) if question else ""
-    return redirect(reverse("playground:run", args=[run.pk]) + fragment)
+    step = question.step if question else form.cleaned_data.get("step") or 1
+    return redirect(
+        reverse("playground:lesson", args=[lesson.slug]) + f"?step={step}#run-frame-box"
+    )

@@ -113,13 +113,24 @@ def test_new_visitor_takes_lesson_one_from_the_home_page(page):
     _next_step(driver)
     assert _answer(driver, "winner-1", "node-2")[0].startswith("Right")
 
-    # The question's step opens in the run page at the permalink of cycle 1's Combine step.
+    # Starting the lesson's run shows the question's step in the run page beside the lesson.
     _css(driver, "#q-winner-1 .open-step").click()
-    _wait(driver, lambda d: "/runs/" in d.current_url)
+    _wait(driver, lambda d: d.find_elements("css selector", "#run-frame"))
     run = Run.objects.get()
     assert run.cluster.name == lesson.cluster_name
-    assert "#cycle=1&step=" in driver.current_url
-    _wait(driver, lambda d: _css(d, "#step-label").get_attribute("data-point") == "Combine")
+    frame = _css(driver, "#run-frame")
+    assert f"/runs/{run.pk}/#cycle=1&step=" in frame.get_attribute("src")
+    assert _css(driver, "#q-winner-1 .open-step-page").get_attribute("href") == frame.get_attribute(
+        "src"
+    )
+    driver.switch_to.frame(frame)
+    try:
+        _wait(driver, lambda d: _css(d, "#step-label").get_attribute("data-point") == "Combine")
+    finally:
+        driver.switch_to.default_content()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    driver.execute_script("document.getElementById('run-frame-box').scrollIntoView()")
+    driver.save_screenshot(str(ARTIFACTS / "lesson-01-beside-its-run.png"))
 
     page.open("/lessons/scheduling-cycle/?step=4")
     assert _answer(driver, "pending-at-end", "0")[0].startswith("Right")

@@ -66,7 +66,7 @@ def test_signed_in_progress_counts_first_tries_and_marks_the_lesson_done(client,
     assert "done" in page
 
 
-def test_starting_the_lessons_run_opens_the_questions_step(client):
+def test_starting_the_lessons_run_shows_the_questions_step_beside_the_lesson(client):
     from playground import services
 
     services.demo_load()
@@ -79,11 +79,13 @@ def test_starting_the_lessons_run_opens_the_questions_step(client):
     run = Run.objects.latest("id")
     assert run.cluster.name == lesson.cluster_name
     assert response.status_code == 302
-    assert response["Location"].startswith(
-        reverse("playground:run", args=[run.pk]) + "#cycle=1&step="
+    assert response["Location"] == (
+        reverse("playground:lesson", args=[lesson.slug]) + f"?step={q.step}#run-frame-box"
     )
     page = client.get(reverse("playground:lesson", args=[lesson.slug]) + "?step=3").content.decode()
-    assert reverse("playground:run", args=[run.pk]) + "#cycle=1&amp;step=" in page
+    permalink = reverse("playground:run", args=[run.pk]) + "#cycle=1&amp;step="
+    assert f'<iframe name="run-frame" id="run-frame" src="{permalink}' in page
+    assert f'class="open-step-page" href="{permalink}' in page
 
 
 def test_unknown_lesson_or_question_is_404(client):
