@@ -207,3 +207,31 @@ def answer_submit(
         first_try=bool(record["first_try"]),
         lesson_done=_done(lesson, answers),
     )
+
+
+def progress_claim(*, user: User, session: MutableMapping[str, Any]) -> int:
+    """Move an anonymous visitor's session progress to the account they signed in with.
+
+    Answers already stored for the user win; the session's fill the gaps. Returns the number of
+    lessons touched (0 when there was nothing to move).
+    """
+    if not user.is_authenticated or not session.get(SESSION_PROGRESS):
+        return 0
+    by_slug = {lesson.slug: lesson for lesson in course()}
+    moved = 0
+    with transaction.atomic():
+        for slug, answers in dict(session[SESSION_PROGRESS]).items():
+            lesson = by_slug.get(slug)
+            if lesson is None:
+                continue
+            row, _ = LessonProgress.objects.select_for_update().get_or_create(
+                user=user, lesson=slug
+            )
+            merged = {**answers, **row.answers}
+            row.answers = merged
+            row.done = _done(lesson, merged)
+            row.correct_first_try = sum(1 for a in merged.values() if a.get("first_try"))
+            row.save()
+            moved += 1
+    del session[SESSION_PROGRESS]
+    return moved

@@ -19,6 +19,7 @@ def _lesson(slug: str) -> Lesson:
 
 
 def course_page(request: HttpRequest) -> HttpResponse:
+    services.progress_claim(user=request.user, session=request.session)
     rows = selectors.course_overview(user=request.user, session=request.session)
     return render(
         request,
@@ -33,6 +34,7 @@ def course_page(request: HttpRequest) -> HttpResponse:
 
 def lesson_page(request: HttpRequest, slug: str) -> HttpResponse:
     lesson = _lesson(slug)
+    services.progress_claim(user=request.user, session=request.session)
     try:
         step = min(max(int(request.GET.get("step", 1)), 1), len(lesson.steps))
     except ValueError:

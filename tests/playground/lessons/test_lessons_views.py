@@ -92,3 +92,17 @@ def test_unknown_lesson_or_question_is_404(client):
     assert client.get(reverse("playground:lesson", args=["no-such"])).status_code == 404
     url = reverse("playground:lesson_answer", args=[course()[0].slug, "nope"])
     assert client.post(url, {"answer": "x"}).status_code == 404
+
+
+def test_session_progress_moves_to_the_account_on_sign_in(client, django_user_model):
+    lesson = course()[0]
+    assert _answer(client, lesson.slug, "first-pod", "checkout")["correct"]
+    assert _answer(client, lesson.slug, "feasible", "3")["correct"] is False
+    user = django_user_model.objects.create_user("late", password="unused-pass-123")
+    client.force_login(user)
+    client.get(reverse("playground:course"))
+    row = LessonProgress.objects.get(user=user, lesson=lesson.slug)
+    assert row.answers["first-pod"] == {"solved": True, "first_try": True, "tries": 1}
+    assert row.answers["feasible"]["solved"] is False
+    assert row.correct_first_try == 1 and row.done is False
+    assert "lesson_progress" not in client.session
