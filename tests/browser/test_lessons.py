@@ -201,3 +201,22 @@ def test_overlap_check_catches_text_drawn_over_text(page):
     )
     overlaps = driver.execute_script(OVERLAPS_JS)["overlaps"]
     assert any("covering caption" in pair for pair in overlaps)
+
+
+@pytest.mark.parametrize("path", ["/lessons/", "/"], ids=["course", "home"])
+def test_course_and_home_pages_have_no_overlapping_text(page, path):
+    driver = page.driver
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False},
+    )
+    try:
+        page.open(path)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        name = "course" if path == "/lessons/" else "home"
+        assert driver.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+        report = driver.execute_script(OVERLAPS_JS)
+        assert report["count"] > 10
+        assert report["overlaps"] == []
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
