@@ -157,6 +157,19 @@ def test_new_visitor_takes_the_preemption_lesson(page):
     assert verdict == "Right: node-1. First try!"
     assert "budget" in explanation
     assert _answer(driver, "victims", "low-2, low-1")[0].startswith("Right: low-1, low-2.")
+
+    # See it in the run: the PostFilter step beside the lesson names the same victims and node.
+    _css(driver, "#q-victims .open-step").click()
+    _wait(driver, lambda d: d.find_elements("css selector", "#run-frame"))
+    assert int(_css(driver, ".lesson").get_attribute("data-step")) == 3
+    driver.switch_to.frame(_css(driver, "#run-frame"))
+    try:
+        _wait(driver, lambda d: _css(d, "#step-label").get_attribute("data-point") == "PostFilter")
+        _wait(driver, lambda d: "node-1" in _css(d, "#nominated").text)
+        chosen = _css(driver, "#candidates tr.chosen").text
+        assert "low-1" in chosen and "low-2" in chosen
+    finally:
+        driver.switch_to.default_content()
     _next_step(driver)
     assert _answer(driver, "winner-2", "node-1")[0].startswith("Right")
     _css(driver, "#next-lesson").click()
