@@ -156,6 +156,17 @@ def _code(evs: list[dict[str, Any]], params: dict[str, Any]) -> str:
     return str(ev.get("code") or NONE)
 
 
+def _requeue(evs: list[dict[str, Any]]) -> str:
+    """The queue a cluster event moved the cycle's pod to from the unschedulable pods."""
+    for ev in evs:
+        if (
+            ev["type"] in ("Backoff", "MoveToActive")
+            and (ev.get("details") or {}).get("from") == "unschedulable"
+        ):
+            return "backoffQ" if ev["type"] == "Backoff" else "activeQ"
+    return NONE
+
+
 def engine_answer(run: LessonRun, question: Question) -> Any:
     """The answer the engine's run gives to ``question`` (a name, a count or a set of names)."""
     p = question.params
@@ -191,6 +202,8 @@ def engine_answer(run: LessonRun, question: Question) -> Any:
         return _code(evs, p)
     if kind == "profile":
         return _first(evs, "CycleStart").get("profile") or NONE
+    if kind == "requeue":
+        return _requeue(evs)
     raise ValueError(f"unknown question kind {kind!r}")
 
 

@@ -37,6 +37,7 @@ QUESTION_KINDS: Final[dict[str, tuple[tuple[str, ...], str]]] = {
     "placement": (("pod",), "name"),  # the node a pod ends on ("none" when pending)
     "code": (("cycle", "point"), "name"),  # the code at an extension point (plugin optional)
     "profile": (("cycle",), "name"),  # the profile (schedulerName) that ran cycle k
+    "requeue": (("cycle",), "name"),  # where a cluster event moved cycle k's parked pod
 }
 SCORE_VALUES: Final = ("raw", "normalized", "weighted")
 SCRIPT_ACTIONS: Final = ("add_node", "remove_node", "delete_pod", "add_pod")
