@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from playground.lessons.loader import course
+from playground.lessons.loader import course, lesson_by_slug
 from playground.lessons.models import LessonProgress
 from playground.models import Run
 
@@ -106,3 +106,23 @@ def test_session_progress_moves_to_the_account_on_sign_in(client, django_user_mo
     assert row.answers["feasible"]["solved"] is False
     assert row.correct_first_try == 1 and row.done is False
     assert "lesson_progress" not in client.session
+
+
+def test_extenders_lesson_run_calls_the_sample_extender_served_in_process(
+    client, django_capture_on_commit_callbacks
+):
+    lesson = lesson_by_slug("extenders")
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("playground:lesson_run", args=[lesson.slug]), {"profile": "default"})
+    run = Run.objects.get()
+    run.refresh_from_db()
+    assert run.status == "succeeded", run.error_message
+    verdict = next(
+        e.payload
+        for e in run.events.filter(type="Filter").order_by("seq")
+        if not e.payload.get("plugin")
+    )
+    assert "Extender" in verdict["rejector"]
+    assert run.cluster.pods.get(name="checkout").node_name == ""  # demo clusters stay as they are
+    end = run.events.filter(type="CycleEnd").get().payload
+    assert end["node"] == "node-3"
