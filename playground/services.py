@@ -438,16 +438,21 @@ def profile_delete(*, profile: Profile, user: AbstractBaseUser) -> None:
 # --- demo content ---------------------------------------------------------------------------
 
 
-def demo_cluster_put(*, name: str, description: str, text: str) -> Cluster:
-    """Create or replace the demo cluster ``name`` with the objects of a YAML text."""
+def demo_cluster_put(
+    *, name: str, description: str, text: str = "", parsed: list[SourceObject] | None = None
+) -> Cluster:
+    """Create or replace the demo cluster ``name`` with the objects of a YAML text.
+
+    ``parsed`` (what ``manifests.parse_documents`` made of the text) saves parsing it again.
+    """
     cluster, _ = Cluster.objects.update_or_create(
         is_demo=True, owner=None, name=name, defaults={"description": description}
     )
     cluster.nodes.all().delete()
     cluster.pods.all().delete()
     cluster.kube_objects.all().delete()
-    parsed = manifests.parse_documents(text)
-    objects, _ = _plan(cluster, parsed.objects)
+    sources = parsed if parsed is not None else manifests.parse_documents(text).objects
+    objects, _ = _plan(cluster, sources)
     _store(cluster, objects)
     return cluster
 
