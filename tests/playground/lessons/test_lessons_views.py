@@ -126,3 +126,13 @@ def test_extenders_lesson_run_calls_the_sample_extender_served_in_process(
     assert run.cluster.pods.get(name="checkout").node_name == ""  # demo clusters stay as they are
     end = run.events.filter(type="CycleEnd").get().payload
     assert end["node"] == "node-3"
+
+
+def test_a_solved_question_shows_its_explanation_when_the_step_is_opened_again(client):
+    lesson = course()[0]
+    q = lesson.question("first-pod")
+    _answer(client, lesson.slug, q.id, "report")
+    _answer(client, lesson.slug, q.id, "checkout")
+    page = client.get(reverse("playground:lesson", args=[lesson.slug])).content.decode()
+    assert "Answered after 2 tries." in page
+    assert "PrioritySort: higher priority first" in page
