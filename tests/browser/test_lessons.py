@@ -3,6 +3,7 @@ lesson page is photographed at 1280x800 with no text overlapping other text."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -51,6 +52,29 @@ for (let i = 0; i < boxes.length; i++) {
 }
 return {count: boxes.length, overlaps: bad.slice(0, 10)};
 """
+
+
+@contextlib.contextmanager
+def _viewport_1280x800(driver):
+    """A 1280x800 viewport for the duration (the window itself is larger)."""
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False},
+    )
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    try:
+        yield
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def _shoot_and_check(driver, path, min_texts):
+    """Save a screenshot to ``path`` and return the overlapping text pairs on the page."""
+    assert driver.save_screenshot(str(path))
+    assert path.stat().st_size > 10_000
+    report = driver.execute_script(OVERLAPS_JS)
+    assert report["count"] > min_texts
+    return report["overlaps"]
 
 
 def _wait(driver, condition, timeout=WAIT):
@@ -179,12 +203,7 @@ def test_new_visitor_takes_the_preemption_lesson(page):
 @pytest.mark.parametrize("lesson", course(), ids=lambda lesson: f"{lesson.number:02d}")
 def test_lesson_page_screenshot_has_no_overlapping_text(page, lesson):
     driver = page.driver
-    driver.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False},
-    )
-    try:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with _viewport_1280x800(driver):
         # The step with the most questions is shown answered, the busiest layout; every other
         # step is checked (and kept) as a new visitor sees it.
         busiest = max(range(1, len(lesson.steps) + 1), key=lambda s: len(lesson.step_questions(s)))
@@ -195,13 +214,7 @@ def test_lesson_page_screenshot_has_no_overlapping_text(page, lesson):
                 _answer(driver, first.id, first.choices[0] if first.choices else "1")
             name = f"lesson-{lesson.number:02d}-{lesson.slug}"
             path = ARTIFACTS / (f"{name}.png" if step == busiest else f"{name}-step-{step}.png")
-            assert driver.save_screenshot(str(path))
-            assert path.stat().st_size > 10_000
-            report = driver.execute_script(OVERLAPS_JS)
-            assert report["count"] > 20, step
-            assert report["overlaps"] == [], step
-    finally:
-        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+            assert _shoot_and_check(driver, path, min_texts=20) == [], step
 
 
 def test_overlap_check_catches_text_drawn_over_text(page):
@@ -223,17 +236,7 @@ def test_overlap_check_catches_text_drawn_over_text(page):
 @pytest.mark.parametrize("path", ["/lessons/", "/"], ids=["course", "home"])
 def test_course_and_home_pages_have_no_overlapping_text(page, path):
     driver = page.driver
-    driver.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False},
-    )
-    try:
+    with _viewport_1280x800(driver):
         page.open(path)
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
         name = "course" if path == "/lessons/" else "home"
-        assert driver.save_screenshot(str(ARTIFACTS / f"{name}.png"))
-        report = driver.execute_script(OVERLAPS_JS)
-        assert report["count"] > 10
-        assert report["overlaps"] == []
-    finally:
-        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        assert _shoot_and_check(driver, ARTIFACTS / f"{name}.png", min_texts=10) == []
