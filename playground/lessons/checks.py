@@ -260,6 +260,15 @@ class Failure:
 def check_lesson(lesson: Lesson, runs: Mapping[str, LessonRun]) -> list[Failure]:
     """Every disagreement between the lesson's expected answers and the engine's runs."""
     failures = []
+    for n, step in enumerate(lesson.steps, start=1):
+        if step.show is not None and run_step(runs["default"], step.show) is None:
+            failures.append(
+                Failure(
+                    f"{lesson.number:02d}-{lesson.slug}",
+                    f"step {n}",
+                    f"show: no {step.show.point} step in cycle {step.show.cycle}",
+                )
+            )
     for q in lesson.questions:
         where = f"{lesson.number:02d}-{lesson.slug}"
         run = runs[q.profile]

@@ -42,6 +42,9 @@ QUESTION_KINDS: Final[dict[str, tuple[tuple[str, ...], str]]] = {
 SCORE_VALUES: Final = ("raw", "normalized", "weighted")
 SCRIPT_ACTIONS: Final = ("add_node", "remove_node", "delete_pod", "add_pod")
 _SLUG: Final = re.compile(r"^(\d\d)-([a-z0-9-]+)$")
+# A narrative step names its run-page step in a comment: <!-- show: cycle 1, Filter -->
+# (optionally with a plugin: <!-- show: cycle 1, Score, NodeAffinity -->).
+_SHOW: Final = re.compile(r"<!--\s*show:\s*cycle\s+(\d+),\s*(\w+)(?:,\s*(\w+))?\s*-->")
 
 
 class LessonError(ValueError):
@@ -84,6 +87,7 @@ class Question:
 class Step:
     title: str
     body: str  # Markdown
+    show: RunPointer | None = None  # the run-page step this narrative step is about
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +160,12 @@ def _steps(path: Path) -> tuple[Step, ...]:
     steps = []
     for chunk in chunks[1:]:
         title, _, body = chunk.partition("\n")
-        steps.append(Step(title=title.strip(), body=body.strip()))
+        match = _SHOW.search(body)
+        show = None
+        if match is not None:
+            show = RunPointer(cycle=int(match[1]), point=match[2], plugin=match[3])
+            body = _SHOW.sub("", body)
+        steps.append(Step(title=title.strip(), body=body.strip(), show=show))
     if not steps:
         raise LessonError(path.name, "no '## ' step headings")
     return tuple(steps)

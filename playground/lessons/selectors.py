@@ -12,7 +12,7 @@ import yaml
 
 from ..models import Run
 from .checks import run_step
-from .loader import COURSE_DIR, Lesson, Question, course
+from .loader import COURSE_DIR, DEFAULT_PROFILE, Lesson, Question, RunPointer, course
 from .models import LessonProgress
 from .services import SESSION_PROGRESS, SESSION_RUNS, User, lesson_runs
 
@@ -81,13 +81,17 @@ def lesson_run_id(*, lesson: Lesson, profile: str, session: Mapping[str, Any]) -
     return int(run_id)
 
 
-def question_hash(lesson: Lesson, question: Question) -> str:
-    """The run page's permalink fragment for the question's step (``#cycle=K&step=N``)."""
-    if question.show is None:
+def pointer_hash(lesson: Lesson, pointer: RunPointer | None, profile: str = DEFAULT_PROFILE) -> str:
+    """The run page's permalink fragment for a run-page step (``#cycle=K&step=N``)."""
+    if pointer is None:
         return ""
-    run = lesson_runs(lesson=lesson)[question.profile]
-    step = run_step(run, question.show)
-    return f"#cycle={question.show.cycle}&step={step or 0}"
+    step = run_step(lesson_runs(lesson=lesson)[profile], pointer)
+    return f"#cycle={pointer.cycle}&step={step or 0}"
+
+
+def question_hash(lesson: Lesson, question: Question) -> str:
+    """The permalink fragment of the step a question points at."""
+    return pointer_hash(lesson, question.show, question.profile)
 
 
 def lesson_cluster_id(lesson: Lesson) -> int | None:

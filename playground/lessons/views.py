@@ -57,8 +57,14 @@ def lesson_page(request: HttpRequest, slug: str) -> HttpResponse:
         name: selectors.lesson_run_id(lesson=lesson, profile=name, session=request.session)
         for name in lesson.profiles
     }
-    # The run shown beside the narrative: at this step's first pointer, else at its start.
-    frame = next((item["run_url"] for item in questions if item["run_url"]), "")
+    # The run shown beside the narrative moves with it: to the step's own pointer, else to its
+    # first question's, else to the run's start.
+    frame = ""
+    if runs.get(DEFAULT_PROFILE):
+        page = reverse("playground:run", args=[runs[DEFAULT_PROFILE]])
+        own = selectors.pointer_hash(lesson, lesson.steps[step - 1].show)
+        frame = page + own if own else ""
+    frame = frame or next((item["run_url"] for item in questions if item["run_url"]), "")
     if not frame and runs.get(DEFAULT_PROFILE):
         frame = reverse("playground:run", args=[runs[DEFAULT_PROFILE]])
     return render(

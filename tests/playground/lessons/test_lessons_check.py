@@ -108,3 +108,15 @@ def test_every_lesson_cluster_is_small_enough_to_read_except_the_large_one():
             assert len(nodes) == 500
         else:
             assert 3 <= len(nodes) <= 8, lesson.slug
+
+
+def test_a_narrative_step_points_at_a_run_page_step_that_must_exist():
+    lesson = loader.course()[0]
+    assert lesson.steps[2].show == loader.RunPointer(cycle=1, point="Combine")
+    assert "<!--" not in lesson.steps[2].body
+    wrong = dataclasses.replace(lesson.steps[2], show=loader.RunPointer(cycle=9, point="Combine"))
+    broken = dataclasses.replace(lesson, steps=(*lesson.steps[:2], wrong, *lesson.steps[3:]))
+    [(_, failures)] = lessons_check([broken])
+    assert [(f.question, f.message) for f in failures] == [
+        ("step 3", "show: no Combine step in cycle 9")
+    ]

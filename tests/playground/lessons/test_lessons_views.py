@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from playground.lessons.loader import course, lesson_by_slug
 from playground.lessons.models import LessonProgress
+from playground.lessons.services import lesson_runs
 from playground.models import Run
 
 pytestmark = pytest.mark.django_db
@@ -136,3 +137,19 @@ def test_a_solved_question_shows_its_explanation_when_the_step_is_opened_again(c
     page = client.get(reverse("playground:lesson", args=[lesson.slug])).content.decode()
     assert "Answered after 2 tries." in page
     assert "PrioritySort: higher priority first" in page
+
+
+def test_the_framed_run_follows_the_narrative_steps_pointer(client):
+    from playground import services
+    from playground.lessons.checks import run_step
+
+    services.demo_load()
+    lesson = course()[0]
+    client.post(reverse("playground:lesson_run", args=[lesson.slug]), {"profile": "default"})
+    run = Run.objects.latest("id")
+    run_of_lesson = lesson_runs(lesson=lesson)["default"]
+    for n, step in enumerate(lesson.steps, start=1):
+        page = client.get(reverse("playground:lesson", args=[lesson.slug]), {"step": n})
+        index = run_step(run_of_lesson, step.show)
+        src = reverse("playground:run", args=[run.pk]) + f"#cycle=1&amp;step={index}"
+        assert f'id="run-frame" src="{src}"' in page.content.decode()
