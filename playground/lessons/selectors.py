@@ -103,3 +103,75 @@ def lesson_cluster_id(lesson: Lesson) -> int | None:
         .values_list("pk", flat=True)
         .first()
     )
+
+
+MAX_NODES_SHOWN = 12
+
+
+@functools.cache
+def cluster_summary(text: str) -> dict[str, Any]:
+    """The lesson's cluster at a glance: nodes and pods with what a prediction needs."""
+    from .. import manifests
+
+    nodes, pods = [], []
+    for obj in manifests.parse_documents(text).objects:
+        m = obj.manifest
+        meta, spec = m.get("metadata") or {}, m.get("spec") or {}
+        if obj.kind == "Node":
+            labels = {
+                k: v for k, v in (meta.get("labels") or {}).items() if k != "kubernetes.io/hostname"
+            }
+            alloc = (m.get("status") or {}).get("allocatable") or {}
+            nodes.append(
+                {
+                    "name": meta.get("name"),
+                    "allocatable": ", ".join(f"{k} {v}" for k, v in alloc.items()),
+                    "labels": ", ".join(f"{k}={v}" for k, v in labels.items()),
+                    "taints": ", ".join(
+                        f"{t.get('key')}{'=' + str(t['value']) if t.get('value') else ''}:"
+                        f"{t.get('effect')}"
+                        for t in spec.get("taints") or []
+                    )
+                    + (" (cordoned)" if spec.get("unschedulable") else ""),
+                }
+            )
+        elif obj.kind == "Pod":
+            requests: dict[str, str] = {}
+            for c in spec.get("containers") or []:
+                for k, v in ((c.get("resources") or {}).get("requests") or {}).items():
+                    requests[k] = str(v)
+            pods.append(
+                {
+                    "name": meta.get("name"),
+                    "rules": ", ".join(_pod_rules(spec)),
+                    "node": spec.get("nodeName") or "",
+                    "requests": ", ".join(f"{k} {v}" for k, v in requests.items()) or "none",
+                    "priority": spec.get("priority", 0),
+                }
+            )
+    return {
+        "nodes": nodes[:MAX_NODES_SHOWN],
+        "more_nodes": max(len(nodes) - MAX_NODES_SHOWN, 0),
+        "node_count": len(nodes),
+        "pods": pods,
+    }
+
+
+def _pod_rules(spec: dict[str, Any]) -> list[str]:
+    """The scheduling rules a pod sets, named the way the lessons name them."""
+    affinity = spec.get("affinity") or {}
+    rules = [
+        label
+        for present, label in (
+            (spec.get("nodeSelector"), "nodeSelector"),
+            (affinity.get("nodeAffinity"), "node affinity"),
+            (affinity.get("podAffinity"), "pod affinity"),
+            (affinity.get("podAntiAffinity"), "pod anti-affinity"),
+            (spec.get("topologySpreadConstraints"), "topology spread"),
+            (spec.get("tolerations"), "tolerations"),
+        )
+        if present
+    ]
+    if spec.get("schedulerName"):
+        rules.append(f"schedulerName {spec['schedulerName']}")
+    return rules

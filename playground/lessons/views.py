@@ -80,6 +80,7 @@ def lesson_page(request: HttpRequest, slug: str) -> HttpResponse:
             "runs": runs,
             "frame_url": frame,
             "cluster_id": selectors.lesson_cluster_id(lesson),
+            "cluster": selectors.cluster_summary(lesson.cluster_text),
             "solved": sum(1 for q in lesson.questions if (answers.get(q.id) or {}).get("solved")),
             "next_lesson": selectors.next_lesson(lesson),
         },

@@ -153,3 +153,16 @@ def test_the_framed_run_follows_the_narrative_steps_pointer(client):
         index = run_step(run_of_lesson, step.show)
         src = reverse("playground:run", args=[run.pk]) + f"#cycle=1&amp;step={index}"
         assert f'id="run-frame" src="{src}"' in page.content.decode()
+
+
+def test_lesson_page_shows_the_cluster_at_a_glance(client):
+    body = client.get(reverse("playground:lesson", args=["preemption"])).content.decode()
+    assert "The cluster: 3 nodes, 7 pods" in body
+    assert (
+        "<td>urgent</td><td>pending</td><td>cpu 3, memory 1Gi</td><td>100000</td><td></td>" in body
+    )
+    rules = client.get(reverse("playground:lesson", args=["inter-pod-affinity"])).content.decode()
+    assert "<td>web-1</td><td>pending</td>" in rules
+    assert "pod affinity, pod anti-affinity</td>" in rules
+    big = client.get(reverse("playground:lesson", args=["nodes-to-score"])).content.decode()
+    assert "… and 488 more like them" in big
