@@ -4,6 +4,10 @@
 
   async function check(form) {
     const result = form.querySelector(".result");
+    // A new answer replaces the last verdict: nothing stale shows while it is being checked.
+    result.hidden = true;
+    result.querySelector(".verdict").textContent = "";
+    result.querySelector(".explanation").textContent = "";
     const data = new FormData(form);
     const body = new URLSearchParams();
     body.set("csrfmiddlewaretoken", data.get("csrfmiddlewaretoken"));
