@@ -274,11 +274,13 @@ def new_share_token() -> uuid.UUID:
 
 
 from .custom_plugins.models import CustomPlugin  # noqa: E402  (one module per feature)
+from .lessons.models import LessonProgress  # noqa: E402  (the course's model)
 
 __all__ = [
     "Cluster",
     "CustomPlugin",
     "KubeObject",
+    "LessonProgress",
     "Node",
     "Pod",
     "Profile",

@@ -524,33 +524,53 @@ def profile_delete(*, profile: Profile, user: AbstractBaseUser) -> None:
 # --- demo content ---------------------------------------------------------------------------
 
 
+def demo_cluster_put(
+    *, name: str, description: str, text: str = "", parsed: list[SourceObject] | None = None
+) -> Cluster:
+    """Create or replace the demo cluster ``name`` with the objects of a YAML text.
+
+    ``parsed`` (what ``manifests.parse_documents`` made of the text) saves parsing it again.
+    """
+    cluster, _ = Cluster.objects.update_or_create(
+        is_demo=True, owner=None, name=name, defaults={"description": description}
+    )
+    cluster.nodes.all().delete()
+    cluster.pods.all().delete()
+    cluster.kube_objects.all().delete()
+    sources = parsed if parsed is not None else manifests.parse_documents(text).objects
+    objects, _ = _plan(cluster, sources)
+    _store(cluster, objects)
+    return cluster
+
+
+def demo_profile_put(*, name: str, description: str, config: dict[str, Any]) -> Profile:
+    """Create or replace the demo profile ``name``; raises ProfileInvalid if upstream refuses it."""
+    profile, _ = Profile.objects.update_or_create(
+        is_demo=True,
+        owner=None,
+        name=name,
+        defaults={"description": description, "config": _validated(config, None)},
+    )
+    return profile
+
+
 def demo_load() -> dict[str, int]:
-    """Create or refresh the built-in clusters and profiles; running it twice changes nothing."""
+    """Create or refresh the built-in clusters, profiles and lessons (idempotent)."""
     from . import demo
     from .custom_plugins.services import demo_load as custom_plugins_demo_load
+    from .lessons.services import lessons_load
 
     counts = {"clusters": 0, "profiles": 0}
     with transaction.atomic():
         counts["custom_plugins"] = custom_plugins_demo_load()
         for name, description, text in demo.CLUSTERS:
-            cluster, _ = Cluster.objects.update_or_create(
-                is_demo=True, owner=None, name=name, defaults={"description": description}
-            )
-            cluster.nodes.all().delete()
-            cluster.pods.all().delete()
-            cluster.kube_objects.all().delete()
-            parsed = manifests.parse_documents(text)
-            objects, _ = _plan(cluster, parsed.objects)
-            _store(cluster, objects)
+            demo_cluster_put(name=name, description=description, text=text)
             counts["clusters"] += 1
         for name, description, config in demo.PROFILES:
-            Profile.objects.update_or_create(
-                is_demo=True,
-                owner=None,
-                name=name,
-                defaults={"description": description, "config": _validated(config, None)},
-            )
+            demo_profile_put(name=name, description=description, config=config)
             counts["profiles"] += 1
+        lessons = lessons_load()
     demo.ensure_large_cluster()
     counts["clusters"] += 1
+    counts["lessons"] = lessons
     return counts

@@ -4,6 +4,7 @@ from django.urls import path
 
 from . import dra_views, views
 from .custom_plugins import views as custom_plugin_views
+from .lessons.urls import urlpatterns as lesson_urlpatterns
 from .profiles import views as profile_views
 from .runs import explain_views
 from .runs import views as run_views
@@ -90,4 +91,5 @@ urlpatterns = [
     path("runs/<int:pk>/permit/", run_views.run_permit, name="run_permit"),
     path("runs/<int:pk>/cancel/", run_views.run_cancel, name="run_cancel"),
     path("compare/<int:a>/<int:b>/", run_views.compare, name="compare"),
+    *lesson_urlpatterns,
 ]
