@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from test_runs import _css, _start, _wait, daphne_url, site  # noqa: F401 (fixtures)
 
-from playground import charts, demo_dra, devices
+from playground import demo_dra, devices
 from playground.models import Run, RunEvent
+from playground.runs import charts
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -9,8 +9,10 @@ import yaml
 from django.core.management import call_command
 from django.urls import reverse
 
-from playground import charts, demo_dra, devices, manifests, runs, selectors, services
+from playground import demo_dra, devices, manifests, selectors, services
 from playground.models import Cluster, KubeObject, Run
+from playground.runs import charts
+from playground.runs import services as runs
 from scheduler_core.scheduler import Scheduler
 
 DEMO = list(yaml.safe_load_all(demo_dra.MANIFESTS))

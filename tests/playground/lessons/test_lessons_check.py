@@ -81,7 +81,7 @@ def test_run_step_points_at_the_run_pages_step_of_that_extension_point():
     lesson = loader.course()[0]
     run = lesson_runs(lesson=lesson)["default"]
     index = checks.run_step(run, loader.RunPointer(cycle=1, point="Combine"))
-    from playground import charts
+    from playground.runs import charts
 
     steps = charts.steps(run.cycles[1])
     assert steps[index]["point"] == "Combine"
