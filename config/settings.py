@@ -190,6 +190,14 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 PLAYGROUND_RUN_LEASE_SECONDS = float(os.environ.get("PLAYGROUND_RUN_LEASE_SECONDS", 30))
 
+# Scheduler extenders in users' profiles may reach public hosts only; these host names,
+# host:port pairs, addresses or networks (comma separated) may be private (SSRF guard,
+# scheduler_core/extender_policy.py). httpTimeout is capped at EXTENDER_MAX_TIMEOUT_SECONDS.
+EXTENDER_ALLOWED_HOSTS = [
+    h.strip() for h in os.environ.get("EXTENDER_ALLOWED_HOSTS", "").split(",") if h.strip()
+]
+EXTENDER_MAX_TIMEOUT_SECONDS = float(os.environ.get("EXTENDER_MAX_TIMEOUT_SECONDS", 10))
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -14,6 +14,7 @@ import yaml
 
 from scheduler_core import config as engine_config
 from scheduler_core.errors import ManifestError
+from scheduler_core.extender_policy import ExtenderPolicy, config_problems
 from scheduler_core.quantity import parse_quantity as parse_quantity_at
 
 from . import admission
@@ -27,6 +28,7 @@ __all__ = [
     "check_quantity",
     "default_config_dict",
     "evaluate_config",
+    "extender_policy",
     "plugin_names",
 ]
 
@@ -129,7 +131,25 @@ def evaluate_config(source: str | bytes | dict[str, Any] | None) -> ConfigResult
         return ConfigResult(None, (FieldProblem("", str(err)),))
     effective = engine_config.dump_config(cfg)
     # Paths index the configuration as written, not the defaulted one.
-    return ConfigResult(effective, _unknown_plugins(source or {}))
+    problems = _unknown_plugins(source or {}) + tuple(
+        FieldProblem(e.path, e.message) for e in config_problems(cfg.extenders, extender_policy())
+    )
+    return ConfigResult(effective, problems)
+
+
+def extender_policy() -> ExtenderPolicy:
+    """Where users' extenders may connect: public hosts, plus ``EXTENDER_ALLOWED_HOSTS``.
+
+    The same policy is checked when a profile is saved and again by the engine on every call,
+    so a profile saved before the policy changed, or a name that now resolves elsewhere, is
+    still refused when it runs.
+    """
+    from django.conf import settings
+
+    return ExtenderPolicy(
+        allowed_hosts=tuple(settings.EXTENDER_ALLOWED_HOSTS),
+        max_timeout_seconds=float(settings.EXTENDER_MAX_TIMEOUT_SECONDS),
+    )
 
 
 def _unknown_plugins(config: dict[str, Any]) -> tuple[FieldProblem, ...]:

@@ -558,6 +558,7 @@ class _Execution:
             on_event=self.on_event,
             registry=plugins.registry(),
             plugin_events=plugins.EVENTS_TO_REGISTER,
+            extender_policy=engine.extender_policy(),
         )
         limit = 50 * (len(sched.outcomes) + 10)
         self.flush(force=True)

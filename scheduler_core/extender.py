@@ -31,6 +31,12 @@ from scheduler_core.config import (
     KubeSchedulerConfiguration,
 )
 from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.extender_policy import (
+    ExtenderPolicy,
+    ExtenderPolicyError,
+    check_url,
+    excerpt,
+)
 from scheduler_core.extender_transport import TLSConfigError, build_opener
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo
@@ -60,18 +66,25 @@ class HTTPExtender:
     """One configured extender, speaking the v1 extender API over HTTP(S)."""
 
     def __init__(
-        self, config: Extender, *, opener: urllib.request.OpenerDirector | None = None
+        self,
+        config: Extender,
+        *,
+        policy: ExtenderPolicy | None = None,
+        opener: urllib.request.OpenerDirector | None = None,
     ) -> None:
         self.config = config
+        self.policy = policy if policy is not None else ExtenderPolicy()
         self.name: str = config.url_prefix
         self.weight: int = config.weight
-        self.timeout: float = config.http_timeout_seconds or DEFAULT_EXTENDER_TIMEOUT_SECONDS
+        self.timeout: float = self.policy.timeout(
+            config.http_timeout_seconds, DEFAULT_EXTENDER_TIMEOUT_SECONDS
+        )
         self._managed: frozenset[str] = frozenset(r.name for r in config.managed_resources)
         self._ignored: frozenset[str] = frozenset(
             r.name for r in config.managed_resources if r.ignored_by_scheduler
         )
         try:
-            self._opener = opener if opener is not None else build_opener(config)
+            self._opener = opener if opener is not None else build_opener(config, self.policy)
         except TLSConfigError as exc:
             raise ExtenderError(str(exc)) from exc
 
@@ -128,7 +141,7 @@ class HTTPExtender:
         reply = _object(self._send(verb, self._extender_args(pod, nodes)), "ExtenderFilterResult")
         error = _string(_field(reply, "Error"), "ExtenderFilterResult.Error")
         if error:
-            raise ExtenderError(error)
+            raise ExtenderError(excerpt(error))
         names = _field(reply, "NodeNames")
         node_list = _field(reply, "Nodes")
         result: list[NodeInfo] = []
@@ -139,7 +152,7 @@ class HTTPExtender:
                 if ni is None:
                     raise ExtenderError(
                         f"extender {_go_quote(self.name)} claims a filtered node "
-                        f"{_go_quote(name)} which is not found in the input node list"
+                        f"{excerpt(_go_quote(name))} which is not found in the input node list"
                     )
                 result.append(ni)
         elif node_list is not None:
@@ -230,7 +243,9 @@ class HTTPExtender:
                 raise ExtenderError(f"extender {self.name} returned null victims for {path}")
             ni = snapshot.get(node_name)
             if ni is None:
-                raise ExtenderError(f"nodeinfo not found for node name {_go_quote(node_name)}")
+                raise ExtenderError(
+                    f"nodeinfo not found for node name {excerpt(_go_quote(node_name))}"
+                )
             pdb = _int64(_field(mv_obj, "NumPDBViolations"), f"{path}.NumPDBViolations")
             pods: list[Pod] = []
             for j, meta_pod in enumerate(_list(_field(mv_obj, "Pods"), f"{path}.Pods")):
@@ -243,8 +258,9 @@ class HTTPExtender:
                 found = next((p for p in ni.pods if p.uid == uid), None)
                 if found is None:
                     raise ExtenderError(
-                        f"extender: {self.name} claims to preempt pod (UID: &{{{uid}}}) on node: "
-                        f"{ni.node.name}, but the pod is not found on that node"
+                        f"extender: {self.name} claims to preempt pod "
+                        f"(UID: &{{{excerpt(uid)}}}) on node: {ni.node.name}, "
+                        "but the pod is not found on that node"
                     )
                 pods.append(found)
             out_victims[node_name] = pods
@@ -264,7 +280,7 @@ class HTTPExtender:
         reply = _object(self._send(self.config.bind_verb, args), "ExtenderBindingResult")
         error = _string(_field(reply, "Error"), "ExtenderBindingResult.Error")
         if error:
-            raise ExtenderError(error)
+            raise ExtenderError(excerpt(error))
 
     # --- transport ----------------------------------------------------------------------
 
@@ -288,9 +304,12 @@ class HTTPExtender:
         except ValueError as exc:
             raise ExtenderError(f'Post "{url}": {exc}') from exc
         try:
+            check_url(url, self.policy)
             with self._opener.open(request, timeout=self.timeout) as resp:
                 status = resp.status
-                data = resp.read() if status == 200 else b""
+                data = resp.read(self.policy.max_reply_bytes + 1) if status == 200 else b""
+        except ExtenderPolicyError as exc:
+            raise ExtenderError(f'Post "{url}": {exc}') from exc
         except urllib.error.HTTPError as exc:
             status = exc.code
             exc.close()
@@ -309,14 +328,29 @@ class HTTPExtender:
             raise ExtenderError(f'Post "{url}": {exc.reason}') from exc
         except (OSError, http.client.HTTPException, ValueError) as exc:
             raise ExtenderError(f'Post "{url}": {exc}') from exc
+        if 300 <= status < 400:
+            raise ExtenderError(
+                f"failed {verb} with extender at URL {url}, code {status}: "
+                "redirects are not followed"
+            )
         if status != 200:
             raise ExtenderError(f"failed {verb} with extender at URL {url}, code {status}")
+        if len(data) > self.policy.max_reply_bytes:
+            raise ExtenderError(
+                f"failed {verb} with extender at URL {url}: the reply is larger than "
+                f"{self.policy.max_reply_bytes} bytes"
+            )
         return _decode(data)
 
 
-def extenders_from_config(cfg: KubeSchedulerConfiguration) -> list[HTTPExtender]:
-    """Build the configured extenders, the ignorable ones moved to the end (buildExtenders)."""
-    built = [HTTPExtender(e) for e in cfg.extenders]
+def extenders_from_config(
+    cfg: KubeSchedulerConfiguration, policy: ExtenderPolicy | None = None
+) -> list[HTTPExtender]:
+    """Build the configured extenders, the ignorable ones moved to the end (buildExtenders).
+
+    ``policy`` says which hosts they may reach; the default allows public addresses only.
+    """
+    built = [HTTPExtender(e, policy=policy) for e in cfg.extenders]
     return [e for e in built if not e.is_ignorable()] + [e for e in built if e.is_ignorable()]
 
 
@@ -435,7 +469,9 @@ def call_extenders_for_preemption(
                     del new_victims[name]
                     new_pdb.pop(name, None)
                     continue
-                raise ExtenderError(f"expected at least one victim pod on node {_go_quote(name)}")
+                raise ExtenderError(
+                    f"expected at least one victim pod on node {excerpt(_go_quote(name))}"
+                )
         cur_victims, cur_pdb = new_victims, new_pdb
         if not cur_victims:
             break
@@ -537,7 +573,7 @@ def _string_map(value: Any, path: str) -> dict[str, str]:
     obj = _object(value, path)
     if obj is None:
         return {}
-    return {k: _string(v, f"{path}[{_go_quote(k)}]") for k, v in obj.items()}
+    return {k: excerpt(_string(v, f"{path}[{_go_quote(k)}]")) for k, v in obj.items()}
 
 
 def _go_quote(text: str) -> str:

@@ -10,6 +10,7 @@ import binascii
 import http.client
 import ipaddress
 import os
+import socket
 import ssl
 import tempfile
 import urllib.request
@@ -18,23 +19,39 @@ from typing import Any
 
 from scheduler_core.config import Extender
 from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.extender_policy import TLS_FILE_FIELDS, ExtenderPolicy, checked_address
 
 
 class TLSConfigError(SchedulerCoreError):
     """The extender's tlsConfig cannot be used."""
 
 
-def build_opener(config: Extender) -> urllib.request.OpenerDirector:
-    context = _ssl_context(config)
+def build_opener(config: Extender, policy: ExtenderPolicy) -> urllib.request.OpenerDirector:
+    """An opener for http and https only, following no redirects, checking each connection.
+
+    Unlike urllib's default opener it has no file, ftp or data handler and no redirect handler:
+    a 3xx reply is an HTTPError like any other status that is not 2xx.
+    """
+    context = _ssl_context(config, policy)
     server_name = str((config.tls_config or {}).get("serverName") or "")
-    return urllib.request.build_opener(
+    opener = urllib.request.OpenerDirector()
+    for handler in (
         _LoopbackBypassProxyHandler(),
-        _HTTPSHandler(context, server_name),
-    )
+        _HTTPHandler(policy),
+        _HTTPSHandler(context, server_name, policy),
+        urllib.request.HTTPDefaultErrorHandler(),
+        urllib.request.HTTPErrorProcessor(),
+    ):
+        opener.add_handler(handler)
+    return opener
 
 
-def _ssl_context(config: Extender) -> ssl.SSLContext:
+def _ssl_context(config: Extender, policy: ExtenderPolicy) -> ssl.SSLContext:
     tls: Mapping[str, Any] = config.tls_config or {}
+    if not policy.allow_tls_files:
+        for key in TLS_FILE_FIELDS:
+            if tls.get(key):
+                raise TLSConfigError(f"tlsConfig.{key}: files on the server cannot be named")
     insecure = bool(tls.get("insecure"))
     ca_file = str(tls.get("caFile") or "")
     ca_data = _b64(tls.get("caData"), "caData")
@@ -112,22 +129,72 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def _proxied(req: urllib.request.Request) -> bool:
+    return req.has_proxy() or bool(getattr(req, "_tunnel_host", None))
+
+
+def _guard(conn: http.client.HTTPConnection, policy: ExtenderPolicy) -> None:
+    """Make ``conn`` resolve its host through the policy and connect to the address checked.
+
+    Connecting to the very address that was checked means a name cannot resolve to a public
+    address for the check and to a private one for the connection.
+    """
+
+    def create_connection(
+        address: tuple[str, int], timeout: Any = None, source: Any = None
+    ) -> socket.socket:
+        host, port = address
+        return socket.create_connection(
+            (checked_address(host, port, policy), port), timeout, source
+        )
+
+    conn._create_connection = create_connection  # type: ignore[attr-defined]
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    """Plain HTTP whose direct connections go only where the policy allows."""
+
+    def __init__(self, policy: ExtenderPolicy) -> None:
+        super().__init__()
+        self._policy = policy
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        if _proxied(req):  # the target was checked before the request; the proxy is the operator's
+            return super().http_open(req)
+        policy = self._policy
+
+        class _Connection(http.client.HTTPConnection):
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                _guard(self, policy)
+
+        return self.do_open(_Connection, req)
+
+
 class _HTTPSHandler(urllib.request.HTTPSHandler):
     """HTTPS with our context and, when tlsConfig.serverName is set, that name for SNI/verify."""
 
-    def __init__(self, context: ssl.SSLContext, server_name: str) -> None:
+    def __init__(self, context: ssl.SSLContext, server_name: str, policy: ExtenderPolicy) -> None:
         super().__init__(context=context)
         self._context = context
         self._server_name = server_name
+        self._policy = policy
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        if not self._server_name:
-            return super().https_open(req)
         server_name = self._server_name
         context = self._context
+        policy = None if _proxied(req) else self._policy
 
         class _Connection(http.client.HTTPSConnection):
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                if policy is not None:
+                    _guard(self, policy)
+
             def connect(self) -> None:
+                if not server_name:
+                    super().connect()
+                    return
                 http.client.HTTPConnection.connect(self)
                 self.sock = context.wrap_socket(self.sock, server_hostname=server_name)
 
