@@ -110,6 +110,13 @@ def _db_env() -> dict[str, str]:
     return {"DB_ENGINE": "sqlite", "SQLITE_PATH": str(db["NAME"])}
 
 
+def _secret_key() -> str:
+    """The test process's key: a broker in the environment means the workers require one."""
+    from django.conf import settings
+
+    return str(settings.SECRET_KEY)
+
+
 class Worker:
     """A ``celery worker`` subprocess (solo pool) on the test database and Redis."""
 
@@ -118,6 +125,7 @@ class Worker:
             **os.environ,
             **_db_env(),
             "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DJANGO_SECRET_KEY": _secret_key(),
             "CELERY_BROKER_URL": urls["broker"],
             "REDIS_URL": urls["layer"],
             "CELERY_VISIBILITY_TIMEOUT": "2",
