@@ -225,6 +225,8 @@ FILE_UPLOAD_HANDLERS = [
 ]
 # Bulk forms create at most this many objects per submission.
 PLAYGROUND_BULK_MAX = int(os.environ.get("PLAYGROUND_BULK_MAX", 1000))
+# Pods and ReplicaSets that the workloads of one import may create together.
+PLAYGROUND_IMPORT_MAX_GENERATED = int(os.environ.get("PLAYGROUND_IMPORT_MAX_GENERATED", 5000))
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

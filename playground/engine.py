@@ -17,7 +17,7 @@ from scheduler_core.errors import ManifestError
 from scheduler_core.extender_policy import ExtenderPolicy, config_problems
 from scheduler_core.quantity import parse_quantity as parse_quantity_at
 
-from . import admission
+from . import admission, yaml_limits
 
 __all__ = [
     "ConfigResult",
@@ -106,7 +106,7 @@ def evaluate_config(source: str | bytes | dict[str, Any] | None) -> ConfigResult
         source = source.decode("utf-8", errors="replace")
     if isinstance(source, str):
         try:
-            parsed = yaml.safe_load(source) if source.strip() else {}
+            parsed = yaml_limits.load(source) if source.strip() else {}
         except yaml.YAMLError as err:
             mark = getattr(err, "problem_mark", None)
             where = f"line {mark.line + 1}" if mark is not None else "yaml"
