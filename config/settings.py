@@ -9,7 +9,7 @@
   SQLite (``SQLITE_PATH``, default ``var/db.sqlite3``) otherwise.
 - ``REDIS_URL``: Redis channel layer; the in-memory one otherwise.
 - ``CELERY_BROKER_URL``: a real broker and workers; eager tasks on ``memory://`` otherwise
-  (embedded mode: ``manage.py serve`` runs them on daphne's loop, see playground/tasks.py).
+  (embedded mode: ``manage.py serve`` runs them on daphne's loop, see playground/runs/tasks.py).
   ``CELERY_VISIBILITY_TIMEOUT``: seconds before Redis hands an unacknowledged run to another
   worker; ``PLAYGROUND_RUN_LEASE_SECONDS``: how long a run's heartbeat stays valid.
 """
@@ -264,7 +264,7 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 # A run's message is acknowledged when the run is done: a worker lost mid-run means another
-# delivery, which playground.runs makes harmless. One message at a time per worker process.
+# delivery, which playground.runs.services makes harmless. One message at a time per worker process.
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -173,7 +173,7 @@ class Run(models.Model):
 
     ``snapshot`` and ``config`` are copied at start, so a retried task replays the same run and
     later edits of the cluster or profile do not change it. ``lease_token``/``heartbeat`` say
-    which task execution owns the run and that it is alive (see ``playground.runs``).
+    which task execution owns the run and that it is alive (see ``playground.runs.services``).
     """
 
     class Status(models.TextChoices):

@@ -1,90 +1,9 @@
-"""Celery tasks: take ids, call one service; and how a new run reaches a worker.
+"""Celery tasks of the playground app, found here by the worker's autodiscovery.
 
-``execute_run`` acknowledges its message only after the run is done (``acks_late``), so a worker
-that dies mid-run leaves the message to be delivered again; ``playground.runs`` makes a second
-delivery harmless.
-
-Embedded mode (no broker configured, tasks eager) has no worker process: ``enqueue_run`` called
-from a request served by daphne runs the task on a thread of daphne's own event loop
-(``sync_to_async``), so the run's broadcasts reach the in-memory channel layer on that loop at
-once. A plain thread would not wake the loop (STACK.md: ~0.5 s per message).
+The run task lives in ``playground.runs.tasks``; its name (``playground.execute_run``) is fixed in
+its decorator, so messages already queued keep finding it.
 """
 
-from __future__ import annotations
+from .runs.tasks import enqueue_run, execute_run
 
-import asyncio
-import logging
-from concurrent.futures import Future
-from typing import Any
-
-from asgiref.sync import SyncToAsync, sync_to_async
-from celery import shared_task
-from django.db import close_old_connections
-
-from . import runs
-
-log = logging.getLogger(__name__)
-
-_in_flight: set[Future[Any]] = set()
-
-
-@shared_task(
-    bind=True,
-    name="playground.execute_run",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    ignore_result=True,
-    max_retries=None,
-)
-def execute_run(self: Any, run_id: int) -> None:
-    try:
-        runs.run_execute(run_id=run_id)
-    except runs.RunBusy as busy:
-        if self.request.is_eager:
-            return  # the same process is already driving it
-        # Come back when the other execution's lease would have run out: it finished by then,
-        # or it died and this delivery takes over.
-        raise self.retry(countdown=busy.retry_in) from busy
-
-
-def _server_loop() -> asyncio.AbstractEventLoop | None:
-    """The event loop of the ASGI server whose thread pool runs the current code, if any."""
-    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
-    if loop is None or loop.is_closed() or not loop.is_running():
-        return None
-    return loop  # type: ignore[no-any-return]
-
-
-def _execute_here(run_id: int) -> None:
-    try:
-        execute_run.apply(args=(run_id,))
-    finally:
-        close_old_connections()
-
-
-def enqueue_run(run_id: int) -> None:
-    """Hand a run to a worker: the broker, or (embedded) daphne's loop, or eagerly here."""
-    from config.celery import app
-
-    loop = _server_loop() if app.conf.task_always_eager else None
-    if loop is None:
-        execute_run.delay(run_id)
-        return
-    future = asyncio.run_coroutine_threadsafe(
-        sync_to_async(_execute_here, thread_sensitive=False)(run_id), loop
-    )
-    _in_flight.add(future)
-    future.add_done_callback(_done)
-
-
-def _done(future: Future[Any]) -> None:
-    _in_flight.discard(future)
-    if not future.cancelled() and future.exception() is not None:
-        log.error("embedded run failed", exc_info=future.exception())
-
-
-async def wait_embedded(timeout: float = 10.0) -> None:
-    """Wait until the runs started on this loop have finished (tests, shutdown)."""
-    pending = [asyncio.wrap_future(f) for f in list(_in_flight)]
-    if pending:
-        await asyncio.wait(pending, timeout=timeout)
+__all__ = ["enqueue_run", "execute_run"]

@@ -2,7 +2,9 @@
 
 from django.urls import path
 
-from . import run_views, views
+from . import views
+from .runs import explain_views
+from .runs import views as run_views
 
 app_name = "playground"
 
@@ -49,6 +51,11 @@ urlpatterns = [
     path("runs/<int:pk>/", run_views.run_page, name="run"),
     path("runs/<int:pk>/events.json", run_views.run_events_json, name="run_events"),
     path("runs/<int:pk>/cycles/<int:cycle>.json", run_views.run_cycle_json, name="run_cycle"),
+    path(
+        "runs/<int:pk>/cycles/<int:cycle>/explain.json",
+        explain_views.run_explain_json,
+        name="run_explain",
+    ),
     path("runs/<int:pk>/usage.json", run_views.run_usage_json, name="run_usage"),
     path("runs/<int:pk>/permit/", run_views.run_permit, name="run_permit"),
     path("runs/<int:pk>/cancel/", run_views.run_cancel, name="run_cancel"),

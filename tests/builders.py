@@ -127,7 +127,7 @@ def record_run(cluster, profile, *, registry=None, status="succeeded", drive=Non
 def store_events(run, events, *, start=0):
     """Store ``events[start:]`` as the run's RunEvent rows (``events`` from the run's first)."""
     from playground.models import RunEvent
-    from playground.runs import EventCycles
+    from playground.runs.services import EventCycles
 
     cycles_of = EventCycles()
     cycles = [cycles_of.see(e["type"], e["pod"], e["cycle"]) for e in events]

@@ -458,7 +458,7 @@ class Framework:
         for i in range(2):
             state_to_use, info_to_use = state, node_info
             if i == 0:
-                pods_added, state_to_use, info_to_use, err = self._add_nominated_pods(
+                pods_added, state_to_use, info_to_use, err = self.add_nominated_pods(
                     pod, state, node_info
                 )
                 if err is not None:
@@ -470,12 +470,19 @@ class Framework:
                 return status
         return status
 
-    def _add_nominated_pods(
-        self, pod: Pod, state: CycleState, node_info: NodeInfo
+    def add_nominated_pods(
+        self,
+        pod: Pod,
+        state: CycleState,
+        node_info: NodeInfo,
+        nominated: Sequence[Pod] | None = None,
     ) -> tuple[bool, CycleState, NodeInfo, Status | None]:
-        if self._nominator is None:
-            return False, state, node_info, None
-        nominated = self._nominator(node_info.node.name)
+        """Copies of state and node_info with the equal-or-higher priority pods nominated to the
+        node added; ``nominated`` overrides the nominator (an explanation replays a cycle)."""
+        if nominated is None:
+            if self._nominator is None:
+                return False, state, node_info, None
+            nominated = self._nominator(node_info.node.name)
         if not nominated:
             return False, state, node_info, None
         info_out = node_info.clone()

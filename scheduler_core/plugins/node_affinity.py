@@ -65,9 +65,14 @@ class _PreScoreState(FrozenState):
         self.terms = terms
 
 
-def _score_terms(terms: Sequence[PreferredTerm], node_info: NodeInfo) -> int:
+def matching_terms(terms: Sequence[PreferredTerm], node_info: NodeInfo) -> list[PreferredTerm]:
+    """The preferred terms the node matches (each adds its weight to the score)."""
     node = node_info.node
-    return sum(t.weight for t in terms if t.term.matches(node.labels, node.name))
+    return [t for t in terms if t.term.matches(node.labels, node.name)]
+
+
+def _score_terms(terms: Sequence[PreferredTerm], node_info: NodeInfo) -> int:
+    return sum(t.weight for t in matching_terms(terms, node_info))
 
 
 def _has_key(mapping: Any, *path: str) -> bool:
@@ -175,15 +180,17 @@ class NodeAffinity:
         state.write(_PRE_SCORE_KEY, _PreScoreState(terms))
         return SUCCESS
 
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        count = 0
-        if self.added_pref_terms is not None:
-            count += _score_terms(self.added_pref_terms, node_info)
+    def preferred_terms(
+        self, state: CycleState, pod: Pod
+    ) -> tuple[Sequence[PreferredTerm], Sequence[PreferredTerm]]:
+        """The preferred terms Score adds up: the profile's addedAffinity ones, the pod's."""
         s = state.get(_PRE_SCORE_KEY)
         terms = s.terms if isinstance(s, _PreScoreState) else pod.preferred_node_terms
-        if terms:
-            count += _score_terms(terms, node_info)
-        return count, SUCCESS
+        return self.added_pref_terms or (), terms or ()
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        added, own = self.preferred_terms(state, pod)
+        return _score_terms(added, node_info) + _score_terms(own, node_info), SUCCESS
 
     def score_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

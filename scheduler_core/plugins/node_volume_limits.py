@@ -10,6 +10,7 @@ translation library does for the fields that make them unique.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from scheduler_core.api import KubeObject, Pod
@@ -143,6 +144,16 @@ class _LookupError(Exception):
         self.not_found = not_found
 
 
+@dataclass(frozen=True, slots=True)
+class DriverCount:
+    """A CSI driver's volumes on a node: attached already, new with the pod, the limit."""
+
+    driver: str
+    attached: int
+    new: int
+    limit: int | None
+
+
 class NodeVolumeLimits:
     name = NAME
 
@@ -162,6 +173,17 @@ class NodeVolumeLimits:
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         if not pod.volumes:
             return SUCCESS
+        counts, status = self.driver_counts(pod, node_info)
+        if not status.is_success():
+            return status
+        for c in counts:
+            if c.limit is not None and c.attached + c.new > c.limit:
+                return unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
+        return SUCCESS
+
+    def driver_counts(self, pod: Pod, node_info: NodeInfo) -> tuple[list[DriverCount], Status]:
+        """Per CSI driver of the pod's volumes not yet on the node: the volumes attached there,
+        the pod's new ones and the node's limit (none when the node sets no limits)."""
         node = node_info.node
         csi_node = self.handle.snapshot.objects.csi_nodes.get(node.name)
         new_volumes: dict[str, str] = {}
@@ -169,19 +191,19 @@ class NodeVolumeLimits:
             self._attachable_volumes(pod, csi_node, True, new_volumes)
         except _LookupError as err:
             if err.not_found:
-                return unresolvable(str(err))
-            return error(str(err))
+                return [], unresolvable(str(err))
+            return [], error(str(err))
         if not new_volumes:
-            return SUCCESS
+            return [], SUCCESS
         limits = volume_limits(csi_node)
         if not limits:
-            return SUCCESS
+            return [], SUCCESS
         attached: dict[str, str] = {}
         for existing in node_info.pods:
             try:
                 self._attachable_volumes(existing, csi_node, False, attached)
             except _LookupError as err:
-                return error(str(err))
+                return [], error(str(err))
         attached_count: dict[str, int] = {}
         for unique_name, driver in attached.items():
             new_volumes.pop(unique_name, None)
@@ -189,11 +211,10 @@ class NodeVolumeLimits:
         new_count: dict[str, int] = {}
         for driver in new_volumes.values():
             new_count[driver] = new_count.get(driver, 0) + 1
-        for driver, count in new_count.items():
-            limit = limits.get(driver)
-            if limit is not None and attached_count.get(driver, 0) + count > limit:
-                return unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
-        return SUCCESS
+        return [
+            DriverCount(driver, attached_count.get(driver, 0), count, limits.get(driver))
+            for driver, count in new_count.items()
+        ], SUCCESS
 
     def _attachable_volumes(
         self, pod: Pod, csi_node: KubeObject | None, new_pod: bool, result: dict[str, str]

@@ -410,6 +410,30 @@ class VolumeBinding:
             s.has_static_bindings = True
         return SUCCESS
 
+    def node_volumes(self, state: CycleState, node_info: NodeInfo) -> dict[str, Any] | None:
+        """What Filter weighs on the node: the bound claims (their PV and whether its node
+        affinity matches), the unbound claims' chosen PVs and those left to provision."""
+        try:
+            s = _read(state)
+            labels = node_info.node.labels
+            volumes, reasons = self._find_pod_volumes(s, node_info.node.name, labels)
+        except (KeyError, TypeError, _BinderError):
+            return None
+        return {
+            "boundClaims": [
+                {
+                    "claim": claim.key,
+                    "pv": pv.name if pv is not None else None,
+                    "nodeAffinityMatches": pv is not None and check_node_affinity(affinity, labels),
+                }
+                for claim, pv, affinity in s.bound_claims
+            ],
+            "unboundClaims": [claim.key for claim in s.delay_claims],
+            "staticBindings": {claim.key: pv.name for pv, claim in volumes.static_bindings},
+            "toProvision": [claim.key for claim in volumes.dynamic_provisions],
+            "reasons": reasons,
+        }
+
     def _find_pod_volumes(
         self, s: _State, node_name: str, node_labels: Mapping[str, str]
     ) -> tuple[_PodVolumes, list[str]]:

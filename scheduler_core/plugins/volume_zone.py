@@ -5,7 +5,7 @@ Mirrors plugins/volumezone in kube-scheduler v1.35.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from scheduler_core.api import KubeObject, Pod
@@ -143,13 +143,29 @@ class VolumeZone:
         labels = node_info.node.labels
         if not any(key in labels for key in TOPOLOGY_LABELS):
             return SUCCESS
-        for topo in topologies:
-            value = labels.get(topo.key)
-            if value is None:
-                value = labels.get(_TO_GA.get(topo.key, topo.key))
-            if value is None or value not in topo.values:
+        for _, _, ok in zone_checks(topologies, labels):
+            if not ok:
                 return unresolvable(ERR_REASON_CONFLICT)
         return SUCCESS
+
+    def topologies(self, state: CycleState) -> Sequence[_PVTopology]:
+        """The zone and region labels of the pod's bound volumes, as PreFilter found them."""
+        s = state.get(_PRE_FILTER_KEY)
+        return s.topologies if isinstance(s, _State) else ()
+
+
+def zone_checks(
+    topologies: Sequence[_PVTopology], labels: Mapping[str, str]
+) -> list[tuple[_PVTopology, str | None, bool]]:
+    """Each volume topology label with the node's value for it (the beta key falling back to
+    the GA one) and whether that value is one the volume allows."""
+    out = []
+    for topo in topologies:
+        value = labels.get(topo.key)
+        if value is None:
+            value = labels.get(_TO_GA.get(topo.key, topo.key))
+        out.append((topo, value, value is not None and value in topo.values))
+    return out
 
 
 def new(args: Any, handle: Handle) -> VolumeZone:

@@ -293,7 +293,7 @@ def test_queue_panel_shows_the_pods_left_unschedulable(site, django_user_model):
     import yaml
     from builders import make_node, make_pod
 
-    from playground import charts
+    from playground.runs import charts
 
     gated = make_pod("gated")
     gated["spec"]["schedulingGates"] = [{"name": "example.com/hold"}]

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 from builders import make_node, make_pod
 
-from playground import charts, demo
+from playground import demo
+from playground.runs import charts
 from scheduler_core.api import Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry

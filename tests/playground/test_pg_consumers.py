@@ -16,9 +16,12 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 
-from playground import events, runs, services, tasks
+from playground import services
 from playground.models import Cluster, Profile, Run, RunEvent
-from playground.routing import websocket_urlpatterns
+from playground.runs import services as runs
+from playground.runs import stream as events
+from playground.runs import tasks
+from playground.runs.routing import websocket_urlpatterns
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -46,7 +49,7 @@ def profile(user):
 @pytest.fixture
 def pending_run(cluster, profile, user, monkeypatch):
     """A run that no task drives: the tests play the task's part."""
-    monkeypatch.setattr("playground.runs.transaction.on_commit", lambda fn: None)
+    monkeypatch.setattr("playground.runs.services.transaction.on_commit", lambda fn: None)
     run = runs.run_start(user=user, cluster=cluster, profile=profile)
     monkeypatch.undo()
     return run
@@ -147,7 +150,7 @@ async def test_anyone_watches_a_demo_run_but_only_its_starter_commands_it(user, 
     def start():
         from unittest import mock
 
-        with mock.patch("playground.runs.transaction.on_commit", lambda fn: None):
+        with mock.patch("playground.runs.services.transaction.on_commit", lambda fn: None):
             return runs.run_start(user=user, cluster=cluster, profile=profile)
 
     run = await sync_to_async(start)()

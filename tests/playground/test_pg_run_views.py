@@ -10,9 +10,10 @@ from django.apps import apps
 from django.test import Client
 from django.urls import reverse
 
-from playground import plugins, selectors, services
+from playground import plugins, services
 from playground.models import Cluster, Profile, Run, RunCommand, RunEvent
-from playground.runs import EventCycles
+from playground.runs import selectors
+from playground.runs.services import EventCycles
 
 pytestmark = pytest.mark.django_db
 
@@ -256,10 +257,10 @@ class _WorkerKilled(BaseException):
 def test_a_take_over_fills_the_cycles_of_the_events_it_stores(user, demo, monkeypatch):
     from django.utils import timezone
 
-    from playground import runs
+    from playground.runs import services as runs
 
     cluster, profile = demo
-    monkeypatch.setattr("playground.runs.transaction.on_commit", lambda fn: None)
+    monkeypatch.setattr("playground.runs.services.transaction.on_commit", lambda fn: None)
     monkeypatch.setattr(runs, "BATCH_EVENTS", 10)
     real_broadcast = runs.broadcast_many
     flushes = []

@@ -10,8 +10,10 @@ import yaml
 from builders import make_node, make_pod
 from django.utils import timezone
 
-from playground import demo, plugins, runs, selectors, services
+from playground import demo, plugins, services
 from playground.models import Cluster, Pod, Profile, Run, RunCommand, RunEvent
+from playground.runs import selectors
+from playground.runs import services as runs
 from scheduler_core.api import Pod as EnginePod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import Code
@@ -160,7 +162,7 @@ def test_cancelling_a_pending_run_stops_it_before_it_starts(
 
 def test_a_live_execution_makes_a_second_one_wait(cluster, profile, user):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("playground.runs.transaction.on_commit", lambda fn: None)
+        mp.setattr("playground.runs.services.transaction.on_commit", lambda fn: None)
         run = runs.run_start(user=user, cluster=cluster, profile=profile)
     Run.objects.filter(pk=run.pk).update(
         status=Run.Status.RUNNING, heartbeat=timezone.now(), lease_token="other", attempts=1
@@ -176,7 +178,7 @@ class _Crash(BaseException):
 def test_a_take_over_after_a_crash_resumes_without_duplicates(
     cluster, profile, user, monkeypatch, settings
 ):
-    monkeypatch.setattr("playground.runs.transaction.on_commit", lambda fn: None)
+    monkeypatch.setattr("playground.runs.services.transaction.on_commit", lambda fn: None)
     reference = runs.run_start(user=user, cluster=cluster, profile=profile)
     runs.run_execute(run_id=reference.pk)
     reference.refresh_from_db()
@@ -218,7 +220,7 @@ def test_a_take_over_after_a_crash_resumes_without_duplicates(
 
 
 def test_a_run_that_keeps_losing_its_worker_fails(cluster, profile, user, monkeypatch):
-    monkeypatch.setattr("playground.runs.transaction.on_commit", lambda fn: None)
+    monkeypatch.setattr("playground.runs.services.transaction.on_commit", lambda fn: None)
     run = runs.run_start(user=user, cluster=cluster, profile=profile)
     Run.objects.filter(pk=run.pk).update(
         status=Run.Status.RUNNING, heartbeat=None, attempts=runs.MAX_ATTEMPTS
@@ -246,7 +248,7 @@ def test_compare_starts_two_runs_that_write_nothing_back(
 
 def test_run_visibility_follows_the_cluster(cluster, profile, user, other_user):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("playground.runs.transaction.on_commit", lambda fn: None)
+        mp.setattr("playground.runs.services.transaction.on_commit", lambda fn: None)
         run = runs.run_start(user=user, cluster=cluster, profile=profile)
     assert selectors.run_get(user=user, run_id=run.pk) == run
     from django.http import Http404
@@ -330,7 +332,7 @@ def _wait_for(predicate, timeout=10.0):
 
 @pytest.mark.django_db(transaction=True)
 def test_permit_waits_for_users_and_times_out_in_real_time(user, monkeypatch):
-    monkeypatch.setattr("playground.runs.transaction.on_commit", lambda fn: None)
+    monkeypatch.setattr("playground.runs.services.transaction.on_commit", lambda fn: None)
     cluster = services.cluster_create(owner=user, name="gate")
     _import(
         cluster,
@@ -377,7 +379,7 @@ def test_permit_waits_for_users_and_times_out_in_real_time(user, monkeypatch):
 
 @pytest.mark.django_db(transaction=True)
 def test_cancel_stops_a_run_waiting_at_permit(user, monkeypatch):
-    monkeypatch.setattr("playground.runs.transaction.on_commit", lambda fn: None)
+    monkeypatch.setattr("playground.runs.services.transaction.on_commit", lambda fn: None)
     cluster = services.cluster_create(owner=user, name="gate")
     _import(cluster, user, make_node("n1"), _gated("ok"), make_pod("free"))
     profile = services.profile_create(owner=user, name="gate", config=APPROVAL_PROFILE)

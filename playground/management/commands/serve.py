@@ -35,7 +35,7 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=1)
         if not options["no_demo"]:
             call_command("load_demo")
-        from playground.runs import run_recover_stale
+        from playground.runs.services import run_recover_stale
 
         # Runs an earlier embedded process left mid-flight cannot finish: mark them failed.
         run_recover_stale()

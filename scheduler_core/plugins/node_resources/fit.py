@@ -178,6 +178,12 @@ def fits_request(request: _PreFilterState, node_info: NodeInfo) -> list[Insuffic
     return out
 
 
+def pre_filter_request(state: CycleState) -> _PreFilterState | None:
+    """The pod's request PreFilter wrote, or None when PreFilter did not run."""
+    s = state.get(_PRE_FILTER_KEY)
+    return s if isinstance(s, _PreFilterState) else None
+
+
 def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
     """Fits: whether the node has room for the pod, with no resources ignored."""
     return fits_request(compute_pod_resource_request(pod), node_info)
@@ -201,6 +207,7 @@ class Fit:
     name = NAME
 
     def __init__(self, args: NodeResourcesFitArgs) -> None:
+        self.args = args
         self.ignored_resources = frozenset(args.ignored_resources)
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
         # Upstream's Fit hands its scorer none of its feature flags: scoring reads container
@@ -332,6 +339,10 @@ class Fit:
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
         state.write(_PRE_SCORE_KEY, self._new_pre_score_state(pod))
         return SUCCESS
+
+    def score_entries(self, state: CycleState, pod: Pod) -> tuple[Entry, ...]:
+        """The resources Score counts, with the pod's request and weight of each."""
+        return self._pre_score_state(state, pod).entries
 
     def _pre_score_state(self, state: CycleState, pod: Pod) -> _PreScoreState:
         s = state.get(_PRE_SCORE_KEY)

@@ -1,7 +1,7 @@
 """Runs: start, execute, cancel and steer simulations of a cluster under a profile.
 
 A run copies the cluster's manifests and the profile's configuration when it starts, so the task
-that executes it (``playground.tasks.execute_run``) replays exactly the same simulation however
+that executes it (``playground.runs.tasks.execute_run``) replays exactly the same simulation however
 often it is delivered. The task drives the engine on a simulated clock, stores every event as a
 ``RunEvent`` with the engine's ``seq``, broadcasts the events to the run's channel group after
 they are committed, and writes the placements back in one transaction at the end.
@@ -37,9 +37,9 @@ from scheduler_core.clock import SimulatedClock
 from scheduler_core.events import Event
 from scheduler_core.scheduler import Scheduler
 
-from . import engine, plugins
-from .events import broadcast_many, event_message, finished_message, progress_message
-from .models import Cluster, Pod, Profile, Run, RunCommand, RunEvent
+from .. import engine, plugins
+from ..models import Cluster, Pod, Profile, Run, RunCommand, RunEvent
+from .stream import broadcast_many, event_message, finished_message, progress_message
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +112,7 @@ def _snapshot(cluster: Cluster, pod_keys: Iterable[str] | None) -> tuple[list[An
 
     Pending pods outside ``pod_keys`` are left out of the snapshot altogether.
     """
-    from .selectors import cluster_manifests
+    from ..selectors import cluster_manifests
 
     wanted = None if pod_keys is None else list(dict.fromkeys(pod_keys))
     everything = cluster_manifests(cluster)

@@ -16,8 +16,8 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from . import events, runs, selectors
-from .models import Run
+from ..models import Run
+from . import selectors, services, stream
 
 CATCH_UP_CHUNK = 500
 CLOSE_NOT_FOUND = 4404
@@ -39,7 +39,7 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.close()  # handshake refused: the same answer for missing and private
             return
         self.may_command = found
-        self.group = events.run_group(self.run_id)
+        self.group = stream.run_group(self.run_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         await self._catch_up(upto=None)
@@ -100,10 +100,10 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             )
             return
         try:
-            ack = await database_sync_to_async(runs.run_command)(
+            ack = await database_sync_to_async(services.run_command)(
                 run_id=self.run_id, command=content
             )
-        except runs.RunCommandRefused as err:
+        except services.RunCommandRefused as err:
             await self.send_json({"kind": "error", "run": self.run_id, "message": str(err)})
             return
         await self.send_json(ack)

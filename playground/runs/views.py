@@ -15,8 +15,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from . import charts, runs, selectors
-from .models import Run
+from .. import selectors as cluster_selectors
+from ..models import Run
+from . import charts, selectors, services
 
 MAX_TOP_N = 5000
 
@@ -109,7 +110,7 @@ def _resources(
     """Allocatable per node and requests per pod, read from the manifests the run started with."""
     from scheduler_core.api import Node, Pod
 
-    manifests = run.snapshot or selectors.cluster_manifests(run.cluster)
+    manifests = run.snapshot or cluster_selectors.cluster_manifests(run.cluster)
     pending = {e["pod"] for e in events if e.get("type") in ("CycleStart", "Enqueue")}
     nodes, pods = [], []
     for m in manifests:
@@ -145,27 +146,27 @@ def _resources(
 @require_POST
 def run_new(request: HttpRequest, pk: int) -> HttpResponse:
     """Start a run of the cluster under a profile, or two runs (what-if) with ``profile_b``."""
-    cluster = selectors.cluster_for_user(request.user, pk)
+    cluster = cluster_selectors.cluster_for_user(request.user, pk)
     profile_id = _int(request.POST.get("profile"), 0)
     if not profile_id:
         return HttpResponseBadRequest("choose a profile")
-    profile = selectors.profile_for_user(request.user, profile_id)
+    profile = cluster_selectors.profile_for_user(request.user, profile_id)
     other_id = _int(request.POST.get("profile_b"), 0)
     if other_id:
-        other = selectors.profile_for_user(request.user, other_id)
+        other = cluster_selectors.profile_for_user(request.user, other_id)
         try:
-            run_a, run_b = runs.run_compare_start(
+            run_a, run_b = services.run_compare_start(
                 user=request.user, cluster=cluster, profile_a=profile, profile_b=other
             )
-        except runs.RunInvalid as err:
+        except services.RunInvalid as err:
             messages.error(request, str(err))
             return redirect("playground:cluster", pk=cluster.pk)
         return redirect("playground:compare", a=run_a.pk, b=run_b.pk)
     try:
-        run = runs.run_start(
+        run = services.run_start(
             user=request.user, cluster=cluster, profile=profile, label=request.POST.get("label", "")
         )
-    except runs.RunInvalid as err:
+    except services.RunInvalid as err:
         messages.error(request, str(err))
         return redirect("playground:cluster", pk=cluster.pk)
     return redirect("playground:run", pk=run.pk)
@@ -188,13 +189,13 @@ def run_permit(request: HttpRequest, pk: int) -> JsonResponse:
     if not pod or decision not in ("allow", "reject"):
         return JsonResponse({"error": "pod and decision (allow|reject) are required"}, status=400)
     try:
-        runs.run_decide_permit(
+        services.run_decide_permit(
             run_id=run.pk,
             pod_key=pod,
             allow=decision == "allow",
             plugin=request.POST.get("plugin") or None,
         )
-    except runs.RunCommandRefused as err:
+    except services.RunCommandRefused as err:
         return JsonResponse({"error": str(err)}, status=409)
     return JsonResponse({"run": run.pk, "pod": pod, "decision": decision})
 
@@ -202,7 +203,7 @@ def run_permit(request: HttpRequest, pk: int) -> JsonResponse:
 @require_POST
 def run_cancel(request: HttpRequest, pk: int) -> JsonResponse:
     run = _commandable(request, pk)
-    runs.run_cancel(run_id=run.pk)
+    services.run_cancel(run_id=run.pk)
     return JsonResponse({"run": run.pk, "command": "cancel"})
 
 
