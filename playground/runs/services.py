@@ -265,8 +265,14 @@ def run_decide_permit(
 ) -> RunCommand:
     """Queue a user's answer for a pod waiting at Permit; the run's task applies it.
 
-    Raises RunCommandRefused when the run has finished.
+    Raises RunCommandRefused when the run has finished or a field is longer than its column
+    (a namespace/name is at most 317 characters).
     """
+    for field, value, limit in (("pod", pod_key, 317), ("plugin", plugin or "", 128)):
+        if len(value) > limit:
+            raise RunCommandRefused(f"{field} may be at most {limit} characters")
+    if len(message) > 1024:
+        raise RunCommandRefused("message may be at most 1024 characters")
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run_id)
         if run.is_terminal:

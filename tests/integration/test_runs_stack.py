@@ -16,6 +16,7 @@ from django.test import Client
 
 from playground import demo, services
 from playground.models import Node, Pod, Run, RunEvent
+from playground.runs.refs import run_ref
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -52,13 +53,13 @@ class Browser:
         response = self.post(f"/clusters/{cluster.pk}/run", {"profile": str(profile.pk)})
         location = response.getheader("Location") or ""
         assert response.status == 302 and "/runs/" in location, (response.status, location)
-        return int(location.rstrip("/").split("/")[-1])
+        return int(location.rstrip("/").split("/")[-1].split(".")[0])
 
     def websocket(self, run_id: int, after: int | None = None):
         from websockets.sync.client import connect
 
         query = "" if after is None else f"?after={after}"
-        url = self.base.replace("http://", "ws://") + f"/ws/runs/{run_id}/{query}"
+        url = self.base.replace("http://", "ws://") + f"/ws/runs/{run_ref(run_id)}/{query}"
         return connect(
             url,
             additional_headers={"Cookie": self.cookie, "Origin": self.base},
