@@ -273,6 +273,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 3600)),
 }
 PLAYGROUND_RUN_LEASE_SECONDS = float(os.environ.get("PLAYGROUND_RUN_LEASE_SECONDS", 30))
+# Runs one user may have running at once; more wait ("waiting for a free runner").
+PLAYGROUND_RUNS_PER_USER = int(os.environ.get("PLAYGROUND_RUNS_PER_USER", 2))
 
 # Scheduler extenders in users' profiles may reach public hosts only; these host names,
 # host:port pairs, addresses or networks (comma separated) may be private (SSRF guard,

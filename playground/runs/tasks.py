@@ -41,7 +41,9 @@ def execute_run(self: Any, run_id: int) -> None:
         services.run_execute(run_id=run_id)
     except services.RunBusy as busy:
         if self.request.is_eager:
-            return  # the same process is already driving it
+            if isinstance(busy, services.RunWaiting):
+                _retry_embedded(run_id, busy.retry_in)
+            return  # otherwise the same process is already driving it
         # Come back when the other execution's lease would have run out: it finished by then,
         # or it died and this delivery takes over.
         raise self.retry(countdown=busy.retry_in) from busy
@@ -75,6 +77,21 @@ def enqueue_run(run_id: int) -> None:
     )
     _in_flight.add(future)
     future.add_done_callback(_done)
+
+
+def _retry_embedded(run_id: int, delay: float) -> None:
+    """Embedded: try a run waiting for a runner again after ``delay`` seconds, on the loop."""
+    loop = _server_loop()
+    if loop is None:
+        return  # no server loop (a test calling the task eagerly): the caller retries
+
+    def again() -> None:
+        future = asyncio.ensure_future(
+            sync_to_async(_execute_here, thread_sensitive=False)(run_id), loop=loop
+        )
+        future.add_done_callback(lambda f: f.exception() if not f.cancelled() else None)
+
+    loop.call_soon_threadsafe(loop.call_later, delay, again)
 
 
 def _done(future: Future[Any]) -> None:

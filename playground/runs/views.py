@@ -91,6 +91,7 @@ def run_events_json(request: HttpRequest, pk: int) -> JsonResponse:
             "status": run.status,
             "terminal": run.status in ("succeeded", "failed", "cancelled"),
             "error": run.error_message,
+            "waiting": run.summary.get("waiting", ""),
             "events": events,
         }
     )

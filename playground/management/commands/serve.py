@@ -35,10 +35,15 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=1)
         if not options["no_demo"]:
             call_command("load_demo")
-        from playground.runs.services import run_recover_stale
+        from playground.runs.services import run_recover_stale, run_requeue_pending
 
-        # Runs an earlier embedded process left mid-flight cannot finish: mark them failed.
-        run_recover_stale()
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            # Embedded: this process is the only worker, so runs an earlier one left
+            # unfinished can never finish. Mark them failed.
+            run_recover_stale()
+        else:
+            # A broker and workers: queued runs are theirs to run, never failed by a restart.
+            run_requeue_pending()
         self.stdout.write(f"Serving on http://{host}:{port}/ (Ctrl-C to stop)")
         from config.asgi import application
 
