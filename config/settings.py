@@ -241,13 +241,28 @@ if REDIS_URL:
 # A run broadcasts in batches of 100 events per layer message; a slow reader's queue may hold
 # this many messages before the layer drops them (the consumer then reads the gap from the DB).
 _CHANNEL_CAPACITY = int(os.environ.get("CHANNEL_CAPACITY", 1000))
-if REDIS_URL:
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": _CHANNEL_CAPACITY, "expiry": 120},
-        }
+
+
+def redis_channel_layer(url: str, capacity: int = _CHANNEL_CAPACITY) -> dict[str, object]:
+    """The Redis channel layer on ``url``.
+
+    A consumer waits for messages with BZPOPMIN for 5 s (channels_redis' brpop_timeout), and
+    redis-py 8 gives every socket a 5 s read timeout by default: a websocket with nothing to
+    read for 5 s (a run waiting at Permit, a quiet reconnect) then died with TimeoutError. The
+    read timeout is set well above the blocking wait.
+    """
+    return {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {
+            "hosts": [{"address": url, "socket_timeout": 30, "socket_connect_timeout": 5}],
+            "capacity": capacity,
+            "expiry": 120,
+        },
     }
+
+
+if REDIS_URL:
+    CHANNEL_LAYERS = {"default": redis_channel_layer(REDIS_URL)}
 else:
     CHANNEL_LAYERS = {
         "default": {

@@ -204,12 +204,9 @@ def _server_setup(layer_url: str | None, broker_url: str | None) -> None:
     # STACK.md pitfall 1: the fork copied the executor but not its thread.
     SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
     if layer_url:
-        settings.CHANNEL_LAYERS = {
-            "default": {
-                "BACKEND": "channels_redis.core.RedisChannelLayer",
-                "CONFIG": {"hosts": [layer_url], "capacity": 1000},
-            }
-        }
+        from config.settings import redis_channel_layer
+
+        settings.CHANNEL_LAYERS = {"default": redis_channel_layer(layer_url, capacity=1000)}
     channel_layers.backends.clear()
     set_database_connection()
     if broker_url:

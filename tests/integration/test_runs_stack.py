@@ -212,3 +212,17 @@ def test_fifty_websocket_readers_in_embedded_mode_all_get_every_event_once_in_or
     stored = list(run.events.order_by("seq").values_list("seq", flat=True))
     assert stored == list(range(len(stored))) and len(stored) > 500
     assert [r == stored for r in results] == [True] * 50
+
+
+def test_a_websocket_idle_longer_than_redis_read_timeout_stays_open(
+    live_asgi, start_worker, small_cluster, profile, user
+):
+    """Nothing to read for 7 s (no worker yet) must not kill the consumer (redis-py's 5 s)."""
+    browser = Browser(live_asgi, user)
+    run_id = browser.start_run(small_cluster, profile)
+    with browser.websocket(run_id) as ws:
+        time.sleep(7)
+        start_worker()
+        messages = _until_finished(ws)
+    seqs = _event_seqs(messages)
+    assert seqs == list(range(len(seqs))) and messages[-1]["status"] == "succeeded"
