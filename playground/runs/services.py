@@ -55,6 +55,7 @@ __all__ = [
     "run_decide_permit",
     "run_execute",
     "run_recover_stale",
+    "run_requeue_expired",
     "run_requeue_pending",
     "run_start",
 ]
@@ -357,6 +358,32 @@ def run_requeue_pending() -> int:
     for run_id in ids:
         enqueue_run(run_id)
     return len(ids)
+
+
+def run_requeue_expired() -> list[int]:
+    """Hand runs whose execution stopped renewing its lease to a worker again; their ids.
+
+    A worker killed mid-run leaves its message unacknowledged until the broker's visibility
+    timeout (an hour in compose). Each worker's lease watchdog calls this instead: a running
+    run whose heartbeat is older than the lease goes back to pending (so one watchdog, not
+    all, re-enqueues it) and a new delivery resumes it after its stored events. An execution
+    that was only slow finds its lease gone at its next flush and stops.
+    """
+    from .tasks import enqueue_run
+
+    cutoff = timezone.now() - _lease()
+    expired = []
+    for run_id in Run.objects.filter(status=Run.Status.RUNNING, heartbeat__lt=cutoff).values_list(
+        "pk", flat=True
+    ):
+        with transaction.atomic():
+            updated = Run.objects.filter(
+                pk=run_id, status=Run.Status.RUNNING, heartbeat__lt=cutoff
+            ).update(status=Run.Status.PENDING, lease_token="")
+        if updated:
+            expired.append(run_id)
+            transaction.on_commit(partial(enqueue_run, run_id))
+    return expired
 
 
 # --- execute --------------------------------------------------------------------------------

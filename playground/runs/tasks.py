@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+import time
 from concurrent.futures import Future
 from typing import Any
 
 from asgiref.sync import SyncToAsync, sync_to_async
 from celery import shared_task
+from celery.signals import worker_ready
+from django.conf import settings
 from django.db import close_old_connections
 
 from . import services
@@ -105,3 +109,24 @@ async def wait_embedded(timeout: float = 10.0) -> None:
     pending = [asyncio.wrap_future(f) for f in list(_in_flight)]
     if pending:
         await asyncio.wait(pending, timeout=timeout)
+
+
+@worker_ready.connect
+def _start_lease_watchdog(**_: Any) -> None:
+    """Each worker watches the runs' leases: a dead worker's run is taken over within a lease
+    or two, not after the broker's visibility timeout."""
+    threading.Thread(target=_watch_leases, name="run-lease-watchdog", daemon=True).start()
+
+
+def _watch_leases() -> None:
+    interval = max(0.5, float(settings.PLAYGROUND_RUN_LEASE_SECONDS) / 2)
+    while True:
+        time.sleep(interval)
+        try:
+            taken = services.run_requeue_expired()
+            if taken:
+                log.warning("runs %s: their worker stopped renewing the lease; requeued", taken)
+        except Exception:  # the watchdog must outlive a database hiccup
+            log.exception("lease watchdog")
+        finally:
+            close_old_connections()

@@ -226,3 +226,28 @@ def test_a_websocket_idle_longer_than_redis_read_timeout_stays_open(
         messages = _until_finished(ws)
     seqs = _event_seqs(messages)
     assert seqs == list(range(len(seqs))) and messages[-1]["status"] == "succeeded"
+
+
+def test_a_killed_workers_run_is_taken_over_by_lease_not_visibility_timeout(
+    live_asgi, start_worker, user, profile
+):
+    """With compose's hour-long visibility timeout, the other worker's lease watchdog resumes
+    the run within 90 s, with every event once."""
+    cluster = _big_cluster(user, nodes=300, pods=200)
+    first = start_worker(CELERY_VISIBILITY_TIMEOUT="3600")
+    browser = Browser(live_asgi, user)
+    run_id = browser.start_run(cluster, profile)
+    _wait_for(lambda: RunEvent.objects.filter(run_id=run_id).count() > 500)
+    first.kill()
+    run = Run.objects.get(pk=run_id)
+    assert run.status == Run.Status.RUNNING, "the run finished before the worker was killed"
+    # The broker keeps the dead worker's message for an hour: only the watchdog can help.
+    start_worker(CELERY_VISIBILITY_TIMEOUT="3600")
+    killed_at = time.monotonic()
+    _wait_for(lambda: Run.objects.get(pk=run_id).is_terminal, timeout=90)
+    run.refresh_from_db()
+    assert run.status == Run.Status.SUCCEEDED, run.error_message
+    assert time.monotonic() - killed_at < 90
+    seqs = list(run.events.order_by("seq").values_list("seq", flat=True))
+    assert seqs == list(range(len(seqs)))
+    assert run.summary["scheduled"] == 200

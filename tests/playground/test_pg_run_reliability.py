@@ -143,3 +143,29 @@ def test_compose_redis_keeps_an_append_only_file():
     assert command[command.index("--appendonly") + 1] == "yes"
     assert any(v.endswith(":/data") for v in compose["services"]["redis"]["volumes"])
     assert "requeue_runs" in compose["services"]["web"]["command"]
+
+
+def test_lease_watchdog_requeues_only_runs_whose_heartbeat_stopped(
+    user, cluster, profile, monkeypatch, settings, django_capture_on_commit_callbacks
+):
+    from datetime import timedelta
+
+    settings.PLAYGROUND_RUN_LEASE_SECONDS = 30
+    dead, alive = (_queued(user, cluster, profile, monkeypatch) for _ in range(2))
+    now = timezone.now()
+    Run.objects.filter(pk=dead.pk).update(
+        status=Run.Status.RUNNING, heartbeat=now - timedelta(seconds=31), lease_token="dead"
+    )
+    Run.objects.filter(pk=alive.pk).update(
+        status=Run.Status.RUNNING, heartbeat=now, lease_token="alive"
+    )
+    sent: list[int] = []
+    monkeypatch.setattr(tasks, "enqueue_run", sent.append)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert runs.run_requeue_expired() == [dead.pk]
+    assert sent == [dead.pk]
+    assert runs.run_requeue_expired() == []  # the next watchdog finds nothing to do
+    dead.refresh_from_db()
+    alive.refresh_from_db()
+    assert (dead.status, dead.lease_token) == (Run.Status.PENDING, "")
+    assert (alive.status, alive.lease_token) == (Run.Status.RUNNING, "alive")
