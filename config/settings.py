@@ -1,6 +1,10 @@
 """Django settings; everything that differs between machines is switched by environment variables.
 
-- ``DJANGO_DEBUG`` (default on), ``DJANGO_SECRET_KEY``, ``DJANGO_ALLOWED_HOSTS`` (comma separated).
+- ``DJANGO_DEBUG`` (default off; ``manage.py serve --debug`` turns it on for local use; refused
+  with a broker, i.e. in the full stack), ``DJANGO_SECRET_KEY`` (required with a broker; embedded
+  mode generates one in ``var/secret_key``), ``DJANGO_ALLOWED_HOSTS`` (comma separated).
+- ``DJANGO_HTTPS=1``: behind a TLS-terminating proxy (X-Forwarded-Proto): HTTPS redirect, HSTS
+  (``DJANGO_HSTS_SECONDS``), secure cookies. docker-compose.yml sets it.
 - ``DB_ENGINE=postgres`` with ``PGHOST``/``PGPORT``/``PGDATABASE``/``PGUSER``/``PGPASSWORD``;
   SQLite (``SQLITE_PATH``, default ``var/db.sqlite3``) otherwise.
 - ``REDIS_URL``: Redis channel layer; the in-memory one otherwise.
@@ -11,9 +15,12 @@
 """
 
 import os
+import secrets
 from pathlib import Path
 
 import plotly
+from csp.constants import NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -25,15 +32,80 @@ def _env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
-DEBUG = _env_bool("DJANGO_DEBUG", True)
-SECRET_KEY = os.environ.get(
-    "DJANGO_SECRET_KEY", "dev-only-insecure-key-change-me-kube-scheduler-playground"
-)
+VAR_DIR = Path(os.environ.get("PLAYGROUND_VAR_DIR", BASE_DIR / "var"))
+# The full stack (docker-compose.yml): a real broker and separate workers.
+FULL_STACK = "CELERY_BROKER_URL" in os.environ
+
+DEBUG = _env_bool("DJANGO_DEBUG", False)
+if DEBUG and FULL_STACK:
+    raise ImproperlyConfigured(
+        "DJANGO_DEBUG is for embedded local use only: its error pages show settings and "
+        "queries, and it keeps every query in memory. Unset it in the full stack."
+    )
+
+
+def _embedded_secret_key() -> str:
+    """The embedded server's own key: generated once, kept private under var/."""
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass  # another process created it first
+        else:
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_urlsafe(50))
+    return path.read_text().strip()
+
+
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
+if not SECRET_KEY:
+    if FULL_STACK:
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY is not set: the full stack does not start without its own key "
+            "(python -c 'import secrets; print(secrets.token_urlsafe(50))')."
+        )
+    SECRET_KEY = _embedded_secret_key()
 _HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 ALLOWED_HOSTS = [h.strip() for h in _HOSTS.split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
 ]
+
+HTTPS = _env_bool("DJANGO_HTTPS", False)
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", 31536000))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = _env_bool("DJANGO_HSTS_PRELOAD", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+SESSION_COOKIE_HTTPONLY = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+# Every script and style sheet comes from our own static files (plotly.js included; its rules
+# are in static/playground/plotly.css); JSON data sits in json_script blocks, which are not
+# executed. Websockets are same-origin ('self'). Only style attributes may be inline: plotly's
+# d3 sets them on SVG elements, and they cannot run code.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "style-src-attr": [SELF, "'unsafe-inline'"],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 INSTALLED_APPS = [
     "daphne",
@@ -45,6 +117,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
+    "csp",
     "playground",
 ]
 
@@ -57,9 +130,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "playground.throttle.LoginThrottleMiddleware",
 ]
-# A lesson page shows its run page in a frame beside the narrative; other sites still may not.
-X_FRAME_OPTIONS = "SAMEORIGIN"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -79,8 +152,6 @@ TEMPLATES = [
         },
     },
 ]
-
-VAR_DIR = Path(os.environ.get("PLAYGROUND_VAR_DIR", BASE_DIR / "var"))
 
 if os.environ.get("DB_ENGINE", "sqlite").lower() in {"postgres", "postgresql"}:
     DATABASES = {
@@ -154,18 +225,44 @@ FILE_UPLOAD_HANDLERS = [
 ]
 # Bulk forms create at most this many objects per submission.
 PLAYGROUND_BULK_MAX = int(os.environ.get("PLAYGROUND_BULK_MAX", 1000))
+# Pods and ReplicaSets that the workloads of one import may create together.
+PLAYGROUND_IMPORT_MAX_GENERATED = int(os.environ.get("PLAYGROUND_IMPORT_MAX_GENERATED", 5000))
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    # Shared by every web process: login throttling counts failures here.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "playground-cache",
+        }
+    }
 # A run broadcasts in batches of 100 events per layer message; a slow reader's queue may hold
 # this many messages before the layer drops them (the consumer then reads the gap from the DB).
 _CHANNEL_CAPACITY = int(os.environ.get("CHANNEL_CAPACITY", 1000))
-if REDIS_URL:
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": _CHANNEL_CAPACITY, "expiry": 120},
-        }
+
+
+def redis_channel_layer(url: str, capacity: int = _CHANNEL_CAPACITY) -> dict[str, object]:
+    """The Redis channel layer on ``url``.
+
+    A consumer waits for messages with BZPOPMIN for 5 s (channels_redis' brpop_timeout), and
+    redis-py 8 gives every socket a 5 s read timeout by default: a websocket with nothing to
+    read for 5 s (a run waiting at Permit, a quiet reconnect) then died with TimeoutError. The
+    read timeout is set well above the blocking wait.
+    """
+    return {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {
+            "hosts": [{"address": url, "socket_timeout": 30, "socket_connect_timeout": 5}],
+            "capacity": capacity,
+            "expiry": 120,
+        },
     }
+
+
+if REDIS_URL:
+    CHANNEL_LAYERS = {"default": redis_channel_layer(REDIS_URL)}
 else:
     CHANNEL_LAYERS = {
         "default": {
@@ -191,6 +288,16 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 3600)),
 }
 PLAYGROUND_RUN_LEASE_SECONDS = float(os.environ.get("PLAYGROUND_RUN_LEASE_SECONDS", 30))
+# Runs one user may have running at once; more wait ("waiting for a free runner").
+PLAYGROUND_RUNS_PER_USER = int(os.environ.get("PLAYGROUND_RUNS_PER_USER", 2))
+
+# Scheduler extenders in users' profiles may reach public hosts only; these host names,
+# host:port pairs, addresses or networks (comma separated) may be private (SSRF guard,
+# scheduler_core/extender_policy.py). httpTimeout is capped at EXTENDER_MAX_TIMEOUT_SECONDS.
+EXTENDER_ALLOWED_HOSTS = [
+    h.strip() for h in os.environ.get("EXTENDER_ALLOWED_HOSTS", "").split(",") if h.strip()
+]
+EXTENDER_MAX_TIMEOUT_SECONDS = float(os.environ.get("EXTENDER_MAX_TIMEOUT_SECONDS", 10))
 
 LOGGING = {
     "version": 1,

@@ -10,6 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 from scheduler_core.errors import ManifestError
+from scheduler_core.quantity import QuantityError, parse_nanos
+
+MAX_RESOURCE_NAMES = 64  # entries in one requests/limits/capacity map
 
 
 def _check_resource_map(values: Any, path: str, check: Callable[[Any, str], None]) -> None:
@@ -17,8 +20,20 @@ def _check_resource_map(values: Any, path: str, check: Callable[[Any, str], None
         return
     if not isinstance(values, dict):
         raise ManifestError(path, "must be a map of resource name to quantity")
+    if len(values) > MAX_RESOURCE_NAMES:
+        raise ManifestError(
+            path, f"Too many: {len(values)}: must have at most {MAX_RESOURCE_NAMES}"
+        )
     for name, value in values.items():
         check(value, f"{path}.{name}")
+        try:
+            negative = parse_nanos(value) < 0
+        except QuantityError:
+            continue  # ``check`` reported it
+        if negative:  # as the API server's ValidateNonnegativeQuantity
+            raise ManifestError(
+                f"{path}.{name}", f"Invalid value: {value!r}: must be greater than or equal to 0"
+            )
 
 
 def check_pod(manifest: dict[str, Any], check: Callable[[Any, str], None]) -> None:

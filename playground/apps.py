@@ -7,3 +7,6 @@ class PlaygroundConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "playground"
     verbose_name = "Scheduler playground"
+
+    def ready(self) -> None:
+        from . import throttle  # noqa: F401  (connects the login-failure signals)

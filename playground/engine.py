@@ -14,10 +14,11 @@ import yaml
 
 from scheduler_core import config as engine_config
 from scheduler_core.errors import ManifestError
+from scheduler_core.extender_policy import ExtenderPolicy, config_problems
 from scheduler_core.framework.registry import Registry
 from scheduler_core.quantity import parse_quantity as parse_quantity_at
 
-from . import admission
+from . import admission, yaml_limits
 
 __all__ = [
     "ConfigResult",
@@ -30,6 +31,7 @@ __all__ = [
     "check_quantity",
     "default_config_dict",
     "evaluate_config",
+    "extender_policy",
     "plugin_names",
 ]
 
@@ -170,7 +172,7 @@ def evaluate_config(
         source = source.decode("utf-8", errors="replace")
     if isinstance(source, str):
         try:
-            parsed = yaml.safe_load(source) if source.strip() else {}
+            parsed = yaml_limits.load(source) if source.strip() else {}
         except yaml.YAMLError as err:
             mark = getattr(err, "problem_mark", None)
             where = f"line {mark.line + 1}" if mark is not None else "yaml"
@@ -195,8 +197,25 @@ def evaluate_config(
         return ConfigResult(None, (FieldProblem("", str(err)),))
     effective = engine_config.dump_config(cfg)
     # Paths index the configuration as written, not the defaulted one.
-    unknown = _unknown_plugins(source or {}, set(plugin_names(registry)))
-    return ConfigResult(effective, unknown or _framework_problems(cfg, source or {}, registry))
+    problems = _unknown_plugins(source or {}, set(plugin_names(registry))) + tuple(
+        FieldProblem(e.path, e.message) for e in config_problems(cfg.extenders, extender_policy())
+    )
+    return ConfigResult(effective, problems or _framework_problems(cfg, source or {}, registry))
+
+
+def extender_policy() -> ExtenderPolicy:
+    """Where users' extenders may connect: public hosts, plus ``EXTENDER_ALLOWED_HOSTS``.
+
+    The same policy is checked when a profile is saved and again by the engine on every call,
+    so a profile saved before the policy changed, or a name that now resolves elsewhere, is
+    still refused when it runs.
+    """
+    from django.conf import settings
+
+    return ExtenderPolicy(
+        allowed_hosts=tuple(settings.EXTENDER_ALLOWED_HOSTS),
+        max_timeout_seconds=float(settings.EXTENDER_MAX_TIMEOUT_SECONDS),
+    )
 
 
 def _framework_problems(

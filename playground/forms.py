@@ -18,7 +18,7 @@ from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 from django.core.validators import MaxValueValidator
 
-from . import engine, kube, manifests
+from . import engine, kube, manifests, yaml_limits
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"
@@ -217,7 +217,7 @@ class NodeForm(YamlPaneMixin, forms.Form):
 
     def _base(self) -> dict[str, Any]:
         try:
-            base = yaml.safe_load(self.cleaned_data.get("manifest_yaml") or "")
+            base = yaml_limits.load(self.cleaned_data.get("manifest_yaml") or "")
         except yaml.YAMLError:
             return {}
         return base if isinstance(base, dict) and base.get("kind") == "Node" else {}
@@ -657,7 +657,7 @@ class PodForm(YamlPaneMixin, forms.Form):
 
     def _base(self) -> dict[str, Any]:
         try:
-            base = yaml.safe_load(self.cleaned_data.get("manifest_yaml") or "")
+            base = yaml_limits.load(self.cleaned_data.get("manifest_yaml") or "")
         except yaml.YAMLError:
             return {}
         return base if isinstance(base, dict) and base.get("kind") == "Pod" else {}
@@ -1204,7 +1204,7 @@ class ConfigurationForm(forms.Form):
     def clean_extenders(self) -> list[Any]:
         text = self.cleaned_data.get("extenders") or ""
         try:
-            value = yaml.safe_load(text) if text.strip() else []
+            value = yaml_limits.load(text) if text.strip() else []
         except yaml.YAMLError as err:
             mark = getattr(err, "problem_mark", None)
             line = f"line {mark.line + 1}: " if mark is not None else ""
@@ -1219,12 +1219,12 @@ class ConfigurationForm(forms.Form):
         text = self.cleaned_data.get("config_yaml") or ""
         if self.data.get("mode") != "yaml":
             try:
-                value = yaml.safe_load(text) if text.strip() else None
+                value = yaml_limits.load(text) if text.strip() else None
             except yaml.YAMLError:
                 return None
             return value if isinstance(value, dict) else None
         try:
-            value = yaml.safe_load(text) if text.strip() else {}
+            value = yaml_limits.load(text) if text.strip() else {}
         except yaml.YAMLError as err:
             mark = getattr(err, "problem_mark", None)
             line = f"line {mark.line + 1}: " if mark is not None else ""

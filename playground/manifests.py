@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import yaml
+from django.conf import settings
 
 from . import engine, kube
+from .yaml_limits import BoundedLoader
 
 # kind -> (apiVersion, namespaced)
 KINDS: Final[dict[str, tuple[str, bool]]] = {
@@ -209,13 +211,13 @@ _KNOWN_FIELDS: Final[dict[str, frozenset[str]]] = {
 }
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader without the timestamp type: manifests keep timestamps as strings, as JSON."""
+class _Loader(BoundedLoader):
+    """The bounded SafeLoader without the timestamp type: timestamps stay strings, as JSON."""
 
 
 _Loader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    for first, resolvers in BoundedLoader.yaml_implicit_resolvers.items()
 }
 
 
@@ -314,7 +316,7 @@ def _split_path(path: str) -> list[str | int]:
 
 
 def _construct(node: yaml.Node) -> Any:
-    loader = _Loader("")
+    loader = _Loader("")  # composing happened in parse_documents, within the bounds
     try:
         return loader.construct_document(node)
     finally:
@@ -484,6 +486,7 @@ def check_object(obj: SourceObject) -> list[Problem]:
             labels = (template.get("metadata") or {}).get("labels")
             for path, message in kube.check_labels(labels, "spec.template.metadata.labels"):
                 problems.append(obj.problem(path, message))
+        most = int(getattr(settings, "PLAYGROUND_BULK_MAX", 1000))
         for field_name in ("replicas", "parallelism", "completions"):
             value = (data.get("spec") or {}).get(field_name)
             if value is not None and (
@@ -493,6 +496,14 @@ def check_object(obj: SourceObject) -> list[Problem]:
                     obj.problem(
                         f"spec.{field_name}",
                         f"Invalid value: {value!r}: must be greater than or equal to 0",
+                    )
+                )
+            elif isinstance(value, int) and value > most:  # each one becomes a stored Pod
+                problems.append(
+                    obj.problem(
+                        f"spec.{field_name}",
+                        f"Invalid value: {value}: the playground creates at most {most} pods "
+                        "per workload",
                     )
                 )
     return problems

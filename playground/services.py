@@ -180,6 +180,16 @@ def _plan(
         if obj.kind in manifests.CONTROLLER_KINDS and key not in owned:
             children = manifests.expand_controller(manifest, nodes=node_manifests)
             generated += len(children)
+            if generated > settings.PLAYGROUND_IMPORT_MAX_GENERATED:
+                raise ManifestProblems(
+                    [
+                        obj.problem(
+                            "spec",
+                            f"the workloads of one import create more than "
+                            f"{settings.PLAYGROUND_IMPORT_MAX_GENERATED} objects",
+                        )
+                    ]
+                )
             planned += [
                 (SourceObject(c, obj.document, obj.node, generated=True), c) for c in children
             ]

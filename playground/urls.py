@@ -1,6 +1,6 @@
 """URL routes of the playground app."""
 
-from django.urls import path
+from django.urls import path, register_converter
 
 from . import dra_views, views
 from .custom_plugins import views as custom_plugin_views
@@ -8,6 +8,9 @@ from .lessons.urls import urlpatterns as lesson_urlpatterns
 from .profiles import views as profile_views
 from .runs import explain_views
 from .runs import views as run_views
+from .runs.refs import RunRefConverter
+
+register_converter(RunRefConverter, "runref")
 
 app_name = "playground"
 
@@ -79,17 +82,17 @@ urlpatterns = [
         name="custom_plugin_check",
     ),
     path("clusters/<int:pk>/run", run_views.run_new, name="run_new"),
-    path("runs/<int:pk>/", run_views.run_page, name="run"),
-    path("runs/<int:pk>/events.json", run_views.run_events_json, name="run_events"),
-    path("runs/<int:pk>/cycles/<int:cycle>.json", run_views.run_cycle_json, name="run_cycle"),
+    path("runs/<runref:pk>/", run_views.run_page, name="run"),
+    path("runs/<runref:pk>/events.json", run_views.run_events_json, name="run_events"),
+    path("runs/<runref:pk>/cycles/<int:cycle>.json", run_views.run_cycle_json, name="run_cycle"),
     path(
-        "runs/<int:pk>/cycles/<int:cycle>/explain.json",
+        "runs/<runref:pk>/cycles/<int:cycle>/explain.json",
         explain_views.run_explain_json,
         name="run_explain",
     ),
-    path("runs/<int:pk>/usage.json", run_views.run_usage_json, name="run_usage"),
-    path("runs/<int:pk>/permit/", run_views.run_permit, name="run_permit"),
-    path("runs/<int:pk>/cancel/", run_views.run_cancel, name="run_cancel"),
-    path("compare/<int:a>/<int:b>/", run_views.compare, name="compare"),
+    path("runs/<runref:pk>/usage.json", run_views.run_usage_json, name="run_usage"),
+    path("runs/<runref:pk>/permit/", run_views.run_permit, name="run_permit"),
+    path("runs/<runref:pk>/cancel/", run_views.run_cancel, name="run_cancel"),
+    path("compare/<runref:a>/<runref:b>/", run_views.compare, name="compare"),
     *lesson_urlpatterns,
 ]

@@ -384,7 +384,7 @@ def manifest_sync(request: HttpRequest, kind: str) -> JsonResponse:
         try:
             manifest = forms.parse_single_manifest(request.POST.get("manifest_yaml", ""), kube_kind)
         except ValidationError as err:
-            return JsonResponse({"errors": {"manifest_yaml": err.messages}})
+            return JsonResponse({"errors": {"manifest_yaml": err.messages}}, status=400)
         fields = form_class.initial_from_manifest(manifest)
         return JsonResponse(
             {"fields": {k: ("" if v is None else v) for k, v in fields.items()}, "errors": {}}
@@ -393,7 +393,8 @@ def manifest_sync(request: HttpRequest, kind: str) -> JsonResponse:
     data["mode"] = "form"
     form = form_class(data, **kwargs)
     if not form.is_valid():
-        return JsonResponse({"errors": {k: [str(m) for m in v] for k, v in form.errors.items()}})
+        errors = {k: [str(m) for m in v] for k, v in form.errors.items()}
+        return JsonResponse({"errors": errors}, status=400)
     return JsonResponse({"yaml": _pane_yaml(form.cleaned_data["manifest"]), "errors": {}})
 
 

@@ -16,14 +16,9 @@ call_extenders_for_preemption (preemption.go callExtenders) and bind_with_extend
 from __future__ import annotations
 
 import base64
-import binascii
 import datetime
 import http.client
-import ipaddress
 import json
-import os
-import ssl
-import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import Mapping, Sequence
@@ -36,6 +31,13 @@ from scheduler_core.config import (
     KubeSchedulerConfiguration,
 )
 from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.extender_policy import (
+    ExtenderPolicy,
+    ExtenderPolicyError,
+    check_url,
+    excerpt,
+)
+from scheduler_core.extender_transport import TLSConfigError, build_opener
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo
 
@@ -64,17 +66,27 @@ class HTTPExtender:
     """One configured extender, speaking the v1 extender API over HTTP(S)."""
 
     def __init__(
-        self, config: Extender, *, opener: urllib.request.OpenerDirector | None = None
+        self,
+        config: Extender,
+        *,
+        policy: ExtenderPolicy | None = None,
+        opener: urllib.request.OpenerDirector | None = None,
     ) -> None:
         self.config = config
+        self.policy = policy if policy is not None else ExtenderPolicy()
         self.name: str = config.url_prefix
         self.weight: int = config.weight
-        self.timeout: float = config.http_timeout_seconds or DEFAULT_EXTENDER_TIMEOUT_SECONDS
+        self.timeout: float = self.policy.timeout(
+            config.http_timeout_seconds, DEFAULT_EXTENDER_TIMEOUT_SECONDS
+        )
         self._managed: frozenset[str] = frozenset(r.name for r in config.managed_resources)
         self._ignored: frozenset[str] = frozenset(
             r.name for r in config.managed_resources if r.ignored_by_scheduler
         )
-        self._opener = opener if opener is not None else _build_opener(config)
+        try:
+            self._opener = opener if opener is not None else build_opener(config, self.policy)
+        except TLSConfigError as exc:
+            raise ExtenderError(str(exc)) from exc
 
     def __repr__(self) -> str:
         return f"HTTPExtender({self.name})"
@@ -129,7 +141,7 @@ class HTTPExtender:
         reply = _object(self._send(verb, self._extender_args(pod, nodes)), "ExtenderFilterResult")
         error = _string(_field(reply, "Error"), "ExtenderFilterResult.Error")
         if error:
-            raise ExtenderError(error)
+            raise ExtenderError(excerpt(error))
         names = _field(reply, "NodeNames")
         node_list = _field(reply, "Nodes")
         result: list[NodeInfo] = []
@@ -140,7 +152,7 @@ class HTTPExtender:
                 if ni is None:
                     raise ExtenderError(
                         f"extender {_go_quote(self.name)} claims a filtered node "
-                        f"{_go_quote(name)} which is not found in the input node list"
+                        f"{excerpt(_go_quote(name))} which is not found in the input node list"
                     )
                 result.append(ni)
         elif node_list is not None:
@@ -231,7 +243,9 @@ class HTTPExtender:
                 raise ExtenderError(f"extender {self.name} returned null victims for {path}")
             ni = snapshot.get(node_name)
             if ni is None:
-                raise ExtenderError(f"nodeinfo not found for node name {_go_quote(node_name)}")
+                raise ExtenderError(
+                    f"nodeinfo not found for node name {excerpt(_go_quote(node_name))}"
+                )
             pdb = _int64(_field(mv_obj, "NumPDBViolations"), f"{path}.NumPDBViolations")
             pods: list[Pod] = []
             for j, meta_pod in enumerate(_list(_field(mv_obj, "Pods"), f"{path}.Pods")):
@@ -244,8 +258,9 @@ class HTTPExtender:
                 found = next((p for p in ni.pods if p.uid == uid), None)
                 if found is None:
                     raise ExtenderError(
-                        f"extender: {self.name} claims to preempt pod (UID: &{{{uid}}}) on node: "
-                        f"{ni.node.name}, but the pod is not found on that node"
+                        f"extender: {self.name} claims to preempt pod "
+                        f"(UID: &{{{excerpt(uid)}}}) on node: {ni.node.name}, "
+                        "but the pod is not found on that node"
                     )
                 pods.append(found)
             out_victims[node_name] = pods
@@ -265,7 +280,7 @@ class HTTPExtender:
         reply = _object(self._send(self.config.bind_verb, args), "ExtenderBindingResult")
         error = _string(_field(reply, "Error"), "ExtenderBindingResult.Error")
         if error:
-            raise ExtenderError(error)
+            raise ExtenderError(excerpt(error))
 
     # --- transport ----------------------------------------------------------------------
 
@@ -289,9 +304,12 @@ class HTTPExtender:
         except ValueError as exc:
             raise ExtenderError(f'Post "{url}": {exc}') from exc
         try:
+            check_url(url, self.policy)
             with self._opener.open(request, timeout=self.timeout) as resp:
                 status = resp.status
-                data = resp.read() if status == 200 else b""
+                data = resp.read(self.policy.max_reply_bytes + 1) if status == 200 else b""
+        except ExtenderPolicyError as exc:
+            raise ExtenderError(f'Post "{url}": {exc}') from exc
         except urllib.error.HTTPError as exc:
             status = exc.code
             exc.close()
@@ -310,14 +328,29 @@ class HTTPExtender:
             raise ExtenderError(f'Post "{url}": {exc.reason}') from exc
         except (OSError, http.client.HTTPException, ValueError) as exc:
             raise ExtenderError(f'Post "{url}": {exc}') from exc
+        if 300 <= status < 400:
+            raise ExtenderError(
+                f"failed {verb} with extender at URL {url}, code {status}: "
+                "redirects are not followed"
+            )
         if status != 200:
             raise ExtenderError(f"failed {verb} with extender at URL {url}, code {status}")
+        if len(data) > self.policy.max_reply_bytes:
+            raise ExtenderError(
+                f"failed {verb} with extender at URL {url}: the reply is larger than "
+                f"{self.policy.max_reply_bytes} bytes"
+            )
         return _decode(data)
 
 
-def extenders_from_config(cfg: KubeSchedulerConfiguration) -> list[HTTPExtender]:
-    """Build the configured extenders, the ignorable ones moved to the end (buildExtenders)."""
-    built = [HTTPExtender(e) for e in cfg.extenders]
+def extenders_from_config(
+    cfg: KubeSchedulerConfiguration, policy: ExtenderPolicy | None = None
+) -> list[HTTPExtender]:
+    """Build the configured extenders, the ignorable ones moved to the end (buildExtenders).
+
+    ``policy`` says which hosts they may reach; the default allows public addresses only.
+    """
+    built = [HTTPExtender(e, policy=policy) for e in cfg.extenders]
     return [e for e in built if not e.is_ignorable()] + [e for e in built if e.is_ignorable()]
 
 
@@ -436,7 +469,9 @@ def call_extenders_for_preemption(
                     del new_victims[name]
                     new_pdb.pop(name, None)
                     continue
-                raise ExtenderError(f"expected at least one victim pod on node {_go_quote(name)}")
+                raise ExtenderError(
+                    f"expected at least one victim pod on node {excerpt(_go_quote(name))}"
+                )
         cur_victims, cur_pdb = new_victims, new_pdb
         if not cur_victims:
             break
@@ -538,122 +573,9 @@ def _string_map(value: Any, path: str) -> dict[str, str]:
     obj = _object(value, path)
     if obj is None:
         return {}
-    return {k: _string(v, f"{path}[{_go_quote(k)}]") for k, v in obj.items()}
+    return {k: excerpt(_string(v, f"{path}[{_go_quote(k)}]")) for k, v in obj.items()}
 
 
 def _go_quote(text: str) -> str:
     """Go's %q for printable text."""
     return json.dumps(text, ensure_ascii=False)
-
-
-# --- transport setup: restclient.TLSConfigFor as far as ssl allows -------------------------
-
-
-def _build_opener(config: Extender) -> urllib.request.OpenerDirector:
-    context = _ssl_context(config)
-    server_name = str((config.tls_config or {}).get("serverName") or "")
-    return urllib.request.build_opener(
-        _LoopbackBypassProxyHandler(),
-        _HTTPSHandler(context, server_name),
-    )
-
-
-def _ssl_context(config: Extender) -> ssl.SSLContext:
-    tls: Mapping[str, Any] = config.tls_config or {}
-    insecure = bool(tls.get("insecure"))
-    ca_file = str(tls.get("caFile") or "")
-    ca_data = _b64(tls.get("caData"), "caData")
-    cert_file = str(tls.get("certFile") or "")
-    key_file = str(tls.get("keyFile") or "")
-    cert_data = _b64(tls.get("certData"), "certData")
-    key_data = _b64(tls.get("keyData"), "keyData")
-    has_ca = bool(ca_file or ca_data)
-    if config.enable_https and not has_ca:
-        insecure = True
-    if insecure and has_ca:
-        raise ExtenderError(
-            "specifying a root certificates file with the insecure flag is not allowed"
-        )
-    context = ssl.create_default_context()
-    if insecure:
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    try:
-        if ca_file:
-            context.load_verify_locations(cafile=ca_file)
-        elif ca_data:
-            context.load_verify_locations(cadata=ca_data.decode("utf-8"))
-        if cert_file or key_file:
-            if not (cert_file and key_file):
-                raise ExtenderError("tls: certFile and keyFile must be given together")
-            context.load_cert_chain(cert_file, key_file)
-        elif cert_data or key_data:
-            if not (cert_data and key_data):
-                raise ExtenderError("tls: certData and keyData must be given together")
-            _load_cert_data(context, cert_data, key_data)
-    except (OSError, ssl.SSLError, UnicodeDecodeError) as exc:
-        raise ExtenderError(f"extender TLS configuration: {exc}") from exc
-    return context
-
-
-def _b64(value: Any, name: str) -> bytes:
-    """A []byte field of the TLS config: base64 in the JSON/YAML form; bytes taken as they are."""
-    if not value:
-        return b""
-    if isinstance(value, bytes):
-        return value
-    try:
-        return base64.b64decode(str(value), validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise ExtenderError(f"tlsConfig.{name}: illegal base64 data") from exc
-
-
-def _load_cert_data(context: ssl.SSLContext, cert: bytes, key: bytes) -> None:
-    """ssl loads client certificates from files only: write them to a private temp dir."""
-    with tempfile.TemporaryDirectory(prefix="extender-tls-") as tmp:
-        cert_path = os.path.join(tmp, "cert.pem")
-        key_path = os.path.join(tmp, "key.pem")
-        for path, data in ((cert_path, cert), (key_path, key)):
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-        context.load_cert_chain(cert_path, key_path)
-
-
-class _LoopbackBypassProxyHandler(urllib.request.ProxyHandler):
-    """Proxies from the environment, never for loopback hosts (as Go's ProxyFromEnvironment)."""
-
-    def proxy_open(self, req: urllib.request.Request, proxy: str, type: str) -> Any:  # noqa: A002
-        host = (req.host or "").rsplit(":", 1)[0].strip("[]") if req.host else ""
-        if host == "localhost" or host.endswith(".localhost") or _is_loopback(host):
-            return None
-        return super().proxy_open(req, proxy, type)
-
-
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-class _HTTPSHandler(urllib.request.HTTPSHandler):
-    """HTTPS with our context and, when tlsConfig.serverName is set, that name for SNI/verify."""
-
-    def __init__(self, context: ssl.SSLContext, server_name: str) -> None:
-        super().__init__(context=context)
-        self._context = context
-        self._server_name = server_name
-
-    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        if not self._server_name:
-            return super().https_open(req)
-        server_name = self._server_name
-        context = self._context
-
-        class _Connection(http.client.HTTPSConnection):
-            def connect(self) -> None:
-                http.client.HTTPConnection.connect(self)
-                self.sock = context.wrap_socket(self.sock, server_hostname=server_name)
-
-        return self.do_open(_Connection, req, context=context)

@@ -38,6 +38,13 @@ _BINARY_SUFFIXES: Final[dict[str, int]] = {
 _NUMBER: Final = re.compile(r"^([+-]?)([0-9]*)(?:\.([0-9]*))?(.*)$")
 _EXPONENT: Final = re.compile(r"^[eE][+-]?[0-9]+$")
 
+# Bounds this implementation adds: upstream keeps any magnitude in an inf.Dec, but every
+# quantity the scheduler reads goes through an int64 MilliValue or Value, and an unbounded
+# exponent (1e1000000000) would make the exact arithmetic below unbounded too.
+MAX_QUANTITY_CHARS: Final = 64
+MAX_MILLI_VALUE: Final = 2**63 - 1  # |MilliValue| must fit an int64
+_MIN_EXPONENT: Final = -40  # below 10^-40 any non-zero value rounds up to 1n
+
 
 class QuantityError(ValueError):
     """The text is not a Kubernetes quantity."""
@@ -71,12 +78,18 @@ def _parse_nanos(text: str) -> int:
         if isinstance(text, bool):
             raise QuantityError("quantities must match the regular expression")
         if isinstance(text, int):
+            if abs(text) * 1000 > MAX_MILLI_VALUE:
+                raise QuantityError(_TOO_LARGE)
             return text * NANO
         if isinstance(text, float):
+            if text != text or abs(text) * 1000 > MAX_MILLI_VALUE:  # NaN, inf, too large
+                raise QuantityError(_TOO_LARGE if text == text else "not a number")
             return _round_up(Fraction(text) * NANO)
         raise QuantityError("quantities must match the regular expression")
     if text == "":
         raise QuantityError("quantities must match the regular expression")
+    if len(text) > MAX_QUANTITY_CHARS:
+        raise QuantityError(f"quantities may be at most {MAX_QUANTITY_CHARS} characters long")
     match = _NUMBER.match(text)
     if match is None:
         raise QuantityError("quantities must match the regular expression")
@@ -90,11 +103,19 @@ def _parse_nanos(text: str) -> int:
     elif suffix in _BINARY_SUFFIXES:
         value *= 2 ** _BINARY_SUFFIXES[suffix]
     elif _EXPONENT.match(suffix):
-        value *= Fraction(10) ** int(suffix[1:])
+        exponent = int(suffix[1:])
+        if value and exponent > len(digits) + 19:  # certainly beyond MAX_MILLI_VALUE
+            raise QuantityError(_TOO_LARGE)
+        value *= Fraction(10) ** max(exponent, _MIN_EXPONENT)
     else:
         raise QuantityError("unable to parse quantity's suffix")
     nanos = _round_up(value * NANO)
+    if nanos > MAX_MILLI_VALUE * 10**6:
+        raise QuantityError(_TOO_LARGE)
     return -nanos if sign == "-" else nanos
+
+
+_TOO_LARGE: Final = f"quantity too large: the most is {MAX_MILLI_VALUE}m"
 
 
 def _round_up(value: Fraction) -> int:

@@ -48,6 +48,7 @@ from scheduler_core.extender import (
     extenders_from_config,
     ignored_extended_resources,
 )
+from scheduler_core.extender_policy import ExtenderPolicy
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework, Steps
@@ -116,6 +117,8 @@ class Scheduler:
 
     ``cluster`` is a sequence of Kubernetes manifests (Nodes, Pods — pending ones are queued —,
     and the other kinds the plugins read). ``on_event`` receives every event as it happens.
+    ``extender_policy`` says which hosts the configured extenders may reach (public ones only
+    by default).
     """
 
     def __init__(
@@ -127,6 +130,7 @@ class Scheduler:
         on_event: Callable[[Event], None] | None = None,
         registry: Registry | None = None,
         extenders: Sequence[Any] | None = None,
+        extender_policy: ExtenderPolicy | None = None,
         evaluate_all_nodes: bool = False,
         plugin_events: Mapping[str, Sequence[ClusterEvent]] | None = None,
     ) -> None:
@@ -137,7 +141,9 @@ class Scheduler:
         self.on_event = on_event
         self.registry = registry or in_tree_registry()
         self.extenders = (
-            list(extenders) if extenders is not None else extenders_from_config(self.config)
+            list(extenders)
+            if extenders is not None
+            else extenders_from_config(self.config, extender_policy)
         )
         self.config = _with_extender_ignored_resources(self.config)
         self.seq = 0

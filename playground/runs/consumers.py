@@ -5,12 +5,18 @@ task broadcasts only what it has committed, so every event is either in that rea
 live afterwards. ``last_sent`` drops live duplicates; a live event beyond ``last_sent + 1``
 (a channel-layer message lost to a full queue) is preceded by the missing ones from the
 database. Client commands: ``{"command": "cancel"}``, ``{"command": "allow", "pod": "ns/name"}``,
-``{"command": "reject", "pod": "ns/name"}``.
+``{"command": "reject", "pod": "ns/name"}``. A frame that is not such a JSON object, a field
+longer than its limit, or more than ``COMMANDS_PER_WINDOW`` commands in ``COMMAND_WINDOW``
+seconds gets an error message; the connection stays open. A shared cluster's run needs the
+share token: ``?share=<token>``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
+import time
+from collections import deque
+from typing import Any, Final
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -20,6 +26,12 @@ from ..models import Run
 from . import selectors, services, stream
 
 CATCH_UP_CHUNK = 500
+MAX_FRAME_CHARS: Final = 4096
+COMMANDS: Final = ("cancel", "allow", "reject")
+# Longest accepted value of each command field: namespace/name of a pod, a plugin name, a message.
+FIELD_LIMITS: Final = {"command": 16, "pod": 317, "plugin": 128, "message": 1024}
+COMMANDS_PER_WINDOW: Final = 20
+COMMAND_WINDOW: Final = 10.0  # seconds
 CLOSE_NOT_FOUND = 4404
 CLOSE_FORBIDDEN = 4403
 
@@ -32,9 +44,13 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def connect(self) -> None:
         self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
-        self.last_sent = _after(self.scope.get("query_string", b""))
+        query = self.scope.get("query_string", b"")
+        self.last_sent = _after(query)
         self.finished_sent = False
-        found = await database_sync_to_async(_access)(self.scope.get("user"), self.run_id)
+        self.recent_commands: deque[float] = deque()
+        found = await database_sync_to_async(_access)(
+            self.scope.get("user"), self.run_id, _share(query)
+        )
         if found is None:
             await self.close()  # handshake refused: the same answer for missing and private
             return
@@ -90,9 +106,45 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     # -- from the browser ---------------------------------------------------------------------
 
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Decode a frame; what is not a small JSON object gets an error reply, not a crash."""
+        if text_data is None:
+            await self._error("frames must be JSON text")
+            return
+        if len(text_data) > MAX_FRAME_CHARS:
+            await self._error(f"frames may be at most {MAX_FRAME_CHARS} characters")
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            await self._error("frames must be JSON")
+            return
+        await self.receive_json(content)
+
+    async def _error(self, message: str) -> None:
+        await self.send_json({"kind": "error", "run": self.run_id, "message": message})
+
+    def _over_rate(self) -> bool:
+        now = time.monotonic()
+        while self.recent_commands and now - self.recent_commands[0] > COMMAND_WINDOW:
+            self.recent_commands.popleft()
+        if len(self.recent_commands) >= COMMANDS_PER_WINDOW:
+            return True
+        self.recent_commands.append(now)
+        return False
+
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if not isinstance(content, dict) or "command" not in content:
-            await self.send_json({"kind": "error", "run": self.run_id, "message": "no command"})
+            await self._error("no command")
+            return
+        problem = _command_problem(content)
+        if problem:
+            await self._error(problem)
+            return
+        if self._over_rate():
+            await self._error(
+                f"too many commands: at most {COMMANDS_PER_WINDOW} in {COMMAND_WINDOW:g} seconds"
+            )
             return
         if not self.may_command:
             await self.send_json(
@@ -117,9 +169,29 @@ def _after(query_string: bytes) -> int:
         return -1
 
 
-def _access(user: Any, run_id: int) -> bool | None:
+def _share(query_string: bytes) -> Any:
+    values = parse_qs(query_string.decode("latin-1")).get("share")
+    return selectors.share_token(values[0] if values else None)
+
+
+def _command_problem(content: dict[str, Any]) -> str:
+    """Why a command frame is refused before it reaches the run ("" when it is not)."""
+    for key, value in content.items():
+        limit = FIELD_LIMITS.get(key)
+        if limit is None:
+            return f"unknown field {str(key)[:32]!r}"
+        if value is not None and not isinstance(value, str):
+            return f"{key} must be a string"
+        if value is not None and len(value) > limit:
+            return f"{key} may be at most {limit} characters"
+    if content.get("command") not in COMMANDS:
+        return f"command must be one of {', '.join(COMMANDS)}"
+    return ""
+
+
+def _access(user: Any, run_id: int, share: Any = None) -> bool | None:
     """None: the user may not watch the run; otherwise whether they may also command it."""
-    run = selectors.run_visible(user=user, run_id=run_id)
+    run = selectors.run_visible(user=user, run_id=run_id, share=share)
     if run is None:
         return None
     return selectors.run_may_command(user=user, run=run)

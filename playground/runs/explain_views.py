@@ -34,7 +34,9 @@ class NotReplayable(Exception):
 
 def run_explain_json(request: HttpRequest, pk: int, cycle: int) -> JsonResponse:
     """The explanations of one cycle's decision about a node (see the module docstring)."""
-    run = selectors.run_get(user=request.user, run_id=pk)
+    run = selectors.run_get(
+        user=request.user, run_id=pk, share=selectors.share_token(request.GET.get("share"))
+    )
     node = request.GET.get("node") or None
     plugin = request.GET.get("plugin") or None
     try:

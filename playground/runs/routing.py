@@ -1,9 +1,12 @@
 """Websocket routes of the playground app."""
 
-from django.urls import path
+from django.urls import path, register_converter
 
 from .consumers import RunConsumer
+from .refs import RunRefConverter
+
+register_converter(RunRefConverter, "runref")
 
 websocket_urlpatterns = [
-    path("ws/runs/<int:run_id>/", RunConsumer.as_asgi()),
+    path("ws/runs/<runref:run_id>/", RunConsumer.as_asgi()),
 ]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import uuid
+from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Max, Q, QuerySet
@@ -14,26 +15,37 @@ from . import stream
 User = AbstractBaseUser | AnonymousUser
 
 
-def _run_visible_q(user: User) -> Q:
-    """Runs of demo and shared clusters, and of the user's own clusters or own starting."""
-    q = Q(cluster__is_demo=True) | Q(cluster__share_token__isnull=False)
+def _run_visible_q(user: User, share: uuid.UUID | None = None) -> Q:
+    """Runs of demo clusters, of the user's own clusters or own starting, and of the shared
+    cluster whose share token the request carries (the run id alone is never enough)."""
+    q = Q(cluster__is_demo=True)
+    if share is not None:
+        q |= Q(cluster__share_token=share)
     if user is not None and user.is_authenticated:
         q |= Q(cluster__owner=user) | Q(started_by=user)
     return q
 
 
-def run_visible(*, user: User, run_id: int) -> Run | None:
+def share_token(value: Any) -> uuid.UUID | None:
+    """The share token a request carries (``?share=``), or None when absent or malformed."""
+    try:
+        return uuid.UUID(str(value)) if value else None
+    except ValueError:
+        return None
+
+
+def run_visible(*, user: User, run_id: int, share: uuid.UUID | None = None) -> Run | None:
     """The run if the user may watch it, else None."""
     return (
         Run.objects.select_related("cluster", "profile")
-        .filter(_run_visible_q(user), pk=run_id)
+        .filter(_run_visible_q(user, share), pk=run_id)
         .first()
     )
 
 
-def run_get(*, user: User, run_id: int) -> Run:
+def run_get(*, user: User, run_id: int, share: uuid.UUID | None = None) -> Run:
     """The run if the user may watch it; Http404 otherwise (never 403)."""
-    run = run_visible(user=user, run_id=run_id)
+    run = run_visible(user=user, run_id=run_id, share=share)
     if run is None:
         raise Http404("No such run")
     return run
@@ -42,6 +54,19 @@ def run_get(*, user: User, run_id: int) -> Run:
 def runs_for_cluster(*, user: User, cluster: Cluster) -> QuerySet[Run]:
     """The cluster's runs the user may watch, newest first."""
     return Run.objects.filter(_run_visible_q(user), cluster=cluster).select_related("profile")
+
+
+PRIVATE_PROFILE: Final = "a private profile"
+
+
+def profile_label(*, user: User, run: Run) -> tuple[str, bool]:
+    """(name to show, whether to link it): a profile that is not the viewer's nor a demo is
+    shown as "a private profile"."""
+    profile = run.profile
+    mine = user is not None and user.is_authenticated and profile.owner_id == user.pk
+    if profile.is_demo or mine:
+        return profile.name, True
+    return PRIVATE_PROFILE, False
 
 
 def run_may_command(*, user: User, run: Run) -> bool:

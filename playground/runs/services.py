@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 __all__ = [
     "EventCycles",
     "RunBusy",
+    "RunWaiting",
     "RunCommandRefused",
     "RunInvalid",
     "run_cancel",
@@ -54,9 +55,12 @@ __all__ = [
     "run_decide_permit",
     "run_execute",
     "run_recover_stale",
+    "run_requeue_expired",
+    "run_requeue_pending",
     "run_start",
 ]
 
+WAITING_RETRY_SECONDS: Final = 2.0  # how soon a run waiting for a runner asks again
 BATCH_EVENTS: Final = 500  # events per bulk insert and broadcast
 FLUSH_SECONDS: Final = 0.25  # longest time an event waits in the buffer
 COMMAND_POLL_SECONDS: Final = 0.25  # how often a busy run looks for commands
@@ -81,6 +85,21 @@ class RunBusy(Exception):
     def __init__(self, retry_in: float) -> None:
         super().__init__(f"run is being executed elsewhere; retry in {retry_in:.1f}s")
         self.retry_in = retry_in
+
+
+class RunWaiting(RunBusy):
+    """The user who started the run has as many runs running as they may: try again later."""
+
+    def __init__(self, retry_in: float, message: str) -> None:
+        super().__init__(retry_in)
+        self.message = message
+
+
+WAITING_FOR_RUNNER: Final = "waiting for a free runner"
+
+
+def _runs_per_user() -> int:
+    return int(getattr(settings, "PLAYGROUND_RUNS_PER_USER", 2))
 
 
 class _LostLease(Exception):
@@ -267,8 +286,14 @@ def run_decide_permit(
 ) -> RunCommand:
     """Queue a user's answer for a pod waiting at Permit; the run's task applies it.
 
-    Raises RunCommandRefused when the run has finished.
+    Raises RunCommandRefused when the run has finished or a field is longer than its column
+    (a namespace/name is at most 317 characters).
     """
+    for field, value, limit in (("pod", pod_key, 317), ("plugin", plugin or "", 128)):
+        if len(value) > limit:
+            raise RunCommandRefused(f"{field} may be at most {limit} characters")
+    if len(message) > 1024:
+        raise RunCommandRefused("message may be at most 1024 characters")
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run_id)
         if run.is_terminal:
@@ -308,27 +333,81 @@ def run_command(*, run_id: int, command: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_recover_stale() -> int:
-    """Mark runs whose execution stopped (stale heartbeat, no task left) failed; returns how many.
+    """Embedded mode at start-up: fail every run a previous process left unfinished.
 
-    For embedded mode at start-up: there the worker is the server process, so a run left
-    running by a previous process will never be resumed.
+    There the server process is the only worker, so a pending or running run, however fresh
+    its heartbeat (a restart right after a crash), will never be resumed. Returns how many.
     """
-    cutoff = timezone.now() - _lease()
     count = 0
     for run in Run.objects.filter(status__in=[Run.Status.PENDING, Run.Status.RUNNING]):
-        if run.status == Run.Status.RUNNING and run.heartbeat and run.heartbeat > cutoff:
-            continue
         with transaction.atomic():
             _finish_now(run, Run.Status.FAILED, "the server stopped before the run finished")
         count += 1
     return count
 
 
+def run_requeue_pending() -> int:
+    """Full stack at start-up: hand every pending run to the broker again; returns how many.
+
+    A run is pending until a worker claims it, so a message lost with a Redis restart would
+    leave it pending forever. A second delivery of a run that is still queued is harmless:
+    the first execution claims it and the other finds it claimed or finished. Running runs are
+    left to their lease (a worker takes over a run whose heartbeat stopped).
+    """
+    from .tasks import enqueue_run
+
+    ids = list(Run.objects.filter(status=Run.Status.PENDING).values_list("pk", flat=True))
+    for run_id in ids:
+        enqueue_run(run_id)
+    return len(ids)
+
+
+def run_requeue_expired() -> list[int]:
+    """Hand runs whose execution stopped renewing its lease to a worker again; their ids.
+
+    A worker killed mid-run leaves its message unacknowledged until the broker's visibility
+    timeout (an hour in compose). Each worker's lease watchdog calls this instead: a running
+    run whose heartbeat is older than the lease goes back to pending (so one watchdog, not
+    all, re-enqueues it) and a new delivery resumes it after its stored events. An execution
+    that was only slow finds its lease gone at its next flush and stops.
+    """
+    from .tasks import enqueue_run
+
+    cutoff = timezone.now() - _lease()
+    expired = []
+    for run_id in Run.objects.filter(status=Run.Status.RUNNING, heartbeat__lt=cutoff).values_list(
+        "pk", flat=True
+    ):
+        with transaction.atomic():
+            updated = Run.objects.filter(
+                pk=run_id, status=Run.Status.RUNNING, heartbeat__lt=cutoff
+            ).update(status=Run.Status.PENDING, lease_token="")
+        if updated:
+            expired.append(run_id)
+            transaction.on_commit(partial(enqueue_run, run_id))
+    return expired
+
+
 # --- execute --------------------------------------------------------------------------------
 
 
 def _claim(run_id: int) -> tuple[Run, str, int] | None:
-    """Take the run for this execution; None when there is nothing (more) to do."""
+    """Take the run for this execution; None when there is nothing (more) to do.
+
+    Raises RunBusy while another execution holds the run, RunWaiting (after noting why on the
+    run) while its user has as many runs running as they may.
+    """
+    try:
+        return _claim_locked(run_id)
+    except RunWaiting as waiting:
+        run = Run.objects.get(pk=run_id)
+        if run.summary.get("waiting") != waiting.message:
+            run.summary = {**run.summary, "waiting": waiting.message}
+            run.save(update_fields=["summary"])
+        raise
+
+
+def _claim_locked(run_id: int) -> tuple[Run, str, int] | None:
     with transaction.atomic():
         try:
             run = Run.objects.select_for_update().get(pk=run_id)
@@ -341,6 +420,17 @@ def _claim(run_id: int) -> tuple[Run, str, int] | None:
             age = now - run.heartbeat
             if age < _lease():
                 raise RunBusy((_lease() - age).total_seconds() + 0.5)
+        if run.status == Run.Status.PENDING and run.started_by_id is not None:
+            busy = (
+                Run.objects.filter(started_by_id=run.started_by_id, status=Run.Status.RUNNING)
+                .exclude(pk=run.pk)
+                .count()
+            )
+            if busy >= _runs_per_user():
+                # One user's runs (a Permit wait holds its runner for minutes) must not take
+                # every runner: this one waits, and says so on its page.
+                message = f"{WAITING_FOR_RUNNER}: {busy} of your runs are running"
+                raise RunWaiting(WAITING_RETRY_SECONDS, message)
         if run.attempts >= MAX_ATTEMPTS:
             _finish_now(
                 run,
@@ -354,7 +444,10 @@ def _claim(run_id: int) -> tuple[Run, str, int] | None:
         run.heartbeat = now
         run.attempts += 1
         run.lease_token = token
-        run.save(update_fields=["status", "started", "heartbeat", "attempts", "lease_token"])
+        run.summary = {k: v for k, v in run.summary.items() if k != "waiting"}
+        run.save(
+            update_fields=["status", "started", "heartbeat", "attempts", "lease_token", "summary"]
+        )
         return run, token, _last_seq(run_id)
 
 
@@ -562,6 +655,7 @@ class _Execution:
             on_event=self.on_event,
             registry=registry_for(self.run.profile.owner),
             plugin_events=plugins.EVENTS_TO_REGISTER,
+            extender_policy=engine.extender_policy(),
         )
         limit = 50 * (len(sched.outcomes) + 10)
         self.flush(force=True)

@@ -11,10 +11,15 @@ Messages a browser receives on ``ws/runs/<id>/`` (STYLE.md §3):
 
 Between the task and the consumers, a channel-layer message carries several envelopes at once
 (``run.messages``) so a run of thousands of events stays within the layer's capacity.
+
+A broadcast is a courtesy to live watchers, never part of a run's outcome: the events are
+stored before they are broadcast, and a consumer reads what it missed from the database. So a
+failing channel layer (Redis down for a moment) is logged, and the run goes on.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -23,6 +28,8 @@ from channels.layers import get_channel_layer
 
 MESSAGES_TYPE: Final = "run.messages"  # handled by RunConsumer.run_messages
 CHUNK: Final = 100  # envelopes per channel-layer message
+
+log = logging.getLogger(__name__)
 
 
 def run_group(run_id: int) -> str:
@@ -69,8 +76,11 @@ def broadcast_many(run_id: int, messages: Sequence[dict[str, Any]]) -> None:
     if layer is None or not messages:
         return
     send = async_to_sync(layer.group_send)
-    for layer_message in _layer_messages(messages):
-        send(run_group(run_id), layer_message)
+    try:
+        for layer_message in _layer_messages(messages):
+            send(run_group(run_id), layer_message)
+    except Exception as err:  # the events are stored: watchers catch up from the database
+        log.warning("run %s: broadcast failed, watchers will catch up: %r", run_id, err)
 
 
 def broadcast(run_id: int, message: dict[str, Any]) -> None:
@@ -83,8 +93,11 @@ async def abroadcast_many(run_id: int, messages: Sequence[dict[str, Any]]) -> No
     layer = get_channel_layer()
     if layer is None or not messages:
         return
-    for layer_message in _layer_messages(messages):
-        await layer.group_send(run_group(run_id), layer_message)
+    try:
+        for layer_message in _layer_messages(messages):
+            await layer.group_send(run_group(run_id), layer_message)
+    except Exception as err:  # as in broadcast_many
+        log.warning("run %s: broadcast failed, watchers will catch up: %r", run_id, err)
 
 
 async def abroadcast(run_id: int, message: dict[str, Any]) -> None:

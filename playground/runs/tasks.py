@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+import time
 from concurrent.futures import Future
 from typing import Any
 
 from asgiref.sync import SyncToAsync, sync_to_async
 from celery import shared_task
+from celery.signals import worker_ready
+from django.conf import settings
 from django.db import close_old_connections
 
 from . import services
@@ -41,7 +45,9 @@ def execute_run(self: Any, run_id: int) -> None:
         services.run_execute(run_id=run_id)
     except services.RunBusy as busy:
         if self.request.is_eager:
-            return  # the same process is already driving it
+            if isinstance(busy, services.RunWaiting):
+                _retry_embedded(run_id, busy.retry_in)
+            return  # otherwise the same process is already driving it
         # Come back when the other execution's lease would have run out: it finished by then,
         # or it died and this delivery takes over.
         raise self.retry(countdown=busy.retry_in) from busy
@@ -77,6 +83,21 @@ def enqueue_run(run_id: int) -> None:
     future.add_done_callback(_done)
 
 
+def _retry_embedded(run_id: int, delay: float) -> None:
+    """Embedded: try a run waiting for a runner again after ``delay`` seconds, on the loop."""
+    loop = _server_loop()
+    if loop is None:
+        return  # no server loop (a test calling the task eagerly): the caller retries
+
+    def again() -> None:
+        future = asyncio.ensure_future(
+            sync_to_async(_execute_here, thread_sensitive=False)(run_id), loop=loop
+        )
+        future.add_done_callback(lambda f: f.exception() if not f.cancelled() else None)
+
+    loop.call_soon_threadsafe(loop.call_later, delay, again)
+
+
 def _done(future: Future[Any]) -> None:
     _in_flight.discard(future)
     if not future.cancelled() and future.exception() is not None:
@@ -88,3 +109,24 @@ async def wait_embedded(timeout: float = 10.0) -> None:
     pending = [asyncio.wrap_future(f) for f in list(_in_flight)]
     if pending:
         await asyncio.wait(pending, timeout=timeout)
+
+
+@worker_ready.connect
+def _start_lease_watchdog(**_: Any) -> None:
+    """Each worker watches the runs' leases: a dead worker's run is taken over within a lease
+    or two, not after the broker's visibility timeout."""
+    threading.Thread(target=_watch_leases, name="run-lease-watchdog", daemon=True).start()
+
+
+def _watch_leases() -> None:
+    interval = max(0.5, float(settings.PLAYGROUND_RUN_LEASE_SECONDS) / 2)
+    while True:
+        time.sleep(interval)
+        try:
+            taken = services.run_requeue_expired()
+            if taken:
+                log.warning("runs %s: their worker stopped renewing the lease; requeued", taken)
+        except Exception:  # the watchdog must outlive a database hiccup
+            log.exception("lease watchdog")
+        finally:
+            close_old_connections()

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from csp.constants import SELF
+from csp.decorators import csp_replace
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_POST
 
 from .. import selectors as cluster_selectors
 from ..models import Run
 from . import charts, selectors, services
+from .refs import run_ref
 
 MAX_TOP_N = 5000
 
@@ -29,21 +33,41 @@ def _int(value: Any, default: int) -> int:
         return default
 
 
+def run_for_request(request: HttpRequest, pk: int) -> Run:
+    """The run if this request may see it: its user, or the share token in ``?share=``."""
+    share = selectors.share_token(request.GET.get("share"))
+    return selectors.run_get(user=request.user, run_id=pk, share=share)
+
+
 def _run_and_events(
     request: HttpRequest, pk: int, after: int = -1
 ) -> tuple[Run, list[dict[str, Any]]]:
-    run = selectors.run_get(user=request.user, run_id=pk)
+    run = run_for_request(request, pk)
     return run, selectors.run_events(run=run, after=after)
 
 
-def _run_context(run: Run) -> dict[str, Any]:
+def _run_context(request: HttpRequest, run: Run) -> dict[str, Any]:
+    label, linked = selectors.profile_label(user=request.user, run=run)
+    share = selectors.share_token(request.GET.get("share"))
+    owner = request.user.is_authenticated and run.cluster.owner_id == request.user.pk
     return {
         "run": run,
+        "profile_label": label,
+        "profile_linked": linked,
+        # The owner of a shared cluster may pass this on: the run, readable with the token.
+        "share_url": (
+            request.build_absolute_uri(
+                reverse("playground:run", args=[run.pk]) + f"?share={run.cluster.share_token}"
+            )
+            if owner and run.cluster.share_token
+            else ""
+        ),
         "config": {
             "run": run.pk,
             "status": run.status,
             "terminal": run.status in ("succeeded", "failed", "cancelled"),
-            "ws": f"/ws/runs/{run.pk}/",
+            "share": str(share) if share else "",
+            "ws": f"/ws/runs/{run_ref(run.pk)}/",
             "events": reverse("playground:run_events", args=[run.pk]),
             "cycle": reverse("playground:run_cycle", args=[run.pk, 0]).rsplit("0.json", 1)[0],
             "usage": reverse("playground:run_usage", args=[run.pk]),
@@ -53,9 +77,13 @@ def _run_context(run: Run) -> dict[str, Any]:
     }
 
 
+# A lesson page shows the run page in a frame beside its narrative; no other page may be framed,
+# and no other site may frame this one.
+@xframe_options_sameorigin
+@csp_replace({"frame-ancestors": SELF})
 def run_page(request: HttpRequest, pk: int) -> HttpResponse:
     run, events = _run_and_events(request, pk)
-    context = _run_context(run)
+    context = _run_context(request, run)
     context["timeline"] = charts.timeline(events)
     context["progress"] = charts.progress(events)
     return render(request, "playground/run_detail.html", context)
@@ -70,6 +98,7 @@ def run_events_json(request: HttpRequest, pk: int) -> JsonResponse:
             "status": run.status,
             "terminal": run.status in ("succeeded", "failed", "cancelled"),
             "error": run.error_message,
+            "waiting": run.summary.get("waiting", ""),
             "events": events,
         }
     )
@@ -77,7 +106,7 @@ def run_events_json(request: HttpRequest, pk: int) -> JsonResponse:
 
 def run_cycle_json(request: HttpRequest, pk: int, cycle: int) -> JsonResponse:
     """Every panel of one cycle (filter matrix, score table, figures, binding, steps)."""
-    run = selectors.run_get(user=request.user, run_id=pk)
+    run = run_for_request(request, pk)
     events = selectors.run_cycle_events(run=run, cycle=cycle)
     mode = request.GET.get("mode", "weighted")
     if mode not in charts.SCORE_MODES:
@@ -179,7 +208,7 @@ def run_new(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _commandable(request: HttpRequest, pk: int) -> Run:
     """The run if the user may cancel it or answer its waiting pods; Http404 otherwise."""
-    run = selectors.run_get(user=request.user, run_id=pk)
+    run = run_for_request(request, pk)
     if not selectors.run_may_command(user=request.user, run=run):
         raise Http404("No such run")
     return run
@@ -241,6 +270,8 @@ def compare(request: HttpRequest, a: int, b: int) -> HttpResponse:
         {
             "run_a": run_a,
             "run_b": run_b,
+            "profile_a": selectors.profile_label(user=request.user, run=run_a)[0],
+            "profile_b": selectors.profile_label(user=request.user, run=run_b)[0],
             "rows": pods,
             "differ": result["differ"],
             "terminal": terminal,

@@ -6,6 +6,13 @@
   const cfgNode = document.getElementById("run-config");
   if (!cfgNode) return;
   const cfg = JSON.parse(cfgNode.textContent);
+  // A shared cluster's run is readable with its share token only: every request carries it.
+  function withShare(path, params) {
+    const query = new URLSearchParams(params || {});
+    if (cfg.share) query.set("share", cfg.share);
+    const text = query.toString();
+    return text ? `${path}?${text}` : path;
+  }
   const $ = (id) => document.getElementById(id);
   const BINDING = new Set(["Reserve", "Permit", "PreBind", "Bind", "PostBind", "Unreserve"]);
   const PAGE = 50;
@@ -140,7 +147,7 @@
     if (!("WebSocket" in window)) { startPolling(); return; }
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     let opened = false;
-    const ws = new WebSocket(`${proto}//${location.host}${cfg.ws}?after=${state.lastSeq}`);
+    const ws = new WebSocket(`${proto}//${location.host}${withShare(cfg.ws, { after: state.lastSeq })}`);
     state.ws = ws;
     ws.onopen = () => { opened = true; $("connection").textContent = "live"; };
     ws.onmessage = (msg) => {
@@ -178,7 +185,7 @@
 
   async function poll() {
     try {
-      const response = await fetch(`${cfg.events}?after=${state.lastSeq}`, { headers: { Accept: "application/json" } });
+      const response = await fetch(withShare(cfg.events, { after: state.lastSeq }), { headers: { Accept: "application/json" } });
       if (response.ok) {
         const body = await response.json();
         body.events.forEach(ingest);
@@ -202,7 +209,7 @@
       body.set("pod", command.pod);
       body.set("decision", command.command);
     }
-    return fetch(url, { method: "POST", body, headers: { "X-CSRFToken": csrf() } }).then((r) => r.ok);
+    return fetch(withShare(url), { method: "POST", body, headers: { "X-CSRFToken": csrf() } }).then((r) => r.ok);
   }
 
   // -- timeline, queue, waiting pods, progress -------------------------------------------------
@@ -339,7 +346,7 @@
   // -- one cycle -------------------------------------------------------------------------------
 
   async function fetchDetail(cycle) {
-    const response = await fetch(`${cfg.cycle}${cycle}.json`, { headers: { Accept: "application/json" } });
+    const response = await fetch(withShare(`${cfg.cycle}${cycle}.json`), { headers: { Accept: "application/json" } });
     if (!response.ok) return null;
     return response.json();
   }
@@ -644,7 +651,7 @@
   // -- cluster usage ---------------------------------------------------------------------------
 
   async function loadUsage() {
-    const response = await fetch(cfg.usage, { headers: { Accept: "application/json" } });
+    const response = await fetch(withShare(cfg.usage), { headers: { Accept: "application/json" } });
     if (!response.ok) return;
     const body = await response.json();
     ["cpu", "memory", "pods"].forEach((res) => {

@@ -25,7 +25,8 @@
     const data = new FormData(form);
     data.set("direction", direction);
     const response = await fetch(url, { method: "POST", body: data, headers: { "X-CSRFToken": csrf } });
-    if (!response.ok || mine !== seq) return;
+    // 400 carries the errors to show; any other failure leaves the form as it is.
+    if ((!response.ok && response.status !== 400) || mine !== seq) return;
     const body = await response.json();
     showErrors(body.errors);
     if (direction === "to_yaml" && body.yaml !== undefined) {

@@ -8,6 +8,7 @@ from test_runs import _css, _start, _wait, daphne_url, site  # noqa: F401 (fixtu
 from playground import demo_dra, devices
 from playground.models import Run, RunEvent
 from playground.runs import charts
+from playground.runs.refs import run_ref
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -26,7 +27,7 @@ def _step_of(run: Run, pod: str, point: str) -> tuple[int, int]:
 
 def _open_step(site, run: Run, cycle: int, step: int) -> str:  # noqa: F811
     site.open("/static/playground/run.css")  # a hash change alone would not reload the page
-    site.open(f"/runs/{run.pk}/#cycle={cycle}&step={step}")
+    site.open(f"/runs/{run_ref(run.pk)}/#cycle={cycle}&step={step}")
     driver = site.driver
     _wait(driver, lambda d: _css(d, "#step-position").get_attribute("data-step") == str(step))
     return str(_css(driver, "#step-why").text)

@@ -11,6 +11,7 @@ import pytest
 
 from playground.lessons.loader import course, lesson_by_slug
 from playground.models import Run
+from playground.runs.refs import run_ref
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -143,7 +144,7 @@ def test_new_visitor_takes_lesson_one_from_the_home_page(page):
     run = Run.objects.get()
     assert run.cluster.name == lesson.cluster_name
     frame = _css(driver, "#run-frame")
-    assert f"/runs/{run.pk}/#cycle=1&step=" in frame.get_attribute("src")
+    assert f"/runs/{run_ref(run.pk)}/#cycle=1&step=" in frame.get_attribute("src")
     assert _css(driver, "#q-winner-1 .open-step-page").get_attribute("href") == frame.get_attribute(
         "src"
     )

@@ -8,6 +8,7 @@ import pytest
 
 from playground import services
 from playground.models import Cluster, Run, RunEvent
+from playground.runs.refs import run_ref
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -114,7 +115,7 @@ def test_run_a_demo_cluster_read_the_heatmap_and_step_through(site):
     driver = site.driver
     _start(site, "Three zones", "Default")
     run = Run.objects.get()
-    assert driver.current_url.startswith(f"{site.base}/runs/{run.pk}/")
+    assert driver.current_url.startswith(f"{site.base}/runs/{run_ref(run.pk)}/")
     _wait(driver, lambda d: _css(d, "#run-status").text == "succeeded")
     _wait(driver, lambda d: len(d.find_elements("css selector", "#timeline tr[data-cycle]")) == 6)
 
@@ -191,7 +192,7 @@ def test_compare_two_profiles(site):
     driver = site.driver
     _start(site, "Three zones", "Default", compare_with="Bin-packing")
     a, b = Run.objects.order_by("id")
-    assert f"/compare/{a.pk}/{b.pk}/" in driver.current_url
+    assert f"/compare/{run_ref(a.pk)}/{run_ref(b.pk)}/" in driver.current_url
     _wait(driver, lambda d: not d.find_elements("css selector", "#compare-waiting"))
     rows = driver.find_elements("css selector", "#placements tr[data-pod]")
     assert len(rows) == 6

@@ -110,6 +110,13 @@ def _db_env() -> dict[str, str]:
     return {"DB_ENGINE": "sqlite", "SQLITE_PATH": str(db["NAME"])}
 
 
+def _secret_key() -> str:
+    """The test process's key: a broker in the environment means the workers require one."""
+    from django.conf import settings
+
+    return str(settings.SECRET_KEY)
+
+
 class Worker:
     """A ``celery worker`` subprocess (solo pool) on the test database and Redis."""
 
@@ -118,6 +125,7 @@ class Worker:
             **os.environ,
             **_db_env(),
             "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DJANGO_SECRET_KEY": _secret_key(),
             "CELERY_BROKER_URL": urls["broker"],
             "REDIS_URL": urls["layer"],
             "CELERY_VISIBILITY_TIMEOUT": "2",
@@ -196,12 +204,9 @@ def _server_setup(layer_url: str | None, broker_url: str | None) -> None:
     # STACK.md pitfall 1: the fork copied the executor but not its thread.
     SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
     if layer_url:
-        settings.CHANNEL_LAYERS = {
-            "default": {
-                "BACKEND": "channels_redis.core.RedisChannelLayer",
-                "CONFIG": {"hosts": [layer_url], "capacity": 1000},
-            }
-        }
+        from config.settings import redis_channel_layer
+
+        settings.CHANNEL_LAYERS = {"default": redis_channel_layer(layer_url, capacity=1000)}
     channel_layers.backends.clear()
     set_database_connection()
     if broker_url:

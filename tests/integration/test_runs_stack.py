@@ -16,6 +16,7 @@ from django.test import Client
 
 from playground import demo, services
 from playground.models import Node, Pod, Run, RunEvent
+from playground.runs.refs import run_ref
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -52,13 +53,13 @@ class Browser:
         response = self.post(f"/clusters/{cluster.pk}/run", {"profile": str(profile.pk)})
         location = response.getheader("Location") or ""
         assert response.status == 302 and "/runs/" in location, (response.status, location)
-        return int(location.rstrip("/").split("/")[-1])
+        return int(location.rstrip("/").split("/")[-1].split(".")[0])
 
     def websocket(self, run_id: int, after: int | None = None):
         from websockets.sync.client import connect
 
         query = "" if after is None else f"?after={after}"
-        url = self.base.replace("http://", "ws://") + f"/ws/runs/{run_id}/{query}"
+        url = self.base.replace("http://", "ws://") + f"/ws/runs/{run_ref(run_id)}/{query}"
         return connect(
             url,
             additional_headers={"Cookie": self.cookie, "Origin": self.base},
@@ -67,9 +68,9 @@ class Browser:
         )
 
 
-def _until_finished(ws) -> list[dict]:
+def _until_finished(ws, timeout: float = TIMEOUT) -> list[dict]:
     messages = []
-    deadline = time.monotonic() + TIMEOUT
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         message = json.loads(ws.recv(timeout=TIMEOUT))
         messages.append(message)
@@ -184,3 +185,69 @@ def test_embedded_mode_serves_a_run_with_no_external_service(
         messages = _until_finished(ws)
     seqs = _event_seqs(messages)
     assert seqs == list(range(len(seqs))) and messages[-1]["status"] == "succeeded"
+
+
+def test_fifty_websocket_readers_in_embedded_mode_all_get_every_event_once_in_order(
+    embedded_asgi, user, profile
+):
+    """Every reader completes its handshake and gets the whole run, each event once, in order.
+
+    At this size (about 30 x 20, a few thousand events per reader) the embedded server keeps
+    up; at 100 nodes x 60 pods some handshakes still time out on a loaded machine.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    cluster = _big_cluster(user, nodes=30, pods=20)
+    browser = Browser(embedded_asgi, user)
+    run_id = browser.start_run(cluster, profile)
+
+    def read(_: int) -> list[int]:
+        with browser.websocket(run_id) as ws:  # open_timeout: the handshake within 30 s
+            return _event_seqs(_until_finished(ws, timeout=120))
+
+    with ThreadPoolExecutor(max_workers=50) as pool:
+        results = list(pool.map(read, range(50)))
+    run = Run.objects.get(pk=run_id)
+    assert run.status == Run.Status.SUCCEEDED, run.error_message
+    stored = list(run.events.order_by("seq").values_list("seq", flat=True))
+    assert stored == list(range(len(stored))) and len(stored) > 500
+    assert [r == stored for r in results] == [True] * 50
+
+
+def test_a_websocket_idle_longer_than_redis_read_timeout_stays_open(
+    live_asgi, start_worker, small_cluster, profile, user
+):
+    """Nothing to read for 7 s (no worker yet) must not kill the consumer (redis-py's 5 s)."""
+    browser = Browser(live_asgi, user)
+    run_id = browser.start_run(small_cluster, profile)
+    with browser.websocket(run_id) as ws:
+        time.sleep(7)
+        start_worker()
+        messages = _until_finished(ws)
+    seqs = _event_seqs(messages)
+    assert seqs == list(range(len(seqs))) and messages[-1]["status"] == "succeeded"
+
+
+def test_a_killed_workers_run_is_taken_over_by_lease_not_visibility_timeout(
+    live_asgi, start_worker, user, profile
+):
+    """With compose's hour-long visibility timeout, the other worker's lease watchdog resumes
+    the run within 90 s, with every event once."""
+    cluster = _big_cluster(user, nodes=300, pods=200)
+    first = start_worker(CELERY_VISIBILITY_TIMEOUT="3600")
+    browser = Browser(live_asgi, user)
+    run_id = browser.start_run(cluster, profile)
+    _wait_for(lambda: RunEvent.objects.filter(run_id=run_id).count() > 500)
+    first.kill()
+    run = Run.objects.get(pk=run_id)
+    assert run.status == Run.Status.RUNNING, "the run finished before the worker was killed"
+    # The broker keeps the dead worker's message for an hour: only the watchdog can help.
+    start_worker(CELERY_VISIBILITY_TIMEOUT="3600")
+    killed_at = time.monotonic()
+    _wait_for(lambda: Run.objects.get(pk=run_id).is_terminal, timeout=90)
+    run.refresh_from_db()
+    assert run.status == Run.Status.SUCCEEDED, run.error_message
+    assert time.monotonic() - killed_at < 90
+    seqs = list(run.events.order_by("seq").values_list("seq", flat=True))
+    assert seqs == list(range(len(seqs)))
+    assert run.summary["scheduled"] == 200

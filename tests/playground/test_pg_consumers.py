@@ -21,6 +21,7 @@ from playground.models import Cluster, Profile, Run, RunEvent
 from playground.runs import services as runs
 from playground.runs import stream as events
 from playground.runs import tasks
+from playground.runs.refs import run_ref
 from playground.runs.routing import websocket_urlpatterns
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -65,7 +66,7 @@ def finished_run(pending_run):
 
 def _communicator(run_id, user, query=""):
     app = URLRouter(websocket_urlpatterns)
-    communicator = WebsocketCommunicator(app, f"/ws/runs/{run_id}/{query}")
+    communicator = WebsocketCommunicator(app, f"/ws/runs/{run_ref(run_id)}/{query}")
     communicator.scope["user"] = user
     return communicator
 
@@ -178,7 +179,7 @@ async def test_websockets_from_a_foreign_origin_are_refused(finished_run, user):
 
     communicator = WebsocketCommunicator(
         application,
-        f"/ws/runs/{finished_run.pk}/",
+        f"/ws/runs/{run_ref(finished_run.pk)}/",
         headers=[(b"origin", b"http://evil.example"), (b"host", b"localhost")],
     )
     assert not (await communicator.connect())[0]

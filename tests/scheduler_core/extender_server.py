@@ -7,7 +7,10 @@ them, a bind verb that records bindings, and failure modes (an HTTP status, an e
 hang) to exercise ignorable extenders and timeouts. Every request is recorded.
 
     with ExtenderServer(passes=lambda name: name != "n2") as srv:
-        ext = HTTPExtender(Extender(url_prefix=srv.url, filter_verb="filter"))
+        ext = HTTPExtender(Extender(url_prefix=srv.url, filter_verb="filter"), policy=LOCAL_POLICY)
+
+The server listens on loopback, which the default extender policy refuses: tests allow-list it
+explicitly with ``LOCAL_POLICY``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,12 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from scheduler_core.extender_policy import ExtenderPolicy
+
 Reply = Any  # a JSON value
+
+# Lets extenders reach this server (and name TLS files, as an operator's configuration may).
+LOCAL_POLICY = ExtenderPolicy(allowed_hosts=("127.0.0.1",), allow_tls_files=True)
 
 
 @dataclass
@@ -57,6 +65,8 @@ class Behaviour:
     status: int = 200
     hang_seconds: float = 0.0
     failing_verbs: frozenset[str] = frozenset()
+    # answer every request with a redirect to this URL (when set)
+    redirect_to: str = ""
     # full control: verb, request body -> reply (used instead of the above when set)
     override: Callable[[str, Any], Reply] | None = None
 
@@ -120,6 +130,14 @@ class ExtenderServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
+                if server.behaviour.redirect_to:
+                    with server._lock:
+                        server.requests.append(Recorded("redirect", self.path, None))
+                    self.send_response(307)
+                    self.send_header("Location", server.behaviour.redirect_to)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 body = json.loads(raw) if raw else None
                 status, reply = server._respond(self.path, self.headers, body)
                 if status < 0:  # the client gave up waiting; nothing to answer

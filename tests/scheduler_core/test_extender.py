@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from extender_server import ExtenderServer, refused_url
+from extender_server import LOCAL_POLICY, ExtenderServer, refused_url
 
 from scheduler_core.api import ClusterObjects, Node, Pod
 from scheduler_core.config import (
@@ -85,7 +85,7 @@ def server() -> Iterator[ExtenderServer]:
 
 def _ext(srv: ExtenderServer | str, **kw: Any) -> HTTPExtender:
     url = srv if isinstance(srv, str) else srv.url
-    return HTTPExtender(Extender(url_prefix=url, **kw))
+    return HTTPExtender(Extender(url_prefix=url, **kw), policy=LOCAL_POLICY)
 
 
 # --- capabilities and interest ------------------------------------------------------------

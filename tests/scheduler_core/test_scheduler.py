@@ -272,13 +272,16 @@ def test_extender_filters_prioritizes_and_binds_in_the_loop() -> None:
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).parent))
-    from extender_server import ExtenderServer
+    from extender_server import LOCAL_POLICY, ExtenderServer
 
     with ExtenderServer(passes=lambda name: name != "n1", priorities={"n2": 1, "n3": 10}) as srv:
         cfg = _extender_config(srv.url, bindVerb="bind")
         events: list[Event] = []
         sched = Scheduler(
-            cfg, [node("n1"), node("n2"), node("n3"), pod("p")], on_event=events.append
+            cfg,
+            [node("n1"), node("n2"), node("n3"), pod("p")],
+            on_event=events.append,
+            extender_policy=LOCAL_POLICY,
         )
         sched.run_until_idle()
         # n1 is filtered out by the extender; n3 wins thanks to 10 x weight 2 x 10 = 200.

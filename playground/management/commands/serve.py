@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 class Command(BaseCommand):
@@ -13,20 +16,34 @@ class Command(BaseCommand):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument("--no-demo", action="store_true", help="skip load_demo")
+        parser.add_argument(
+            "--debug",
+            action="store_true",
+            help="Django's debug pages (local use only: they show settings; loopback hosts only)",
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         import daphne.server  # noqa: F401  (installs Twisted's asyncio reactor first)
         from daphne.endpoints import build_endpoint_description_strings
         from daphne.server import Server
 
+        host, port = str(options["host"]), int(options["port"])  # type: ignore[call-overload]
+        if options["debug"]:
+            if host not in LOOPBACK_HOSTS:
+                raise CommandError("--debug is for local use: serve on 127.0.0.1 or localhost")
+            settings.DEBUG = True
         call_command("migrate", interactive=False, verbosity=1)
         if not options["no_demo"]:
             call_command("load_demo")
-        from playground.runs.services import run_recover_stale
+        from playground.runs.services import run_recover_stale, run_requeue_pending
 
-        # Runs an earlier embedded process left mid-flight cannot finish: mark them failed.
-        run_recover_stale()
-        host, port = str(options["host"]), int(options["port"])  # type: ignore[call-overload]
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            # Embedded: this process is the only worker, so runs an earlier one left
+            # unfinished can never finish. Mark them failed.
+            run_recover_stale()
+        else:
+            # A broker and workers: queued runs are theirs to run, never failed by a restart.
+            run_requeue_pending()
         self.stdout.write(f"Serving on http://{host}:{port}/ (Ctrl-C to stop)")
         from config.asgi import application
 

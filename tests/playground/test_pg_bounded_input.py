@@ -1,0 +1,184 @@
+"""Small requests cannot cost much: bounded YAML, replicas, quantities; refusals store nothing."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import yaml
+from builders import make_node, make_pod
+from django.test import Client
+from django.urls import reverse
+
+from playground import services, yaml_limits
+from playground.manifests import ManifestProblems
+from playground.models import KubeObject, Node, Pod
+
+pytestmark = pytest.mark.django_db
+
+# 476 bytes that expand to 9^9 (387 million) strings: the classic "billion laughs".
+ALIAS_BOMB = """apiVersion: v1
+kind: Node
+metadata:
+  name: bomb
+  labels:
+    a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+    b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+    c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+    d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+    e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+    f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+    g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+    h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+    i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+"""
+
+
+def _nested(levels: int, flow: bool) -> str:
+    if flow:
+        return "[" * levels + "]" * levels
+    return "".join("  " * i + "a:\n" for i in range(levels)) + "  " * levels + "b: 1\n"
+
+
+def _deployment(replicas: int) -> str:
+    template = make_pod("x")
+    return yaml.safe_dump(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "big", "namespace": "default"},
+            "spec": {
+                "replicas": replicas,
+                "selector": {"matchLabels": {"app": "big"}},
+                "template": {
+                    "metadata": {"labels": {"app": "big"}},
+                    "spec": template["spec"],
+                },
+            },
+        }
+    )
+
+
+def _stored() -> int:
+    return Node.objects.count() + Pod.objects.count() + KubeObject.objects.count()
+
+
+@pytest.mark.parametrize("flow", [False, True], ids=["block", "flow"])
+def test_deeply_nested_yaml_to_the_sync_api_is_a_400_without_settings(flow, settings):
+    settings.DEBUG = True  # even then: the error is a handled 400, not a debug page
+    client = Client()
+    response = client.post(
+        reverse("playground:manifest_sync", args=["pod"]),
+        {"direction": "to_form", "manifest_yaml": _nested(1000, flow)},
+    )
+    assert response.status_code == 400
+    body = response.content.decode()
+    assert "nested deeper than 64 levels" in body
+    assert "REDIS" not in body and "SECRET" not in body and "CELERY" not in body
+
+
+def test_deeply_nested_configuration_is_a_form_error(alice_client):
+    from test_pg_views import _profile_post
+
+    response = alice_client.post(
+        reverse("playground:profile_new"),
+        _profile_post(mode="yaml", config_yaml="profiles: " + _nested(1000, True)),
+    )
+    assert response.status_code == 200
+    assert "nested deeper than 64 levels" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(ALIAS_BOMB, "more than 500000 values", id="alias-bomb"),
+        pytest.param(_deployment(200_000), "spec.replicas", id="replicas-200000"),
+    ],
+)
+def test_costly_imports_are_refused_fast_and_store_nothing(user, text, message):
+    cluster = services.cluster_create(owner=user, name="c")
+    started = time.monotonic()
+    with pytest.raises(ManifestProblems) as info:
+        services.cluster_import_yaml(cluster=cluster, user=user, text=text)
+    elapsed = time.monotonic() - started
+    assert message in str(info.value)
+    assert elapsed < 0.1, f"took {elapsed * 1000:.0f} ms"
+    assert _stored() == 0
+
+
+def test_alias_bomb_through_the_import_page_names_the_line(alice_client, user):
+    cluster = services.cluster_create(owner=user, name="c")
+    response = alice_client.post(
+        reverse("playground:cluster_import", args=[cluster.pk]), {"manifests": ALIAS_BOMB}
+    )
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "line " in page and "aliases included" in page
+    assert _stored() == 0
+
+
+def test_replicas_within_the_cap_still_create_their_pods(user):
+    cluster = services.cluster_create(owner=user, name="c")
+    services.cluster_import_yaml(cluster=cluster, user=user, text=_deployment(3))
+    assert cluster.pods.count() == 3
+
+
+@pytest.mark.parametrize(
+    ("cpu", "field", "message"),
+    [
+        pytest.param("5" * 5000, "requests.cpu", "at most 64 characters", id="5000-digits"),
+        pytest.param("1e1000", "requests.cpu", "quantity too large", id="1e1000"),
+        pytest.param("-1", "requests.cpu", "must be greater than or equal to 0", id="negative"),
+        pytest.param("9Ei", "requests.cpu", "quantity too large", id="beyond-int64-milli"),
+    ],
+)
+def test_bad_quantities_in_a_pod_are_refused_naming_the_field(user, cpu, field, message):
+    cluster = services.cluster_create(owner=user, name="c")
+    text = yaml.safe_dump(make_pod("p", cpu="1")).replace("cpu: '1'", f"cpu: '{cpu}'")
+    with pytest.raises(ManifestProblems) as info:
+        services.cluster_import_yaml(cluster=cluster, user=user, text=text)
+    assert f"spec.containers[0].resources.{field}" in str(info.value)
+    assert message in str(info.value)
+    assert _stored() == 0
+
+
+def test_negative_node_capacity_is_refused(user):
+    cluster = services.cluster_create(owner=user, name="c")
+    node = make_node("n1")
+    node["status"]["capacity"] = {"memory": "-1Gi"}
+    with pytest.raises(ManifestProblems, match=r"status.capacity.memory.*greater than or equal"):
+        services.cluster_import_yaml(cluster=cluster, user=user, text=yaml.safe_dump(node))
+    assert _stored() == 0
+
+
+# --- the loader itself -------------------------------------------------------------------------
+
+
+def test_a_few_anchors_and_aliases_are_fine():
+    text = "base: &b {cpu: '1'}\nx: *b\ny: *b\nlist: [1, 2, 3]\n"
+    assert yaml_limits.load(text) == {
+        "base": {"cpu": "1"},
+        "x": {"cpu": "1"},
+        "y": {"cpu": "1"},
+        "list": [1, 2, 3],
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param("a: &a [1]\nb: [" + ", ".join(["*a"] * 101) + "]", "more than 100 aliases"),
+        pytest.param("&a [*a]", "refers to a node that contains it", id="recursive"),
+        pytest.param("[" + "0," * 10_001 + "]", "more than 10000 items", id="long-list"),
+        pytest.param(_nested(65, False), "nested deeper than 64 levels", id="depth-65"),
+    ],
+)
+def test_loader_refuses_beyond_its_bounds(text, message):
+    with pytest.raises(yaml_limits.YAMLLimitError, match=message):
+        yaml_limits.load(text)
+
+
+def test_loader_error_carries_the_line():
+    with pytest.raises(yaml.YAMLError) as info:
+        yaml_limits.load("ok: 1\n" + _nested(70, False))
+    assert info.value.problem_mark is not None and info.value.problem_mark.line >= 64
