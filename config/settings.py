@@ -294,8 +294,13 @@ PLAYGROUND_RUNS_PER_USER = int(os.environ.get("PLAYGROUND_RUNS_PER_USER", 2))
 # Scheduler extenders in users' profiles may reach public hosts only; these host names,
 # host:port pairs, addresses or networks (comma separated) may be private (SSRF guard,
 # scheduler_core/extender_policy.py). httpTimeout is capped at EXTENDER_MAX_TIMEOUT_SECONDS.
+# Embedded, the default lets through only the sample extender that the extenders lesson serves
+# in process (playground/lessons/extender.py, port 18913); the full stack allows none by default.
+_SAMPLE_EXTENDER = "" if FULL_STACK else "127.0.0.1:18913"
 EXTENDER_ALLOWED_HOSTS = [
-    h.strip() for h in os.environ.get("EXTENDER_ALLOWED_HOSTS", "").split(",") if h.strip()
+    h.strip()
+    for h in os.environ.get("EXTENDER_ALLOWED_HOSTS", _SAMPLE_EXTENDER).split(",")
+    if h.strip()
 ]
 EXTENDER_MAX_TIMEOUT_SECONDS = float(os.environ.get("EXTENDER_MAX_TIMEOUT_SECONDS", 10))
 

@@ -14,7 +14,7 @@ from typing import Any
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.scheduler import Scheduler
 
-from .. import plugins
+from .. import engine, plugins
 from ..runs import charts
 from ..runs.services import EventCycles
 from .loader import Lesson, Question, RunPointer, ScriptAction
@@ -71,6 +71,7 @@ def run_lesson(
         registry=plugins.registry(),
         plugin_events=plugins.EVENTS_TO_REGISTER,
         extenders=extenders,
+        extender_policy=engine.extender_policy(),
     )
     for action in sorted(script, key=lambda a: a.after_cycle):
         while sched.cycle < action.after_cycle and sched.run_until_idle(max_cycles=1):
