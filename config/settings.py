@@ -143,6 +143,10 @@ WHITENOISE_USE_FINDERS = True
 
 # Uploads and pasted manifests: the same cap for both, checked again by the import form.
 PLAYGROUND_IMPORT_MAX_BYTES = int(os.environ.get("PLAYGROUND_IMPORT_MAX_BYTES", 2 * 1024 * 1024))
+# A gzipped upload may unzip to this much (kubectl get nodes -o yaml of 5,000 nodes is ~50 MB).
+PLAYGROUND_IMPORT_MAX_UNZIPPED_BYTES = int(
+    os.environ.get("PLAYGROUND_IMPORT_MAX_UNZIPPED_BYTES", 64 * 1024 * 1024)
+)
 DATA_UPLOAD_MAX_MEMORY_SIZE = PLAYGROUND_IMPORT_MAX_BYTES + 256 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = PLAYGROUND_IMPORT_MAX_BYTES + 256 * 1024
 FILE_UPLOAD_HANDLERS = [

@@ -38,15 +38,16 @@ class Event:
         out: dict[str, Any] = {"type": self.type}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            out[f.name] = _jsonable(value)
+            out[f.name] = jsonable(value)
         return out
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
+    """A field value as JSON: tuples become lists, recursively."""
     if isinstance(value, tuple | list):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
+        return {k: jsonable(v) for k, v in value.items()}
     return value
 
 
@@ -317,10 +318,6 @@ def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list
         node_names=tuple(rec.pre_filter_nodes) if rec.pre_filter_nodes is not None else None,
     )
     if rec.filter or rec.filter_plugins:
-        index = {p: i for i, p in enumerate(rec.filter_plugins)}
-        rows: dict[str, list[tuple[str | None, tuple[str, ...] | None]]] = {
-            p: [] for p in rec.filter_plugins
-        }
         verdict: list[str | None] = []
         verdict_reasons: list[tuple[str, ...] | None] = []
         rejector: list[str | None] = []
@@ -330,31 +327,17 @@ def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list
                 verdict.append(None)
                 verdict_reasons.append(None)
                 rejector.append(None)
-                for p in rec.filter_plugins:
-                    rows[p].append((None, None))
-                continue
-            verdict.append(node_st.code.upstream)
-            verdict_reasons.append(node_st.reasons if not node_st.is_success() else ())
-            rejector.append(node_st.plugin or None if not node_st.is_success() else None)
-            stop = (
-                index.get(node_st.plugin, len(rec.filter_plugins))
-                if not node_st.is_success()
-                else None
-            )
-            for i, p in enumerate(rec.filter_plugins):
-                if stop is None or i < stop:
-                    rows[p].append(("Success", ()))
-                elif i == stop:
-                    rows[p].append((node_st.code.upstream, node_st.reasons))
-                else:
-                    rows[p].append((None, None))
-        for p in rec.filter_plugins:
-            add(
-                Filter,
-                plugin=p,
-                codes=tuple(c for c, _ in rows[p]),
-                reasons=tuple(r for _, r in rows[p]),
-            )
+            elif node_st.is_success():
+                verdict.append(node_st.code.upstream)
+                verdict_reasons.append(())
+                rejector.append(None)
+            else:
+                verdict.append(node_st.code.upstream)
+                verdict_reasons.append(node_st.reasons)
+                rejector.append(node_st.plugin or None)
+        rows = filter_plugin_rows(rec.filter_plugins, verdict, verdict_reasons, rejector)
+        for p, (codes, reasons) in zip(rec.filter_plugins, rows, strict=True):
+            add(Filter, plugin=p, codes=codes, reasons=reasons)
         add(
             Filter,
             plugin="",
@@ -409,6 +392,44 @@ def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list
         message=rec.message,
     )
     return out
+
+
+def filter_plugin_rows(
+    plugins: Sequence[str],
+    codes: Sequence[str | None],
+    reasons: Sequence[tuple[str, ...] | Sequence[str] | None],
+    rejector: Sequence[str | None],
+) -> list[tuple[tuple[str | None, ...], tuple[tuple[str, ...] | None, ...]]]:
+    """Each Filter plugin's row (codes, reasons per node) from the verdict row.
+
+    A plugin ran on a node until one rejected it: the plugins before the rejector passed, the
+    rejector gave the verdict's code and reasons, the ones after did not run (None). A node
+    not evaluated has None everywhere; a rejection without a known plugin counts as every
+    plugin passing, as the framework reports it. So a cycle's Filter detail is its verdict row.
+    """
+    index = {p: i for i, p in enumerate(plugins)}
+    n = len(plugins)
+    cols: list[list[str | None]] = [[] for _ in plugins]
+    why: list[list[tuple[str, ...] | None]] = [[] for _ in plugins]
+    for code, reason, plugin in zip(codes, reasons, rejector, strict=True):
+        if code is None:
+            stop, last = -1, 0  # every plugin: not run
+        elif code == "Success":
+            stop, last = n, n
+        else:
+            stop = index.get(plugin, n) if plugin is not None else n
+            last = stop
+        for i in range(n):
+            if i < last:
+                cols[i].append("Success")
+                why[i].append(())
+            elif i == stop:
+                cols[i].append(code)
+                why[i].append(tuple(reason or ()))
+            else:
+                cols[i].append(None)
+                why[i].append(None)
+    return [(tuple(c), tuple(w)) for c, w in zip(cols, why, strict=True)]
 
 
 def fold_cycle(events: Iterable[Event]) -> dict[str, Any]:

@@ -100,12 +100,14 @@ def _step(driver):
     return int(_css(driver, "#step-position").get_attribute("data-step"))
 
 
+def _cycle_events(run, cycle):
+    from playground.runs import selectors
+
+    return selectors.run_cycle_events(run=run, cycle=cycle)
+
+
 def _score_events(run, cycle):
-    return [
-        e.payload
-        for e in RunEvent.objects.filter(run=run, type="Score").order_by("seq")
-        if e.payload["cycle"] == cycle
-    ]
+    return [e for e in _cycle_events(run, cycle) if e["type"] == "Score"]
 
 
 def test_run_a_demo_cluster_read_the_heatmap_and_step_through(site):
@@ -241,7 +243,7 @@ def test_sort_the_paged_score_table_by_a_plugin(site, django_user_model):
     run = Run.objects.get()
     _wait(driver, lambda d: _css(d, "#run-status").text == "succeeded")
     _wait(driver, lambda d: len(_score_rows(d)) == 50)
-    combine = RunEvent.objects.get(run=run, type="Combine").payload
+    combine = next(e for e in _cycle_events(run, 1) if e["type"] == "Combine")
     totals = dict(zip(combine["nodes"], combine["totals"], strict=True))
     # percentageOfNodesToScore stops the search at 100 feasible nodes: two pages of 50.
     assert len(totals) == 100
