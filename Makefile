@@ -29,6 +29,8 @@ bench:
 	for c in basic-500n-1000p basic-5000n-1000p affinity-5000n-1000p mixed-2000n-1000p; do \
 	  $(PY) -m scheduler_core.bench $(SHARED)/bench/$$c.json --placements /tmp/$$c.out.json --check $(SHARED)/bench/$$c.placements.json | tail -1; \
 	done
+	# the same cluster with node sampling as a real scheduler does it (adaptive percentage)
+	$(PY) -m scheduler_core.bench $(SHARED)/bench/basic-5000n-1000p.json --percentage 0 | tail -1
 
 browser:
 	.venv/bin/pytest -q -m browser

@@ -2,8 +2,9 @@
 
 Both the conformance trace and the bench command drive the engine through CaseRun, so they take
 the same decisions: every queued pod gets one cycle in queue order with its profile, every node is
-evaluated, a tie goes to the first node by name, and a preemption is carried out at once (victims
-deleted, the preemptor nominated) before the next cycle.
+evaluated (unless the case sets ``sampling``: then percentageOfNodesToScore applies), a tie goes
+to the first node by name, and a preemption is carried out at once (victims deleted, the
+preemptor nominated) before the next cycle.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.plugins import in_tree_registry
+from scheduler_core.sampling import StartIndex
 
 
 def case_objects(case: Mapping[str, Any]) -> ClusterObjects:
@@ -51,6 +53,8 @@ class CaseRun:
         self.cpu_seconds = 0.0  # set by the bench command
         extras = {"cluster": self.cluster, "preemption_sink": self._preempt}
         self.runners: dict[str, CycleRunner] = {}
+        sampling = bool(case.get("sampling"))
+        start_index = StartIndex()  # one for every profile, as upstream's scheduler keeps
         for profile in self.config.profiles:
             fwk = Framework(
                 profile,
@@ -60,7 +64,10 @@ class CaseRun:
                 extras=extras,
             )
             self.runners[profile.scheduler_name] = CycleRunner(
-                fwk, percentage_of_nodes_to_score=100, evaluate_all_nodes=True
+                fwk,
+                percentage_of_nodes_to_score=self.config.percentage_of_nodes_to_score,
+                evaluate_all_nodes=not sampling,
+                start_index=start_index,
             )
 
     def _nominate(self, pod: Pod, node_name: str | None) -> None:

@@ -7,9 +7,9 @@ each step decided in a CycleRecord, whose to_dict() is one cycle of a conformanc
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import compress
 from typing import Any, Final
 
 import numpy as np
@@ -22,11 +22,11 @@ from scheduler_core.extender import (
     extender_scores,
     find_nodes_that_pass_extenders,
 )
-from scheduler_core.framework.columns import columns_of, remember_columns
+from scheduler_core.framework.columns import columns_of, names_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import PostFilterResult
 from scheduler_core.framework.runtime import Framework, PluginScores
-from scheduler_core.framework.status import SUCCESS, Code, Status
+from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
     Diagnosis,
     NodeInfo,
@@ -34,9 +34,16 @@ from scheduler_core.framework.types import (
     Snapshot,
     fit_error_message,
 )
-
-MIN_FEASIBLE_NODES_TO_FIND: Final = 100
-MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND: Final = 5
+from scheduler_core.sampling import (
+    RULE_ALL,
+    RULE_NO_SCORING,
+    NodesToFind,
+    StartIndex,
+    Walk,
+    find_nodes_that_pass_filters,
+    next_start_index,
+    nodes_to_find,
+)
 
 
 @dataclass(slots=True)
@@ -64,6 +71,10 @@ class CycleRecord:
     pre_filter_steps: list[tuple[str, Status, Any]] = field(default_factory=list)
     pre_score_steps: list[tuple[str, Status]] = field(default_factory=list)
     filter_plugins: list[str] = field(default_factory=list)  # Filter plugins that ran, in order
+    start_index: int | None = None  # the scheduler's start index at cycle start (sampling on)
+    next_start_index: int | None = None  # and after the cycle
+    sampling: NodesToFind | None = None  # how many nodes Filter looked for, and why
+    nominated_node_taken: bool = False  # the nominated node passed: no walk over the others
 
     def to_dict(self) -> dict[str, Any]:
         """The conformance trace's cycle (conformance/FORMAT.md)."""
@@ -106,6 +117,9 @@ class CycleRecord:
         out["top"] = list(self.top)
         out["selected"] = self.selected
         out["message"] = self.message
+        if self.start_index is not None:
+            out["startIndex"] = self.start_index
+            out["evaluated"] = len(self.filter)
         if self.note:
             out["note"] = self.note
         return out
@@ -125,19 +139,6 @@ _EMPTY_CYCLE: Final[dict[str, Any]] = {
 }
 
 
-def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
-    """How many feasible nodes to look for before Filter stops (adaptive when percentage is 0)."""
-    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
-        return num_all_nodes
-    pct = percentage or 0
-    if pct == 0:
-        pct = 50 - num_all_nodes // 125
-        if pct < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
-            pct = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
-    num = num_all_nodes * pct // 100
-    return max(num, MIN_FEASIBLE_NODES_TO_FIND)
-
-
 class CycleRunner:
     """Runs scheduling cycles for one profile over the snapshots it is given."""
 
@@ -147,18 +148,18 @@ class CycleRunner:
         *,
         percentage_of_nodes_to_score: int | None,
         evaluate_all_nodes: bool = False,
+        start_index: StartIndex | None = None,
         extenders: Sequence[HTTPExtender] = (),
     ) -> None:
-        """``evaluate_all_nodes`` makes Filter visit every node (the conformance traces' rule)."""
+        """``percentage_of_nodes_to_score`` is the configuration-wide value (the profile's own
+        wins when set); ``evaluate_all_nodes`` turns sampling off: Filter visits every node (the
+        conformance traces' rule without ``sampling``). ``start_index`` is shared by the runners
+        of every profile of one scheduler, as upstream keeps one nextStartNodeIndex."""
         self.fwk = framework
         self.evaluate_all_nodes = evaluate_all_nodes
         self.extenders = list(extenders)
-        self.percentage = (
-            framework.percentage_of_nodes_to_score
-            if framework.percentage_of_nodes_to_score is not None
-            else percentage_of_nodes_to_score
-        )
-        self.next_start_node_index = 0
+        self.global_percentage = percentage_of_nodes_to_score
+        self.start_index = start_index if start_index is not None else StartIndex()
 
     def schedule(
         self, snapshot: Snapshot, pod: Pod, state: CycleState | None = None
@@ -176,6 +177,8 @@ class CycleRunner:
             return rec
         all_nodes = snapshot.node_info_list
         rec.nodes = list(snapshot.node_names)
+        if not self.evaluate_all_nodes:
+            rec.start_index = self.start_index.value
         pre = fwk.run_pre_filter_plugins(state, pod, all_nodes, rec.pre_filter_steps)
         rec.filter_plugins = [
             pl.name for pl in fwk.filter_plugins if pl.name not in state.skip_filter_plugins
@@ -198,13 +201,20 @@ class CycleRunner:
             if pod.nominated_node_name:
                 ni = snapshot.get(pod.nominated_node_name)
                 if ni is not None:
-                    feasible = self._pass_filters(rec, state, pod, diagnosis, [ni])
-                    feasible = self._pass_extenders(rec, pod, diagnosis, feasible)
-            if not feasible:
+                    # Upstream logs an error here and goes on to the full walk.
+                    walk = self._walk(rec, state, pod, diagnosis, [ni], start=0)
+                    if walk.error is None:
+                        feasible = self._pass_extenders(rec, pod, diagnosis, walk.feasible)
+                    if rec.error:
+                        rec.error, rec.message, feasible = False, None, []
+            if feasible:
+                rec.nominated_node_taken = True
+            else:
                 nodes = all_nodes
                 if pre.result is not None and not pre.result.all_nodes():
                     names = pre.result.node_names or frozenset()
-                    nodes = [ni for ni in all_nodes if ni.node.name in names]
+                    # Upstream walks a Go map here; name order fixes the order (FORMAT.md).
+                    nodes = [ni for n in sorted(names) if (ni := snapshot.get(n)) is not None]
                     diagnosis.absent_nodes_status = Status(
                         Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                         (
@@ -212,13 +222,21 @@ class CycleRunner:
                             f"[{' '.join(sorted(pre.plugins_with_nodes))}]",
                         ),
                     )
-                feasible = self._pass_filters(rec, state, pod, diagnosis, nodes)
-                feasible = self._pass_extenders(rec, pod, diagnosis, feasible)
-                processed = len(feasible) + len(diagnosis.node_to_status)
-                self.next_start_node_index = (self.next_start_node_index + processed) % num_all
+                start = 0 if self.evaluate_all_nodes else self.start_index.value
+                walk = self._walk(rec, state, pod, diagnosis, nodes, start=start)
+                if not self.evaluate_all_nodes:
+                    # Moved on even after an error, so that every node gets its turn.
+                    processed = len(walk.feasible) + len(diagnosis.node_to_status)
+                    self.start_index.value = next_start_index(start, processed, num_all)
+                    rec.next_start_index = self.start_index.value
+                if walk.error is not None:
+                    rec.error = True
+                    rec.message = walk.error.message()
+                    return rec
+                feasible = self._pass_extenders(rec, pod, diagnosis, walk.feasible)
             if rec.error:
                 return rec
-        rec.feasible = _node_names(feasible)
+        rec.feasible = names_of(feasible)
         if not feasible:
             self._post_filter(rec, state, pod, diagnosis)
             rec.message = fit_error_message(num_all, diagnosis)
@@ -230,82 +248,39 @@ class CycleRunner:
         self._prioritize(rec, state, pod, feasible)
         return rec
 
-    def _pass_filters(
+    def _walk(
         self,
         rec: CycleRecord,
         state: CycleState,
         pod: Pod,
         diagnosis: Diagnosis,
         nodes: list[NodeInfo],
-    ) -> list[NodeInfo]:
-        fwk = self.fwk
-        n = len(nodes)
-        if n == 0:
-            return []
+        *,
+        start: int,
+    ) -> Walk:
+        """findNodesThatPassFilters over ``nodes`` from ``start``; the count's reasons go to rec."""
+        to_find = self._nodes_to_find(len(nodes))
+        rec.sampling = to_find
+        return find_nodes_that_pass_filters(
+            self.fwk,
+            state,
+            pod,
+            nodes,
+            start=start,
+            to_find=to_find.count,
+            verdicts=rec.filter,
+            diagnosis=diagnosis,
+        )
+
+    def _nodes_to_find(self, num_nodes: int) -> NodesToFind:
         if self.evaluate_all_nodes:
-            to_find = n
-        else:
-            to_find = num_feasible_nodes_to_find(self.percentage, n)
-            if not self._has_extender_filters() and not self._has_scoring():
-                to_find = 1
-        start = self.next_start_node_index % n
-        order = nodes[start:] + nodes[:start] if start else nodes
-        base = columns_of(nodes)
-        order_idx = None
-        if base is not None:
-            order_idx = np.roll(base[1], -start) if start else base[1]
-            remember_columns(order, base[0], order_idx)
-        if not fwk.has_filter_plugins():
-            return order[:to_find]
-        nominated = fwk.nominated_node_names()
-        batch_nodes = [ni for ni in order if ni.node.name not in nominated] if nominated else order
-        passed, rejected, err = fwk.filter_nodes(state, pod, batch_nodes)
-        if err is not None:
-            rec.error = True
-            rec.message = err.message()
-            return []
-        if not nominated and to_find >= n:
-            # Every node was evaluated: record the verdicts in bulk.
-            feasible_all = list(compress(order, passed))
-            if base is not None and order_idx is not None:
-                remember_columns(feasible_all, base[0], order_idx[np.asarray(passed, dtype=bool)])
-            rec.filter.update(dict.fromkeys(_node_names(feasible_all), SUCCESS))
-            rec.filter.update(rejected)
-            diagnosis.node_to_status.update(rejected)
-            # Rejections share a few Status values; each adds its plugin once.
-            for status in {id(st): st for st in rejected.values()}.values():
-                diagnosis.add_plugin_status(status)
-            return feasible_all
-        verdict: dict[str, Status] = rejected
-        ok = {ni.node.name for ni, p in zip(batch_nodes, passed, strict=True) if p}
-        if nominated:
-            # Nodes with nominated pods are filtered twice (with and without them), one by one.
-            for ni in order:
-                if ni.node.name not in nominated:
-                    continue
-                status = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
-                if status.code == Code.ERROR:
-                    rec.error = True
-                    rec.message = status.message()
-                    return []
-                if status.is_success():
-                    ok.add(ni.node.name)
-                else:
-                    verdict[ni.node.name] = status
-        feasible: list[NodeInfo] = []
-        for ni in order:
-            name = ni.node.name
-            if name in ok:
-                feasible.append(ni)
-                rec.filter[name] = SUCCESS
-                if len(feasible) >= to_find:
-                    break  # upstream stops here: later nodes are not evaluated
-            else:
-                status = verdict[name]
-                rec.filter[name] = status
-                diagnosis.node_to_status[name] = status
-                diagnosis.add_plugin_status(status)
-        return feasible
+            return NodesToFind(num_nodes, num_nodes, RULE_ALL)
+        found = nodes_to_find(
+            self.fwk.percentage_of_nodes_to_score, self.global_percentage, num_nodes
+        )
+        if not self._has_extender_filters() and not self._has_scoring():
+            return dataclasses.replace(found, count=1, rule=RULE_NO_SCORING)
+        return found
 
     def _pass_extenders(
         self, rec: CycleRecord, pod: Pod, diagnosis: Diagnosis, feasible: list[NodeInfo]
@@ -352,7 +327,7 @@ class CycleRunner:
         self, rec: CycleRecord, state: CycleState, pod: Pod, feasible: list[NodeInfo]
     ) -> None:
         fwk = self.fwk
-        names = _node_names(feasible)
+        names = names_of(feasible)
         totals_arr = None
         if not fwk.has_score_plugins() and not self.extenders:
             rec.totals = dict.fromkeys(names, 1)
@@ -401,12 +376,3 @@ class CycleRunner:
             best = max(rec.totals.values())
             rec.top = sorted(n for n, t in rec.totals.items() if t == best)
         rec.selected = rec.top[0]
-
-
-def _node_names(nodes: Sequence[NodeInfo]) -> list[str]:
-    """The nodes' names, read from the snapshot's columns when ``nodes`` are column-backed."""
-    cols = columns_of(nodes)
-    if cols is not None:
-        names: list[str] = cols[0].names()[cols[1]].tolist()
-        return names
-    return [ni.node.name for ni in nodes]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
 if TYPE_CHECKING:
     from scheduler_core.cycle import CycleRecord
@@ -63,6 +63,38 @@ class CycleStart(Event):
     nodes: tuple[str, ...] = ()
     nominated_node: str | None = None
     note: str | None = None
+    sampling: SamplingInfo | None = None  # None when every node is evaluated (sampling off)
+
+
+class SamplingInfo(TypedDict):
+    """How percentageOfNodesToScore chose the nodes Filter ran on (CycleStart.sampling).
+
+    Filter walked ``candidates`` nodes (the snapshot's, or the PreFilter result's) from
+    ``start_index`` (the scheduler's index when the cycle began, modulo ``candidates``),
+    wrapping around, until it had passed one node more than ``to_find`` or tried them all;
+    ``evaluated`` nodes were filtered. ``rule`` says how ``to_find`` was set: "fewer-than-100"
+    (all of them), "percentage" (``candidates`` x ``percentage`` / 100, raised to 100 when
+    ``minimum``), "no-scoring" (1: no Score plugin, prioritizer or filter extender), or ""
+    (no walk: PreFilter rejected the pod). ``configured`` is the percentageOfNodesToScore in
+    force and ``source`` where it came from ("profile" or "global"); ``adaptive`` means it was 0,
+    so ``percentage`` is 50 - candidates/125, at least 5. ``nominated_node`` is True when the
+    pod's nominated node passed and nothing else was walked. ``next_start_index`` is where the
+    next cycle starts: moved on by the feasible nodes found plus the nodes that failed.
+    """
+
+    start_index: int
+    next_start_index: int
+    evaluated: int
+    cluster_nodes: int
+    candidates: int
+    to_find: int
+    rule: str
+    configured: int | None
+    source: str
+    percentage: int
+    adaptive: bool
+    minimum: bool
+    nominated_node: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,7 +332,13 @@ def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list
     def add(cls: type[Event], **kw: Any) -> None:
         out.append(cls(seq=seq + len(out), cycle=cycle, pod=rec.pod, time=time, **kw))
 
-    add(CycleStart, profile=rec.profile, nodes=tuple(rec.nodes), note=rec.note)
+    add(
+        CycleStart,
+        profile=rec.profile,
+        nodes=tuple(rec.nodes),
+        note=rec.note,
+        sampling=_sampling_info(rec),
+    )
     if rec.profile is None:
         return out
     for name, st, result in rec.pre_filter_steps:
@@ -432,6 +470,29 @@ def filter_plugin_rows(
     return [(tuple(c), tuple(w)) for c, w in zip(cols, why, strict=True)]
 
 
+def _sampling_info(rec: CycleRecord) -> SamplingInfo | None:
+    if rec.start_index is None:
+        return None
+    found = rec.sampling
+    return SamplingInfo(
+        start_index=rec.start_index,
+        next_start_index=(
+            rec.next_start_index if rec.next_start_index is not None else rec.start_index
+        ),
+        evaluated=len(rec.filter),
+        cluster_nodes=len(rec.nodes),
+        candidates=found.nodes if found else 0,
+        to_find=found.count if found else 0,
+        rule=found.rule if found else "",
+        configured=found.configured if found else None,
+        source=found.source if found else "",
+        percentage=found.percentage if found else 0,
+        adaptive=found.adaptive if found else False,
+        minimum=found.minimum if found else False,
+        nominated_node=rec.nominated_node_taken,
+    )
+
+
 def fold_cycle(events: Iterable[Event]) -> dict[str, Any]:
     """One cycle of the conformance trace, from that cycle's events."""
     out: dict[str, Any] = {}
@@ -456,6 +517,9 @@ def fold_cycle(events: Iterable[Event]) -> dict[str, Any]:
             if ev.profile is None:
                 out["note"] = ev.note
                 return out
+            if ev.sampling is not None:
+                out["startIndex"] = ev.sampling["start_index"]
+                out["evaluated"] = ev.sampling["evaluated"]
         elif isinstance(ev, PreFilter) and ev.merged:
             pre: dict[str, Any] = {"code": ev.code}
             if ev.code != "Success":

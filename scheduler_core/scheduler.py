@@ -50,6 +50,7 @@ from scheduler_core.framework.runtime import Framework, Steps
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.plugins import in_tree_registry
 from scheduler_core.queue import EVENTS_OF_INTEREST, ClusterEvent, QueuedPodInfo, SchedulingQueue
+from scheduler_core.sampling import StartIndex
 
 _QUEUE_EVENTS: dict[str, type[QueueEvent]] = {
     "Enqueue": Enqueue,
@@ -168,6 +169,7 @@ class Scheduler:
         extras = {"cluster": self.cluster, "preemption_sink": self._preempt}
         self.frameworks: dict[str, Framework] = {}
         self.runners: dict[str, CycleRunner] = {}
+        self.start_index = StartIndex()  # upstream's nextStartNodeIndex, shared by the profiles
         for profile in self.config.profiles:
             fwk = Framework(
                 profile,
@@ -185,6 +187,7 @@ class Scheduler:
                 fwk,
                 percentage_of_nodes_to_score=self.config.percentage_of_nodes_to_score,
                 evaluate_all_nodes=evaluate_all_nodes,
+                start_index=self.start_index,
                 extenders=self.extenders,
             )
         first = next(iter(self.frameworks.values()))

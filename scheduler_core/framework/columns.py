@@ -341,3 +341,12 @@ def remember_columns(nodes: Sequence[NodeInfo], cols: NodeColumns, idx: Array) -
 def columns_of(nodes: Sequence[NodeInfo]) -> tuple[NodeColumns, Array] | None:
     """The columns and index array behind ``nodes``, or None for nodes without columns."""
     return _CACHE.get(nodes)
+
+
+def names_of(nodes: Sequence[NodeInfo]) -> list[str]:
+    """The nodes' names, read from the columns when ``nodes`` are column-backed."""
+    cols = columns_of(nodes)
+    if cols is not None:
+        names: list[str] = cols[0].names()[cols[1]].tolist()
+        return names
+    return [ni.node.name for ni in nodes]

@@ -100,3 +100,49 @@ def test_score_events_carry_weighted_values() -> None:
 
 def test_every_event_type_is_registered_once() -> None:
     assert len(EVENT_TYPES) == len({cls.__name__ for cls in EVENT_TYPES.values()})
+
+
+# 400 nodes, 30% wanted: Filter stops after 120 + 1 passes, from where the last cycle stopped.
+SAMPLED_CASE = {
+    "name": "events-sampling",
+    "sampling": True,
+    "config": {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler", "percentageOfNodesToScore": 30}],
+    },
+    "nodes": [_node(f"n{i:03}", taint=i % 7 == 0) for i in range(400)],
+    "queue": [_pod(f"web-{i}", "100m") for i in range(3)]
+    + [_pod("huge", "64"), _pod("pinned", "1", nodeName="n005")],
+}
+
+
+@pytest.mark.parametrize("index", range(len(SAMPLED_CASE["queue"])))
+def test_sampled_cycle_round_trips_with_its_sampling_record(index: int) -> None:
+    rec = [rec for _, rec in CaseRun(SAMPLED_CASE).cycles()][index]
+    events = cycle_events(rec, cycle=index + 1, time=0.0, seq=0)
+    wire = [event_from_dict(json.loads(json.dumps(e.to_dict()))) for e in events]
+    assert wire == events
+    folded = fold_cycle(wire)
+    assert folded == json.loads(json.dumps(rec.to_dict()))
+    assert folded["evaluated"] == len(folded["filter"])
+
+
+def test_cycle_start_explains_the_sampled_walk() -> None:
+    recs = [rec for _, rec in CaseRun(SAMPLED_CASE).cycles()]
+    first, second = (cycle_events(r, cycle=1, time=0.0, seq=0)[0] for r in recs[:2])
+    assert isinstance(first, CycleStart) and isinstance(second, CycleStart)
+    assert first.sampling is not None and second.sampling is not None
+    # 120 feasible wanted; nodes 0, 7, ..., 140 are tainted (21 failed), and the 121st pass
+    # (node 141) ends the walk without counting.
+    assert {k: first.sampling[k] for k in ("start_index", "candidates", "to_find")} == {
+        "start_index": 0,
+        "candidates": 400,
+        "to_find": 120,
+    }
+    assert first.sampling["rule"] == "percentage"
+    assert (first.sampling["configured"], first.sampling["source"]) == (30, "profile")
+    assert (first.sampling["percentage"], first.sampling["adaptive"]) == (30, False)
+    assert first.sampling["evaluated"] == 142
+    assert first.sampling["next_start_index"] == 120 + 21
+    assert second.sampling["start_index"] == 141
