@@ -325,8 +325,28 @@ def _tupled(value: Any) -> Any:
 # -- CycleRecord <-> events ---------------------------------------------------------------------
 
 
-def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list[Event]:
-    """The events of one scheduling cycle, numbered from ``seq``."""
+def cycle_event_count(rec: CycleRecord) -> int:
+    """How many events ``cycle_events`` gives for the cycle (without building them)."""
+    if rec.profile is None:
+        return 1
+    count = 1 + len(rec.pre_filter_steps) + 1
+    if rec.filter or rec.filter_plugins:
+        count += len(rec.filter_plugins) + 1
+    count += rec.post_filter_status is not None
+    count += len(rec.pre_score_steps) + len(rec.scores)
+    count += rec.selected is not None or bool(rec.totals)
+    return count + 1
+
+
+def cycle_events(
+    rec: CycleRecord, *, cycle: int, time: float, seq: int, filter_rows: bool = True
+) -> list[Event]:
+    """The events of one scheduling cycle, numbered from ``seq``.
+
+    With ``filter_rows`` False each Filter plugin's event leaves its per-node ``codes`` and
+    ``reasons`` empty: they follow from the verdict row (``filter_plugin_rows``), so a consumer
+    that stores the verdict (the playground) need not have them built for every cycle.
+    """
     out: list[Event] = []
 
     def add(cls: type[Event], **kw: Any) -> None:
@@ -373,9 +393,13 @@ def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list
                 verdict.append(node_st.code.upstream)
                 verdict_reasons.append(node_st.reasons)
                 rejector.append(node_st.plugin or None)
-        rows = filter_plugin_rows(rec.filter_plugins, verdict, verdict_reasons, rejector)
-        for p, (codes, reasons) in zip(rec.filter_plugins, rows, strict=True):
-            add(Filter, plugin=p, codes=codes, reasons=reasons)
+        if filter_rows:
+            rows = filter_plugin_rows(rec.filter_plugins, verdict, verdict_reasons, rejector)
+            for p, (codes, reasons) in zip(rec.filter_plugins, rows, strict=True):
+                add(Filter, plugin=p, codes=codes, reasons=reasons)
+        else:
+            for p in rec.filter_plugins:
+                add(Filter, plugin=p)
         add(
             Filter,
             plugin="",

@@ -311,6 +311,7 @@ class Execution:
             on_event=self.on_event,
             registry=plugins.registry(),
             plugin_events=plugins.EVENTS_TO_REGISTER,
+            filter_rows=False,  # stored as the verdict row; decoding derives the plugins' rows
         )
         limit = 50 * (len(sched.outcomes) + 10)
         self.flush(force=True)

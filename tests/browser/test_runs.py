@@ -219,17 +219,23 @@ def _many_nodes_yaml(count):
 
 
 def _click(driver, css):
-    """Click an element scrolled to mid-screen, clear of the sticky stepper."""
-    element = _css(driver, css)
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
-    element.click()
+    """Click an element scrolled to mid-screen, clear of the sticky stepper.
+
+    Found and clicked in one script call: the panels are redrawn when the server's page of a
+    cycle arrives, so an element found in one call may be gone by the next.
+    """
+    driver.execute_script(
+        "const e = document.querySelector(arguments[0]);"
+        "e.scrollIntoView({block: 'center'}); e.click();",
+        css,
+    )
 
 
 def _score_rows(driver):
-    return [
-        r.get_attribute("data-node")
-        for r in driver.find_elements("css selector", "#score-table tbody tr")
-    ]
+    # One script call: the table is redrawn when the server's page arrives.
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#score-table tbody tr')].map((r) => r.dataset.node);"
+    )
 
 
 def test_sort_the_paged_score_table_by_a_plugin(site, django_user_model):
