@@ -238,15 +238,13 @@ def score_table(cycle_evs: Sequence[Event]) -> dict[str, Any]:
     combine = next((e for e in cycle_evs if e["type"] == "Combine"), None)
     plugins = [e["plugin"] for e in scores]
     weights = [int(e.get("weight", 1)) for e in scores]
-    order: list[str] = []
+    # Every scored node once, in first-seen order (a dict keeps it in linear time).
+    seen: dict[str, None] = {}
     for ev in scores:
-        for n in ev["nodes"]:
-            if n not in order:
-                order.append(n)
+        seen.update(dict.fromkeys(ev["nodes"]))
     if combine is not None:
-        for n in combine.get("nodes") or []:
-            if n not in order:
-                order.append(n)
+        seen.update(dict.fromkeys(combine.get("nodes") or []))
+    order = list(seen)
     lookup: dict[str, dict[str, dict[str, int]]] = {m: {} for m in SCORE_MODES}
     for ev in scores:
         for mode in SCORE_MODES:

@@ -411,6 +411,8 @@
 
   function renderDetail() {
     const d = state.detail;
+    // When the first cycle's panels were drawn (ms since navigation), for the page benchmark.
+    if (state.firstPanelsAt === undefined) requestAnimationFrame(() => { state.firstPanelsAt = performance.now(); });
     $("cycle-detail").hidden = false;
     $("cycle-title").textContent = `Cycle ${d.cycle}: ${d.pod}`;
     $("cycle-result").textContent = d.result === "Scheduled" ? `Scheduled on ${d.node}.` : (d.message || d.note || d.result);
@@ -731,8 +733,13 @@
     else if (h.step !== null && state.detail && h.step !== state.step) { state.step = h.step; renderStep(); }
   });
 
+  // Show a cycle at once (the permalink's, or the first the page lists), before the catch-up.
+  const firstRow = document.querySelector("#timeline tr[data-cycle]");
+  const fromHash = readHash();
+  if (fromHash.cycle !== null || firstRow) selectCycle(fromHash.cycle !== null ? fromHash.cycle : Number(firstRow.dataset.cycle), fromHash.step);
+
   if (state.terminal) {
-    // A finished run replays from the database in one request.
+    // A finished run replays its stream from the database, a page of envelopes per request.
     state.polling = true;
     poll();
     loadUsage();

@@ -347,3 +347,59 @@ def test_queue_panel_shows_the_pods_left_unschedulable(site, django_user_model):
         "default/picky": None,
         "default/gated": None,
     }
+
+
+def test_the_page_of_a_thousand_cycle_run_opens_at_once_and_searches(site, django_user_model):
+    """1,000 cycles on 60 nodes: the page draws the first cycle, pages and searches the list."""
+    from builders import make_node, make_pod, record_run
+
+    from playground.models import Profile
+
+    owner = django_user_model.objects.get(username="runner")
+    cluster = services.cluster_create(owner=owner, name="thousand")
+    objects = [make_node(f"n{i:02d}", cpu="64", pods="200") for i in range(60)]
+    objects += [make_pod(f"p{i:04d}", cpu="10m") for i in range(1000)]
+    rows = {"Node": [], "Pod": []}
+    from playground.models import Node, Pod
+
+    for manifest in objects:
+        model = Node if manifest["kind"] == "Node" else Pod
+        row = model(cluster=cluster, manifest=manifest)
+        row.sync_from_manifest()
+        rows[manifest["kind"]].append(row)
+    Node.objects.bulk_create(rows["Node"])
+    Pod.objects.bulk_create(rows["Pod"])
+    profile = Profile.objects.get(name="Default")
+    run, _, _ = record_run(cluster, profile, user=owner)
+    assert run.cycle_records.count() == 1000
+
+    driver = site.driver
+    site.open(f"/runs/{run.pk}/")
+    # The first cycle is drawn from the page's own first rows, before the catch-up ends.
+    _wait(
+        driver, lambda d: d.execute_script("return !!(window.runState && runState.firstPanelsAt)")
+    )
+    assert _css(driver, "#cycle-title").text.startswith("Cycle 1:")
+    _wait(driver, lambda d: _css(d, "#timeline-count").text == "1000 cycles")
+    assert len(driver.find_elements("css selector", "#timeline tr[data-cycle]")) <= 100
+    # The filter matrix holds one page of 50 of the 60 nodes.
+    assert len(driver.find_elements("css selector", "#filter-matrix tbody tr")) == 50
+    assert "page 1 / 2" in _css(driver, "#filter-pager").text
+
+    search = _css(driver, "#timeline-search")
+    search.send_keys("p0999")
+    _wait(driver, lambda d: _css(d, "#timeline-count").text == "1 of 1000 cycles")
+    row = _css(driver, "#timeline tr[data-cycle]")
+    assert row.find_elements("css selector", "td")[1].text == "default/p0999"
+
+    _css(driver, "#filter-search").send_keys("n5")
+    _wait(
+        driver,
+        lambda d: (
+            d.execute_script(
+                "return [...document.querySelectorAll('#filter-matrix tbody tr')]"
+                ".map((r) => r.dataset.node);"
+            )
+            == [f"n5{i}" for i in range(10)]
+        ),
+    )
