@@ -148,3 +148,18 @@ def stored_events(run):
     for data in RunCycle.objects.filter(run=run).values_list("data", flat=True):
         events.extend(decode_cycle(data, run.node_names))
     return sorted(events, key=lambda e: e["seq"])
+
+
+def bulk_store(cluster, manifests):
+    """Store nodes and pods straight into a cluster (bulk inserts, no import checks)."""
+    from playground.models import Node, Pod
+
+    rows: dict[str, list] = {"Node": [], "Pod": []}
+    for manifest in manifests:
+        model = Node if manifest["kind"] == "Node" else Pod
+        row = model(cluster=cluster, manifest=manifest)
+        row.sync_from_manifest()
+        rows[manifest["kind"]].append(row)
+    Node.objects.bulk_create(rows["Node"])
+    Pod.objects.bulk_create(rows["Pod"])
+    return cluster

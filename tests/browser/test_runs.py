@@ -351,7 +351,7 @@ def test_queue_panel_shows_the_pods_left_unschedulable(site, django_user_model):
 
 def test_the_page_of_a_thousand_cycle_run_opens_at_once_and_searches(site, django_user_model):
     """1,000 cycles on 60 nodes: the page draws the first cycle, pages and searches the list."""
-    from builders import make_node, make_pod, record_run
+    from builders import bulk_store, make_node, make_pod, record_run
 
     from playground.models import Profile
 
@@ -359,16 +359,7 @@ def test_the_page_of_a_thousand_cycle_run_opens_at_once_and_searches(site, djang
     cluster = services.cluster_create(owner=owner, name="thousand")
     objects = [make_node(f"n{i:02d}", cpu="64", pods="200") for i in range(60)]
     objects += [make_pod(f"p{i:04d}", cpu="10m") for i in range(1000)]
-    rows = {"Node": [], "Pod": []}
-    from playground.models import Node, Pod
-
-    for manifest in objects:
-        model = Node if manifest["kind"] == "Node" else Pod
-        row = model(cluster=cluster, manifest=manifest)
-        row.sync_from_manifest()
-        rows[manifest["kind"]].append(row)
-    Node.objects.bulk_create(rows["Node"])
-    Pod.objects.bulk_create(rows["Pod"])
+    bulk_store(cluster, objects)
     profile = Profile.objects.get(name="Default")
     run, _, _ = record_run(cluster, profile, user=owner)
     assert run.cycle_records.count() == 1000

@@ -11,11 +11,11 @@ from urllib.parse import urlencode, urlparse
 
 import pytest
 import yaml
-from builders import make_node, make_pod
+from builders import bulk_store, make_node, make_pod
 from django.test import Client
 
 from playground import demo, services
-from playground.models import Node, Pod, Run, RunCycle, RunEvent
+from playground.models import Pod, Run, RunCycle, RunEvent
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -151,15 +151,7 @@ def test_a_run_started_over_http_reaches_the_websocket_in_order(
 
 def _big_cluster(user, nodes: int, pods: int):
     cluster = services.cluster_create(owner=user, name="big")
-    rows: dict[str, list] = {"Node": [], "Pod": []}
-    for manifest in demo.large_cluster_manifests(nodes=nodes, pods=pods):
-        model = Node if manifest["kind"] == "Node" else Pod
-        row = model(cluster=cluster, manifest=manifest)
-        row.sync_from_manifest()
-        rows[manifest["kind"]].append(row)
-    Node.objects.bulk_create(rows["Node"])
-    Pod.objects.bulk_create(rows["Pod"])
-    return cluster
+    return bulk_store(cluster, demo.large_cluster_manifests(nodes=nodes, pods=pods))
 
 
 def test_a_worker_killed_mid_run_leaves_it_to_a_retry_without_half_written_placements(
