@@ -38,8 +38,11 @@ def _run_visible_q(user: User) -> Q:
 
 def run_visible(*, user: User, run_id: int) -> Run | None:
     """The run if the user may watch it, else None."""
+    # The snapshot (every manifest of the cluster) and the node order are megabytes at
+    # thousands of nodes: loaded only by what reads them.
     return (
         Run.objects.select_related("cluster", "profile")
+        .defer("snapshot", "node_names", "cluster__description")
         .filter(_run_visible_q(user), pk=run_id)
         .first()
     )
@@ -55,7 +58,11 @@ def run_get(*, user: User, run_id: int) -> Run:
 
 def runs_for_cluster(*, user: User, cluster: Cluster) -> QuerySet[Run]:
     """The cluster's runs the user may watch, newest first."""
-    return Run.objects.filter(_run_visible_q(user), cluster=cluster).select_related("profile")
+    return (
+        Run.objects.filter(_run_visible_q(user), cluster=cluster)
+        .select_related("profile")
+        .defer("snapshot", "node_names", "config", "placements")
+    )
 
 
 def run_may_command(*, user: User, run: Run) -> bool:
