@@ -376,23 +376,26 @@ def cycle_events(
         node_names=tuple(rec.pre_filter_nodes) if rec.pre_filter_nodes is not None else None,
     )
     if rec.filter or rec.filter_plugins:
-        verdict: list[str | None] = []
-        verdict_reasons: list[tuple[str, ...] | None] = []
-        rejector: list[str | None] = []
-        for node in rec.nodes:
-            node_st = rec.filter.get(node)
-            if node_st is None:
-                verdict.append(None)
-                verdict_reasons.append(None)
-                rejector.append(None)
-            elif node_st.is_success():
-                verdict.append(node_st.code.upstream)
-                verdict_reasons.append(())
-                rejector.append(None)
+        # Nodes share Status objects (every feasible node the same Success): each distinct
+        # status is read once, then the three columns are gathered per node.
+        per_status: dict[int, tuple[str | None, tuple[str, ...] | None, str | None]] = {}
+        statuses = [rec.filter.get(node) for node in rec.nodes]
+        for node_st in statuses:
+            if node_st is None or id(node_st) in per_status:
+                continue
+            if node_st.is_success():
+                per_status[id(node_st)] = (node_st.code.upstream, (), None)
             else:
-                verdict.append(node_st.code.upstream)
-                verdict_reasons.append(node_st.reasons)
-                rejector.append(node_st.plugin or None)
+                per_status[id(node_st)] = (
+                    node_st.code.upstream,
+                    node_st.reasons,
+                    node_st.plugin or None,
+                )
+        unevaluated = (None, None, None)
+        rows_per_node = [unevaluated if st is None else per_status[id(st)] for st in statuses]
+        verdict: list[str | None] = [r[0] for r in rows_per_node]
+        verdict_reasons: list[tuple[str, ...] | None] = [r[1] for r in rows_per_node]
+        rejector: list[str | None] = [r[2] for r in rows_per_node]
         if filter_rows:
             rows = filter_plugin_rows(rec.filter_plugins, verdict, verdict_reasons, rejector)
             for p, (codes, reasons) in zip(rec.filter_plugins, rows, strict=True):
@@ -433,7 +436,11 @@ def cycle_events(
             nodes=tuple(rec.scored_nodes),
             raw=tuple(ps.raw),
             normalized=tuple(ps.normalized),
-            weighted=tuple(v * ps.weight for v in ps.normalized),
+            weighted=(
+                tuple((ps.array * ps.weight).tolist())
+                if ps.array is not None
+                else tuple(v * ps.weight for v in ps.normalized)
+            ),
         )
     if rec.selected is not None or rec.totals:
         names = tuple(rec.totals) if rec.totals else tuple(rec.top)
