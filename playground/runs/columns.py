@@ -35,6 +35,8 @@ LEVEL: Final = 1  # zlib level: 6 stores ~10% less and costs ~30% more time
 #   "i": node names, as indices into the cycle's node order
 #   "q": integers
 #   "nodes": the cycle's node order itself (stored once per run when it does not change)
+# A column of one value repeated ("$k"), every node in order or sorted ("$all"), or equal to an
+# earlier column of the cycle is stored as that, not converted value by value.
 COLUMNS: Final[dict[str, dict[str, str]]] = {
     "CycleStart": {"nodes": "nodes"},
     "Filter": {"codes": "s", "reasons": "r", "rejector": "s"},  # the verdict row only
@@ -44,6 +46,21 @@ COLUMNS: Final[dict[str, dict[str, str]]] = {
 }
 # A plugin's Filter row is derived from the verdict row (``filter_plugin_rows``): not stored.
 _DERIVED: Final = "$derived"
+
+
+def _ints(values: Sequence[int]) -> array[int]:
+    """The integers in the smallest signed type that holds them (less for zlib to read)."""
+    for typecode in ("b", "h", "i"):
+        try:
+            return array(typecode, values)
+        except OverflowError:
+            continue
+    return array("q", values)
+
+
+def _narrow(col: array[int], size: int) -> array[int]:
+    """An id column as bytes when its table has fewer than 256 entries."""
+    return array("B", col) if size <= 256 else col
 
 
 class _Table(dict[Any, int]):
@@ -71,12 +88,19 @@ class CycleEncoder:
         self.run_nodes: tuple[str, ...] | None = tuple(run_nodes) if run_nodes else None
         self._index: dict[str, int] = {}
         self._indexed: tuple[str, ...] | None = None
+        self._sorted: tuple[str, ...] = ()
+        self._sorted_of: tuple[str, ...] | None = None
 
     def _node_index(self, nodes: tuple[str, ...]) -> dict[str, int]:
         if self._indexed is not nodes and self._indexed != nodes:
             self._index = {n: i for i, n in enumerate(nodes)}
             self._indexed = nodes
         return self._index
+
+    def _sorted_nodes(self, nodes: tuple[str, ...]) -> tuple[str, ...]:
+        if self._sorted_of is not nodes and self._sorted_of != nodes:
+            self._sorted, self._sorted_of = tuple(sorted(nodes)), nodes
+        return self._sorted
 
     def encode(self, events: Sequence[Event]) -> bytes:
         """One cycle's events (the first a CycleStart) as a compressed columnar record."""
@@ -93,7 +117,7 @@ class CycleEncoder:
         chunks: list[bytes] = []
         header_events: list[dict[str, Any]] = []
         index: dict[str, int] | None = None
-        mapped: dict[tuple[str, ...], int] = {}  # node lists already stored (Score.nodes repeat)
+        mapped: dict[tuple[Any, ...], int] = {}  # columns already stored (Score.nodes repeat)
         for ev in events:
             spec = COLUMNS.get(ev.type, {})
             out: dict[str, Any] = {"type": ev.type}
@@ -111,10 +135,20 @@ class CycleEncoder:
                 if kind == "nodes":
                     out[name] = {"$nodes": 1}
                     continue
+                if kind in ("s", "r") and value.count(value[0]) == len(value):
+                    out[name] = {"$k": [jsonable(value[0]), len(value)]}  # e.g. all Success
+                    continue
+                if kind == "i" and len(value) == len(nodes):
+                    if value == nodes:
+                        out[name] = {"$all": 0}
+                        continue
+                    if value == self._sorted_nodes(nodes):
+                        out[name] = {"$all": 1}
+                        continue
                 if kind == "s":
-                    col = array("H", map(strings.__getitem__, value))
+                    col = _narrow(array("H", map(strings.__getitem__, value)), len(strings))
                 elif kind == "r":
-                    col = array("I", map(reasons.__getitem__, value))
+                    col = _narrow(array("I", map(reasons.__getitem__, value)), len(reasons))
                 elif kind == "i":
                     k = mapped.get(value)
                     if k is not None:
@@ -122,13 +156,21 @@ class CycleEncoder:
                         continue
                     if index is None:
                         index = self._node_index(nodes)
-                    col = array("I", map(index.__getitem__, value))
+                    col = array("H" if len(nodes) < 2**16 else "I", map(index.__getitem__, value))
                     mapped[value] = len(columns)
                 else:
-                    try:
-                        col = array("i", value)
-                    except OverflowError:
-                        col = array("q", value)
+                    # Constant columns (a plugin that scores every node alike) and repeated
+                    # ones (weighted = normalized at weight 1) cost a C-speed comparison, not a
+                    # conversion of every value.
+                    if value.count(value[0]) == len(value):
+                        out[name] = {"$k": [value[0], len(value)]}
+                        continue
+                    k = mapped.get(value)
+                    if k is not None:
+                        out[name] = {"$q": k}
+                        continue
+                    mapped[value] = len(columns)
+                    col = _ints(value)
                 out[name] = {f"${kind}": len(columns)}
                 columns.append((col.typecode, len(col)))
                 chunks.append(col.tobytes())
@@ -176,7 +218,11 @@ def decode_cycle(data: bytes, run_nodes: Sequence[str] | None) -> list[dict[str,
             elif key == "$i":
                 ev[name] = [nodes[i] for i in cols[k]]
             elif key == "$q":
-                ev[name] = cols[k]
+                ev[name] = list(cols[k])
+            elif key == "$k":
+                ev[name] = [k[0]] * k[1]
+            elif key == "$all":
+                ev[name] = sorted(nodes) if k else list(nodes)
         out.append(ev)
     _derive_filter_rows(out)
     return out
