@@ -617,24 +617,46 @@ def cluster_usage(
     return {"rows": rows}
 
 
-def usage_figure(usage: Mapping[str, Any], *, resource: str = "cpu") -> dict[str, Any]:
-    """Grouped bars per node: percent of allocatable in use before and after the run."""
-    rows = usage["rows"]
+USAGE_TOP_N: Final = 40
+
+
+def usage_figure(
+    usage: Mapping[str, Any], *, resource: str = "cpu", top_n: int = USAGE_TOP_N
+) -> dict[str, Any]:
+    """Grouped bars per node: percent of allocatable in use before and after the run.
+
+    Past ``top_n`` nodes, the most used after the run are drawn (the snapshot's order among
+    equals) and the others become one pair of bars, their mean: a 5,000-node cluster stays
+    readable, and light to draw.
+    """
+    rows = list(usage["rows"])
+    rest: list[Mapping[str, Any]] = []
+    if len(rows) > top_n:
+        ranked = sorted(rows, key=lambda r: -r[resource]["after_pct"])
+        keep = {id(r) for r in ranked[:top_n]}
+        rest = [r for r in rows if id(r) not in keep]
+        rows = [r for r in rows if id(r) in keep]
     nodes = [r["node"] for r in rows]
+    before = [r[resource]["before_pct"] for r in rows]
+    after = [r[resource]["after_pct"] for r in rows]
+    if rest:
+        nodes.append(f"{len(rest)} more (mean)")
+        before.append(round(sum(r[resource]["before_pct"] for r in rest) / len(rest), 1))
+        after.append(round(sum(r[resource]["after_pct"] for r in rest) / len(rest), 1))
     return {
         "data": [
             {
                 "type": "bar",
                 "name": "before",
                 "x": nodes,
-                "y": [r[resource]["before_pct"] for r in rows],
+                "y": before,
                 "marker": {"color": "#9bb7e0"},
             },
             {
                 "type": "bar",
                 "name": "after",
                 "x": nodes,
-                "y": [r[resource]["after_pct"] for r in rows],
+                "y": after,
                 "marker": {"color": "#326ce5"},
             },
         ],
@@ -642,8 +664,12 @@ def usage_figure(usage: Mapping[str, Any], *, resource: str = "cpu") -> dict[str
             "barmode": "group",
             "title": {"text": f"{resource} requested, % of allocatable"},
             "yaxis": {"range": [0, 100], "ticksuffix": "%"},
-            "xaxis": {"type": "category"},
-            "height": 300,
+            "xaxis": {
+                "type": "category",
+                "tickangle": -45 if len(nodes) > 8 else 0,
+                "automargin": True,
+            },
+            "height": 300 if len(nodes) <= 8 else 360,
             "margin": {"t": 40, "l": 50, "r": 10, "b": 40},
         },
     }

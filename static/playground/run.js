@@ -385,6 +385,7 @@
     renderDetail();
     renderTimeline();
     writeHash();
+    if (!state.usageLoaded) { state.usageLoaded = true; loadUsage(); } // after the first panels
   }
 
   const refetchDetail = debounce(async () => {
@@ -742,9 +743,9 @@
     // A finished run replays its stream from the database, a page of envelopes per request.
     state.polling = true;
     poll();
-    loadUsage();
   } else {
     connect();
-    loadUsage();
   }
+  // The usage charts wait for the first cycle's panels (selectCycle), or come now if none.
+  if (!firstRow && fromHash.cycle === null) { state.usageLoaded = true; loadUsage(); }
 })();
