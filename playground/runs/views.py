@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 
 from .. import selectors as cluster_selectors
 from ..models import Run
-from . import charts, paging, selectors, services
+from . import charts, overview, paging, selectors, services
 
 TIMELINE_PAGE = 100
 EVENTS_PAGE = 5000
@@ -121,12 +121,12 @@ def run_usage_json(request: HttpRequest, pk: int) -> JsonResponse:
     """Per-node CPU, memory and pod use before and after the run (from its snapshot)."""
     run, events = _run_and_events(request, pk)
     nodes, pods = _resources(run, events)
-    usage = charts.cluster_usage(nodes, pods, events)
+    usage = overview.cluster_usage(nodes, pods, events)
     return JsonResponse(
         {
             "usage": usage,
             "figures": {
-                res: charts.usage_figure(usage, resource=res) for res in ("cpu", "memory", "pods")
+                res: overview.usage_figure(usage, resource=res) for res in ("cpu", "memory", "pods")
             },
         }
     )
@@ -239,7 +239,7 @@ def compare(request: HttpRequest, a: int, b: int) -> HttpResponse:
     """Two runs of one cluster side by side: placements, then each pod's score tables."""
     run_a, events_a = _run_and_events(request, a)
     run_b, events_b = _run_and_events(request, b)
-    result = charts.compare(events_a, events_b)
+    result = overview.compare(events_a, events_b)
     # Score tables for the first COMPARE_TABLES pods: each is a cycle record to decode.
     pods = []
     for i, row in enumerate(result["rows"]):

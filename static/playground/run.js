@@ -246,7 +246,7 @@
     pager($("timeline-pager"), page, pages, (p) => { state.timelinePage = p; renderTimeline(); });
   }
 
-  // Mirrors charts.queue_state.
+  // Mirrors overview.queue_state.
   function queueState() {
     const where = new Map();
     const rejected = new Map(); // pod -> plugins of its last failed attempt
@@ -301,7 +301,7 @@
     });
   }
 
-  // Mirrors charts.waiting_pods.
+  // Mirrors overview.waiting_pods.
   function waitingPods() {
     const waits = new Map();
     state.events.forEach((ev) => {
@@ -483,7 +483,7 @@
     box.appendChild(el("p", { id: "nominated" }, p.chosen ? `Nominated: ${p.nominated_pod} → ${p.chosen}` : "No node nominated."));
   }
 
-  // Mirrors charts.score_heatmap / charts.combine_bar, so the mode and top N change without a request.
+  // Mirrors charts.score_heatmap / charts.combine_bar (plus "the rest"): the mode changes without a request.
   function heatmapFigure(t, mode, topN) {
     const nodes = t.nodes.slice(0, topN);
     const z = t.values[mode].slice(0, topN).map((row) => row.slice());

@@ -301,7 +301,7 @@ def test_queue_panel_shows_the_pods_left_unschedulable(site, django_user_model):
     import yaml
     from builders import make_node, make_pod
 
-    from playground.runs import charts
+    from playground.runs import overview
 
     gated = make_pod("gated")
     gated["spec"]["schedulingGates"] = [{"name": "example.com/hold"}]
@@ -333,11 +333,11 @@ def test_queue_panel_shows_the_pods_left_unschedulable(site, django_user_model):
     assert "default/huge · NodeResourcesFit" in text
     assert "default/gated · gated by SchedulingGates" in text
 
-    # The page draws what charts.queue_state derives from the stored events.
+    # The page draws what overview.queue_state derives from the stored events.
     events = list(
         RunEvent.objects.filter(run=run).order_by("seq").values_list("payload", flat=True)
     )
-    q = charts.queue_state(events)
+    q = overview.queue_state(events)
     assert {r["pod"]: " ".join(r["plugins"]) for r in q["unschedulable"]} | {
         r["pod"]: r["plugin"] for r in q["gated"]
     } == expected
