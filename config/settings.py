@@ -158,14 +158,21 @@ FILE_UPLOAD_HANDLERS = [
 PLAYGROUND_BULK_MAX = int(os.environ.get("PLAYGROUND_BULK_MAX", 1000))
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
-# A run broadcasts in batches of 100 events per layer message; a slow reader's queue may hold
+# A run broadcasts in batches of 200 envelopes per layer message; a slow reader's queue may hold
 # this many messages before the layer drops them (the consumer then reads the gap from the DB).
 _CHANNEL_CAPACITY = int(os.environ.get("CHANNEL_CAPACITY", 1000))
+# channels_redis waits for messages with a 5 s BZPOPMIN, and redis-py's default socket timeout
+# is also 5 s: an idle consumer on a busy machine then died with "Timeout reading from".
+CHANNEL_REDIS_SOCKET_TIMEOUT = 30
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": _CHANNEL_CAPACITY, "expiry": 120},
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": CHANNEL_REDIS_SOCKET_TIMEOUT}],
+                "capacity": _CHANNEL_CAPACITY,
+                "expiry": 120,
+            },
         }
     }
 else:

@@ -199,7 +199,15 @@ def _server_setup(layer_url: str | None, broker_url: str | None) -> None:
         settings.CHANNEL_LAYERS = {
             "default": {
                 "BACKEND": "channels_redis.core.RedisChannelLayer",
-                "CONFIG": {"hosts": [layer_url], "capacity": 1000},
+                "CONFIG": {
+                    "hosts": [
+                        {
+                            "address": layer_url,
+                            "socket_timeout": settings.CHANNEL_REDIS_SOCKET_TIMEOUT,
+                        }
+                    ],
+                    "capacity": 1000,
+                },
             }
         }
     channel_layers.backends.clear()
