@@ -56,3 +56,10 @@ class RunAdmin(admin.ModelAdmin):
 class RunEventAdmin(admin.ModelAdmin):
     list_display = ("run", "seq", "type")
     list_filter = ("type",)
+
+
+@admin.register(models.CustomPlugin)
+class CustomPluginAdmin(admin.ModelAdmin):
+    list_display = ("name", "owner", "is_demo", "is_placeholder", "updated")
+    list_filter = ("is_demo", "is_placeholder")
+    search_fields = ("name", "description")

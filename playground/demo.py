@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from . import demo_dra
+
 
 def _nodes(
     prefix: str,
@@ -416,6 +418,8 @@ PROFILES.append(
     )
 )
 
+CLUSTERS.append((demo_dra.NAME, demo_dra.DESCRIPTION, demo_dra.MANIFESTS))
+
 LARGE_NAME: Final = "Large cluster (500 nodes)"
 LARGE_DESCRIPTION: Final = (
     "500 nodes in three zones and 300 pending pods of four sizes: progress, utilisation "
@@ -500,3 +504,11 @@ def ensure_large_cluster() -> Any:
         Node.objects.bulk_create(rows["Node"], batch_size=500)
         Pod.objects.bulk_create(rows["Pod"], batch_size=500)
     return cluster
+
+
+# The shipped custom CEL plugins (playground.custom_plugins) and a cluster to run them on.
+from .custom_plugins.demo import CLUSTER as _CUSTOM_CLUSTER  # noqa: E402
+from .custom_plugins.demo import PROFILE as _CUSTOM_PROFILE  # noqa: E402
+
+CLUSTERS.append(_CUSTOM_CLUSTER)
+PROFILES.append(_CUSTOM_PROFILE)

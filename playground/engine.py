@@ -14,6 +14,7 @@ import yaml
 
 from scheduler_core import config as engine_config
 from scheduler_core.errors import ManifestError
+from scheduler_core.framework.registry import Registry
 from scheduler_core.quantity import parse_quantity as parse_quantity_at
 
 from . import admission
@@ -22,6 +23,8 @@ __all__ = [
     "ConfigResult",
     "FieldProblem",
     "ManifestError",
+    "DRA_KINDS",
+    "check_dra_manifest",
     "check_node_manifest",
     "check_pod_manifest",
     "check_quantity",
@@ -94,12 +97,75 @@ def check_node_manifest(manifest: dict[str, Any]) -> None:
     _from_manifest("Node", manifest)
 
 
-def evaluate_config(source: str | bytes | dict[str, Any] | None) -> ConfigResult:
+DRA_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
+
+
+def check_dra_manifest(manifest: dict[str, Any]) -> None:
+    """Raise ManifestError naming the field if the engine could not read this DRA object.
+
+    Device selectors are compiled here too, so a CEL syntax error is refused on import as the
+    API server refuses it, with cel-go's message.
+    """
+    from scheduler_core import dra
+
+    kind = manifest.get("kind")
+    prefix = ""
+    if kind == "ResourceClaimTemplate":
+        # A template holds the claim's spec under spec.spec; check it as that claim.
+        spec = manifest.get("spec")
+        inner = spec.get("spec") if isinstance(spec, dict) else None
+        if not isinstance(inner, dict):
+            raise ManifestError("spec.spec", "Required value")
+        manifest = {"metadata": manifest.get("metadata") or {}, "spec": inner}
+        kind, prefix = "ResourceClaim", "spec."
+    parse = {
+        "DeviceClass": dra.device_class,
+        "ResourceSlice": dra.resource_slice,
+        "ResourceClaim": dra.resource_claim,
+    }[str(kind)]
+    try:
+        obj = parse(manifest)
+    except dra.DraError as err:
+        raise ManifestError(prefix + err.path, err.message) from err
+    for path, expression in _selector_paths(kind, obj):
+        error = dra.compile_selector(expression).error
+        if error is not None:
+            raise ManifestError(prefix + path, f"Invalid value: {error}")
+
+
+def _selector_paths(kind: Any, obj: Any) -> list[tuple[str, str]]:
+    """(field path, CEL expression) of every selector of a class or claim."""
+    if kind == "DeviceClass":
+        return [(f"spec.selectors[{i}].cel.expression", e) for i, e in enumerate(obj.selectors)]
+    out: list[tuple[str, str]] = []
+    for i, req in enumerate(getattr(obj, "requests", ())):
+        base = f"spec.devices.requests[{i}]"
+        if req.exactly is not None:
+            out += [
+                (f"{base}.exactly.selectors[{j}].cel.expression", e)
+                for j, e in enumerate(req.exactly.selectors)
+            ]
+        for k, sub in enumerate(req.first_available):
+            out += [
+                (f"{base}.firstAvailable[{k}].selectors[{j}].cel.expression", e)
+                for j, e in enumerate(sub.selectors)
+            ]
+    return out
+
+
+def evaluate_config(
+    source: str | bytes | dict[str, Any] | None, registry: Registry | None = None
+) -> ConfigResult:
     """Parse, default and validate a KubeSchedulerConfiguration.
 
     Returns the effective configuration (v1 wire format) or every problem with its field path;
-    YAML syntax errors get the path ``line N``.
+    YAML syntax errors get the path ``line N``. ``registry`` says which plugins exist (default:
+    the in-tree ones and the playground's own; a profile owner's adds their custom plugins).
     """
+    if registry is None:
+        from .plugins import registry as playground_registry
+
+        registry = playground_registry()
     if isinstance(source, bytes):
         source = source.decode("utf-8", errors="replace")
     if isinstance(source, str):
@@ -129,12 +195,66 @@ def evaluate_config(source: str | bytes | dict[str, Any] | None) -> ConfigResult
         return ConfigResult(None, (FieldProblem("", str(err)),))
     effective = engine_config.dump_config(cfg)
     # Paths index the configuration as written, not the defaulted one.
-    return ConfigResult(effective, _unknown_plugins(source or {}))
+    unknown = _unknown_plugins(source or {}, set(plugin_names(registry)))
+    return ConfigResult(effective, unknown or _framework_problems(cfg, source or {}, registry))
 
 
-def _unknown_plugins(config: dict[str, Any]) -> tuple[FieldProblem, ...]:
+def _framework_problems(
+    cfg: Any, written: dict[str, Any], registry: Registry
+) -> tuple[FieldProblem, ...]:
+    """What kube-scheduler refuses when it builds each profile's framework (NewFramework)."""
+    from scheduler_core.errors import UnknownPluginError
+    from scheduler_core.framework.runtime import (
+        Framework,
+        FrameworkError,
+        ScoreWeightOverflowError,
+    )
+
+    problems = []
+    for i, profile in enumerate(cfg.profiles):
+        try:
+            Framework(profile, registry)
+        except ScoreWeightOverflowError as err:
+            problems.append(_weight_overflow_problem(i, err.overflow, written))
+        except FrameworkError as err:
+            problems.append(FieldProblem(f"profiles[{i}].plugins", str(err)))
+        except UnknownPluginError:
+            continue  # reported with its field path by _unknown_plugins
+    return tuple(problems)
+
+
+def _weight_overflow_problem(index: int, overflow: Any, written: dict[str, Any]) -> FieldProblem:
+    """Upstream's message, pointed at the plugin it stopped at and explained in words."""
+    profiles = written.get("profiles") or []
+    plugins = (profiles[index].get("plugins") or {}) if index < len(profiles) else {}
+    path = f"profiles[{index}].plugins.score"
+    for point in ("score", "multiPoint"):
+        for j, entry in enumerate((plugins.get(point) or {}).get("enabled") or []):
+            if isinstance(entry, dict) and entry.get("name") == overflow.plugin:
+                path = f"profiles[{index}].plugins.{point}.enabled[{j}].weight"
+                break
+        else:
+            continue
+        break
+    explanation = (
+        f"kube-scheduler adds up weight x 100 for each Score plugin in order (the score list, "
+        f"then multiPoint) and checks each against 9223372036854775807 minus the total so far, "
+        f"in 64-bit integers. Before {overflow.plugin} the total was {overflow.running_total}"
+    )
+    if overflow.wrapped:
+        explanation += (
+            f": a negative weight made it negative, so the subtraction wrapped around to "
+            f"{overflow.headroom} and {overflow.plugin}'s {overflow.weight * 100} looks too big. "
+            "Put negative weights after enough positive ones (the total must stay at or above "
+            "0 until the last Score plugin), or use a smaller positive weight instead."
+        )
+    else:
+        explanation += f", and {overflow.plugin}'s weight {overflow.weight} x 100 exceeds the rest."
+    return FieldProblem(path, f"total score of Score plugins could overflow ({explanation})")
+
+
+def _unknown_plugins(config: dict[str, Any], known: set[str]) -> tuple[FieldProblem, ...]:
     """Plugins no registry knows: kube-scheduler refuses these when it builds the framework."""
-    known = set(plugin_names())
     problems = []
     for i, profile in enumerate(config.get("profiles") or []):
         for point, plugin_set in (profile.get("plugins") or {}).items():
@@ -157,8 +277,9 @@ def default_config_dict() -> dict[str, Any]:
     return result.effective
 
 
-def plugin_names() -> list[str]:
-    """In-tree plugin names and the playground's own (``playground.plugins``), sorted."""
+def plugin_names(registry: Registry | None = None) -> list[str]:
+    """In-tree plugin names and the playground's own (``playground.plugins``), sorted; with a
+    registry, its names too (a user's custom plugins)."""
     from scheduler_core.plugins import names
 
     from .plugins import PLUGIN_NAMES
@@ -166,4 +287,4 @@ def plugin_names() -> list[str]:
     in_tree = {
         value for key, value in vars(names).items() if key.isupper() and isinstance(value, str)
     }
-    return sorted(in_tree | set(PLUGIN_NAMES))
+    return sorted(in_tree | set(PLUGIN_NAMES) | set(registry or ()))

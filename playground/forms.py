@@ -1261,7 +1261,22 @@ class ConfigurationForm(forms.Form):
             ) from err
         if not isinstance(value, dict):
             raise forms.ValidationError("must be a KubeSchedulerConfiguration mapping")
-        return value
+        return self._brought_forward(value)
+
+    def _brought_forward(self, value: dict[str, Any]) -> dict[str, Any]:
+        """An older configuration or a Policy, converted to v1 (``self.migration`` says how)."""
+        from scheduler_core.config import ConfigError
+        from scheduler_core.config.migrate import V1, migrate
+
+        if value.get("apiVersion") in (None, V1) and value.get("kind") != "Policy":
+            return value
+        try:
+            self.migration = migrate(value)
+        except ConfigError:
+            return value  # v1 validation reports the apiVersion as upstream would
+        return self.migration.config
+
+    migration: Any = None
 
     def to_config(self, profile_forms: list[SchedulerProfileForm]) -> dict[str, Any]:
         data = self.cleaned_data

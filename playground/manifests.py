@@ -30,6 +30,10 @@ KINDS: Final[dict[str, tuple[str, bool]]] = {
     "PersistentVolume": ("v1", False),
     "PersistentVolumeClaim": ("v1", True),
     "Node": ("v1", False),
+    "DeviceClass": ("resource.k8s.io/v1", False),
+    "ResourceSlice": ("resource.k8s.io/v1", False),
+    "ResourceClaimTemplate": ("resource.k8s.io/v1", True),
+    "ResourceClaim": ("resource.k8s.io/v1", True),
     "Service": ("v1", True),
     "PodDisruptionBudget": ("policy/v1", True),
     "Deployment": ("apps/v1", True),
@@ -495,6 +499,8 @@ def check_object(obj: SourceObject) -> list[Problem]:
             engine.check_pod_manifest(data)
         elif kind == "Node":
             engine.check_node_manifest(data)
+        elif kind in engine.DRA_KINDS:
+            engine.check_dra_manifest(data)
     except engine.ManifestError as err:
         problems.append(obj.problem(err.path, err.message))
     if kind in CONTROLLER_KINDS:

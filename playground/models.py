@@ -307,3 +307,20 @@ class RunCommand(models.Model):
 
 def new_share_token() -> uuid.UUID:
     return uuid.uuid4()
+
+
+from .custom_plugins.models import CustomPlugin  # noqa: E402  (one module per feature)
+from .lessons.models import LessonProgress  # noqa: E402  (the course's model)
+
+__all__ = [
+    "Cluster",
+    "CustomPlugin",
+    "KubeObject",
+    "LessonProgress",
+    "Node",
+    "Pod",
+    "Profile",
+    "Run",
+    "RunCommand",
+    "RunEvent",
+]

@@ -119,6 +119,83 @@ def pod_rows(cluster: Cluster) -> list[dict[str, Any]]:
     return rows
 
 
+def _device_text(device: dict[str, Any]) -> str:
+    attrs = [
+        f"{k}={next(iter(v.values()), '')}"
+        for k, v in (device.get("attributes") or {}).items()
+        if isinstance(v, dict)
+    ]
+    caps = [
+        f"{k}={v.get('value', '')}"
+        for k, v in (device.get("capacity") or {}).items()
+        if isinstance(v, dict)
+    ]
+    return " ".join(attrs + caps)
+
+
+def _request_text(request: dict[str, Any]) -> str:
+    def one(r: dict[str, Any]) -> str:
+        many = "all" if r.get("allocationMode") == "All" else str(r.get("count") or 1)
+        sel = " with selector" if r.get("selectors") else ""
+        return f"{many} × {r.get('deviceClassName', '?')}{sel}"
+
+    if request.get("exactly"):
+        return f"{request.get('name')}: {one(request['exactly'])}"
+    subs = " or ".join(f"{s.get('name')} ({one(s)})" for s in request.get("firstAvailable") or ())
+    return f"{request.get('name')}: first of {subs}"
+
+
+def cluster_devices(cluster: Cluster) -> dict[str, Any] | None:
+    """The DRA side of a cluster for its page: device pools with who holds each device, claims.
+
+    None when the cluster has no ResourceSlice and no ResourceClaim.
+    """
+    rows = cluster.kube_objects.filter(kind__in=["ResourceSlice", "ResourceClaim"]).order_by("id")
+    slices = [o.manifest for o in rows if o.kind == "ResourceSlice"]
+    claims = [o.manifest for o in rows if o.kind == "ResourceClaim"]
+    if not slices and not claims:
+        return None
+    holder: dict[tuple[str, str, str], str] = {}
+    claim_rows = []
+    for c in claims:
+        meta, status = c.get("metadata") or {}, c.get("status") or {}
+        key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        results = ((status.get("allocation") or {}).get("devices") or {}).get("results") or []
+        for r in results:
+            holder[(r.get("driver"), r.get("pool"), r.get("device"))] = key
+        requests = ((c.get("spec") or {}).get("devices") or {}).get("requests") or []
+        claim_rows.append(
+            {
+                "key": key,
+                "requests": "; ".join(_request_text(r) for r in requests),
+                "allocated": ", ".join(f"{r.get('pool')}/{r.get('device')}" for r in results),
+                "reserved": ", ".join(str(x.get("name")) for x in status.get("reservedFor") or ()),
+            }
+        )
+    pool_rows = []
+    for sl in slices:
+        spec = sl.get("spec") or {}
+        where = spec.get("nodeName") or ("all nodes" if spec.get("allNodes") else "node selector")
+        driver, pool = spec.get("driver"), (spec.get("pool") or {}).get("name")
+        pool_rows.append(
+            {
+                "slice": (sl.get("metadata") or {}).get("name"),
+                "where": where,
+                "driver": driver,
+                "pool": pool,
+                "devices": [
+                    {
+                        "name": d.get("name"),
+                        "text": _device_text(d),
+                        "claim": holder.get((driver, pool, d.get("name")), ""),
+                    }
+                    for d in spec.get("devices") or ()
+                ],
+            }
+        )
+    return {"pools": pool_rows, "claims": claim_rows}
+
+
 def cluster_manifests(cluster: Cluster) -> list[dict[str, Any]]:
     """Every manifest of the cluster by kind (dependencies first), then as added."""
     by_kind: dict[str, list[dict[str, Any]]] = {kind: [] for kind in manifests.EXPORT_ORDER}
@@ -136,7 +213,10 @@ def cluster_export_yaml(cluster: Cluster) -> str:
 
 
 def profile_export_yaml(profile: Profile, *, effective: bool = False) -> str:
-    """The profile as a KubeSchedulerConfiguration file (v1); optionally after defaulting."""
+    """The profile as a KubeSchedulerConfiguration file (v1); optionally after defaulting.
+
+    Custom plugins it uses follow as ``kind: CustomPlugin`` documents (import reads them back).
+    """
     from . import engine
 
     config: dict[str, Any] = {
@@ -144,8 +224,16 @@ def profile_export_yaml(profile: Profile, *, effective: bool = False) -> str:
         "kind": "KubeSchedulerConfiguration",
         **{k: v for k, v in profile.config.items() if k not in ("apiVersion", "kind")},
     }
+    from .custom_plugins import selectors as plugin_selectors
+    from .custom_plugins.services import registry_for
+
     if effective:
-        result = engine.evaluate_config(config)
+        result = engine.evaluate_config(config, registry=registry_for(profile.owner))
         if result.effective is not None:
             config = result.effective
-    return manifests.dump_yaml(config)
+    # The custom plugins the profile uses travel with it, as documents after the configuration.
+    used = [n for n in plugin_selectors.used_plugin_names(config) if n not in engine.plugin_names()]
+    documents = plugin_selectors.export_documents(profile.owner, used)
+    if not documents:
+        return manifests.dump_yaml(config)
+    return manifests.dump_yaml_documents([config, *documents])

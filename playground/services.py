@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -17,7 +18,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Model
 
-from . import engine, manifests
+from . import claim_templates, engine, manifests
 from .manifests import ManifestProblems, Problem, SourceObject
 from .models import Cluster, KubeObject, Node, Pod, Profile
 
@@ -200,6 +201,7 @@ def _plan(
             planned += [
                 (SourceObject(c, obj.document, obj.node, generated=True), c) for c in children
             ]
+    generated += _claims_from_templates(cluster, planned, existing)
     seen: dict[tuple[str, str, str], SourceObject] = {}
     for obj, manifest in planned:
         wrapped = SourceObject(manifest)
@@ -218,6 +220,30 @@ def _plan(
     if problems:
         raise ManifestProblems(problems)
     return [m for _, m in planned], generated
+
+
+def _claims_from_templates(
+    cluster: Cluster,
+    planned: list[tuple[SourceObject, dict[str, Any]]],
+    existing: set[tuple[str, str, str]],
+) -> int:
+    """Add the claims the resourceclaim controller would create for the planned pods."""
+    kind = "ResourceClaimTemplate"
+    manifests_ = [*cluster.kube_objects.filter(kind=kind).values_list("manifest", flat=True)]
+    manifests_ += [m for _, m in planned if m.get("kind") == kind]
+    templates = {
+        ((m.get("metadata") or {}).get("namespace") or "default", m["metadata"]["name"]): m
+        for m in manifests_
+    }
+    count = 0
+    for obj, manifest in list(planned):
+        if templates and manifest.get("kind") == "Pod":
+            claims = claim_templates.claims_for_pod(manifest, templates, existing)
+            planned += [
+                (SourceObject(c, obj.document, obj.node, generated=True), c) for c in claims
+            ]
+            count += len(claims)
+    return count
 
 
 IMPORT_COMMAND: Final = "python manage.py import_cluster FILE --name NAME [--user USER]"
@@ -424,6 +450,64 @@ def object_delete(
 # --- profiles -------------------------------------------------------------------------------
 
 
+def dra_objects_create(
+    *,
+    cluster: Cluster,
+    user: AbstractBaseUser,
+    objects: list[dict[str, Any]],
+    pod: tuple[str, str] | None = None,
+) -> Cluster:
+    """Store new DRA objects (the forms'); with ``pod``, add the claim to its resourceClaims.
+
+    All or nothing: raises ManifestProblems (field paths as an import gives them) and stores
+    nothing when an object is invalid, a name is taken, or the pod is in another namespace.
+    """
+    with transaction.atomic():
+        cluster = writable_cluster(cluster=cluster, user=user)
+        planned, _ = _plan(cluster, [SourceObject(copy.deepcopy(m)) for m in objects])
+        _store(cluster, planned)
+        claim = next((m for m in objects if m["kind"] == "ResourceClaim"), None)
+        if pod is not None and claim is not None:
+            meta = claim["metadata"]
+            if pod[0] != meta.get("namespace", "default"):
+                raise ManifestProblems(
+                    [Problem("a pod can only use claims of its own namespace", path="pod")]
+                )
+            row = cluster.pods.get(namespace=pod[0], name=pod[1])
+            manifest = copy.deepcopy(row.manifest)
+            refs = manifest.setdefault("spec", {}).setdefault("resourceClaims", [])
+            refs.append({"name": meta["name"], "resourceClaimName": meta["name"]})
+            pod_save(cluster=cluster, user=user, manifest=manifest, original=pod)
+    return cluster
+
+
+def claims_apply(*, cluster_id: int, claims: Iterable[Any]) -> int:
+    """Write the status a run's binding cycles gave each ResourceClaim (allocation, reservedFor).
+
+    ``claims`` are the engine's ``scheduler_core.dra.ResourceClaim`` values after the run;
+    only claims whose status changed are written. Returns how many were.
+    """
+    changed = []
+    for claim in claims:
+        row = KubeObject.objects.filter(
+            cluster_id=cluster_id, kind="ResourceClaim", namespace=claim.namespace, name=claim.name
+        ).first()
+        if row is None:
+            continue
+        status = claim.to_manifest().get("status")
+        if (row.manifest.get("status") or None) == status:
+            continue
+        manifest = copy.deepcopy(row.manifest)
+        if status is None:
+            manifest.pop("status", None)
+        else:
+            manifest["status"] = status
+        row.manifest = manifest
+        changed.append(row)
+    KubeObject.objects.bulk_update(changed, ["manifest"])
+    return len(changed)
+
+
 def _normalized_config(config: dict[str, Any]) -> dict[str, Any]:
     config = copy.deepcopy(config)
     config["apiVersion"] = config.get("apiVersion") or "kubescheduler.config.k8s.io/v1"
@@ -431,9 +515,11 @@ def _normalized_config(config: dict[str, Any]) -> dict[str, Any]:
     return {"apiVersion": config.pop("apiVersion"), "kind": config.pop("kind"), **config}
 
 
-def _validated(config: dict[str, Any]) -> dict[str, Any]:
+def _validated(config: dict[str, Any], owner: Any) -> dict[str, Any]:
+    from .custom_plugins.services import registry_for
+
     config = _normalized_config(config)
-    result = engine.evaluate_config(config)
+    result = engine.evaluate_config(config, registry=registry_for(owner))
     if not result.ok:
         raise ProfileInvalid(result.problems)
     return config
@@ -443,7 +529,7 @@ def profile_create(
     *, owner: AbstractBaseUser, name: str, config: dict[str, Any], description: str = ""
 ) -> Profile:
     """A new profile; raises ProfileInvalid (and stores nothing) if upstream would refuse it."""
-    config = _validated(config)
+    config = _validated(config, owner)
     return Profile.objects.create(owner=owner, name=name, description=description, config=config)
 
 
@@ -456,7 +542,7 @@ def profile_update(
     description: str = "",
 ) -> Profile:
     """Save an edit; a demo profile is copied first and the copy returned."""
-    config = _validated(config)
+    config = _validated(config, user)
     with transaction.atomic():
         if profile.is_demo and profile.owner_id != user.pk:
             return Profile.objects.create(
@@ -478,31 +564,53 @@ def profile_delete(*, profile: Profile, user: AbstractBaseUser) -> None:
 # --- demo content ---------------------------------------------------------------------------
 
 
+def demo_cluster_put(
+    *, name: str, description: str, text: str = "", parsed: list[SourceObject] | None = None
+) -> Cluster:
+    """Create or replace the demo cluster ``name`` with the objects of a YAML text.
+
+    ``parsed`` (what ``manifests.parse_documents`` made of the text) saves parsing it again.
+    """
+    cluster, _ = Cluster.objects.update_or_create(
+        is_demo=True, owner=None, name=name, defaults={"description": description}
+    )
+    cluster.nodes.all().delete()
+    cluster.pods.all().delete()
+    cluster.kube_objects.all().delete()
+    sources = parsed if parsed is not None else manifests.parse_documents(text).objects
+    objects, _ = _plan(cluster, sources)
+    _store(cluster, objects)
+    return cluster
+
+
+def demo_profile_put(*, name: str, description: str, config: dict[str, Any]) -> Profile:
+    """Create or replace the demo profile ``name``; raises ProfileInvalid if upstream refuses it."""
+    profile, _ = Profile.objects.update_or_create(
+        is_demo=True,
+        owner=None,
+        name=name,
+        defaults={"description": description, "config": _validated(config, None)},
+    )
+    return profile
+
+
 def demo_load() -> dict[str, int]:
-    """Create or refresh the built-in clusters and profiles; running it twice changes nothing."""
+    """Create or refresh the built-in clusters, profiles and lessons (idempotent)."""
     from . import demo
+    from .custom_plugins.services import demo_load as custom_plugins_demo_load
+    from .lessons.services import lessons_load
 
     counts = {"clusters": 0, "profiles": 0}
     with transaction.atomic():
+        counts["custom_plugins"] = custom_plugins_demo_load()
         for name, description, text in demo.CLUSTERS:
-            cluster, _ = Cluster.objects.update_or_create(
-                is_demo=True, owner=None, name=name, defaults={"description": description}
-            )
-            cluster.nodes.all().delete()
-            cluster.pods.all().delete()
-            cluster.kube_objects.all().delete()
-            parsed = manifests.parse_documents(text)
-            objects, _ = _plan(cluster, parsed.objects)
-            _store(cluster, objects)
+            demo_cluster_put(name=name, description=description, text=text)
             counts["clusters"] += 1
         for name, description, config in demo.PROFILES:
-            Profile.objects.update_or_create(
-                is_demo=True,
-                owner=None,
-                name=name,
-                defaults={"description": description, "config": _validated(config)},
-            )
+            demo_profile_put(name=name, description=description, config=config)
             counts["profiles"] += 1
+        lessons = lessons_load()
     demo.ensure_large_cluster()
     counts["clusters"] += 1
+    counts["lessons"] = lessons
     return counts

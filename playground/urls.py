@@ -2,7 +2,11 @@
 
 from django.urls import path
 
-from . import views
+from . import dra_views, views
+from .custom_plugins import views as custom_plugin_views
+from .lessons.urls import urlpatterns as lesson_urlpatterns
+from .profiles import views as profile_views
+from .runs import explain_views
 from .runs import views as run_views
 
 app_name = "playground"
@@ -23,6 +27,8 @@ urlpatterns = [
     path("clusters/<int:pk>/nodes/<str:name>/edit/", views.node_form, name="node_edit"),
     path("clusters/<int:pk>/nodes/<str:name>/delete/", views.node_delete, name="node_delete"),
     path("clusters/<int:pk>/pods/new/", views.pod_form, name="pod_new"),
+    path("clusters/<int:pk>/devices/new/", dra_views.device_pool_new, name="device_pool_new"),
+    path("clusters/<int:pk>/claims/new/", dra_views.claim_new, name="claim_new"),
     path("clusters/<int:pk>/workloads/new/", views.pod_form, name="workload_new"),
     path(
         "clusters/<int:pk>/pods/<str:namespace>/<str:name>/edit/", views.pod_form, name="pod_edit"
@@ -47,14 +53,46 @@ urlpatterns = [
     path("profiles/<int:pk>/export.yaml", views.profile_export, name="profile_export"),
     path("profiles/<int:pk>/delete/", views.profile_delete, name="profile_delete"),
     path("api/profiles/effective/", views.profile_effective, name="profile_effective"),
+    path("profiles/import/", profile_views.profile_import_page, name="profile_import"),
+    path("custom-plugins/", custom_plugin_views.custom_plugin_list, name="custom_plugins"),
+    path("custom-plugins/new/", custom_plugin_views.custom_plugin_new, name="custom_plugin_new"),
+    path(
+        "custom-plugins/<int:pk>/", custom_plugin_views.custom_plugin_detail, name="custom_plugin"
+    ),
+    path(
+        "custom-plugins/<int:pk>/delete/",
+        custom_plugin_views.custom_plugin_delete,
+        name="custom_plugin_delete",
+    ),
+    path(
+        "custom-plugins/<int:pk>/share/",
+        custom_plugin_views.custom_plugin_share,
+        name="custom_plugin_share",
+    ),
+    path(
+        "custom-plugins/shared/<uuid:token>/",
+        custom_plugin_views.custom_plugin_shared,
+        name="custom_plugin_shared",
+    ),
+    path(
+        "api/custom-plugins/check/",
+        custom_plugin_views.custom_plugin_check,
+        name="custom_plugin_check",
+    ),
     path("clusters/<int:pk>/run", run_views.run_new, name="run_new"),
     path("runs/<int:pk>/", run_views.run_page, name="run"),
     path("runs/<int:pk>/events.json", run_views.run_events_json, name="run_events"),
     path("runs/<int:pk>/cycles.json", run_views.run_cycles_json, name="run_cycles"),
     path("runs/<int:pk>/cycles/<int:cycle>.json", run_views.run_cycle_json, name="run_cycle"),
     path("runs/<int:pk>/apply/", run_views.run_apply, name="run_apply"),
+    path(
+        "runs/<int:pk>/cycles/<int:cycle>/explain.json",
+        explain_views.run_explain_json,
+        name="run_explain",
+    ),
     path("runs/<int:pk>/usage.json", run_views.run_usage_json, name="run_usage"),
     path("runs/<int:pk>/permit/", run_views.run_permit, name="run_permit"),
     path("runs/<int:pk>/cancel/", run_views.run_cancel, name="run_cancel"),
     path("compare/<int:a>/<int:b>/", run_views.compare, name="compare"),
+    *lesson_urlpatterns,
 ]

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from . import engine, forms, manifests, selectors, services
+from .custom_plugins.services import registry_for
 from .models import Cluster
 from .runs import selectors as run_selectors
 from .uploads import SKIPPED_ATTR
@@ -111,6 +112,7 @@ def _cluster_context(cluster: Cluster, *, readonly: bool) -> dict[str, Any]:
         "nodes": selectors.node_rows(cluster),
         "pods": selectors.pod_rows(cluster),
         "objects": objects,
+        "devices": selectors.cluster_devices(cluster),
         "readonly": readonly,
     }
 
@@ -439,7 +441,7 @@ def _profile_forms(
 
 
 def _evaluate_forms(
-    top: forms.ConfigurationForm, entries: list[forms.SchedulerProfileForm]
+    top: forms.ConfigurationForm, entries: list[forms.SchedulerProfileForm], user: Any
 ) -> tuple[dict[str, Any] | None, engine.ConfigResult | None]:
     valid = top.is_valid()
     if top.cleaned_data.get("mode") != "yaml":
@@ -447,7 +449,7 @@ def _evaluate_forms(
     if not valid:
         return None, None
     config = top.to_config(entries)
-    return config, engine.evaluate_config(config)
+    return config, engine.evaluate_config(config, registry=registry_for(user))
 
 
 def _place_problems(
@@ -511,10 +513,10 @@ def _profile_page(request: HttpRequest, profile: Any) -> HttpResponse:
                     "top": top,
                     "entries": entries,
                     "profile": profile,
-                    "plugin_names": engine.plugin_names(),
+                    "plugin_names": engine.plugin_names(registry_for(request.user)),
                 },
             )
-        config, result = _evaluate_forms(top, entries)
+        config, result = _evaluate_forms(top, entries, request.user)
         if config is not None and result is not None:
             if result.ok:
                 data = top.cleaned_data
@@ -532,6 +534,12 @@ def _profile_page(request: HttpRequest, profile: Any) -> HttpResponse:
                         name=data["name"],
                         description=data["description"],
                         config=config,
+                    )
+                if top.migration is not None:
+                    messages.info(
+                        request,
+                        f"Converted from {top.migration.source}: "
+                        + "; ".join(top.migration.changes or ("no changes",)),
                     )
                 messages.success(request, f"Saved profile {saved.name}.")
                 return redirect("playground:profile", pk=saved.pk)
@@ -555,7 +563,7 @@ def _profile_page(request: HttpRequest, profile: Any) -> HttpResponse:
         )
     effective = None
     if profile is not None and request.method == "GET":
-        result = engine.evaluate_config(profile.config)
+        result = engine.evaluate_config(profile.config, registry=registry_for(profile.owner))
         effective = manifests.dump_yaml(result.effective) if result.effective else None
     return render(
         request,
@@ -565,7 +573,7 @@ def _profile_page(request: HttpRequest, profile: Any) -> HttpResponse:
             "entries": entries,
             "profile": profile,
             "effective": effective,
-            "plugin_names": engine.plugin_names(),
+            "plugin_names": engine.plugin_names(registry_for(request.user)),
         },
     )
 
@@ -607,7 +615,7 @@ def profile_effective(request: HttpRequest) -> JsonResponse:
     data = request.POST.copy()
     data["name"] = data.get("name") or "unsaved"  # the live view does not need a name yet
     top, entries = _profile_forms(data, None)
-    config, result = _evaluate_forms(top, entries)
+    config, result = _evaluate_forms(top, entries, request.user)
     if config is None or result is None:
         errors = {k: [str(m) for m in v] for k, v in top.errors.items() if k != "name"}
         for entry in entries:
@@ -625,8 +633,16 @@ def profile_effective(request: HttpRequest) -> JsonResponse:
             for key, value in forms.SchedulerProfileForm.initial_from_profile(profile).items():
                 fields[f"p{i}-{key}"] = value
         fields = {k: "" if v is None else v for k, v in fields.items()}
+    migration = top.migration
     return JsonResponse(
         {
+            "migration": None
+            if migration is None
+            else {
+                "source": migration.source,
+                "changes": list(migration.changes),
+                "custom_plugins": list(migration.custom_plugins),
+            },
             "fields": fields,
             "ok": result.ok,
             "config_yaml": manifests.dump_yaml(config),

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from scheduler_core import quantity as q
+from scheduler_core.dra.manager import DraManager
 from scheduler_core.labels import (
     NodeSelector,
     PreferredTerm,
@@ -537,6 +538,7 @@ class ClusterObjects:
     replication_controllers: list[KubeObject] = field(default_factory=list)
     namespaces: dict[str, KubeObject] = field(default_factory=dict)
     csi_nodes: dict[str, KubeObject] = field(default_factory=dict)
+    dra: DraManager = field(default_factory=DraManager)  # claims, slices, device classes
 
     @classmethod
     def from_lists(cls, **lists: Sequence[Manifest]) -> ClusterObjects:
@@ -563,6 +565,11 @@ class ClusterObjects:
         for raw in lists.get("csi_nodes") or ():
             o = KubeObject(raw)
             objs.csi_nodes[o.name] = o
+        objs.dra = DraManager.from_lists(
+            lists.get("resource_claims") or (),
+            lists.get("resource_slices") or (),
+            lists.get("device_classes") or (),
+        )
         return objs
 
     def namespace_labels(self, namespace: str) -> dict[str, str] | None:

@@ -9,8 +9,8 @@ preemptor nominated) before the next cycle.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from scheduler_core.api import ClusterObjects, Node, Pod
 from scheduler_core.cluster import Cluster, apply_api_defaults
@@ -20,7 +20,11 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.plugins import in_tree_registry
+from scheduler_core.plugins.dynamic_resources import claim_summary, pod_claims
 from scheduler_core.sampling import StartIndex
+
+if TYPE_CHECKING:
+    from scheduler_core.explain.context import CycleContext
 
 
 def case_objects(case: Mapping[str, Any]) -> ClusterObjects:
@@ -36,6 +40,9 @@ def case_objects(case: Mapping[str, Any]) -> ClusterObjects:
         replication_controllers=case.get("replicationControllers") or (),
         namespaces=case.get("namespaces") or (),
         csi_nodes=case.get("csiNodes") or (),
+        resource_claims=case.get("resourceClaims") or (),
+        resource_slices=case.get("resourceSlices") or (),
+        device_classes=case.get("deviceClasses") or (),
     )
 
 
@@ -50,6 +57,8 @@ class CaseRun:
         running = [Pod(apply_api_defaults(raw)) for raw in case.get("pods") or ()]
         self.cluster = Cluster(nodes, running, case_objects(case))
         self.nominated: dict[str, list[Pod]] = {}
+        # Preemptions chosen in the current cycle, carried out once the cycle is over.
+        self._preemptions: list[tuple[Pod, str, list[Pod]]] = []
         self.cpu_seconds = 0.0  # set by the bench command
         extras = {"cluster": self.cluster, "preemption_sink": self._preempt}
         self.runners: dict[str, CycleRunner] = {}
@@ -86,7 +95,21 @@ class CaseRun:
         return self.nominated.get(node_name, [])
 
     def _preempt(self, pod: Pod, node_name: str, victims: list[Pod]) -> str | None:
-        """Carry out a preemption at once: victims go, the preemptor is nominated."""
+        """Note a preemption; cycles() carries it out as soon as the cycle ends.
+
+        Nothing in the rest of the cycle reads the cluster, so this is the same as deleting
+        the victims at once, and an observer of the cycle still sees what the cycle saw.
+        """
+        self._preemptions.append((pod, node_name, victims))
+        return None
+
+    def _carry_out_preemptions(self) -> None:
+        """Victims go, the preemptor is nominated."""
+        done, self._preemptions = self._preemptions, []
+        for pod, node_name, victims in done:
+            self._carry_out(pod, node_name, victims)
+
+    def _carry_out(self, pod: Pod, node_name: str, victims: list[Pod]) -> None:
         gone = {v.uid for v in victims}
         for victim in victims:
             self.cluster.remove_pod(victim)
@@ -97,7 +120,6 @@ class CaseRun:
                 keep = [p for p in keep if p.priority >= pod.priority]
             pods[:] = keep
         self._nominate(pod, node_name)
-        return None
 
     def _bind(self, pod: Pod, node_name: str) -> None:
         for pods in self.nominated.values():
@@ -117,15 +139,31 @@ class CaseRun:
         fwk.run_reserve_plugins_unreserve(state, pod, node)
         return False
 
-    def cycles(self) -> Iterator[tuple[Pod, CycleRecord]]:
-        """Schedule each queued pod once, in order, yielding its cycle record."""
+    def _claims_after(self, pod: Pod, *, placed: bool) -> dict[str, Any]:
+        """The trace's ``claims``: each claim of a placed pod as the API holds it now."""
+        if not placed:
+            return {}
+        try:
+            claims = pod_claims(self.cluster.objects.dra, pod)
+        except ValueError:
+            return {}
+        return {c.key: claim_summary(c) for c in claims}
+
+    def cycles(
+        self, observe: Callable[[CycleContext], None] | None = None
+    ) -> Iterator[tuple[Pod, CycleRecord]]:
+        """Schedule each queued pod once, in order, yielding its cycle record.
+
+        ``observe`` sees each cycle that ran a profile right after its scheduling cycle, before
+        anything changes the cluster (preemption, Reserve, binding): the explanations' hook.
+        """
         queue = [Pod(apply_api_defaults(raw)) for raw in self.case.get("queue") or ()]
         # Pending pods that already carry a nomination are known to the nominator from the
         # moment they are queued: lower-or-equal priority pods see them on their node.
         for pod in queue:
             if pod.nominated_node_name:
                 self._nominate(pod, pod.nominated_node_name)
-        for pod in queue:
+        for number, pod in enumerate(queue, start=1):
             runner = self.runners.get(pod.scheduler_name)
             if runner is None:
                 rec = CycleRecord(pod=pod.key, profile=None)
@@ -133,7 +171,15 @@ class CaseRun:
                 yield pod, rec
                 continue
             state = CycleState()
-            rec = runner.schedule(self.cluster.snapshot(), pod, state)
+            nominated = {name: tuple(pods) for name, pods in self.nominated.items() if pods}
+            snapshot = self.cluster.snapshot()
+            rec = runner.schedule(snapshot, pod, state)
+            if observe is not None:
+                # Imported here: the explain package itself replays cases through CaseRun.
+                from scheduler_core.explain.context import CycleContext
+
+                observe(CycleContext(number, pod, runner.fwk, snapshot, state, rec, nominated))
+            self._carry_out_preemptions()
             if rec.selected is not None and self._reserve_and_pre_bind(
                 runner.fwk, state, pod, rec.selected
             ):
@@ -142,4 +188,6 @@ class CaseRun:
                 self._nominate(pod, None)  # no PostFilter ran: the nomination is cleared
             elif rec.post_filter is not None and not rec.post_filter.nominated_node_name:
                 self._nominate(pod, None)
+            if not self.cluster.objects.dra.empty():
+                rec.claims = self._claims_after(pod, placed=rec.selected is not None)
             yield pod, rec

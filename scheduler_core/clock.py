@@ -52,3 +52,20 @@ class RealClock:
 
     def now(self) -> float:
         return time.monotonic()
+
+
+def go_duration(seconds: float) -> str:
+    """time.Duration's String() for whole and fractional seconds ("10s", "1m30s", "500ms")."""
+    if seconds < 1:
+        ms = seconds * 1000
+        return f"{ms:g}ms"
+    total = seconds
+    hours, rem = divmod(total, 3600)
+    minutes, secs = divmod(rem, 60)
+    out = ""
+    if hours:
+        out += f"{int(hours)}h"
+    if hours or minutes:
+        out += f"{int(minutes)}m"
+    out += f"{secs:g}s"
+    return out

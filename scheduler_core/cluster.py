@@ -127,3 +127,43 @@ class Cluster:
         self.remove_pod(pod)
         self.add_pod(bound)
         return bound
+
+
+KIND_LISTS: dict[str, str] = {
+    "PersistentVolumeClaim": "pvcs",
+    "PersistentVolume": "pvs",
+    "StorageClass": "storage_classes",
+    "PodDisruptionBudget": "pdbs",
+    "Service": "services",
+    "ReplicaSet": "replica_sets",
+    "StatefulSet": "stateful_sets",
+    "ReplicationController": "replication_controllers",
+    "Namespace": "namespaces",
+    "CSINode": "csi_nodes",
+    "ResourceClaim": "resource_claims",
+    "ResourceSlice": "resource_slices",
+    "DeviceClass": "device_classes",
+}
+
+
+def split_manifests(
+    objects: Iterable[Mapping[str, Any]],
+) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]], dict[str, list[Mapping[str, Any]]]]:
+    """Split manifests (``List`` items flattened) into nodes, pods and the other kinds."""
+    nodes: list[Mapping[str, Any]] = []
+    pods: list[Mapping[str, Any]] = []
+    other: dict[str, list[Mapping[str, Any]]] = {}
+    stack = list(objects)
+    stack.reverse()
+    while stack:
+        obj = stack.pop()
+        kind = obj.get("kind", "")
+        if kind == "List" or kind.endswith("List") and "items" in obj:
+            stack.extend(reversed(list(obj.get("items") or ())))
+        elif kind == "Node":
+            nodes.append(obj)
+        elif kind == "Pod":
+            pods.append(obj)
+        elif kind in KIND_LISTS:
+            other.setdefault(KIND_LISTS[kind], []).append(obj)
+    return nodes, pods, other

@@ -30,7 +30,6 @@ from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import (
     Diagnosis,
     NodeInfo,
-    NodeToStatus,
     Snapshot,
     fit_error_message,
 )
@@ -75,6 +74,8 @@ class CycleRecord:
     next_start_index: int | None = None  # and after the cycle
     sampling: NodesToFind | None = None  # how many nodes Filter looked for, and why
     nominated_node_taken: bool = False  # the nominated node passed: no walk over the others
+    claims: dict[str, Any] | None = None  # DRA: the pod's claims after the binding cycle
+    device_matches: dict[str, Any] | None = None  # DRA: node -> dra.explain explanation
 
     def to_dict(self) -> dict[str, Any]:
         """The conformance trace's cycle (conformance/FORMAT.md)."""
@@ -120,6 +121,8 @@ class CycleRecord:
         if self.start_index is not None:
             out["startIndex"] = self.start_index
             out["evaluated"] = len(self.filter)
+        if self.claims is not None:
+            out["claims"] = self.claims
         if self.note:
             out["note"] = self.note
         return out
@@ -314,9 +317,7 @@ class CycleRunner:
         fwk = self.fwk
         if not fwk.has_post_filter_plugins():
             return
-        absent = diagnosis.absent_nodes_status or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
-        statuses = NodeToStatus(diagnosis.node_to_status, absent)
-        result, status = fwk.run_post_filter_plugins(state, pod, statuses)
+        result, status = fwk.run_post_filter_plugins(state, pod, diagnosis.statuses())
         rec.post_filter = result
         rec.post_filter_status = status
         msg = status.message()

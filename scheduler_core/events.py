@@ -183,6 +183,28 @@ class CycleEnd(Event):
     message: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class DeviceMatches(Event):
+    """DRA, per node (aligned with ``nodes``): each pending request's devices and verdicts.
+
+    An explanation (scheduler_core.dra.explain), not a trace field: ``matched``, ``taken`` or
+    ``selector`` with the reason, pools the node does not see under ``elsewhere``, and the
+    devices Filter chose there under ``allocation``.
+    """
+
+    type: ClassVar[str] = "DeviceMatches"
+    nodes: tuple[str, ...] = ()
+    explanations: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceAllocation(Event):
+    """DRA: the pod's claims after the binding cycle (namespace/name -> allocated, devices)."""
+
+    type: ClassVar[str] = "DeviceAllocation"
+    claims: dict[str, Any] = field(default_factory=dict)
+
+
 # -- binding cycle ------------------------------------------------------------------------------
 
 
@@ -263,7 +285,21 @@ class Unschedulable(QueueEvent):
 
 @dataclass(frozen=True, slots=True)
 class MoveToActive(QueueEvent):
+    """A pending pod moved to activeQ (a Backoff record likewise for backoffQ). When a cluster
+    event moved it, ``details`` names the event, the plugin whose queueing hint said Queue and
+    every asked plugin's answer: {"event": "NodeAdd", "from": "unschedulable", "plugin":
+    "NodeResourcesFit", "hints": {"NodeAffinity": "QueueSkip", "NodeResourcesFit": "Queue"}}."""
+
     type: ClassVar[str] = "MoveToActive"
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterChange(QueueEvent):
+    """A node was added, updated or removed between cycles (``pod`` is ""): ``details`` has
+    "node", "action" ("add", "update", "remove") and "events", the cluster events it sent to
+    the queue (["NodeUpdateNodeLabel", "NodeUpdateNodeTaint"]); the moves it caused follow."""
+
+    type: ClassVar[str] = "ClusterChange"
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +323,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Score,
         Combine,
         CycleEnd,
+        DeviceMatches,
+        DeviceAllocation,
         Reserve,
         Permit,
         PreBind,
@@ -300,6 +338,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         MoveToActive,
         Nominate,
         Delete,
+        ClusterChange,
     )
 }
 
@@ -312,7 +351,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         if f.name not in data:
             continue
         value = data[f.name]
-        kwargs[f.name] = _tupled(value) if f.name != "details" else value
+        kwargs[f.name] = _tupled(value) if f.name not in ("details", "claims") else value
     return cls(**kwargs)
 
 
@@ -410,6 +449,9 @@ def cycle_events(
             reasons=tuple(verdict_reasons),
             rejector=tuple(rejector),
         )
+    if rec.device_matches is not None:
+        names = tuple(rec.device_matches)
+        add(DeviceMatches, nodes=names, explanations=tuple(rec.device_matches[n] for n in names))
     if rec.post_filter_status is not None:
         st = rec.post_filter_status
         r = rec.post_filter
@@ -452,6 +494,8 @@ def cycle_events(
             selected=rec.selected,
             scored=bool(rec.scored_nodes),
         )
+    if rec.claims is not None:
+        add(DeviceAllocation, claims=rec.claims)
     result = "Error" if rec.error else ("Scheduled" if rec.selected else "Unschedulable")
     add(
         CycleEnd,
@@ -593,6 +637,8 @@ def fold_cycle(events: Iterable[Event]) -> dict[str, Any]:
             out["totals"] = dict(zip(ev.nodes, ev.totals, strict=False)) if ev.totals else {}
             out["top"] = list(ev.top)
             out["selected"] = ev.selected
+        elif isinstance(ev, DeviceAllocation):
+            out["claims"] = ev.claims
         elif isinstance(ev, CycleEnd):
             out["feasible"] = list(ev.feasible)
             out["message"] = ev.message

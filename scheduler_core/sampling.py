@@ -165,16 +165,16 @@ def find_nodes_that_pass_filters(
         walked += len(window)
         wanted = stop_at - len(feasible)
         flags = np.asarray(passed, dtype=bool)
-        cum = np.cumsum(flags)
-        passes += int(cum[-1])
-        done = int(cum[-1]) >= wanted
+        count = int(np.count_nonzero(flags))
+        passes += count
+        done = count >= wanted
         if done:
             # The walk stops at the wanted-th pass: nodes after it were never evaluated.
-            cut = int(np.searchsorted(cum, wanted)) + 1
+            cut = int(np.searchsorted(np.cumsum(flags), wanted)) + 1
             for ni in window[cut:]:
                 rejected.pop(ni.node.name, None)
-            window, flags = window[:cut], flags[:cut]
-        found = list(compress(window, flags.tolist()))
+            window, flags, passed = window[:cut], flags[:cut], passed[:cut]
+        found = list(compress(window, passed))
         if idx is not None and base is not None:
             rows.append(idx[: len(flags)][flags])
             remember_columns(found, base[0], rows[-1])

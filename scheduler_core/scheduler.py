@@ -9,20 +9,24 @@ can be driven interactively.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from scheduler_core.api import ClusterObjects, Node, Pod
-from scheduler_core.clock import Clock, SimulatedClock
-from scheduler_core.cluster import Cluster, apply_api_defaults
+from scheduler_core.clock import Clock, SimulatedClock, go_duration
+from scheduler_core.cluster import Cluster, apply_api_defaults, split_manifests
 from scheduler_core.config import KubeSchedulerConfiguration, NodeResourcesFitArgs, load_config
 from scheduler_core.cycle import CycleRecord, CycleRunner
+from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.events import (
     Backoff,
     Bind,
+    ClusterChange,
     Delete,
+    DeviceAllocation,
     Enqueue,
     Event,
     MoveToActive,
@@ -50,7 +54,22 @@ from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework, Steps
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.plugins import in_tree_registry
-from scheduler_core.queue import EVENTS_OF_INTEREST, ClusterEvent, QueuedPodInfo, SchedulingQueue
+from scheduler_core.plugins.dynamic_resources import (
+    claim_summary,
+    device_matches,
+    has_claims,
+    pod_claims,
+)
+from scheduler_core.queue import (
+    EVENT_ASSIGNED_POD_DELETE,
+    EVENT_NODE_ADD,
+    EVENT_NODE_DELETE,
+    EVENTS_OF_INTEREST,
+    ClusterEvent,
+    QueuedPodInfo,
+    SchedulingQueue,
+    node_scheduling_properties_change,
+)
 from scheduler_core.sampling import StartIndex
 
 _QUEUE_EVENTS: dict[str, type[QueueEvent]] = {
@@ -61,19 +80,6 @@ _QUEUE_EVENTS: dict[str, type[QueueEvent]] = {
     "MoveToActive": MoveToActive,
     "Nominate": Nominate,
     "Delete": Delete,
-}
-
-KIND_LISTS: dict[str, str] = {
-    "PersistentVolumeClaim": "pvcs",
-    "PersistentVolume": "pvs",
-    "StorageClass": "storage_classes",
-    "PodDisruptionBudget": "pdbs",
-    "Service": "services",
-    "ReplicaSet": "replica_sets",
-    "StatefulSet": "stateful_sets",
-    "ReplicationController": "replication_controllers",
-    "Namespace": "namespaces",
-    "CSINode": "csi_nodes",
 }
 
 
@@ -104,29 +110,6 @@ class Outcome:
     message: str | None = None
     attempts: int = 0
     nominated_node: str | None = None
-
-
-def split_manifests(
-    objects: Iterable[Mapping[str, Any]],
-) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]], dict[str, list[Mapping[str, Any]]]]:
-    """Split manifests (``List`` items flattened) into nodes, pods and the other kinds."""
-    nodes: list[Mapping[str, Any]] = []
-    pods: list[Mapping[str, Any]] = []
-    other: dict[str, list[Mapping[str, Any]]] = {}
-    stack = list(objects)
-    stack.reverse()
-    while stack:
-        obj = stack.pop()
-        kind = obj.get("kind", "")
-        if kind == "List" or kind.endswith("List") and "items" in obj:
-            stack.extend(reversed(list(obj.get("items") or ())))
-        elif kind == "Node":
-            nodes.append(obj)
-        elif kind == "Pod":
-            pods.append(obj)
-        elif kind in KIND_LISTS:
-            other.setdefault(KIND_LISTS[kind], []).append(obj)
-    return nodes, pods, other
 
 
 class Scheduler:
@@ -193,6 +176,7 @@ class Scheduler:
                 start_index=self.start_index,
                 extenders=self.extenders,
             )
+        extra_events = dict(plugin_events or {})
         first = next(iter(self.frameworks.values()))
         sort_plugin = first.queue_sort_plugins[0]
         self.queue = SchedulingQueue(
@@ -203,7 +187,12 @@ class Scheduler:
             pod_max_backoff_seconds=float(self.config.pod_max_backoff_seconds),
             # Out-of-tree plugins declare the cluster events that can make their rejections
             # schedulable (upstream's EventsToRegister); unknown plugins requeue on any event.
-            events_of_interest={**EVENTS_OF_INTEREST, **(plugin_events or {})},
+            events_of_interest={**EVENTS_OF_INTEREST, **extra_events},
+            # Each profile's plugins bring their queueing hints (EventsToRegister).
+            profile_events={
+                name: {**EVENTS_OF_INTEREST, **fwk.queueing_hints(), **extra_events}
+                for name, fwk in self.frameworks.items()
+            },
             on_event=self._queue_event,
         )
         for raw in pod_raws:
@@ -228,17 +217,62 @@ class Scheduler:
 
     # -- cluster mutations ----------------------------------------------------------------------
 
+    # Each change feeds the scheduling queue the cluster events upstream's event handlers send,
+    # with the objects before and after, so the plugins' queueing hints decide which pending
+    # pods move (MoveToActive/Backoff records name the plugin and the event).
+
     def add_node(self, manifest: Mapping[str, Any]) -> None:
+        """Add a node (NodeAdd); a node of a known name is an update instead."""
         node = Node(manifest)
-        existed = node.name in self.cluster.by_name
+        if node.name in self.cluster.by_name:
+            self.update_node(manifest)
+            return
         self.cluster.add_node(node)
-        self.queue.move_all_to_active_or_backoff(
-            ClusterEvent("Node", "Update" if existed else "Add")
+        self._cluster_change(node.name, "add", [EVENT_NODE_ADD])
+        self.queue.move_all_to_active_or_backoff(EVENT_NODE_ADD, new=node)
+
+    def update_node(self, manifest: Mapping[str, Any]) -> None:
+        """Replace a node by name: one event per kind of change (labels, taints, allocatable,
+        ...), as NodeSchedulingPropertiesChange finds them."""
+        new = Node(manifest)
+        known = self.cluster.by_name.get(new.name)
+        if known is None:
+            raise SchedulerCoreError(f"node {new.name!r} not found")
+        old = known.node
+        self.cluster.add_node(new)
+        events = node_scheduling_properties_change(new, old)
+        self._cluster_change(new.name, "update", events)
+        for event in events:
+            self.queue.move_all_to_active_or_backoff(event, old=old, new=new)
+
+    def set_node_labels(self, name: str, labels: Mapping[str, str]) -> None:
+        """Give a node exactly these labels (an update event when they changed)."""
+        self.update_node(
+            _with_node_field(self._node_manifest(name), ("metadata", "labels"), labels)
         )
 
+    def set_node_taints(self, name: str, taints: Sequence[Mapping[str, Any]]) -> None:
+        """Give a node exactly these taints (``spec.taints``)."""
+        self.update_node(_with_node_field(self._node_manifest(name), ("spec", "taints"), taints))
+
+    def _node_manifest(self, name: str) -> Mapping[str, Any]:
+        known = self.cluster.by_name.get(name)
+        if known is None:
+            raise SchedulerCoreError(f"node {name!r} not found")
+        return known.node.raw
+
     def remove_node(self, name: str) -> None:
+        """Remove a node (NodeDelete)."""
+        known = self.cluster.by_name.get(name)
+        if known is None:
+            raise SchedulerCoreError(f"node {name!r} not found")
         self.cluster.remove_node(name)
-        self.queue.move_all_to_active_or_backoff(ClusterEvent("Node", "Delete"))
+        self._cluster_change(name, "remove", [EVENT_NODE_DELETE])
+        self.queue.move_all_to_active_or_backoff(EVENT_NODE_DELETE, old=known.node)
+
+    def _cluster_change(self, node: str, action: str, events: Sequence[ClusterEvent]) -> None:
+        details = {"node": node, "action": action, "events": [str(e) for e in events]}
+        self._make(ClusterChange, "", details=details)
 
     def add_pod(self, manifest: Mapping[str, Any]) -> Pod:
         """Add a pod: bound pods join their node, pending ones the queue."""
@@ -267,8 +301,17 @@ class Scheduler:
             return
         pending = self.pending.pop(key, None)
         if pending is not None:
+            queued = self.queue.get(pending)
+            pod = queued.pod if queued is not None else pending
             self.queue.delete(pending)
             self.queue.delete_nominated_pod_if_exists(pending)
+            if pod.nominated_node_name:
+                # Lower-or-equal priority pods counted it on its node as if it were assigned.
+                self.queue.move_all_to_active_or_backoff(
+                    EVENT_ASSIGNED_POD_DELETE,
+                    pre_check=lambda other: other.priority <= pod.priority,
+                    old=pod,
+                )
         self.outcomes.pop(key, None)
 
     # -- helpers for plugins --------------------------------------------------------------------
@@ -319,6 +362,8 @@ class Scheduler:
         fwk = runner.fwk
         state = CycleState()
         rec = runner.schedule(self.cluster.snapshot(), pod, state)
+        if has_claims(pod):
+            rec.device_matches = device_matches(state, self.cluster.snapshot().node_info_list)
         self._emit_cycle(rec)
         if rec.selected is None:
             self._handle_scheduling_failure(qpi, rec)
@@ -394,10 +439,12 @@ class Scheduler:
         if not status.is_success():
             self._unreserve_and_forget(fwk, state, pod, node)
             # Pods that were waiting for room this one took may fit again.
-            self.queue.move_all_to_active_or_backoff(ClusterEvent("AssignedPod", "Delete"))
+            self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, old=pod)
             self._fail(qpi, status, node)
             return
         self.cluster.finish_binding(pod)
+        if has_claims(pod):
+            self._emit_allocation(pod)
         self.queue.delete_nominated_pod_if_exists(pod)
         steps = []
         fwk.run_post_bind_plugins(state, pod, node, steps)
@@ -409,6 +456,14 @@ class Scheduler:
         self.pending.pop(pod.key, None)
         self.queue.done(pod.uid)
         self.queue.assigned_pod_added(pod)
+
+    def _emit_allocation(self, pod: Pod) -> None:
+        """DRA: the pod's claims as PreBind left them (allocation and reservation)."""
+        try:
+            claims = pod_claims(self.cluster.objects.dra, pod)
+        except ValueError:
+            return
+        self._make(DeviceAllocation, pod.key, claims={c.key: claim_summary(c) for c in claims})
 
     def _bind(self, fwk: Framework, state: CycleState, pod: Pod, node: str, steps: Steps) -> Status:
         """An interested binder extender binds the pod; otherwise the Bind plugins do."""
@@ -501,7 +556,7 @@ class Scheduler:
         for wp in list(self.waiting.values()):
             if wp.rejected is None and wp.pending and wp.deadline <= now:
                 plugin = min(wp.pending, key=lambda n: (wp.pending[n], n))
-                wait = _go_duration(wp.timeouts[plugin])
+                wait = go_duration(wp.timeouts[plugin])
                 self.reject_waiting_pod(
                     wp.pod.key,
                     plugin,
@@ -513,7 +568,7 @@ class Scheduler:
             if wp.rejected is not None:
                 del self.waiting[uid]
                 self._unreserve_and_forget(wp.fwk, wp.state, wp.pod, wp.node)
-                self.queue.move_all_to_active_or_backoff(ClusterEvent("AssignedPod", "Delete"))
+                self.queue.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, old=wp.pod)
                 self._fail(wp.qpi, wp.rejected, wp.node)
             elif not wp.pending:
                 del self.waiting[uid]
@@ -581,18 +636,12 @@ def _with_extender_ignored_resources(
     return dataclasses.replace(cfg, profiles=tuple(profiles))
 
 
-def _go_duration(seconds: float) -> str:
-    """time.Duration's String() for whole and fractional seconds ("10s", "1m30s", "500ms")."""
-    if seconds < 1:
-        ms = seconds * 1000
-        return f"{ms:g}ms"
-    total = seconds
-    hours, rem = divmod(total, 3600)
-    minutes, secs = divmod(rem, 60)
-    out = ""
-    if hours:
-        out += f"{int(hours)}h"
-    if hours or minutes:
-        out += f"{int(minutes)}m"
-    out += f"{secs:g}s"
+def _with_node_field(
+    manifest: Mapping[str, Any], path: tuple[str, str], value: Any
+) -> dict[str, Any]:
+    """A copy of a node manifest with ``manifest[path[0]][path[1]] = value``."""
+    out = dict(manifest)
+    section = dict(out.get(path[0]) or {})
+    section[path[1]] = copy.deepcopy(value)
+    out[path[0]] = section
     return out

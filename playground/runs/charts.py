@@ -11,10 +11,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from .. import devices
+
 Event = Mapping[str, Any]
 
 CYCLE_TYPES: Final = frozenset(
-    {"CycleStart", "PreFilter", "Filter", "PostFilter", "PreScore", "Score", "Combine", "CycleEnd"}
+    {
+        "CycleStart",
+        "PreFilter",
+        "Filter",
+        devices.MATCHES,
+        "PostFilter",
+        "PreScore",
+        "Score",
+        "Combine",
+        "CycleEnd",
+    }
 )
 BINDING_TYPES: Final = frozenset({"Reserve", "Permit", "PreBind", "Bind", "PostBind", "Unreserve"})
 QUEUE_TYPES: Final = frozenset(
@@ -72,6 +84,7 @@ POINT_HELP: Final[dict[str, str]] = {
     "A failure runs Unreserve and requeues the pod.",
     "PostBind": "The pod is bound; PostBind plugins are told so they can clean up. They cannot "
     "change the outcome.",
+    **devices.POINT_HELP,
     "Unreserve": "Reserve, Permit or a binding step failed, or the waiting pod was rejected or "
     "timed out: every Reserve plugin undoes its reservation, in reverse order, the scheduler "
     "forgets the assumed pod, and the pod goes back to the queue.",
@@ -124,7 +137,7 @@ def split_by_cycle(events: Iterable[Event]) -> dict[int, list[Event]]:
             cycle = int(ev["cycle"])
             if cycle in out:
                 out[cycle].append(ev)
-        elif kind in BINDING_TYPES:
+        elif kind in BINDING_TYPES or kind == devices.ALLOCATION:
             owner = latest.get(ev.get("pod", ""))
             if owner is not None:
                 out[owner].append(ev)
@@ -478,6 +491,10 @@ def _why(ev: Event, nodes: Sequence[str]) -> str:
             + more
             + "."
         )
+    if kind == devices.MATCHES:
+        return devices.why_matches(ev)
+    if kind == devices.ALLOCATION:
+        return devices.why_allocation(ev)
     if kind == "PostFilter":
         if ev.get("nominated_node"):
             victims = ", ".join(ev.get("victims") or []) or "none"
@@ -537,6 +554,9 @@ def steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:
             label = "PreFilter result"
         elif kind == "Filter" and not plugin:
             label = "Filter verdict"
+        elif kind in (devices.MATCHES, devices.ALLOCATION):
+            plugin = "DynamicResources"
+            label = "Devices per node" if kind == devices.MATCHES else "Device allocation"
         else:
             label = f"{kind} · {plugin}" if plugin else kind
         out.append(
@@ -598,6 +618,9 @@ def cycle_detail(
         "combine": combine_bar(table, top_n=top_n) if table["plugins"] else None,
         "winner": winner_explanation(table),
         "preemption": preemption(evs),
+        "devices": next(
+            (devices.matches_panel(e) for e in evs if e["type"] == devices.MATCHES), None
+        ),
         "binding": binding,
         "binding_state": binding_state([e for e in evs if e["type"] in BINDING_TYPES]),
         "steps": steps(evs),

@@ -304,12 +304,14 @@ class Execution:
     # -- the loop ---------------------------------------------------------------------------------
 
     def execute(self) -> None:
+        from ..custom_plugins.services import registry_for
+
         self.sched = sched = Scheduler(
             self.run.config,
             self.snapshot,
             clock=self.clock,
             on_event=self.on_event,
-            registry=plugins.registry(),
+            registry=registry_for(self.run.profile.owner),
             plugin_events=plugins.EVENTS_TO_REGISTER,
             filter_rows=False,  # stored as the verdict row; decoding derives the plugins' rows
         )
@@ -364,6 +366,10 @@ class Execution:
         }
         if self.stopped_early:
             summary["note"] = f"stopped after {self.cycles} cycles"
+        # The ResourceClaims as the binding cycles left them, for "Apply placements".
+        summary["claims"] = [
+            claim.to_manifest() for claim in self.sched.cluster.objects.dra.claims.values()
+        ]
         return placements, summary
 
     def write_back(self) -> None:

@@ -111,7 +111,9 @@ def _snapshot(cluster: Cluster, pod_keys: Iterable[str] | None) -> tuple[list[An
 
 
 def _check_config(profile: Profile) -> dict[str, Any]:
-    result = engine.evaluate_config(profile.config)
+    from ..custom_plugins.services import registry_for
+
+    result = engine.evaluate_config(profile.config, registry=registry_for(profile.owner))
     if not result.ok:
         problems = "; ".join(
             f"{p.path}: {p.message}" if p.path else p.message for p in result.problems
@@ -358,6 +360,19 @@ def run_execute(*, run_id: int) -> None:
 # --- after the run --------------------------------------------------------------------------
 
 
+class _StoredClaim:
+    """A ResourceClaim as the run's summary kept it, in the shape ``claims_apply`` reads."""
+
+    def __init__(self, manifest: dict[str, Any]) -> None:
+        meta = manifest.get("metadata") or {}
+        self.namespace = meta.get("namespace") or "default"
+        self.name = meta.get("name") or ""
+        self.manifest = manifest
+
+    def to_manifest(self) -> dict[str, Any]:
+        return self.manifest
+
+
 def run_apply_placements(*, run: Run, user: AbstractBaseUser) -> tuple[Cluster, dict[str, int]]:
     """Bind a succeeded run's placements into its cluster and delete the pods it preempted.
 
@@ -366,6 +381,7 @@ def run_apply_placements(*, run: Run, user: AbstractBaseUser) -> tuple[Cluster, 
     deleted. Raises RunCommandRefused when the run has not
     succeeded, was applied already, or the user may not change the cluster.
     """
+    from .. import services as cluster_services
     from ..services import writable_cluster
 
     with transaction.atomic():
@@ -378,8 +394,12 @@ def run_apply_placements(*, run: Run, user: AbstractBaseUser) -> tuple[Cluster, 
             cluster = writable_cluster(cluster=run.cluster, user=user)
         except Exception as err:
             raise RunCommandRefused(str(err)) from err
+        summary = run.summary or {}
         counts = apply_placements(
-            cluster.pk, dict(run.placements or {}), list((run.summary or {}).get("preempted") or [])
+            cluster.pk, dict(run.placements or {}), list(summary.get("preempted") or [])
+        )
+        counts["claims"] = cluster_services.claims_apply(
+            cluster_id=cluster.pk, claims=[_StoredClaim(m) for m in summary.get("claims") or []]
         )
         run.applied = timezone.now()
         run.save(update_fields=["applied"])

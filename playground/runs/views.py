@@ -191,8 +191,13 @@ def run_new(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("playground:cluster", pk=cluster.pk)
         return redirect("playground:compare", a=run_a.pk, b=run_b.pk)
     try:
+        pod = request.POST.get("pod", "")  # one pending pod picked from the list (classroom)
         run = services.run_start(
-            user=request.user, cluster=cluster, profile=profile, label=request.POST.get("label", "")
+            user=request.user,
+            cluster=cluster,
+            profile=profile,
+            pod_keys=[pod] if pod else None,
+            label=request.POST.get("label", "") or (f"only {pod}" if pod else ""),
         )
     except services.RunInvalid as err:
         messages.error(request, str(err))

@@ -20,6 +20,7 @@ from scheduler_core.framework import interfaces as fi
 from scheduler_core.framework.columns import columns_of, remember_columns
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
+from scheduler_core.framework.score_weights import ERR_OVERFLOW, WeightOverflow, first_overflow
 from scheduler_core.framework.status import SUCCESS, Code, Status
 from scheduler_core.framework.types import (
     NodeInfo,
@@ -63,6 +64,14 @@ _PROTOCOL_NAMES: dict[type, str] = {
 
 class FrameworkError(SchedulerCoreError):
     """A profile that upstream's NewFramework refuses (no bind plugin, bad weights, ...)."""
+
+
+class ScoreWeightOverflowError(FrameworkError):
+    """The score-weight check refused the profile; ``overflow`` says where and why."""
+
+    def __init__(self, overflow: WeightOverflow) -> None:
+        super().__init__(ERR_OVERFLOW)
+        self.overflow = overflow
 
 
 @dataclass(slots=True)
@@ -175,16 +184,13 @@ class Framework:
                 "at least one bind plugin is needed for profile with scheduler name "
                 f'"{self.profile_name}"'
             )
-        total = 0
         for p in list(plugins.score.enabled) + list(plugins.multi_point.enabled):
             pg = self.plugins[p.name]
-            if not _implements(pg, fi.ScorePlugin) or p.name in self.score_weights:
-                continue
-            weight = p.weight or 1
-            self.score_weights[p.name] = weight
-            if weight * fi.MAX_NODE_SCORE > fi.MAX_TOTAL_SCORE - total:
-                raise FrameworkError("total score of Score plugins could overflow")
-            total += weight * fi.MAX_NODE_SCORE
+            if _implements(pg, fi.ScorePlugin) and p.name not in self.score_weights:
+                self.score_weights[p.name] = p.weight or 1
+        overflow = first_overflow(list(self.score_weights.items()))
+        if overflow is not None:
+            raise ScoreWeightOverflowError(overflow)
         for pg in self.score_plugins:
             if not self.score_weights.get(pg.name):
                 raise FrameworkError(f'score plugin "{pg.name}" is not configured with weight')
@@ -238,6 +244,16 @@ class Framework:
         if self._nominated_nodes is None:
             return frozenset()
         return self._nominated_nodes()
+
+    def queueing_hints(self) -> dict[str, tuple[Any, ...]]:
+        """EnqueueExtensions: the events (ClusterEventWithHint) each plugin of the profile
+        registers through ``events_to_register()``, by plugin name."""
+        out: dict[str, tuple[Any, ...]] = {}
+        for name, pl in self.plugins.items():
+            register = getattr(pl, "events_to_register", None)
+            if register is not None:
+                out[name] = tuple(register())
+        return out
 
     def has_filter_plugins(self) -> bool:
         return bool(self.filter_plugins)
@@ -458,7 +474,7 @@ class Framework:
         for i in range(2):
             state_to_use, info_to_use = state, node_info
             if i == 0:
-                pods_added, state_to_use, info_to_use, err = self._add_nominated_pods(
+                pods_added, state_to_use, info_to_use, err = self.add_nominated_pods(
                     pod, state, node_info
                 )
                 if err is not None:
@@ -470,12 +486,19 @@ class Framework:
                 return status
         return status
 
-    def _add_nominated_pods(
-        self, pod: Pod, state: CycleState, node_info: NodeInfo
+    def add_nominated_pods(
+        self,
+        pod: Pod,
+        state: CycleState,
+        node_info: NodeInfo,
+        nominated: Sequence[Pod] | None = None,
     ) -> tuple[bool, CycleState, NodeInfo, Status | None]:
-        if self._nominator is None:
-            return False, state, node_info, None
-        nominated = self._nominator(node_info.node.name)
+        """Copies of state and node_info with the equal-or-higher priority pods nominated to the
+        node added; ``nominated`` overrides the nominator (an explanation replays a cycle)."""
+        if nominated is None:
+            if self._nominator is None:
+                return False, state, node_info, None
+            nominated = self._nominator(node_info.node.name)
         if not nominated:
             return False, state, node_info, None
         info_out = node_info.clone()

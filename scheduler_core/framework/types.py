@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from scheduler_core.api import ClusterObjects, Node, Pod, Resource
 from scheduler_core.framework.columns import NodeColumns
-from scheduler_core.framework.status import Status
+from scheduler_core.framework.status import Code, Status
 
 
 @dataclass(slots=True)
@@ -299,6 +299,11 @@ class Diagnosis:
     pending_plugins: set[str] = field(default_factory=set)
     pre_filter_msg: str = ""
     post_filter_msg: str = ""
+
+    def statuses(self) -> NodeToStatus:
+        """The per-node statuses PostFilter receives; a node not listed is unresolvable."""
+        absent = self.absent_nodes_status or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+        return NodeToStatus(self.node_to_status, absent)
 
     def add_plugin_status(self, status: Status) -> None:
         if not status.plugin:

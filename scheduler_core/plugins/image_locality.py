@@ -31,7 +31,7 @@ def normalized_image_name(name: str) -> str:
     return name
 
 
-def _scaled_image_score(state: ImageStateSummary, total_nodes: int) -> int:
+def scaled_image_score(state: ImageStateSummary, total_nodes: int) -> int:
     spread = state.num_nodes / total_nodes
     return int(float(state.size) * spread)
 
@@ -43,7 +43,7 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
 
 
 def _image_scores(cols: NodeColumns, image: str, total_nodes: int) -> Array:
-    """_scaled_image_score of ``image`` on every node of the snapshot (0 where absent)."""
+    """scaled_image_score of ``image`` on every node of the snapshot (0 where absent)."""
     key = (NAME, image, total_nodes)
     found = cols.caches.get(key)
     if found is None:
@@ -51,7 +51,7 @@ def _image_scores(cols: NodeColumns, image: str, total_nodes: int) -> Array:
         for i in np.flatnonzero(cols.has_images).tolist():
             st = cols.infos[i].image_states.get(image)
             if st is not None:
-                found[i] = _scaled_image_score(st, total_nodes)
+                found[i] = scaled_image_score(st, total_nodes)
         cols.remember(key, found)
     return found
 
@@ -69,7 +69,7 @@ class ImageLocality:
         for c in pod.init_containers + pod.containers:
             st = states.get(normalized_image_name(c.image))
             if st is not None:
-                total_score += _scaled_image_score(st, total)
+                total_score += scaled_image_score(st, total)
         n = len(pod.init_containers) + len(pod.containers)
         return calculate_priority(total_score, n), SUCCESS
 
@@ -106,7 +106,7 @@ class ImageLocality:
             for img in images:
                 st = states.get(img)
                 if st is not None:
-                    total_score += _scaled_image_score(st, total)
+                    total_score += scaled_image_score(st, total)
             out.append(calculate_priority(total_score, n) if total_score else zero)
         return out, SUCCESS
 

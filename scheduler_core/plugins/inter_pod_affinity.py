@@ -27,8 +27,9 @@ from scheduler_core.framework.status import (
 )
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
 from scheduler_core.labels import Selector
-from scheduler_core.plugins import names
+from scheduler_core.plugins import inter_pod_affinity_hints, names
 from scheduler_core.plugins.helpers import FrozenState
+from scheduler_core.queue.events import ClusterEventWithHint
 
 NAME: Final = names.INTER_POD_AFFINITY
 ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: Final = (
@@ -307,9 +308,21 @@ class InterPodAffinity:
         namespaces = self.handle.snapshot.objects.namespaces
         return tuple(_IncomingTerm(t.term, namespaces, t.weight) for t in terms)
 
+    def preferred_terms(self, pod: Pod) -> list[tuple[_IncomingTerm, int]]:
+        """The pod's preferred affinity (+1) and anti-affinity (−1) terms, namespaces resolved."""
+        return [(t, 1) for t in self._resolve_weighted(pod.preferred_affinity_terms)] + [
+            (t, -1) for t in self._resolve_weighted(pod.preferred_anti_affinity_terms)
+        ]
+
+    def namespace_labels(self, pod: Pod) -> Mapping[str, str]:
+        return self._namespace_labels(pod)
+
     def _namespace_labels(self, pod: Pod) -> Mapping[str, str]:
         labels = self.handle.snapshot.objects.namespace_labels(pod.namespace)
         return labels if labels is not None else _NO_LABELS
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return inter_pod_affinity_hints.events_to_register()
 
     # -- PreFilter and its extensions -----------------------------------------------------------
 
@@ -492,16 +505,10 @@ class InterPodAffinity:
                 for t in preferred_anti:
                     if t.matches(existing):
                         scores.add(labels, t.topology_key, -t.weight)
-                if hard_weight > 0:
-                    for term in existing.required_affinity_terms:
-                        if _existing_term_matches(term, pod, ns_labels):
-                            scores.add(labels, term.topology_key, hard_weight)
-                for wt in existing.preferred_affinity_terms:
-                    if _existing_term_matches(wt.term, pod, ns_labels):
-                        scores.add(labels, wt.term.topology_key, wt.weight)
-                for wt in existing.preferred_anti_affinity_terms:
-                    if _existing_term_matches(wt.term, pod, ns_labels):
-                        scores.add(labels, wt.term.topology_key, -wt.weight)
+                for key, _, weight, _ in existing_terms_weights(
+                    existing, labels, pod, ns_labels, hard_weight
+                ):
+                    scores.add(labels, key, weight)
         if not scores.touched:
             return SKIP
         state.write(_PRE_SCORE_KEY, _PreScoreState(scores.by_key))
@@ -512,13 +519,20 @@ class InterPodAffinity:
         s = _read_pre_score_state(state)
         if isinstance(s, str):
             return 0, error(s)
-        labels = node_info.node.labels
-        total = 0
-        for key, values in s.topology_score.items():
-            value = labels.get(key)
-            if value is not None:
-                total += values.get(value, 0)
-        return total, SUCCESS
+        return sum(w for _, _, w in _score_pairs(s, node_info)), SUCCESS
+
+    @staticmethod
+    def score_pairs(state: CycleState, node_info: NodeInfo) -> list[tuple[str, str, int]] | None:
+        """(topology key, the node's value, summed weight) of each topology pair PreScore
+        weighed that the node is in; Score adds them up. None without PreScore state."""
+        s = _read_pre_score_state(state)
+        return None if isinstance(s, str) else _score_pairs(s, node_info)
+
+    @staticmethod
+    def pre_filter_state(state: CycleState) -> _PreFilterState | None:
+        """What PreFilter counted (the pod's terms, matching pods per topology pair)."""
+        s = state.get(_PRE_FILTER_KEY)
+        return s if type(s) is _PreFilterState else None
 
     def score_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -675,6 +689,28 @@ def _existing_anti_affinity_tally(cols: NodeColumns, pod: Pod, s: _PreFilterStat
     return _tally(cols, key, cols.num_anti_affinity > 0, contributions)
 
 
+def existing_terms_weights(
+    existing: Pod, labels: Mapping[str, str], pod: Pod, ns_labels: Mapping[str, str], hard: int
+) -> list[tuple[str, str, int, str]]:
+    """What an existing pod's own terms add for ``pod`` on its node's topology pairs:
+    (key, value, weight, which term) for its required affinity (at the hard weight, when
+    positive), preferred affinity (+weight) and preferred anti-affinity (−weight) terms."""
+    out: list[tuple[str, str, int, str]] = []
+    if hard > 0:
+        for term in existing.required_affinity_terms:
+            value = labels.get(term.topology_key)
+            if value is not None and _existing_term_matches(term, pod, ns_labels):
+                out.append((term.topology_key, value, hard, "required affinity"))
+    for wt, sign in [(wt, 1) for wt in existing.preferred_affinity_terms] + [
+        (wt, -1) for wt in existing.preferred_anti_affinity_terms
+    ]:
+        value = labels.get(wt.term.topology_key)
+        if value is not None and _existing_term_matches(wt.term, pod, ns_labels):
+            what = "preferred affinity" if sign > 0 else "preferred anti-affinity"
+            out.append((wt.term.topology_key, value, sign * wt.weight, what))
+    return out
+
+
 def _existing_terms_tally(
     cols: NodeColumns, pod: Pod, ns_labels: Mapping[str, str], hard_weight: int
 ) -> _PairTally:
@@ -687,17 +723,12 @@ def _existing_terms_tally(
         if not labels:
             return out
         for existing in ni.pods_with_affinity:
-            if hard_weight > 0:
-                for term in existing.required_affinity_terms:
-                    value = labels.get(term.topology_key)
-                    if value is not None and _existing_term_matches(term, pod, ns_labels):
-                        out.append((term.topology_key, value, hard_weight))
-            for wt, sign in [(wt, 1) for wt in existing.preferred_affinity_terms] + [
-                (wt, -1) for wt in existing.preferred_anti_affinity_terms
-            ]:
-                value = labels.get(wt.term.topology_key)
-                if value is not None and _existing_term_matches(wt.term, pod, ns_labels):
-                    out.append((wt.term.topology_key, value, sign * wt.weight))
+            out.extend(
+                (key, value, weight)
+                for key, value, weight, _ in existing_terms_weights(
+                    existing, labels, pod, ns_labels, hard_weight
+                )
+            )
         return out
 
     key = (
@@ -760,6 +791,16 @@ def _filter_columns(
         for p in np.flatnonzero(hit).tolist():
             out[p] = status
         rejected |= hit
+    return out
+
+
+def _score_pairs(s: _PreScoreState, node_info: NodeInfo) -> list[tuple[str, str, int]]:
+    labels = node_info.node.labels
+    out = []
+    for key, values in s.topology_score.items():
+        value = labels.get(key)
+        if value is not None:
+            out.append((key, value, values.get(value, 0)))
     return out
 
 

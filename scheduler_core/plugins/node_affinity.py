@@ -10,7 +10,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.api import Pod
+from scheduler_core.api import Node, Pod
 from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
@@ -29,6 +29,7 @@ from scheduler_core.plugins.helpers import (
     default_normalize_score,
     normalize_values,
 )
+from scheduler_core.queue.events import NODE, ClusterEvent, ClusterEventWithHint, QueueingHint
 
 NAME: Final = names.NODE_AFFINITY
 ERR_REASON_POD: Final = "node(s) didn't match Pod's node affinity/selector"
@@ -50,7 +51,9 @@ class RequiredNodeAffinity(FrozenState):
         self.affinity: NodeSelector | None = pod.required_node_selector
 
     def matches(self, node_info: NodeInfo) -> bool:
-        node = node_info.node
+        return self.matches_node(node_info.node)
+
+    def matches_node(self, node: Node) -> bool:
         if self.selector is not None and not self.selector.matches(node.labels):
             return False
         if self.affinity is not None:
@@ -65,9 +68,14 @@ class _PreScoreState(FrozenState):
         self.terms = terms
 
 
-def _score_terms(terms: Sequence[PreferredTerm], node_info: NodeInfo) -> int:
+def matching_terms(terms: Sequence[PreferredTerm], node_info: NodeInfo) -> list[PreferredTerm]:
+    """The preferred terms the node matches (each adds its weight to the score)."""
     node = node_info.node
-    return sum(t.weight for t in terms if t.term.matches(node.labels, node.name))
+    return [t for t in terms if t.term.matches(node.labels, node.name)]
+
+
+def _score_terms(terms: Sequence[PreferredTerm], node_info: NodeInfo) -> int:
+    return sum(t.weight for t in matching_terms(terms, node_info))
 
 
 def _has_key(mapping: Any, *path: str) -> bool:
@@ -175,15 +183,17 @@ class NodeAffinity:
         state.write(_PRE_SCORE_KEY, _PreScoreState(terms))
         return SUCCESS
 
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        count = 0
-        if self.added_pref_terms is not None:
-            count += _score_terms(self.added_pref_terms, node_info)
+    def preferred_terms(
+        self, state: CycleState, pod: Pod
+    ) -> tuple[Sequence[PreferredTerm], Sequence[PreferredTerm]]:
+        """The preferred terms Score adds up: the profile's addedAffinity ones, the pod's."""
         s = state.get(_PRE_SCORE_KEY)
         terms = s.terms if isinstance(s, _PreScoreState) else pod.preferred_node_terms
-        if terms:
-            count += _score_terms(terms, node_info)
-        return count, SUCCESS
+        return self.added_pref_terms or (), terms or ()
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        added, own = self.preferred_terms(state, pod)
+        return _score_terms(added, node_info) + _score_terms(own, node_info), SUCCESS
 
     def score_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -208,6 +218,29 @@ class NodeAffinity:
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return SUCCESS
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(NODE, "Add|UpdateNodeLabel"), self.is_schedulable_after_node_change
+            )
+        ]
+
+    def is_schedulable_after_node_change(
+        self, pod: Pod, old: Node | None, new: Node
+    ) -> QueueingHint:
+        """Queue when the node (added, or updated from not matching) now matches the pod's
+        required affinity and selector, and the scheduler-enforced affinity."""
+        if self.added_node_selector is not None and not self.added_node_selector.matches(
+            new.labels, new.name
+        ):
+            return QueueingHint.QUEUE_SKIP
+        required = RequiredNodeAffinity(pod)
+        if not required.matches_node(new):
+            return QueueingHint.QUEUE_SKIP
+        if old is None or not required.matches_node(old):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
 
 
 def new(args: Any, handle: Handle) -> NodeAffinity:

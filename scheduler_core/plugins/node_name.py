@@ -14,6 +14,7 @@ from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
+from scheduler_core.queue.events import NODE, ClusterEvent, ClusterEventWithHint
 
 NAME: Final = names.NODE_NAME
 ERR_REASON: Final = "node(s) didn't match the requested node name"
@@ -34,6 +35,10 @@ class NodeName:
             return {}
         want = pod.node_name
         return {i: _REJECTED for i, ni in enumerate(nodes) if ni.node.name != want}
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # No hint: every added node is worth a retry (upstream's choice).
+        return [ClusterEventWithHint(ClusterEvent(NODE, "Add"))]
 
 
 _REJECTED: Final = unresolvable(ERR_REASON)

@@ -8,13 +8,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from scheduler_core.api import HostPort, Pod
+from scheduler_core.api import HostPort, Node, Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unschedulable
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import FrozenState
+from scheduler_core.queue.events import NODE, POD, ClusterEvent, ClusterEventWithHint, QueueingHint
 
 NAME: Final = names.NODE_PORTS
 ERR_REASON: Final = "node(s) didn't have free ports for the requested pod ports"
@@ -68,6 +69,27 @@ class NodePorts:
             for i, ni in enumerate(nodes)
             if ni.used_ports and not fits_ports(ports, ni)
         }
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # Host ports are immutable, so pod updates are ignored; any added node may have room.
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(POD, "Delete"), self.is_schedulable_after_pod_deleted
+            ),
+            ClusterEventWithHint(ClusterEvent(NODE, "Add")),
+        ]
+
+    def is_schedulable_after_pod_deleted(self, pod: Pod, old: Pod, new: None) -> QueueingHint:
+        """Queue when a scheduled (or nominated) pod holding one of the pod's host ports went."""
+        if not old.node_name and not old.nominated_node_name:
+            return QueueingHint.QUEUE_SKIP
+        if not old.host_ports:
+            return QueueingHint.QUEUE_SKIP
+        holder = NodeInfo(Node({"metadata": {"name": old.node_name}}))
+        holder.add_pod(old)
+        if fits_ports(pod.host_ports, holder):
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
 
 
 _REJECTED: Final = unschedulable(ERR_REASON)

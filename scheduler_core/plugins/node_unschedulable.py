@@ -10,7 +10,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.api import Pod, Taint
+from scheduler_core.api import Node, Pod, Taint
 from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import Handle
@@ -18,6 +18,7 @@ from scheduler_core.framework.status import SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import tolerations_tolerate_taint
+from scheduler_core.queue.events import NODE, POD, ClusterEvent, ClusterEventWithHint, QueueingHint
 
 NAME: Final = names.NODE_UNSCHEDULABLE
 ERR_REASON_UNSCHEDULABLE: Final = "node(s) were unschedulable"
@@ -45,6 +46,33 @@ class NodeUnschedulable:
         if not cordoned or tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT):
             return {}
         return dict.fromkeys(cordoned, _REJECTED)
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(NODE, "Add|UpdateNodeTaint"), self.is_schedulable_after_node_change
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(POD, "UpdatePodToleration"),
+                self.is_schedulable_after_pod_toleration_change,
+            ),
+        ]
+
+    def is_schedulable_after_node_change(
+        self, pod: Pod, old: Node | None, new: Node
+    ) -> QueueingHint:
+        """Queue when a node is added schedulable, or updated from unschedulable to not."""
+        if (old is None or old.unschedulable) and not new.unschedulable:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_pod_toleration_change(
+        self, pod: Pod, old: Pod | None, new: Pod
+    ) -> QueueingHint:
+        """Queue when the pod itself now tolerates the unschedulable taint."""
+        if pod.uid == new.uid and tolerations_tolerate_taint(new.tolerations, _UNSCHEDULABLE_TAINT):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
 
 
 _REJECTED: Final = unresolvable(ERR_REASON_UNSCHEDULABLE)

@@ -10,6 +10,7 @@ translation library does for the fields that make them unique.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from scheduler_core.api import KubeObject, Pod
@@ -30,6 +31,15 @@ from scheduler_core.plugins.volume_binding import (
     ephemeral_owner_error,
     pod_claim_names,
     quote,
+)
+from scheduler_core.queue.events import (
+    CSI_NODE,
+    PERSISTENT_VOLUME_CLAIM,
+    POD,
+    VOLUME_ATTACHMENT,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
 )
 
 NAME: Final = names.NODE_VOLUME_LIMITS
@@ -143,6 +153,16 @@ class _LookupError(Exception):
         self.not_found = not_found
 
 
+@dataclass(frozen=True, slots=True)
+class DriverCount:
+    """A CSI driver's volumes on a node: attached already, new with the pod, the limit."""
+
+    driver: str
+    attached: int
+    new: int
+    limit: int | None
+
+
 class NodeVolumeLimits:
     name = NAME
 
@@ -162,6 +182,17 @@ class NodeVolumeLimits:
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         if not pod.volumes:
             return SUCCESS
+        counts, status = self.driver_counts(pod, node_info)
+        if not status.is_success():
+            return status
+        for c in counts:
+            if c.limit is not None and c.attached + c.new > c.limit:
+                return unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
+        return SUCCESS
+
+    def driver_counts(self, pod: Pod, node_info: NodeInfo) -> tuple[list[DriverCount], Status]:
+        """Per CSI driver of the pod's volumes not yet on the node: the volumes attached there,
+        the pod's new ones and the node's limit (none when the node sets no limits)."""
         node = node_info.node
         csi_node = self.handle.snapshot.objects.csi_nodes.get(node.name)
         new_volumes: dict[str, str] = {}
@@ -169,19 +200,19 @@ class NodeVolumeLimits:
             self._attachable_volumes(pod, csi_node, True, new_volumes)
         except _LookupError as err:
             if err.not_found:
-                return unresolvable(str(err))
-            return error(str(err))
+                return [], unresolvable(str(err))
+            return [], error(str(err))
         if not new_volumes:
-            return SUCCESS
+            return [], SUCCESS
         limits = volume_limits(csi_node)
         if not limits:
-            return SUCCESS
+            return [], SUCCESS
         attached: dict[str, str] = {}
         for existing in node_info.pods:
             try:
                 self._attachable_volumes(existing, csi_node, False, attached)
             except _LookupError as err:
-                return error(str(err))
+                return [], error(str(err))
         attached_count: dict[str, int] = {}
         for unique_name, driver in attached.items():
             new_volumes.pop(unique_name, None)
@@ -189,11 +220,10 @@ class NodeVolumeLimits:
         new_count: dict[str, int] = {}
         for driver in new_volumes.values():
             new_count[driver] = new_count.get(driver, 0) + 1
-        for driver, count in new_count.items():
-            limit = limits.get(driver)
-            if limit is not None and attached_count.get(driver, 0) + count > limit:
-                return unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
-        return SUCCESS
+        return [
+            DriverCount(driver, attached_count.get(driver, 0), count, limits.get(driver))
+            for driver, count in new_count.items()
+        ], SUCCESS
 
     def _attachable_volumes(
         self, pod: Pod, csi_node: KubeObject | None, new_pod: bool, result: dict[str, str]
@@ -266,6 +296,76 @@ class NodeVolumeLimits:
                 return "", ""
             return CSI_DRIVER_OF[provisioner], handle
         return provisioner, handle
+
+    # -- queueing hints -------------------------------------------------------------------------
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            # Any new CSINode may bring the limits a rejected pod needs: no hint.
+            ClusterEventWithHint(ClusterEvent(CSI_NODE, "Add")),
+            ClusterEventWithHint(
+                ClusterEvent(CSI_NODE, "Update"), self.is_schedulable_after_csi_node_updated
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(POD, "Delete"), self.is_schedulable_after_pod_deleted
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(PERSISTENT_VOLUME_CLAIM, "Add"), self.is_schedulable_after_pvc_added
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(VOLUME_ATTACHMENT, "Delete"),
+                self.is_schedulable_after_volume_attachment_deleted,
+            ),
+        ]
+
+    def is_schedulable_after_pod_deleted(self, pod: Pod, old: Pod, new: None) -> QueueingHint:
+        """Queue when a scheduled (or nominated) pod with a claim, an ephemeral or a migratable
+        in-tree volume went."""
+        if not old.volumes or (not old.node_name and not old.nominated_node_name):
+            return QueueingHint.QUEUE_SKIP
+        for vol in old.volumes:
+            if vol.get("persistentVolumeClaim") or vol.get("ephemeral") or _in_tree_source(vol)[0]:
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_pvc_added(self, pod: Pod, old: None, new: KubeObject) -> QueueingHint:
+        """Queue when the added claim is one of the pod's (ephemeral ones included)."""
+        if new.namespace != pod.namespace:
+            return QueueingHint.QUEUE_SKIP
+        if any(name == new.name for name, _, _ in pod_claim_names(pod)):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_volume_attachment_deleted(
+        self, pod: Pod, old: KubeObject, new: None
+    ) -> QueueingHint:
+        """Queue when the pod uses a claim, or an inline volume migrated to the attacher."""
+        attacher = str(old.spec.get("attacher") or "")
+        for vol in pod.volumes:
+            if vol.get("persistentVolumeClaim"):
+                return QueueingHint.QUEUE
+            plugin = _in_tree_source(vol)[0]
+            if plugin and CSI_DRIVER_OF[plugin] == attacher:
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_csi_node_updated(
+        self, pod: Pod, old: KubeObject, new: KubeObject
+    ) -> QueueingHint:
+        """Queue when a driver's allocatable count grew (a driver without one counts 0)."""
+        before = _driver_counts(old)
+        for name, count in _driver_counts(new).items():
+            if count > before.get(name, 0):
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+
+def _driver_counts(csi_node: KubeObject) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for driver in csi_node.spec.get("drivers") or ():
+        count = (driver.get("allocatable") or {}).get("count")
+        out[str(driver.get("name") or "")] = int(count) if count is not None else 0
+    return out
 
 
 def new(args: Any, handle: Handle) -> NodeVolumeLimits:

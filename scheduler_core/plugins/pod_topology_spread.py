@@ -35,6 +35,7 @@ from scheduler_core.plugins.helpers import (
     do_not_schedule_taint,
     find_untolerated_taint,
 )
+from scheduler_core.queue.events import ClusterEventWithHint
 
 NAME: Final = names.POD_TOPOLOGY_SPREAD
 ERR_REASON_CONSTRAINTS_NOT_MATCH: Final = "node(s) didn't match pod topology spread constraints"
@@ -490,6 +491,24 @@ def _selector_groups(constraints: Sequence[Constraint]) -> list[int]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class SkewCheck:
+    """One hard constraint checked on a node: its domain, the counts and the skew."""
+
+    topology_key: str
+    value: str | None  # the node's domain; None when it lacks the label
+    matching: int  # pods matching the selector in that domain
+    self_match: int  # 1 when the incoming pod matches its own selector
+    min_match: int  # the fewest matching pods in any domain (0 below minDomains)
+    max_skew: int
+    min_domains: int
+    counts: dict[str, int]  # matching pods per domain
+
+    @property
+    def skew(self) -> int:
+        return self.matching + self.self_match - self.min_match
+
+
 class _CriticalPaths:
     """The two topology values with the fewest matching pods (criticalPaths).
 
@@ -569,7 +588,7 @@ class _PreFilterState:
 class _PreScoreState(FrozenState):
     """Soft constraints, ignored nodes, pod counts per topology value and the log weights."""
 
-    __slots__ = ("constraints", "ignored", "counts", "weights", "namespace")
+    __slots__ = ("constraints", "ignored", "counts", "weights", "namespace", "domains")
 
     def __init__(
         self,
@@ -578,12 +597,14 @@ class _PreScoreState(FrozenState):
         counts: list[dict[str, int]],
         weights: tuple[float, ...],
         namespace: str,
+        domains: tuple[int, ...] = (),
     ) -> None:
         self.constraints = constraints
         self.ignored = ignored
         self.counts = counts
         self.weights = weights
         self.namespace = namespace
+        self.domains = domains  # the number of domains each weight was taken from
 
 
 class PodTopologySpread:
@@ -615,6 +636,13 @@ class PodTopologySpread:
         if selector.is_empty:
             return []
         return [replace(c, selector=selector) for c in constraints]
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # Imported here: the hints module reads this one's Constraint.
+        from scheduler_core.plugins.pod_topology_spread_hints import PodTopologySpreadHints
+
+        hints = PodTopologySpreadHints(lambda pod: self.constraints_for(pod, DO_NOT_SCHEDULE))
+        return hints.events_to_register()
 
     # -- PreFilter and Filter ------------------------------------------------------------------
 
@@ -652,18 +680,36 @@ class PodTopologySpread:
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        s = state.get(_PRE_FILTER_KEY)
-        if not isinstance(s, _PreFilterState):
+        checks = self.skew_checks(state, node_info)
+        if checks is None:
             return _STATUS_NO_PRE_FILTER_STATE
-        labels = node_info.node.labels
-        for key, max_skew, min_domains, self_match, counts, paths in s.checks:
-            value = labels.get(key)
-            if value is None:
+        for check in checks:
+            if check.value is None:
                 return _STATUS_LABEL_MISSING
-            min_match = paths.num0 if len(counts) >= min_domains else 0
-            if counts.get(value, 0) + self_match - min_match > max_skew:
+            if check.skew > check.max_skew:
                 return _STATUS_SKEW
         return SUCCESS
+
+    @staticmethod
+    def skew_checks(state: CycleState, node_info: NodeInfo) -> list[SkewCheck] | None:
+        """Each hard constraint's skew on the node, in order (None without PreFilter state);
+        Filter stops at the first with the label missing or a skew above maxSkew."""
+        s = state.get(_PRE_FILTER_KEY)
+        if not isinstance(s, _PreFilterState):
+            return None
+        labels = node_info.node.labels
+        out = []
+        for key, max_skew, min_domains, self_match, counts, paths in s.checks:
+            value = labels.get(key)
+            # Fewer domains than minDomains: the global minimum counts as 0.
+            min_match = paths.num0 if len(counts) >= min_domains else 0
+            matching = counts.get(value, 0) if value is not None else 0
+            out.append(
+                SkewCheck(
+                    key, value, matching, self_match, min_match, max_skew, min_domains, dict(counts)
+                )
+            )
+        return out
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -774,13 +820,13 @@ class PodTopologySpread:
                 continue
             for i, c in zonal:
                 counts[i].setdefault(labels.get(c.topology_key, ""), 0)
-        weights = tuple(
-            go_log(
-                (len(nodes) - len(ignored) if c.topology_key == HOSTNAME_LABEL else len(counts[i]))
-                + 2
-            )
+        # Each constraint weighs log(number of its domains + 2): a hostname constraint has one
+        # domain per node that is not ignored.
+        sizes = tuple(
+            len(nodes) - len(ignored) if c.topology_key == HOSTNAME_LABEL else len(counts[i])
             for i, c in enumerate(constraints)
         )
+        weights = tuple(go_log(size + 2) for size in sizes)
         if zonal:
             # Every node counts here, not only the feasible ones, but only into the domains
             # the feasible nodes have.
@@ -795,7 +841,9 @@ class PodTopologySpread:
             )
         state.write(
             _PRE_SCORE_KEY,
-            _PreScoreState(tuple(constraints), frozenset(ignored), counts, weights, pod.namespace),
+            _PreScoreState(
+                tuple(constraints), frozenset(ignored), counts, weights, pod.namespace, sizes
+            ),
         )
         return SUCCESS
 
@@ -927,11 +975,19 @@ def _score_columns(
 
 
 def _score(s: _PreScoreState, node_info: NodeInfo) -> int:
-    node = node_info.node
-    if node.name in s.ignored:
+    if node_info.node.name in s.ignored:
         return 0
-    labels = node.labels
     total = 0.0
+    for _, _, cnt, weight, max_skew in _score_terms(s, node_info):
+        total += float(cnt) * weight + float(max_skew - 1)
+    return go_round(total)
+
+
+def _score_terms(s: _PreScoreState, node_info: NodeInfo) -> list[tuple[str, str, int, float, int]]:
+    """(topology key, node's value, matching pods, weight, maxSkew) of each soft constraint
+    the node has the label of: Score adds cnt × weight + (maxSkew − 1) for each."""
+    labels = node_info.node.labels
+    out = []
     for i, c in enumerate(s.constraints):
         value = labels.get(c.topology_key)
         if value is None:
@@ -940,8 +996,20 @@ def _score(s: _PreScoreState, node_info: NodeInfo) -> int:
             cnt = _count_matching(node_info.pods, c.selector, s.namespace)
         else:
             cnt = s.counts[i][value]
-        total += float(cnt) * s.weights[i] + float(c.max_skew - 1)
-    return go_round(total)
+        out.append((c.topology_key, value, cnt, s.weights[i], c.max_skew))
+    return out
+
+
+def score_terms(
+    state: CycleState, node_info: NodeInfo
+) -> tuple[list[tuple[str, str, int, float, int]], bool, dict[str, int]] | None:
+    """Score's terms on the node, whether the node is ignored (lacks a constraint's key) and
+    the number of domains behind each topology key's weight; None without PreScore state."""
+    s = state.get(_PRE_SCORE_KEY)
+    if not isinstance(s, _PreScoreState):
+        return None
+    domains = {c.topology_key: n for c, n in zip(s.constraints, s.domains, strict=False)}
+    return _score_terms(s, node_info), node_info.node.name in s.ignored, domains
 
 
 def new(args: PluginArgs | None, handle: Handle) -> PodTopologySpread:

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.api import Pod, Taint, Toleration
+from scheduler_core.api import Node, Pod, Taint, Toleration
 from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
@@ -27,6 +27,7 @@ from scheduler_core.plugins.helpers import (
     read_state,
     tolerations_tolerate_taint,
 )
+from scheduler_core.queue.events import NODE, POD, ClusterEvent, ClusterEventWithHint, QueueingHint
 
 NAME: Final = names.TAINT_TOLERATION
 ERR_REASON_UNTOLERATED: Final = "node(s) had untolerated taint(s)"
@@ -134,6 +135,38 @@ class TaintToleration:
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
         default_normalize_score(MAX_NODE_SCORE, True, scores)
         return SUCCESS
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(NODE, "Add|UpdateNodeTaint"), self.is_schedulable_after_node_change
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(POD, "UpdatePodToleration"),
+                self.is_schedulable_after_pod_toleration_change,
+            ),
+        ]
+
+    def is_schedulable_after_node_change(
+        self, pod: Pod, old: Node | None, new: Node
+    ) -> QueueingHint:
+        """Queue when the node had an untolerated NoSchedule/NoExecute taint (or is new) and
+        now has none."""
+        was_untolerated = old is None or (
+            find_untolerated_taint(old.taints, pod.tolerations, do_not_schedule_taint) is not None
+        )
+        is_untolerated = (
+            find_untolerated_taint(new.taints, pod.tolerations, do_not_schedule_taint) is not None
+        )
+        if was_untolerated and not is_untolerated:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_pod_toleration_change(
+        self, pod: Pod, old: Pod | None, new: Pod
+    ) -> QueueingHint:
+        """Queue when the pod itself got a new toleration."""
+        return QueueingHint.QUEUE if new.uid == pod.uid else QueueingHint.QUEUE_SKIP
 
 
 def new(args: Any, handle: Handle) -> TaintToleration:

@@ -41,6 +41,7 @@ from scheduler_core.labels import (
     node_selector,
 )
 from scheduler_core.plugins import names
+from scheduler_core.queue.events import ClusterEventWithHint
 
 NAME: Final = names.VOLUME_BINDING
 
@@ -109,6 +110,11 @@ def pod_claim_names(pod: Pod) -> list[tuple[str, bool, Mapping[str, Any]]]:
         elif vol.get("ephemeral") is not None:
             out.append((f"{pod.name}-{vol.get('name', '')}", True, vol))
     return out
+
+
+def is_pod_claim(pod: Pod, pvc: KubeObject) -> bool:
+    """Whether a persistentVolumeClaim volume of the pod names ``pvc`` (not ephemeral ones)."""
+    return pvc.namespace == pod.namespace and pvc.name in pod.pvc_names()
 
 
 def ephemeral_owner_error(pod: Pod, pvc: KubeObject) -> str | None:
@@ -325,6 +331,12 @@ class VolumeBinding:
 
     # PreFilter
 
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # Imported here: the hints module reads this one's helpers.
+        from scheduler_core.plugins import volume_binding_hints
+
+        return volume_binding_hints.events_to_register()
+
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
@@ -409,6 +421,30 @@ class VolumeBinding:
         if volumes.static_bindings:
             s.has_static_bindings = True
         return SUCCESS
+
+    def node_volumes(self, state: CycleState, node_info: NodeInfo) -> dict[str, Any] | None:
+        """What Filter weighs on the node: the bound claims (their PV and whether its node
+        affinity matches), the unbound claims' chosen PVs and those left to provision."""
+        try:
+            s = _read(state)
+            labels = node_info.node.labels
+            volumes, reasons = self._find_pod_volumes(s, node_info.node.name, labels)
+        except (KeyError, TypeError, _BinderError):
+            return None
+        return {
+            "boundClaims": [
+                {
+                    "claim": claim.key,
+                    "pv": pv.name if pv is not None else None,
+                    "nodeAffinityMatches": pv is not None and check_node_affinity(affinity, labels),
+                }
+                for claim, pv, affinity in s.bound_claims
+            ],
+            "unboundClaims": [claim.key for claim in s.delay_claims],
+            "staticBindings": {claim.key: pv.name for pv, claim in volumes.static_bindings},
+            "toProvision": [claim.key for claim in volumes.dynamic_provisions],
+            "reasons": reasons,
+        }
 
     def _find_pod_volumes(
         self, s: _State, node_name: str, node_labels: Mapping[str, str]

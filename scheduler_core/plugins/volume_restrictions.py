@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from scheduler_core.api import Pod
+from scheduler_core.api import KubeObject, Pod
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import (
@@ -22,7 +22,15 @@ from scheduler_core.framework.status import (
 )
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
 from scheduler_core.plugins import names
-from scheduler_core.plugins.volume_binding import quote
+from scheduler_core.plugins.volume_binding import is_pod_claim, quote
+from scheduler_core.queue.events import (
+    NODE,
+    PERSISTENT_VOLUME_CLAIM,
+    POD,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+)
 
 NAME: Final = names.VOLUME_RESTRICTIONS
 ERR_REASON_DISK_CONFLICT: Final = "node(s) had no available disk"
@@ -173,6 +181,38 @@ class VolumeRestrictions:
         if s.conflicting_ref_count > 0:
             return unschedulable(ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT)
         return SUCCESS
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # Volumes are immutable, so pod updates are ignored; any added node may do.
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(POD, "Delete"), self.is_schedulable_after_pod_deleted
+            ),
+            ClusterEventWithHint(ClusterEvent(NODE, "Add")),
+            ClusterEventWithHint(
+                ClusterEvent(PERSISTENT_VOLUME_CLAIM, "Add"),
+                self.is_schedulable_after_pvc_added,
+            ),
+        ]
+
+    def is_schedulable_after_pvc_added(self, pod: Pod, old: None, new: KubeObject) -> QueueingHint:
+        """Queue when the added claim is one the pod uses (its access modes were unknown)."""
+        if is_pod_claim(pod, new):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_pod_deleted(self, pod: Pod, old: Pod, new: None) -> QueueingHint:
+        """Queue when the deleted pod of the namespace held a disk the pod conflicts on, or used
+        one of its claims (a ReadWriteOncePod claim may be free now)."""
+        if old.namespace != pod.namespace:
+            return QueueingHint.QUEUE_SKIP
+        if any(
+            _needs_restrictions_check(vol) and _is_volume_conflict(vol, old) for vol in pod.volumes
+        ):
+            return QueueingHint.QUEUE
+        if set(pod.pvc_names()) & set(old.pvc_names()):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
 
 
 def new(args: Any, handle: Handle) -> VolumeRestrictions:

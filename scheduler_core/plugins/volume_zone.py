@@ -5,7 +5,7 @@ Mirrors plugins/volumezone in kube-scheduler v1.35.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from scheduler_core.api import KubeObject, Pod
@@ -18,7 +18,17 @@ from scheduler_core.plugins.helpers import FrozenState
 from scheduler_core.plugins.volume_binding import (
     WAIT_FOR_FIRST_CONSUMER,
     claim_storage_class,
+    is_pod_claim,
     quote,
+)
+from scheduler_core.queue.events import (
+    NODE,
+    PERSISTENT_VOLUME,
+    PERSISTENT_VOLUME_CLAIM,
+    STORAGE_CLASS,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
 )
 
 NAME: Final = names.VOLUME_ZONE
@@ -143,13 +153,74 @@ class VolumeZone:
         labels = node_info.node.labels
         if not any(key in labels for key in TOPOLOGY_LABELS):
             return SUCCESS
-        for topo in topologies:
-            value = labels.get(topo.key)
-            if value is None:
-                value = labels.get(_TO_GA.get(topo.key, topo.key))
-            if value is None or value not in topo.values:
+        for _, _, ok in zone_checks(topologies, labels):
+            if not ok:
                 return unresolvable(ERR_REASON_CONFLICT)
         return SUCCESS
+
+    def topologies(self, state: CycleState) -> Sequence[_PVTopology]:
+        """The zone and region labels of the pod's bound volumes, as PreFilter found them."""
+        s = state.get(_PRE_FILTER_KEY)
+        return s.topologies if isinstance(s, _State) else ()
+
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            # volumeBindingMode is immutable: only an added class can newly wait for a consumer.
+            ClusterEventWithHint(
+                ClusterEvent(STORAGE_CLASS, "Add"), self.is_schedulable_after_storage_class_added
+            ),
+            ClusterEventWithHint(ClusterEvent(NODE, "Add|UpdateNodeLabel")),
+            ClusterEventWithHint(
+                ClusterEvent(PERSISTENT_VOLUME_CLAIM, "Add|Update"),
+                self.is_schedulable_after_pvc_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(PERSISTENT_VOLUME, "Add|Update"), self.is_schedulable_after_pv_change
+            ),
+        ]
+
+    def is_schedulable_after_pvc_change(
+        self, pod: Pod, old: KubeObject | None, new: KubeObject
+    ) -> QueueingHint:
+        """Queue when the claim is one the pod uses."""
+        if is_pod_claim(pod, new):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_storage_class_added(
+        self, pod: Pod, old: None, new: KubeObject
+    ) -> QueueingHint:
+        """Queue when the added class binds volumes at the first consumer."""
+        if new.raw.get("volumeBindingMode") == WAIT_FOR_FIRST_CONSUMER:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_pv_change(
+        self, pod: Pod, old: KubeObject | None, new: KubeObject
+    ) -> QueueingHint:
+        """Queue when a volume is created, or its zone labels changed."""
+        if old is None or _zones(old) != _zones(new):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+
+def _zones(pv: KubeObject) -> list[tuple[str, frozenset[str]]]:
+    return [(t.key, t.values) for t in pv_topologies(pv)]
+
+
+def zone_checks(
+    topologies: Sequence[_PVTopology], labels: Mapping[str, str]
+) -> list[tuple[_PVTopology, str | None, bool]]:
+    """Each volume topology label with the node's value for it (the beta key falling back to
+    the GA one) and whether that value is one the volume allows."""
+    out = []
+    for topo in topologies:
+        value = labels.get(topo.key)
+        if value is None:
+            value = labels.get(_TO_GA.get(topo.key, topo.key))
+        out.append((topo, value, value is not None and value in topo.values))
+    return out
 
 
 def new(args: Any, handle: Handle) -> VolumeZone:

@@ -283,27 +283,39 @@ class Evaluator:
     @staticmethod
     def select_candidate(candidates: Sequence[Candidate]) -> Candidate | None:
         """pickOneNodeForPreemption's criteria in order; remaining ties go to the first by name."""
-        if not candidates:
-            return None
-        if len(candidates) == 1:
-            return candidates[0]
-        by_name = {c.name: c for c in candidates}
-        score_funcs: list[Callable[[Candidate], object]] = [
-            lambda c: -c.num_pdb_violations,
-            lambda c: -c.victims[0].priority,
-            lambda c: -sum(p.priority + MAX_INT32 + 1 for p in c.victims),
-            lambda c: -len(c.victims),
-            lambda c: _latest_start_score(c),
-        ]
-        remaining = sorted(by_name)
-        for f in score_funcs:
-            scores = {n: f(by_name[n]) for n in remaining}
-            best = max(scores.values(), key=_sortable)
-            selected = [n for n in remaining if scores[n] == best]
-            if len(selected) == 1:
-                return by_name[selected[0]]
-            remaining = selected
-        return by_name[remaining[0]]
+        return rank_candidates(candidates)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class RankingStep:
+    """One criterion of pickOneNodeForPreemption applied: each remaining candidate's score
+    (higher is better) and the candidates that kept the best one."""
+
+    criterion: str
+    scores: dict[str, object]
+    kept: tuple[str, ...]
+
+
+def rank_candidates(
+    candidates: Sequence[Candidate],
+) -> tuple[Candidate | None, list[RankingStep]]:
+    """The chosen candidate and the criteria steps that chose it (none for 0 or 1 candidate)."""
+    if not candidates:
+        return None, []
+    if len(candidates) == 1:
+        return candidates[0], []
+    by_name = {c.name: c for c in candidates}
+    remaining = sorted(by_name)
+    steps: list[RankingStep] = []
+    for criterion, f in CANDIDATE_CRITERIA:
+        scores = {n: f(by_name[n]) for n in remaining}
+        best = max(scores.values(), key=_sortable)
+        selected = [n for n in remaining if scores[n] == best]
+        steps.append(RankingStep(criterion, scores, tuple(selected)))
+        if len(selected) == 1:
+            return by_name[selected[0]], steps
+        remaining = selected
+    return by_name[remaining[0]], steps
 
 
 _NO_VICTIMS: Final = Status(
@@ -322,6 +334,20 @@ def _latest_start_score(c: Candidate) -> str:
     top = c.victims[0].priority
     starts = [_start_key(p) for p in c.victims if p.priority == top]
     return min(starts)
+
+
+# pickOneNodeForPreemption's criteria, in upstream's order: (what is preferred, the candidate's
+# score, higher being better). A tie left after the last goes to the first candidate by name.
+CANDIDATE_CRITERIA: Final[tuple[tuple[str, Callable[[Candidate], object]], ...]] = (
+    ("fewest PodDisruptionBudget violations", lambda c: -c.num_pdb_violations),
+    ("lowest priority of the highest-priority victim", lambda c: -c.victims[0].priority),
+    (
+        "smallest sum of victim priorities (each + 2^31)",
+        lambda c: -sum(p.priority + MAX_INT32 + 1 for p in c.victims),
+    ),
+    ("fewest victims", lambda c: -len(c.victims)),
+    ("latest earliest start among the highest-priority victims", _latest_start_score),
+)
 
 
 def _terminating_by_preemption(pod: Pod) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from scheduler_core.queue.events import ClusterEvent
 from scheduler_core.queue.heap import Heap
@@ -26,6 +27,8 @@ class InFlightEvent:
     seq: int
     event: ClusterEvent
     target_uid: str | None = None
+    old: Any = None  # the object before the change (None for an Add), for the queueing hints
+    new: Any = None  # and after it (None for a Delete)
 
 
 def _key(qpi: QueuedPodInfo) -> str:
@@ -69,19 +72,25 @@ class ActiveQueue:
         self._events = [e for e in self._events if e.seq > oldest]
 
     def add_event_if_any_in_flight(
-        self, event: ClusterEvent, target_uid: str | None = None
+        self,
+        event: ClusterEvent,
+        target_uid: str | None = None,
+        old: Any = None,
+        new: Any = None,
     ) -> bool:
         if not self._in_flight:
             return False
-        self._events.append(InFlightEvent(self._next_seq(), event, target_uid))
+        self._events.append(InFlightEvent(self._next_seq(), event, target_uid, old, new))
         return True
 
-    def add_events_if_pod_in_flight(self, uid: str, events: Sequence[ClusterEvent]) -> bool:
+    def add_events_if_pod_in_flight(
+        self, uid: str, events: Sequence[ClusterEvent], old: Any = None, new: Any = None
+    ) -> bool:
         """Record events about one in-flight pod; False when that pod is not in flight."""
         if uid not in self._in_flight:
             return False
         for event in events:
-            self._events.append(InFlightEvent(self._next_seq(), event, uid))
+            self._events.append(InFlightEvent(self._next_seq(), event, uid, old, new))
         return True
 
     def events_for(self, uid: str) -> list[InFlightEvent] | None:

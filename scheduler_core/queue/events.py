@@ -12,8 +12,9 @@ may combine several with ``|`` (``"Add|UpdateNodeAllocatable"``), as upstream OR
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import IntEnum
 from functools import cache
 from typing import Any, Final
 
@@ -108,6 +109,34 @@ class ClusterEvent:
 
     def __str__(self) -> str:
         return self.label or f"{self.resource}{self.action}"
+
+
+class QueueingHint(IntEnum):
+    """A plugin's answer to a cluster event for a pod it rejected (fwk.QueueingHint)."""
+
+    QUEUE_SKIP = 0  # the event cannot make the pod schedulable: leave it where it is
+    QUEUE = 1  # it may: requeue the pod
+
+    @property
+    def upstream(self) -> str:
+        return "QueueSkip" if self is QueueingHint.QUEUE_SKIP else "Queue"
+
+
+# hint(pod, old, new): ``old`` is None for an Add, ``new`` None for a Delete. The objects are
+# api.Node, api.Pod, or the api types of the other resources. An exception counts as Queue, as
+# upstream treats a hint's error, so that no pod is stuck in the unschedulable pool.
+QueueingHintFn = Callable[[Pod, Any, Any], QueueingHint]
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterEventWithHint:
+    """An event a plugin registers, with the function that says whether it helps a pod.
+
+    ``hint`` None means Queue for every such event (upstream's defaultQueueingHintFn).
+    """
+
+    event: ClusterEvent
+    hint: QueueingHintFn | None = None
 
 
 def _resources_match(registered: str, incoming: str) -> bool:

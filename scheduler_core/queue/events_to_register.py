@@ -4,7 +4,10 @@ Taken from each plugin under framework/plugins/*/ with the v1.35 default feature
 SchedulerQueueingHints (GA), InPlacePodVerticalScaling, SchedulerAsyncPreemption and
 DynamicResourceAllocation on; DRAExtendedResource, GangScheduling and NodeDeclaredFeatures off
 (GangScheduling's events are listed anyway: they only matter when a profile enables it).
-Queueing-hint functions are not modelled: any matching event requeues a pod the plugin rejected.
+This table is what a plugin registers without its hint functions: the in-tree plugins supply
+their own (``events_to_register()``, with a QueueingHint function per event), which the scheduler
+uses instead; the table stays for plugins that have none here (DynamicResources, GangScheduling,
+DefaultPreemption) and for queues built without frameworks.
 
 Only plugins that can reject a pod (PreEnqueue, PreFilter, Filter, Reserve, Permit) subscribe;
 score-only plugins, PrioritySort and DefaultBinder have no entry. A PreEnqueue/Filter plugin that
@@ -33,6 +36,7 @@ from scheduler_core.queue.events import (
     VOLUME_ATTACHMENT,
     WORKLOAD,
     ClusterEvent,
+    ClusterEventWithHint,
     action_bits,
 )
 
@@ -105,21 +109,33 @@ EVENTS_OF_INTEREST: Final[dict[str, tuple[ClusterEvent, ...]]] = {
 _NODE_UPDATE_TAINT: Final = ClusterEvent(NODE, "UpdateNodeTaint")
 
 
+Registered = ClusterEvent | ClusterEventWithHint
+
+
+def with_hint(registered: Registered) -> ClusterEventWithHint:
+    """An event as registered with its hint (none for a bare ClusterEvent: always Queue)."""
+    return (
+        registered
+        if isinstance(registered, ClusterEventWithHint)
+        else ClusterEventWithHint(registered)
+    )
+
+
 def build_event_map(
-    events_of_interest: Mapping[str, Sequence[ClusterEvent]],
-) -> dict[str, tuple[ClusterEvent, ...]]:
-    """The events each plugin is subscribed to once the scheduler has set up its queue.
+    events_of_interest: Mapping[str, Sequence[Registered]],
+) -> dict[str, tuple[ClusterEventWithHint, ...]]:
+    """The events (with their hints) each plugin is subscribed to in the scheduler's queue.
 
     As buildQueueingHintMap does, a plugin that registers Node/Add but no Node event covering
-    UpdateNodeTaint also gets Node/UpdateNodeTaint (kubernetes issue 109437): so a pod that
-    NodeResourcesFit rejected is retried when a node's taints change.
+    UpdateNodeTaint also gets Node/UpdateNodeTaint with no hint (kubernetes issue 109437): so a
+    pod that NodeResourcesFit rejected is retried when a node's taints change.
     """
     add, taint = action_bits("Add"), action_bits("UpdateNodeTaint")
-    out: dict[str, tuple[ClusterEvent, ...]] = {}
+    out: dict[str, tuple[ClusterEventWithHint, ...]] = {}
     for plugin, events in events_of_interest.items():
-        registered = tuple(events)
-        node_bits = [e.bits for e in registered if e.resource == NODE]
+        registered = tuple(with_hint(e) for e in events)
+        node_bits = [r.event.bits for r in registered if r.event.resource == NODE]
         if any(b & add for b in node_bits) and not any(b & taint for b in node_bits):
-            registered += (_NODE_UPDATE_TAINT,)
+            registered += (ClusterEventWithHint(_NODE_UPDATE_TAINT),)
         out[plugin] = registered
     return out

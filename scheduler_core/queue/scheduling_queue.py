@@ -2,9 +2,11 @@
 
 Mirrors PriorityQueue of backend/queue/scheduling_queue.go in kube-scheduler v1.35 with its
 default feature gates: SchedulerQueueingHints (GA) and SchedulerPopFromBackoffQ (beta, on; the
-``pop_from_backoff`` switch). Queueing-hint functions are not modelled: a cluster event that
-matches an event registered by a plugin that rejected the pod requeues the pod (as if every hint
-said Queue). Kept as upstream, because they change where a pod goes:
+``pop_from_backoff`` switch). A cluster event requeues an unschedulable pod when the hint function
+of a plugin that rejected it, registered for a matching event, answers Queue (isPodWorthRequeuing;
+a hint that raises counts as Queue, an event registered without one always queues); the record
+of the move names that plugin, and every rejecting plugin's answer. Kept as upstream, because
+they change where a pod goes:
 
 - a pod rejected by plugins goes to the unschedulable pool, one that failed with an error (no
   rejecting plugin) to backoffQ; an event that arrived while the pod was in flight and matches
@@ -19,8 +21,7 @@ said Queue). Kept as upstream, because they change where a pod goes:
 
 Simplified where nothing observable changes, or where a hint function would have decided:
 
-- one event map for all profiles (upstream keeps one per profile; the in-tree plugins register
-  the same events in every profile);
+- the hint map of the pod's profile (``profile_events``), else the one given for all profiles;
 - an update of a pod during its own cycle is remembered for that pod only (upstream shares it
   with every in-flight pod, and the plugins' hint functions then ignore other pods' updates);
 - AssignedPodAdd goes to every unschedulable pod (the queueing-hints path of upstream's event
@@ -37,7 +38,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from enum import Enum
 from typing import Any, Final
 
 from scheduler_core.api import Pod
@@ -58,13 +58,20 @@ from scheduler_core.queue.events import (
     SCHEDULE_ATTEMPT_FAILURE,
     UNROLLED_WILDCARD,
     ClusterEvent,
+    ClusterEventWithHint,
     match_any_cluster_event,
     match_cluster_events,
     pod_scheduling_properties_change,
 )
-from scheduler_core.queue.events_to_register import EVENTS_OF_INTEREST, build_event_map
+from scheduler_core.queue.events_to_register import (
+    EVENTS_OF_INTEREST,
+    Registered,
+    build_event_map,
+    with_hint,
+)
 from scheduler_core.queue.nominator import Nominator
 from scheduler_core.queue.queued_pod_info import QueuedPodInfo, pod_key
+from scheduler_core.queue.requeuing import Strategy, Verdict, worth_requeuing
 
 LessFunc = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
 PreEnqueueFunc = Callable[[Pod], Status]
@@ -86,14 +93,6 @@ _UNSCHEDULED_POD_ADD: Final = str(EVENT_UNSCHEDULED_POD_ADD)
 _UNSCHEDULED_POD_UPDATE: Final = str(EVENT_UNSCHEDULED_POD_UPDATE)
 
 
-class _Strategy(Enum):
-    """queueingStrategy: where a pod that an event may help should go."""
-
-    SKIP = 0
-    AFTER_BACKOFF = 1
-    IMMEDIATELY = 2
-
-
 class SchedulingQueue:
     """The scheduling queue of one scheduler: every pending pod is in exactly one of activeQ,
     backoffQ or the unschedulable pool (gated pods included), or in flight.
@@ -101,10 +100,15 @@ class SchedulingQueue:
     ``on_event(kind, pod, details)`` is told of every move, as it happens:
 
     - ``Enqueue`` {"queue": "active"|"unschedulable"|"gated", "event"} (+ "plugin" when gated):
-      the pod entered that queue from nowhere (new, updated unknown pod, back from a cycle);
-    - ``MoveToActive`` {"event", "from": "backoff"|"unschedulable"|"gated"};
-    - ``Backoff`` {"until", "event", "from"}: entered backoffQ; ``until`` is when a flush
-      releases it (see next_wakeup); ``from`` is None when back from a cycle;
+      the pod entered that queue from nowhere (new, updated unknown pod, back from a cycle;
+      back from a cycle to activeQ because of an event during it: + "plugin", "hints" and
+      "in_flight_event", as below);
+    - ``MoveToActive`` {"event", "from": "backoff"|"unschedulable"|"gated"} (+ "plugin", the
+      plugin whose queueing hint moved it, and "hints", each rejecting plugin's answer:
+      {"NodeAffinity": "QueueSkip", "NodeResourcesFit": "Queue"}, when hints were asked);
+    - ``Backoff`` {"until", "event", "from"} (+ "plugin", "hints" likewise): entered backoffQ;
+      ``until`` is when a flush releases it (see next_wakeup); ``from`` is None when back from
+      a cycle;
     - ``Pop`` {"queue": "active"|"backoff", "attempts", "cycle"};
     - ``Unschedulable`` {"plugins", "pending_plugins", "error", "cycle"}: an attempt failed
       (followed by the event for where the pod went);
@@ -118,7 +122,8 @@ class SchedulingQueue:
         clock: Clock,
         less: LessFunc,
         pre_enqueue: PreEnqueueFunc,
-        events_of_interest: Mapping[str, Sequence[ClusterEvent]] = EVENTS_OF_INTEREST,
+        events_of_interest: Mapping[str, Sequence[Registered]] = EVENTS_OF_INTEREST,
+        profile_events: Mapping[str, Mapping[str, Sequence[Registered]]] | None = None,
         pod_initial_backoff_seconds: float = DEFAULT_POD_INITIAL_BACKOFF_SECONDS,
         pod_max_backoff_seconds: float = DEFAULT_POD_MAX_BACKOFF_SECONDS,
         pod_max_in_unschedulable_pods_seconds: float = DEFAULT_POD_MAX_IN_UNSCHEDULABLE_SECONDS,
@@ -129,6 +134,10 @@ class SchedulingQueue:
         self._clock = clock
         self._pre_enqueue = pre_enqueue
         self._event_map = build_event_map(events_of_interest)
+        # schedulerName -> that profile's map (upstream's QueueingHintMap per profile).
+        self._profile_maps = {
+            name: build_event_map(events) for name, events in (profile_events or {}).items()
+        }
         self._max_unschedulable = pod_max_in_unschedulable_pods_seconds
         self._flush_interval = unschedulable_flush_interval_seconds
         self._on_event = on_event
@@ -187,41 +196,42 @@ class SchedulingQueue:
         if self._on_event is not None:
             self._on_event(kind, pod, details)
 
-    def _events_for_plugin(self, plugin: str) -> tuple[ClusterEvent, ...]:
-        # A plugin that registered nothing known is subscribed to everything, as upstream does
-        # for plugins without EnqueueExtensions.
+    def _events_for_plugin(
+        self, plugin: str, pod: Pod | None = None
+    ) -> tuple[ClusterEventWithHint, ...]:
+        """What ``plugin`` registered in ``pod``'s profile (else in the map for all profiles).
+
+        A plugin that registered nothing known is subscribed to everything, as upstream does
+        for plugins without EnqueueExtensions.
+        """
+        if pod is not None:
+            found = self._profile_maps.get(pod.scheduler_name, {}).get(plugin)
+            if found is not None:
+                return found
         events = self._event_map.get(plugin)
         if events is None:
-            events = self._event_map[plugin] = UNROLLED_WILDCARD
+            events = self._event_map[plugin] = tuple(with_hint(e) for e in UNROLLED_WILDCARD)
         return events
 
     def _is_event_of_interest(self, event: ClusterEvent) -> bool:
         if event.is_wildcard():
             return True
         return any(
-            match_cluster_events(registered, event)
-            for events in self._event_map.values()
+            match_cluster_events(registered.event, event)
+            for event_map in (self._event_map, *self._profile_maps.values())
+            for events in event_map.values()
             for registered in events
         )
 
     def _worth_requeuing(
-        self, qpi: QueuedPodInfo, event: ClusterEvent, target_uid: str | None
-    ) -> _Strategy:
-        """isPodWorthRequeuing with every hint answering Queue."""
-        rejectors = qpi.rejector_plugins()
-        if not rejectors:
-            return _Strategy.AFTER_BACKOFF
-        if target_uid is not None and target_uid != qpi.uid:
-            return _Strategy.SKIP
-        if event.is_wildcard():
-            return _Strategy.AFTER_BACKOFF
-        strategy = _Strategy.SKIP
-        for plugin in sorted(rejectors):
-            if match_any_cluster_event(event, self._events_for_plugin(plugin)):
-                if plugin in qpi.pending_plugins:
-                    return _Strategy.IMMEDIATELY
-                strategy = _Strategy.AFTER_BACKOFF
-        return strategy
+        self,
+        qpi: QueuedPodInfo,
+        event: ClusterEvent,
+        target_uid: str | None,
+        old: Any = None,
+        new: Any = None,
+    ) -> Verdict:
+        return worth_requeuing(qpi, event, target_uid, old, new, self._events_for_plugin)
 
     # -- moving pods -----------------------------------------------------------------------
 
@@ -234,7 +244,7 @@ class SchedulingQueue:
         plugin = status.plugin or _UNNAMED_PRE_ENQUEUE
         qpi.unschedulable_plugins.add(plugin)
         qpi.gating_plugin = plugin
-        qpi.gating_plugin_events = self._events_for_plugin(plugin)
+        qpi.gating_plugin_events = tuple(r.event for r in self._events_for_plugin(plugin, qpi.pod))
 
     def _add_gated(self, qpi: QueuedPodInfo, event: str, origin: str | None) -> None:
         self._unschedulable[qpi.key] = qpi
@@ -242,7 +252,12 @@ class SchedulingQueue:
             self._emit("Enqueue", qpi.pod, queue=GATED, event=event, plugin=qpi.gating_plugin)
 
     def _move_to_active(
-        self, qpi: QueuedPodInfo, event: str, from_backoff: bool, origin: str | None
+        self,
+        qpi: QueuedPodInfo,
+        event: str,
+        from_backoff: bool,
+        origin: str | None,
+        why: Mapping[str, Any] | None = None,
     ) -> bool:
         """moveToActiveQ; False when PreEnqueue gates the pod (then it waits gated)."""
         if not (self._pop_from_backoff and from_backoff):
@@ -259,14 +274,20 @@ class SchedulingQueue:
         self._backoff.delete(key)
         self._active.heap.add_or_update(qpi)
         if origin is None:
-            self._emit("Enqueue", qpi.pod, queue=ACTIVE, event=event)
+            self._emit("Enqueue", qpi.pod, queue=ACTIVE, event=event, **(why or {}))
         else:
-            self._emit("MoveToActive", qpi.pod, event=event, **{"from": origin})
+            self._emit("MoveToActive", qpi.pod, event=event, **{"from": origin}, **(why or {}))
         if event in (_UNSCHEDULED_POD_ADD, _UNSCHEDULED_POD_UPDATE):
             self._nominate(qpi.pod, None)
         return True
 
-    def _move_to_backoff(self, qpi: QueuedPodInfo, event: str, origin: str | None) -> bool:
+    def _move_to_backoff(
+        self,
+        qpi: QueuedPodInfo,
+        event: str,
+        origin: str | None,
+        why: Mapping[str, Any] | None = None,
+    ) -> bool:
         """moveToBackoffQ; with pop_from_backoff PreEnqueue runs here and may gate the pod."""
         if self._pop_from_backoff:
             self._run_pre_enqueue(qpi)
@@ -276,7 +297,14 @@ class SchedulingQueue:
                 return False
         self._unschedulable.pop(qpi.key, None)
         self._backoff.add(qpi)
-        self._emit("Backoff", qpi.pod, until=self._until(qpi), event=event, **{"from": origin})
+        self._emit(
+            "Backoff",
+            qpi.pod,
+            until=self._until(qpi),
+            event=event,
+            **{"from": origin},
+            **(why or {}),
+        )
         return True
 
     def _until(self, qpi: QueuedPodInfo) -> float:
@@ -284,23 +312,30 @@ class SchedulingQueue:
         return max(self._backoff.completion_time(qpi), self._clock.now())
 
     def _requeue(
-        self, qpi: QueuedPodInfo, strategy: _Strategy, event: str, origin: str | None
+        self,
+        qpi: QueuedPodInfo,
+        verdict: Verdict,
+        event: str,
+        origin: str | None,
     ) -> str:
         """requeuePodWithQueueingStrategy: returns the queue the pod ended in."""
-        if strategy is _Strategy.SKIP:
+        strategy, why = verdict.strategy, verdict.details()
+        if strategy is Strategy.SKIP:
             self._unschedulable[qpi.key] = qpi
             if origin is None:
                 self._emit("Enqueue", qpi.pod, queue=UNSCHEDULABLE, event=event)
             return UNSCHEDULABLE
-        if strategy is _Strategy.AFTER_BACKOFF and self._backoff.is_backing_off(qpi):
-            return BACKOFF if self._move_to_backoff(qpi, event, origin) else UNSCHEDULABLE
-        return ACTIVE if self._move_to_active(qpi, event, False, origin) else UNSCHEDULABLE
+        if strategy is Strategy.AFTER_BACKOFF and self._backoff.is_backing_off(qpi):
+            return BACKOFF if self._move_to_backoff(qpi, event, origin, why) else UNSCHEDULABLE
+        return ACTIVE if self._move_to_active(qpi, event, False, origin, why) else UNSCHEDULABLE
 
     def _move_pods(
         self,
         pods: Sequence[QueuedPodInfo],
         event: ClusterEvent,
         target_uid: str | None = None,
+        old: Any = None,
+        new: Any = None,
     ) -> None:
         """movePodsToActiveOrBackoffQueue, then remember the event for in-flight pods."""
         if not self._is_event_of_interest(event):
@@ -309,13 +344,13 @@ class SchedulingQueue:
         for qpi in pods:
             if qpi.gated and not match_any_cluster_event(event, qpi.gating_plugin_events):
                 continue
-            strategy = self._worth_requeuing(qpi, event, target_uid)
-            if strategy is _Strategy.SKIP:
+            verdict = self._worth_requeuing(qpi, event, target_uid, old, new)
+            if verdict.strategy is Strategy.SKIP:
                 continue
             origin = GATED if qpi.gated else UNSCHEDULABLE
             self._unschedulable.pop(qpi.key, None)
-            self._requeue(qpi, strategy, label, origin)
-        self._active.add_event_if_any_in_flight(event, target_uid)
+            self._requeue(qpi, verdict, label, origin)
+        self._active.add_event_if_any_in_flight(event, target_uid, old, new)
 
     # -- the SchedulingQueue interface -----------------------------------------------------
 
@@ -402,58 +437,64 @@ class SchedulingQueue:
                 error=error,
                 cycle=scheduling_cycle,
             )
-            strategy = self._strategy_for_in_flight_pod(qpi)
-            self._requeue(qpi, strategy, SCHEDULE_ATTEMPT_FAILURE, None)
+            verdict = self._strategy_for_in_flight_pod(qpi)
+            self._requeue(qpi, verdict, SCHEDULE_ATTEMPT_FAILURE, None)
         finally:
             self.done(uid)
 
-    def _strategy_for_in_flight_pod(self, qpi: QueuedPodInfo) -> _Strategy:
+    def _strategy_for_in_flight_pod(self, qpi: QueuedPodInfo) -> Verdict:
         """determineSchedulingHintForInFlightPod: did anything during the cycle help?"""
         if not qpi.rejector_plugins():
-            return _Strategy.AFTER_BACKOFF
+            return Verdict(Strategy.AFTER_BACKOFF)
         events = self._active.events_for(qpi.uid)
         if events is None:
-            return _Strategy.AFTER_BACKOFF
-        strategy = _Strategy.SKIP
+            return Verdict(Strategy.AFTER_BACKOFF)
+        verdict = Verdict(Strategy.SKIP)
         for e in events:
-            found = self._worth_requeuing(qpi, e.event, e.target_uid)
-            if found is _Strategy.IMMEDIATELY:
+            found = self._worth_requeuing(qpi, e.event, e.target_uid, e.old, e.new)
+            found.in_flight_event = str(e.event)
+            if found.strategy is Strategy.IMMEDIATELY:
                 return found
-            if found is _Strategy.AFTER_BACKOFF:
-                strategy = found
+            if found.strategy is Strategy.AFTER_BACKOFF:
+                verdict = found
                 if not qpi.pending_plugins:
-                    return strategy
-        return strategy
+                    return verdict
+        return verdict
 
     def move_all_to_active_or_backoff(
-        self, event: ClusterEvent, pre_check: Callable[[Pod], bool] | None = None
+        self,
+        event: ClusterEvent,
+        pre_check: Callable[[Pod], bool] | None = None,
+        old: Any = None,
+        new: Any = None,
     ) -> None:
         """MoveAllToActiveOrBackoffQueue: requeue the unschedulable pods ``event`` may help.
 
-        ``pre_check`` narrows the candidates (upstream passes a lower-or-equal-priority check
-        when a nominated pod goes away). Candidates are visited in the order they entered the
-        unschedulable pool.
+        ``old`` and ``new`` are the changed object before and after (None for an Add or a
+        Delete), handed to the queueing hints. ``pre_check`` narrows the candidates (upstream
+        passes a lower-or-equal-priority check when a nominated pod goes away). Candidates are
+        visited in the order they entered the unschedulable pool.
         """
         if not self._is_event_of_interest(event):
             return
         pods = [
             qpi for qpi in self._unschedulable.values() if pre_check is None or pre_check(qpi.pod)
         ]
-        self._move_pods(pods, event)
+        self._move_pods(pods, event, None, old, new)
 
     def assigned_pod_added(self, pod: Pod) -> None:
         """A bound pod appeared: the AssignedPodAdd event (with queueing hints GA, upstream
         sends it to every unschedulable pod, not only those with matching affinity terms)."""
-        self.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_ADD)
+        self.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_ADD, new=pod)
 
     def assigned_pod_updated(self, old: Pod, new: Pod) -> None:
         """A bound pod changed: one event per specific change (labels, scale-down, ...)."""
         for event in pod_scheduling_properties_change(new, old):
-            self.move_all_to_active_or_backoff(event)
+            self.move_all_to_active_or_backoff(event, old=old, new=new)
 
     def assigned_pod_deleted(self, pod: Pod) -> None:
         """A bound pod went away: the AssignedPodDelete event."""
-        self.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE)
+        self.move_all_to_active_or_backoff(EVENT_ASSIGNED_POD_DELETE, old=pod)
 
     def update(self, old: Pod, new: Pod) -> None:
         """Update a pending pod.
@@ -463,7 +504,7 @@ class SchedulingQueue:
         interests a plugin that rejected or gated it. Unknown: add it to activeQ.
         """
         events = pod_scheduling_properties_change(new, old)
-        if self._active.add_events_if_pod_in_flight(new.uid, events):
+        if self._active.add_events_if_pod_in_flight(new.uid, events, old, new):
             self._in_flight_latest[new.uid] = new
             return
         old_key = pod_key(old)
@@ -485,8 +526,8 @@ class SchedulingQueue:
             self._update_nomination(old, new)
             for event in events:
                 origin = GATED if qpi.gated else UNSCHEDULABLE
-                strategy = self._worth_requeuing(qpi, event, None)
-                queue = self._requeue(qpi, strategy, str(event), origin)
+                verdict = self._worth_requeuing(qpi, event, None, old, new)
+                queue = self._requeue(qpi, verdict, str(event), origin)
                 if queue == ACTIVE or (self._pop_from_backoff and queue == BACKOFF):
                     break
             return

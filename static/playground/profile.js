@@ -53,9 +53,28 @@
         input.value = value;
       }
     });
+    showMigration(body.migration, body.config_yaml);
     effective.dataset.state = body.ok ? "valid" : "invalid";
     if (mode.value === "form" && body.config_yaml) yamlArea.value = body.config_yaml;
     form.dataset.refreshed = String(mine);
+  }
+
+  // An older configuration pasted in the YAML pane: where it came from and what changed.
+  function showMigration(migration, converted) {
+    const box = document.getElementById("migration");
+    if (!box) return;
+    box.hidden = !migration;
+    if (!migration) return;
+    document.getElementById("migration-source").textContent =
+      "Converted from " + migration.source + " to kubescheduler.config.k8s.io/v1";
+    const list = document.getElementById("migration-changes");
+    list.innerHTML = "";
+    (migration.changes.length ? migration.changes : ["nothing to change"]).forEach((c) => {
+      addError(list, c);
+    });
+    document.getElementById("migration-plugins").textContent = migration.custom_plugins.length
+      ? "Not in-tree, define as custom plugins: " + migration.custom_plugins.join(", ") : "";
+    document.getElementById("migration-yaml").textContent = converted || "";
   }
 
   function schedule() {

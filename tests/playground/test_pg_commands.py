@@ -5,6 +5,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from playground.lessons.loader import course
 from playground.models import Cluster, Profile
 
 pytestmark = pytest.mark.django_db
@@ -17,18 +18,23 @@ def test_load_demo_twice_gives_the_same_content():
     call_command("load_demo", stdout=out)
     second = {c.name: (c.pk, c.nodes.count(), c.pods.count()) for c in Cluster.objects.all()}
     assert first == second
-    assert set(first) == {
+    lesson_clusters = {lesson.cluster_name for lesson in course()}
+    assert set(first) - lesson_clusters == {
         "Three zones",
         "GPU pool behind taints",
         "Preemption scenario",
         "Approval gate",
+        "Blinking lights",
+        "GPU pool with DRA",
         "Large cluster (500 nodes)",
     }
     assert {p.name for p in Profile.objects.filter(is_demo=True)} >= {
         "Bin-packing",
         "Spread everything",
     }
-    assert "5 clusters" in out.getvalue()
+    assert lesson_clusters <= set(first)
+    assert "7 clusters" in out.getvalue()
+    assert f"{len(course())} lessons" in out.getvalue()
 
 
 def test_demo_gpu_nodes_are_tainted_and_only_the_trainer_tolerates():

@@ -287,7 +287,7 @@ def test_migration_turns_old_runs_into_cycle_records(approved_late):
     }
     _store_the_old_way(run, events)
     importlib.import_module("playground.migrations.0003_runevent_cycle").fill_cycles(apps, None)
-    migration = importlib.import_module("playground.migrations.0005_run_cycles_from_events")
+    migration = importlib.import_module("playground.migrations.0007_run_cycles_from_events")
     migration.events_to_cycles(apps, None)
     run.refresh_from_db()
     assert not RunEvent.objects.filter(run=run, type__in=["CycleStart", "Filter"]).exists()

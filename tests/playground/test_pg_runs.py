@@ -109,7 +109,7 @@ def test_apply_placements_binds_the_pods_once(
     with pytest.raises(runs.RunCommandRefused):
         runs.run_apply_placements(run=run, user=other_user)
     applied_to, counts = runs.run_apply_placements(run=run, user=user)
-    assert applied_to == cluster and counts == {"bound": 2, "deleted": 0}
+    assert applied_to == cluster and counts == {"bound": 2, "deleted": 0, "claims": 0}
     a = Pod.objects.get(cluster=cluster, name="a")
     assert a.node_name == run.placements["default/a"]
     assert a.manifest["spec"]["nodeName"] == a.node_name

@@ -67,10 +67,11 @@ def test_home_lists_own_and_demo_clusters_only(alice_client, user, bobs_cluster)
 def test_anonymous_reads_demo_but_must_log_in_to_edit(client):
     services.demo_load()
     demo = Cluster.objects.get(name="Three zones")
+    before = Cluster.objects.count()  # the demo clusters and one per lesson
     assert client.get(reverse("playground:cluster", args=[demo.pk])).status_code == 200
     response = client.post(reverse("playground:node_new", args=[demo.pk]), {"name": "x"})
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
-    assert Cluster.objects.count() == 5
+    assert Cluster.objects.count() == before
 
 
 def test_share_link_gives_read_only_access(client, other_user, bobs_cluster):
@@ -424,3 +425,51 @@ def test_duplicate_scheduler_name_and_bad_extender_are_shown_next_to_their_field
         response.context["entries"][1].errors["scheduler_name"]
     )
     assert "must have a positive weight" in " ".join(response.context["top"].errors["extenders"])
+
+
+def test_negative_weight_before_other_score_plugins_is_refused_and_explained(alice_client):
+    """Upstream's int64 weight check refuses it; the message says why in words, at the field."""
+    url = reverse("playground:profile_new")
+    response = alice_client.post(
+        url, _profile_post(**{"p0-score_enabled": "TaintToleration:-2\nNodeAffinity:5"})
+    )
+    assert response.status_code == 200
+    assert Profile.objects.count() == 0
+    errors = " ".join(response.context["entries"][0].errors["score_enabled"])
+    assert "line 2" in errors
+    assert "total score of Score plugins could overflow" in errors
+    assert "wrapped around" in errors
+    swapped = alice_client.post(
+        url, _profile_post(**{"p0-score_enabled": "NodeAffinity:5\nTaintToleration:-2"})
+    )
+    assert swapped.status_code == 302
+
+
+OLD_CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1beta2
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    score:
+      enabled: [{name: NodeResourcesFit, weight: 4}]
+      disabled: [{name: NodeLabel}]
+"""
+
+
+def test_editor_yaml_pane_takes_an_older_version_and_lists_the_changes(alice_client, user):
+    url = reverse("playground:profile_effective")
+    body = alice_client.post(url, _profile_post(mode="yaml", config_yaml=OLD_CONFIG)).json()
+    assert body["ok"] is True, body["problems"]
+    assert body["migration"]["source"] == "kubescheduler.config.k8s.io/v1beta2"
+    assert any("default score weights rose in v1beta3" in c for c in body["migration"]["changes"])
+    converted = yaml.safe_load(body["config_yaml"])
+    assert converted["apiVersion"] == "kubescheduler.config.k8s.io/v1"
+    saved = alice_client.post(
+        reverse("playground:profile_new"), _profile_post(mode="yaml", config_yaml=OLD_CONFIG)
+    )
+    assert saved.status_code == 302
+    config = Profile.objects.get(owner=user).config
+    assert config["apiVersion"] == "kubescheduler.config.k8s.io/v1"
+    assert config["profiles"][0]["plugins"]["score"]["enabled"] == [
+        {"name": "NodeResourcesFit", "weight": 4}
+    ]

@@ -11,12 +11,16 @@ from scheduler_core.case import CaseRun
 from scheduler_core.events import (
     EVENT_TYPES,
     CycleStart,
+    DeviceAllocation,
+    DeviceMatches,
     Filter,
     Score,
     cycle_events,
     event_from_dict,
     fold_cycle,
+    split_cycles,
 )
+from scheduler_core.scheduler import Scheduler
 
 
 def _node(name: str, cpu: str = "4", taint: bool = False, zone: str = "a") -> dict[str, Any]:
@@ -170,3 +174,89 @@ def test_silent_and_compact_runs_number_the_same_events_as_a_full_one():
         else:
             assert a == b
     assert len(list(split_cycles(full))) == 2
+
+
+# -- DRA: device verdicts per node and the allocation of the binding cycle ------------------------
+
+DRA_CLUSTER: list[dict[str, Any]] = [
+    _node("n1"),
+    _node("n2"),
+    {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": "gpu"},
+        "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]},
+    },
+    *[
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": f"{n}-gpu"},
+            "spec": {
+                "driver": "gpu.example.com",
+                "nodeName": n,
+                "pool": {"name": n, "generation": 1, "resourceSliceCount": 1},
+                "devices": [{"name": "gpu-0", "attributes": {"model": {"string": model}}}],
+            },
+        }
+        for n, model in (("n1", "t4"), ("n2", "h100"))
+    ],
+    {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "big", "namespace": "default"},
+        "spec": {
+            "devices": {
+                "requests": [
+                    {
+                        "name": "g",
+                        "exactly": {
+                            "deviceClassName": "gpu",
+                            "selectors": [
+                                {
+                                    "cel": {
+                                        "expression": 'device.attributes["gpu.example.com"]'
+                                        '.model == "h100"'
+                                    }
+                                }
+                            ],
+                        },
+                    }
+                ]
+            }
+        },
+    },
+    _pod("trainer", "1", resourceClaims=[{"name": "gpu", "resourceClaimName": "big"}]),
+]
+
+
+def test_dra_events_explain_devices_and_carry_the_allocation() -> None:
+    events: list[Any] = []
+    sched = Scheduler(None, DRA_CLUSTER, on_event=events.append)
+    sched.run_until_idle()
+    assert sched.placements() == {"default/trainer": "n2"}
+    matches = [e for e in events if isinstance(e, DeviceMatches)]
+    assert len(matches) == 1
+    by_node = dict(zip(matches[0].nodes, matches[0].explanations, strict=True))
+    n1 = by_node["n1"]["requests"][0]
+    assert n1["devices"] == [
+        {
+            "device": "gpu.example.com/n1/gpu-0",
+            "verdict": "selector",
+            "why": "request selector #0 is false: "
+            'device.attributes["gpu.example.com"].model == "h100"',
+        }
+    ]
+    assert by_node["n1"]["elsewhere"] == {"gpu.example.com/n2": 1}
+    assert "allocation" not in by_node["n1"]
+    assert by_node["n2"]["requests"][0]["devices"][0]["verdict"] == "matched"
+    allocation = [e for e in events if isinstance(e, DeviceAllocation)]
+    device = {"request": "g", "driver": "gpu.example.com", "pool": "n2", "device": "gpu-0"}
+    assert by_node["n2"]["allocation"] == [[device]]
+    assert [e.claims for e in allocation] == [
+        {"default/big": {"allocated": True, "devices": [device]}}
+    ]
+    wire = [event_from_dict(json.loads(json.dumps(e.to_dict()))) for e in events]
+    assert wire == events
+    (cycle,) = split_cycles(wire)
+    assert fold_cycle(cycle)["claims"] == allocation[0].claims

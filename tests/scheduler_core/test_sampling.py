@@ -8,6 +8,7 @@ import pytest
 
 from scheduler_core.case import CaseRun
 from scheduler_core.cycle import CycleRecord
+from scheduler_core.events import CycleStart, Event
 from scheduler_core.sampling import (
     RULE_FEW_NODES,
     RULE_NO_SCORING,
@@ -16,6 +17,7 @@ from scheduler_core.sampling import (
     nodes_to_find,
     num_feasible_nodes_to_find,
 )
+from scheduler_core.scheduler import Scheduler
 from tests.builders import make_node, make_pod
 
 TAINT = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
@@ -233,3 +235,19 @@ def test_sampled_walk_matches_a_full_walk_over_the_same_nodes() -> None:
         stop = walk.index(passes[wanted]) + 1
         assert sorted(rec.filter) == sorted(walk[:stop])
         assert sorted(rec.feasible) == sorted(passes[:wanted])
+
+
+def test_the_scheduler_samples_by_default_and_explains_it_in_cycle_start() -> None:
+    events: list[Event] = []
+    objects = [*_nodes(500), *(make_pod(f"p{i}", cpu="1m", memory="1Ki") for i in range(2))]
+    sched = Scheduler(None, objects, on_event=events.append)
+    sched.run_until_idle()
+    starts = [e for e in events if isinstance(e, CycleStart)]
+    assert len(starts) == 2
+    first, second = (s.sampling for s in starts)
+    assert first is not None and second is not None
+    # percentageOfNodesToScore unset: 50 - 500/125 = 46 %, so 230 of 500 wanted, 231 filtered.
+    assert (first["configured"], first["source"], first["adaptive"]) == (0, "global", True)
+    assert (first["percentage"], first["to_find"], first["candidates"]) == (46, 230, 500)
+    assert (first["start_index"], first["evaluated"], first["next_start_index"]) == (0, 231, 230)
+    assert second["start_index"] == 230

@@ -6,12 +6,13 @@ from playground import services
 
 
 class Command(BaseCommand):
-    help = "Create or refresh the demo clusters and profiles; safe to run repeatedly."
+    help = "Create or refresh the demo clusters, profiles and lessons; safe to run repeatedly."
 
     def handle(self, *args: object, **options: object) -> None:
         counts = services.demo_load()
         self.stdout.write(
             self.style.SUCCESS(
-                f"Demo content ready: {counts['clusters']} clusters, {counts['profiles']} profiles."
+                f"Demo content ready: {counts['clusters']} clusters, "
+                f"{counts['profiles']} profiles, {counts['lessons']} lessons."
             )
         )

@@ -154,6 +154,14 @@ class BalancedAllocation:
         scores, status = self.score_batch(state, pod, (node_info,))
         return (scores[0] if scores else 0), status
 
+    def score_entries(self, state: CycleState, pod: Pod) -> tuple[Entry, ...] | None:
+        """The resources Score counts (pod request, weight), or None for a best-effort pod."""
+        s = state.get(_PRE_SCORE_KEY)
+        if isinstance(s, _PreScoreState):
+            return s.entries
+        requests = self.scorer.pod_request_list(pod)
+        return None if _is_best_effort(requests) else self.scorer.entries(requests)
+
     def score_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status]:

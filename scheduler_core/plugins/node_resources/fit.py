@@ -19,6 +19,7 @@ from scheduler_core.api import (
     CPU,
     EPHEMERAL_STORAGE,
     MEMORY,
+    Node,
     Pod,
     is_extended_resource,
     is_scalar_resource,
@@ -55,6 +56,7 @@ from scheduler_core.plugins.node_resources.resource_allocation import (
     Scorer,
     pod_requests,
 )
+from scheduler_core.queue.events import NODE, POD, ClusterEvent, ClusterEventWithHint, QueueingHint
 
 NAME: Final = names.NODE_RESOURCES_FIT
 ERR_REASON_TOO_MANY_PODS: Final = "Too many pods"
@@ -178,6 +180,12 @@ def fits_request(request: _PreFilterState, node_info: NodeInfo) -> list[Insuffic
     return out
 
 
+def pre_filter_request(state: CycleState) -> _PreFilterState | None:
+    """The pod's request PreFilter wrote, or None when PreFilter did not run."""
+    s = state.get(_PRE_FILTER_KEY)
+    return s if isinstance(s, _PreFilterState) else None
+
+
 def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
     """Fits: whether the node has room for the pod, with no resources ignored."""
     return fits_request(compute_pod_resource_request(pod), node_info)
@@ -201,6 +209,7 @@ class Fit:
     name = NAME
 
     def __init__(self, args: NodeResourcesFitArgs) -> None:
+        self.args = args
         self.ignored_resources = frozenset(args.ignored_resources)
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
         # Upstream's Fit hands its scorer none of its feature flags: scoring reads container
@@ -333,6 +342,10 @@ class Fit:
         state.write(_PRE_SCORE_KEY, self._new_pre_score_state(pod))
         return SUCCESS
 
+    def score_entries(self, state: CycleState, pod: Pod) -> tuple[Entry, ...]:
+        """The resources Score counts, with the pod's request and weight of each."""
+        return self._pre_score_state(state, pod).entries
+
     def _pre_score_state(self, state: CycleState, pod: Pod) -> _PreScoreState:
         s = state.get(_PRE_SCORE_KEY)
         if isinstance(s, _PreScoreState):
@@ -352,6 +365,79 @@ class Fit:
             return [], error("resources not found")
         s = self._pre_score_state(state, pod)
         return self.scorer.score_nodes(s.entries, nodes), SUCCESS
+
+    # -- queueing hints -------------------------------------------------------------------------
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # InPlacePodVerticalScaling is on: a scaled-down pod frees room as a deleted one does.
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(POD, "Delete|UpdatePodScaleDown"), self.is_schedulable_after_pod_event
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(NODE, "Add|UpdateNodeAllocatable"),
+                self.is_schedulable_after_node_change,
+            ),
+        ]
+
+    def is_schedulable_after_pod_event(self, pod: Pod, old: Pod, new: Pod | None) -> QueueingHint:
+        """Queue when a scheduled (or nominated) pod went, or a pod scaled down a resource the
+        pod requests (or the pod itself scaled down)."""
+        if new is None:
+            if not old.node_name and not old.nominated_node_name:
+                return QueueingHint.QUEUE_SKIP
+            return QueueingHint.QUEUE
+        if new.uid == pod.uid:
+            return QueueingHint.QUEUE
+        if not new.node_name:
+            return QueueingHint.QUEUE_SKIP
+        before, after = compute_pod_resource_request(old), compute_pod_resource_request(new)
+        before_scalars = {name: amount for name, amount, _ in before.scalars}
+        after_scalars = {name: amount for name, amount, _ in after.scalars}
+        for name, nanos in pod_requests(pod).items():
+            if nanos == 0:
+                continue
+            if name == CPU:
+                freed = before.milli_cpu > after.milli_cpu
+            elif name == MEMORY:
+                freed = before.memory > after.memory
+            elif name == EPHEMERAL_STORAGE:
+                freed = before.ephemeral_storage > after.ephemeral_storage
+            else:
+                freed = is_scalar_resource(name) and before_scalars.get(
+                    name, 0
+                ) > after_scalars.get(name, 0)
+            if freed:
+                return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def is_schedulable_after_node_change(
+        self, pod: Pod, old: Node | None, new: Node
+    ) -> QueueingHint:
+        """Queue when the pod would fit the empty node and the node is new, or its allocatable
+        grew in a resource the pod requests (or in pods)."""
+        if fits(pod, NodeInfo(new)):  # the resources the empty node lacks
+            return QueueingHint.QUEUE_SKIP
+        if old is None or _grew(pod, old, new):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+
+def _grew(pod: Pod, old: Node, new: Node) -> bool:
+    """haveAnyRequestedResourcesIncreased."""
+    request = compute_pod_resource_request(pod)
+    before, after = NodeInfo(old).allocatable, NodeInfo(new).allocatable
+    if after.allowed_pod_number > before.allowed_pod_number:
+        return True
+    return (
+        (request.milli_cpu > 0 and after.milli_cpu > before.milli_cpu)
+        or (request.memory > 0 and after.memory > before.memory)
+        or (request.ephemeral_storage > 0 and after.ephemeral_storage > before.ephemeral_storage)
+        or any(
+            after.scalars.get(name, 0) > before.scalars.get(name, 0)
+            for name, _, _ in request.scalars
+        )
+    )
 
 
 def new(args: NodeResourcesFitArgs | None, handle: Handle) -> Fit:

@@ -276,36 +276,40 @@ class ResourceAllocationScorer:
             return batch(nodes, use_requested, cpu_req, cpu_weight, mem_req, mem_weight)
         scorer = self.scorer
         out: list[int] = []
-        append = out.append
         for ni in nodes:
-            alloc = ni.allocatable
-            requested = ni.requested
-            counted = requested if use_requested else ni.non_zero_requested
-            reqs: list[int] = []
-            allocs: list[int] = []
-            weights: list[int] = []
-            for kind, name, pod_req, weight in entries:
-                if kind == KIND_CPU:
-                    a = alloc.milli_cpu
-                    r = counted.milli_cpu + pod_req
-                elif kind == KIND_MEMORY:
-                    a = alloc.memory
-                    r = counted.memory + pod_req
-                elif kind == KIND_EPHEMERAL_STORAGE:
-                    a = alloc.ephemeral_storage
-                    r = requested.ephemeral_storage + pod_req
-                else:
-                    got = alloc.scalars.get(name)
-                    if got is None:
-                        continue
-                    a = got
-                    r = requested.scalars.get(name, 0) + pod_req
-                if a == 0:
+            amounts = self.node_amounts(entries, ni)
+            out.append(
+                scorer([a[1] for a in amounts], [a[2] for a in amounts], [a[3] for a in amounts])
+            )
+        return out
+
+    def node_amounts(
+        self, entries: Sequence[Entry], ni: NodeInfo
+    ) -> list[tuple[str, int, int, int]]:
+        """(resource, requested with the pod, allocatable, weight) of each resource that counts
+        on the node: the scorer's inputs. A resource the node has none of does not count."""
+        alloc = ni.allocatable
+        requested = ni.requested
+        counted = requested if self.use_requested else ni.non_zero_requested
+        out: list[tuple[str, int, int, int]] = []
+        for kind, name, pod_req, weight in entries:
+            if kind == KIND_CPU:
+                a = alloc.milli_cpu
+                r = counted.milli_cpu + pod_req
+            elif kind == KIND_MEMORY:
+                a = alloc.memory
+                r = counted.memory + pod_req
+            elif kind == KIND_EPHEMERAL_STORAGE:
+                a = alloc.ephemeral_storage
+                r = requested.ephemeral_storage + pod_req
+            else:
+                got = alloc.scalars.get(name)
+                if got is None:
                     continue
-                reqs.append(r)
-                allocs.append(a)
-                weights.append(weight)
-            append(scorer(reqs, allocs, weights))
+                a = got
+                r = requested.scalars.get(name, 0) + pod_req
+            if a != 0:
+                out.append((name, r, a, weight))
         return out
 
 

@@ -182,7 +182,10 @@ def test_node_scheduling_properties_change(
 
 
 def test_event_map_adds_taint_update_for_node_add_plugins() -> None:
-    m = build_event_map(EVENTS_OF_INTEREST)
+    m = {
+        plugin: tuple(r.event for r in registered)
+        for plugin, registered in build_event_map(EVENTS_OF_INTEREST).items()
+    }
     taint = E("Node", "UpdateNodeTaint")
     assert taint in m[names.NODE_RESOURCES_FIT]
     assert taint in m[names.NODE_AFFINITY]

@@ -469,7 +469,12 @@ def test_moved_pod_goes_to_active_when_backoff_already_over() -> None:
     assert rec.events[-1] == (
         "MoveToActive",
         "p",
-        {"event": "AssignedPodDelete", "from": "unschedulable"},
+        {
+            "event": "AssignedPodDelete",
+            "from": "unschedulable",
+            "plugin": "NodeResourcesFit",
+            "hints": {"NodeResourcesFit": "Queue"},
+        },
     )
 
 
@@ -667,6 +672,8 @@ def test_update_ungates_pod_only_when_pre_enqueue_passes(
             {
                 "event": "UnschedulablePodUpdatePodSchedulingGatesEliminated",
                 "from": "gated",
+                "plugin": "SchedulingGates",
+                "hints": {"SchedulingGates": "Queue"},
             },
         )
         assert pop(q).pod.name == "g"
@@ -875,7 +882,17 @@ def test_on_event_tells_the_whole_story() -> None:
             {"plugins": ["NodeResourcesFit"], "pending_plugins": [], "error": False, "cycle": 1},
         ),
         ("Enqueue", "p", {"queue": "unschedulable", "event": "ScheduleAttemptFailure"}),
-        ("Backoff", "p", {"until": 2.0, "event": "NodeAdd", "from": "unschedulable"}),
+        (
+            "Backoff",
+            "p",
+            {
+                "until": 2.0,
+                "event": "NodeAdd",
+                "from": "unschedulable",
+                "plugin": "NodeResourcesFit",
+                "hints": {"NodeResourcesFit": "Queue"},
+            },
+        ),
         ("MoveToActive", "p", {"event": "BackoffComplete", "from": "backoff"}),
         ("Delete", "p", {"from": "active"}),
     ]

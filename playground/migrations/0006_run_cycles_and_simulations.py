@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('playground', '0003_runevent_cycle'),
+        ('playground', '0005_lessonprogress'),
     ]
 
     operations = [

@@ -40,7 +40,7 @@ def events_to_cycles(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("playground", "0004_run_cycles_and_simulations"),
+        ("playground", "0006_run_cycles_and_simulations"),
     ]
 
     operations = [

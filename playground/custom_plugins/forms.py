@@ -1,0 +1,100 @@
+"""The custom plugin form: one CEL expression per extension point, compiled on clean."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django import forms
+
+from scheduler_core.plugins.custom import NORMALIZE_MODES, POINTS
+
+from .services import check_definition
+
+POINT_HELP = {
+    "queueSort": "bool over a and b (two pods): true when a goes first",
+    "preFilter": 'true / "skip" / "reject: reason" (the value is state.preFilter later)',
+    "filter": "bool, or a reason string to reject the node",
+    "preScore": "any value; later points read it as state.preScore",
+    "score": "an int for this node",
+    "normalizeScore": "an int from score, scores, min and max (normalize: expression)",
+    "reserve": "a note (string) recorded at Reserve",
+    "unreserve": "a note recorded at Unreserve",
+    "permit": '"allow", "deny: reason" or "wait N" (seconds)',
+    "preBind": "a note recorded at PreBind",
+    "postBind": "a note recorded at PostBind",
+}
+
+
+class CustomPluginForm(forms.Form):
+    """Name, one expression per extension point, Filter's reason and NormalizeScore's mode."""
+
+    name = forms.CharField(max_length=63)
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    filter_reason = forms.CharField(
+        required=False, max_length=200, label="Filter reason (when the expression is false)"
+    )
+    normalize = forms.ChoiceField(
+        choices=[(m, m) for m in (*NORMALIZE_MODES, "expression")],
+        initial="none",
+        label="NormalizeScore",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for point in POINTS:
+            self.fields[f"point_{point}"] = forms.CharField(
+                required=False,
+                label=point,
+                help_text=POINT_HELP.get(point, ""),
+                widget=forms.Textarea(attrs={"rows": 2, "class": "cel", "data-point": point}),
+            )
+
+    def point_fields(self) -> list[forms.BoundField]:
+        return [self[f"point_{p}"] for p in POINTS]
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.\-]*", name):
+            raise forms.ValidationError("a plugin name: letters, digits, '.', '-' or '_'")
+        from playground import engine
+
+        if name in engine.plugin_names():
+            raise forms.ValidationError(f"{name} is an in-tree plugin name")
+        return name
+
+    def definition(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        points = {
+            p: data[f"point_{p}"].strip() for p in POINTS if data.get(f"point_{p}", "").strip()
+        }
+        return {
+            "name": data.get("name", ""),
+            "points": points,
+            "filterReason": data.get("filter_reason", ""),
+            "normalize": data.get("normalize") or "none",
+        }
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        if not self.definition()["points"]:
+            raise forms.ValidationError("give at least one extension point an expression")
+        for point, messages in check_definition(self.definition()).items():
+            field = f"point_{point}" if point else None
+            for message in messages:
+                self.add_error(field, message)
+        return data
+
+    @staticmethod
+    def initial_from(plugin: Any) -> dict[str, Any]:
+        initial = {
+            "name": plugin.name,
+            "description": plugin.description,
+            "filter_reason": plugin.filter_reason,
+            "normalize": plugin.normalize or "none",
+        }
+        for point, expression in (plugin.points or {}).items():
+            initial[f"point_{point}"] = expression
+        return initial

@@ -1,0 +1,304 @@
+"""The course as data: each lesson is a folder under ``course/`` read into plain values.
+
+A lesson folder ``NN-slug/`` holds ``lesson.yaml`` (title, summary, glossary terms, an optional
+script of cluster events), ``narrative.md`` (steps, each opening with a ``## `` heading),
+``cluster.yaml`` (Kubernetes manifests), one or more ``profile*.yaml`` (KubeSchedulerConfiguration;
+``profile.yaml`` is the default, ``profile-NAME.yaml`` adds the profile NAME) and
+``questions.yaml``. Errors name the file and the field.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+
+COURSE_DIR: Final = Path(__file__).resolve().parent / "course"
+DEFAULT_PROFILE: Final = "default"
+
+# What each question kind asks of a run, and the fields it needs. ``answer_type`` says how an
+# answer is read and compared: a name, a count, or a set of names.
+QUESTION_KINDS: Final[dict[str, tuple[tuple[str, ...], str]]] = {
+    "winner": (("cycle",), "name"),  # the node chosen in cycle k ("none" when unschedulable)
+    "rejector": (("cycle", "node"), "name"),  # the plugin that rejected node X in cycle k
+    "victims": (("cycle",), "names"),  # the pods preemption evicts in cycle k
+    "nominated": (("cycle",), "name"),  # the node preemption nominates in cycle k
+    "pending": ((), "count"),  # pods without a node when the run ends
+    "score": (("cycle", "plugin", "node"), "count"),  # value: raw, normalized (default), weighted
+    "total": (("cycle", "node"), "count"),  # the weighted sum of node X in cycle k
+    "evaluated": (("cycle",), "count"),  # nodes Filter examined in cycle k
+    "first_evaluated": (("cycle",), "name"),  # the node where Filter started in cycle k
+    "feasible": (("cycle",), "count"),  # nodes that passed Filter in cycle k
+    "pod": (("cycle",), "name"),  # the pod scheduled in cycle k
+    "placement": (("pod",), "name"),  # the node a pod ends on ("none" when pending)
+    "code": (("cycle", "point"), "name"),  # the code at an extension point (plugin optional)
+    "profile": (("cycle",), "name"),  # the profile (schedulerName) that ran cycle k
+    "requeue": (("cycle",), "name"),  # where a cluster event moved cycle k's parked pod
+}
+SCORE_VALUES: Final = ("raw", "normalized", "weighted")
+SCRIPT_ACTIONS: Final = ("add_node", "remove_node", "delete_pod", "add_pod")
+_SLUG: Final = re.compile(r"^(\d\d)-([a-z0-9-]+)$")
+# A narrative step names its run-page step in a comment: <!-- show: cycle 1, Filter -->
+# (optionally with a plugin: <!-- show: cycle 1, Score, NodeAffinity -->).
+_SHOW: Final = re.compile(r"<!--\s*show:\s*cycle\s+(\d+),\s*(\w+)(?:,\s*(\w+))?\s*-->")
+
+
+class LessonError(ValueError):
+    """A lesson folder that cannot be read; the message names the file and field."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(f"{where}: {message}")
+        self.where = where
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class RunPointer:
+    """A step of the run page: a cycle and an extension point (and optionally a plugin)."""
+
+    cycle: int
+    point: str
+    plugin: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: str
+    step: int  # 1-based narrative step the question belongs to
+    prompt: str
+    kind: str
+    params: dict[str, Any]
+    answer: Any
+    explanation: str
+    choices: tuple[str, ...] = ()
+    profile: str = DEFAULT_PROFILE
+    show: RunPointer | None = None
+
+    @property
+    def answer_type(self) -> str:
+        return QUESTION_KINDS[self.kind][1]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    title: str
+    body: str  # Markdown
+    show: RunPointer | None = None  # the run-page step this narrative step is about
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptAction:
+    """A cluster change a lesson makes after cycle ``after_cycle`` (kind in SCRIPT_ACTIONS)."""
+
+    after_cycle: int
+    action: str
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Lesson:
+    number: int
+    slug: str
+    title: str
+    summary: str
+    steps: tuple[Step, ...]
+    cluster_text: str
+    profiles: dict[str, dict[str, Any]]  # name -> KubeSchedulerConfiguration
+    questions: tuple[Question, ...]
+    terms: tuple[str, ...] = ()
+    script: tuple[ScriptAction, ...] = ()
+    note: str = ""  # what the lesson cannot show in the browser yet
+    path: Path = field(default=COURSE_DIR)
+
+    @property
+    def cluster_name(self) -> str:
+        return f"Lesson {self.number:02d}: {self.title}"
+
+    def profile_name(self, profile: str = DEFAULT_PROFILE) -> str:
+        suffix = "" if profile == DEFAULT_PROFILE else f" ({profile})"
+        return f"Lesson {self.number:02d}{suffix}"
+
+    def question(self, qid: str) -> Question | None:
+        return next((q for q in self.questions if q.id == qid), None)
+
+    def step_questions(self, step: int) -> list[Question]:
+        return [q for q in self.questions if q.step == step]
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as err:
+        raise LessonError(path.name, "file is missing") from err
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = f" at line {mark.line + 1}" if mark is not None else ""
+        raise LessonError(path.name, f"invalid YAML{line}") from err
+
+
+def _text(data: dict[str, Any], key: str, where: str, *, required: bool = True) -> str:
+    value = data.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or not value.strip():
+        raise LessonError(f"{where}.{key}", "must be a non-empty string")
+    return value.strip()
+
+
+def _steps(path: Path) -> tuple[Step, ...]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as err:
+        raise LessonError(path.name, "file is missing") from err
+    chunks = re.split(r"(?m)^## ", text)
+    if chunks[0].strip():
+        raise LessonError(path.name, "text before the first '## ' step heading")
+    steps = []
+    for chunk in chunks[1:]:
+        title, _, body = chunk.partition("\n")
+        match = _SHOW.search(body)
+        show = None
+        if match is not None:
+            show = RunPointer(cycle=int(match[1]), point=match[2], plugin=match[3])
+            body = _SHOW.sub("", body)
+        steps.append(Step(title=title.strip(), body=body.strip(), show=show))
+    if not steps:
+        raise LessonError(path.name, "no '## ' step headings")
+    return tuple(steps)
+
+
+def _pointer(raw: Any, where: str) -> RunPointer | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("cycle"), int):
+        raise LessonError(where, "must be a mapping with an integer cycle and a point")
+    point = _text(raw, "point", where)
+    plugin = raw.get("plugin")
+    return RunPointer(cycle=raw["cycle"], point=point, plugin=str(plugin) if plugin else None)
+
+
+def _question(raw: Any, i: int, steps: int, profiles: dict[str, Any]) -> Question:
+    where = f"questions.yaml[{i}]"
+    if not isinstance(raw, dict):
+        raise LessonError(where, "must be a mapping")
+    qid = _text(raw, "id", where)
+    ask = raw.get("engine")
+    if not isinstance(ask, dict) or ask.get("kind") not in QUESTION_KINDS:
+        raise LessonError(f"{where}.engine.kind", f"must be one of {', '.join(QUESTION_KINDS)}")
+    kind = ask["kind"]
+    params = {k: v for k, v in ask.items() if k != "kind"}
+    for name in QUESTION_KINDS[kind][0]:
+        if name not in params:
+            raise LessonError(f"{where}.engine.{name}", f"is required for {kind}")
+    if kind == "score" and params.get("value", "normalized") not in SCORE_VALUES:
+        raise LessonError(f"{where}.engine.value", f"must be one of {', '.join(SCORE_VALUES)}")
+    step = raw.get("step")
+    if not isinstance(step, int) or not 1 <= step <= steps:
+        raise LessonError(f"{where}.step", f"must be a narrative step between 1 and {steps}")
+    if "answer" not in raw:
+        raise LessonError(f"{where}.answer", "is required")
+    choices = raw.get("choices") or []
+    if not isinstance(choices, list):
+        raise LessonError(f"{where}.choices", "must be a list")
+    profile = str(raw.get("profile") or DEFAULT_PROFILE)
+    if profile not in profiles:
+        raise LessonError(f"{where}.profile", f"no profile file for {profile!r}")
+    return Question(
+        id=qid,
+        step=step,
+        prompt=_text(raw, "prompt", where),
+        kind=kind,
+        params=params,
+        answer=raw["answer"],
+        explanation=_text(raw, "explanation", where),
+        choices=tuple(str(c) for c in choices),
+        profile=profile,
+        show=_pointer(raw.get("show"), f"{where}.show"),
+    )
+
+
+def _script(raw: Any) -> tuple[ScriptAction, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise LessonError("lesson.yaml.script", "must be a list")
+    out = []
+    for i, item in enumerate(raw):
+        where = f"lesson.yaml.script[{i}]"
+        actions = [a for a in SCRIPT_ACTIONS if isinstance(item, dict) and a in item]
+        if not isinstance(item, dict) or not isinstance(item.get("after_cycle"), int):
+            raise LessonError(where, "needs an integer after_cycle")
+        if len(actions) != 1:
+            raise LessonError(where, f"needs exactly one of {', '.join(SCRIPT_ACTIONS)}")
+        out.append(ScriptAction(item["after_cycle"], actions[0], item[actions[0]]))
+    return tuple(out)
+
+
+def load_lesson(path: Path) -> Lesson:
+    """Read one lesson folder; raises LessonError naming the file and field."""
+    match = _SLUG.match(path.name)
+    if match is None:
+        raise LessonError(path.name, "a lesson folder is named NN-slug")
+    try:
+        meta = _read_yaml(path / "lesson.yaml")
+        if not isinstance(meta, dict):
+            raise LessonError("lesson.yaml", "must be a mapping")
+        steps = _steps(path / "narrative.md")
+        profiles: dict[str, dict[str, Any]] = {}
+        for file in sorted(path.glob("profile*.yaml")):
+            name = file.stem.removeprefix("profile").removeprefix("-") or DEFAULT_PROFILE
+            config = _read_yaml(file)
+            if not isinstance(config, dict) or config.get("kind") != "KubeSchedulerConfiguration":
+                raise LessonError(f"{file.name}.kind", "must be KubeSchedulerConfiguration")
+            profiles[name] = config
+        if DEFAULT_PROFILE not in profiles:
+            raise LessonError("profile.yaml", "file is missing")
+        cluster_text = (path / "cluster.yaml").read_text(encoding="utf-8")
+        raw_questions = _read_yaml(path / "questions.yaml")
+        if not isinstance(raw_questions, list) or not raw_questions:
+            raise LessonError("questions.yaml", "must be a non-empty list")
+        questions = tuple(
+            _question(q, i, len(steps), profiles) for i, q in enumerate(raw_questions)
+        )
+        ids = [q.id for q in questions]
+        if len(set(ids)) != len(ids):
+            raise LessonError("questions.yaml", "question ids must be unique")
+        terms = meta.get("terms") or []
+        return Lesson(
+            number=int(match.group(1)),
+            slug=match.group(2),
+            title=_text(meta, "title", "lesson.yaml"),
+            summary=_text(meta, "summary", "lesson.yaml"),
+            steps=steps,
+            cluster_text=cluster_text,
+            profiles=profiles,
+            questions=questions,
+            terms=tuple(str(t) for t in terms),
+            script=_script(meta.get("script")),
+            note=_text(meta, "note", "lesson.yaml", required=False),
+            path=path,
+        )
+    except LessonError as err:
+        raise LessonError(f"{path.name}/{err.where}", err.message) from err
+    except FileNotFoundError as err:
+        raise LessonError(f"{path.name}/{Path(str(err.filename)).name}", "file is missing") from err
+
+
+def load_course(directory: Path = COURSE_DIR) -> list[Lesson]:
+    """Every lesson of the course, in order."""
+    folders = [p for p in sorted(directory.iterdir()) if p.is_dir() and _SLUG.match(p.name)]
+    return [load_lesson(p) for p in folders]
+
+
+@functools.cache
+def course() -> tuple[Lesson, ...]:
+    """The shipped course, read once per process."""
+    return tuple(load_course())
+
+
+def lesson_by_slug(slug: str) -> Lesson | None:
+    return next((lesson for lesson in course() if lesson.slug == slug), None)

@@ -1,0 +1,177 @@
+"""Reads of the course: progress per lesson (from the database or the session), the glossary,
+and the run-page links of a lesson's questions."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import markdown
+import yaml
+
+from ..models import Run
+from .checks import run_step
+from .loader import COURSE_DIR, DEFAULT_PROFILE, Lesson, Question, RunPointer, course
+from .models import LessonProgress
+from .services import SESSION_PROGRESS, SESSION_RUNS, User, lesson_runs
+
+
+def progress_answers(*, user: User, session: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Lesson slug -> question id -> answer record, for this visitor."""
+    if user.is_authenticated:
+        rows = LessonProgress.objects.filter(user=user).values_list("lesson", "answers")
+        return {slug: dict(answers) for slug, answers in rows}
+    return {slug: dict(a) for slug, a in (session.get(SESSION_PROGRESS) or {}).items()}
+
+
+def course_overview(*, user: User, session: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each lesson with the visitor's progress: answered, solved, first-try counts and done."""
+    answers = progress_answers(user=user, session=session)
+    rows = []
+    for lesson in course():
+        mine = answers.get(lesson.slug) or {}
+        solved = sum(1 for q in lesson.questions if (mine.get(q.id) or {}).get("solved"))
+        rows.append(
+            {
+                "lesson": lesson,
+                "questions": len(lesson.questions),
+                "solved": solved,
+                "first_try": sum(1 for a in mine.values() if a.get("first_try")),
+                "done": solved == len(lesson.questions),
+                "started": bool(mine),
+            }
+        )
+    return rows
+
+
+def next_lesson(lesson: Lesson) -> Lesson | None:
+    lessons = list(course())
+    i = lessons.index(lesson)
+    return lessons[i + 1] if i + 1 < len(lessons) else None
+
+
+@functools.cache
+def glossary() -> list[dict[str, Any]]:
+    """Glossary entries sorted by term, each with the lesson that teaches it."""
+    raw = yaml.safe_load((COURSE_DIR / "glossary.yaml").read_text(encoding="utf-8")) or []
+    by_number = {lesson.number: lesson for lesson in course()}
+    entries = [
+        {"term": e["term"], "text": e["text"], "lesson": by_number.get(int(e["lesson"]))}
+        for e in raw
+    ]
+    return sorted(entries, key=lambda e: e["term"].lower())
+
+
+@functools.cache
+def _html(text: str) -> str:
+    return markdown.markdown(text, extensions=["tables", "fenced_code"])
+
+
+def step_html(lesson: Lesson, step: int) -> str:
+    """One narrative step rendered from the lesson's Markdown (the lesson files are trusted)."""
+    return _html(lesson.steps[step - 1].body)
+
+
+def lesson_run_id(*, lesson: Lesson, profile: str, session: Mapping[str, Any]) -> int | None:
+    """The visitor's run of this lesson's profile, if it still exists."""
+    run_id = ((session.get(SESSION_RUNS) or {}).get(lesson.slug) or {}).get(profile)
+    if run_id is None or not Run.objects.filter(pk=run_id).exists():
+        return None
+    return int(run_id)
+
+
+def pointer_hash(lesson: Lesson, pointer: RunPointer | None, profile: str = DEFAULT_PROFILE) -> str:
+    """The run page's permalink fragment for a run-page step (``#cycle=K&step=N``)."""
+    if pointer is None:
+        return ""
+    step = run_step(lesson_runs(lesson=lesson)[profile], pointer)
+    return f"#cycle={pointer.cycle}&step={step or 0}"
+
+
+def question_hash(lesson: Lesson, question: Question) -> str:
+    """The permalink fragment of the step a question points at."""
+    return pointer_hash(lesson, question.show, question.profile)
+
+
+def lesson_cluster_id(lesson: Lesson) -> int | None:
+    """The lesson's demo cluster (loaded by load_demo), if it is there."""
+    from ..models import Cluster
+
+    return (
+        Cluster.objects.filter(is_demo=True, owner=None, name=lesson.cluster_name)
+        .values_list("pk", flat=True)
+        .first()
+    )
+
+
+MAX_NODES_SHOWN = 12
+
+
+@functools.cache
+def cluster_summary(text: str) -> dict[str, Any]:
+    """The lesson's cluster at a glance: nodes and pods with what a prediction needs."""
+    from .. import manifests
+
+    nodes, pods = [], []
+    for obj in manifests.parse_documents(text).objects:
+        m = obj.manifest
+        meta, spec = m.get("metadata") or {}, m.get("spec") or {}
+        if obj.kind == "Node":
+            labels = {
+                k: v for k, v in (meta.get("labels") or {}).items() if k != "kubernetes.io/hostname"
+            }
+            alloc = (m.get("status") or {}).get("allocatable") or {}
+            nodes.append(
+                {
+                    "name": meta.get("name"),
+                    "allocatable": ", ".join(f"{k} {v}" for k, v in alloc.items()),
+                    "labels": ", ".join(f"{k}={v}" for k, v in labels.items()),
+                    "taints": ", ".join(
+                        f"{t.get('key')}{'=' + str(t['value']) if t.get('value') else ''}:"
+                        f"{t.get('effect')}"
+                        for t in spec.get("taints") or []
+                    )
+                    + (" (cordoned)" if spec.get("unschedulable") else ""),
+                }
+            )
+        elif obj.kind == "Pod":
+            requests: dict[str, str] = {}
+            for c in spec.get("containers") or []:
+                for k, v in ((c.get("resources") or {}).get("requests") or {}).items():
+                    requests[k] = str(v)
+            pods.append(
+                {
+                    "name": meta.get("name"),
+                    "rules": ", ".join(_pod_rules(spec)),
+                    "node": spec.get("nodeName") or "",
+                    "requests": ", ".join(f"{k} {v}" for k, v in requests.items()) or "none",
+                    "priority": spec.get("priority", 0),
+                }
+            )
+    return {
+        "nodes": nodes[:MAX_NODES_SHOWN],
+        "more_nodes": max(len(nodes) - MAX_NODES_SHOWN, 0),
+        "node_count": len(nodes),
+        "pods": pods,
+    }
+
+
+def _pod_rules(spec: dict[str, Any]) -> list[str]:
+    """The scheduling rules a pod sets, named the way the lessons name them."""
+    affinity = spec.get("affinity") or {}
+    rules = [
+        label
+        for present, label in (
+            (spec.get("nodeSelector"), "nodeSelector"),
+            (affinity.get("nodeAffinity"), "node affinity"),
+            (affinity.get("podAffinity"), "pod affinity"),
+            (affinity.get("podAntiAffinity"), "pod anti-affinity"),
+            (spec.get("topologySpreadConstraints"), "topology spread"),
+            (spec.get("tolerations"), "tolerations"),
+        )
+        if present
+    ]
+    if spec.get("schedulerName"):
+        rules.append(f"schedulerName {spec['schedulerName']}")
+    return rules

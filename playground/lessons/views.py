@@ -1,0 +1,126 @@
+"""HTTP layer of the course: the course page, a lesson page, answers and lesson runs."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from . import forms, selectors, services
+from .loader import DEFAULT_PROFILE, Lesson, lesson_by_slug
+
+
+def _lesson(slug: str) -> Lesson:
+    lesson = lesson_by_slug(slug)
+    if lesson is None:
+        raise Http404("No such lesson")
+    return lesson
+
+
+def course_page(request: HttpRequest) -> HttpResponse:
+    services.progress_claim(user=request.user, session=request.session)
+    rows = selectors.course_overview(user=request.user, session=request.session)
+    return render(
+        request,
+        "playground/lessons/course.html",
+        {
+            "rows": rows,
+            "glossary": selectors.glossary(),
+            "next_row": next((r for r in rows if not r["done"]), rows[0] if rows else None),
+        },
+    )
+
+
+def lesson_page(request: HttpRequest, slug: str) -> HttpResponse:
+    lesson = _lesson(slug)
+    services.progress_claim(user=request.user, session=request.session)
+    try:
+        step = min(max(int(request.GET.get("step", 1)), 1), len(lesson.steps))
+    except ValueError:
+        step = 1
+    answers = selectors.progress_answers(user=request.user, session=request.session).get(
+        lesson.slug, {}
+    )
+    questions = []
+    for q in lesson.step_questions(step):
+        run_id = selectors.lesson_run_id(lesson=lesson, profile=q.profile, session=request.session)
+        fragment = selectors.question_hash(lesson, q) if run_id else ""
+        questions.append(
+            {
+                "q": q,
+                "record": answers.get(q.id),
+                "run_url": reverse("playground:run", args=[run_id]) + fragment if fragment else "",
+            }
+        )
+    runs = {
+        name: selectors.lesson_run_id(lesson=lesson, profile=name, session=request.session)
+        for name in lesson.profiles
+    }
+    # The run shown beside the narrative moves with it: to the step's own pointer, else to its
+    # first question's, else to the run's start.
+    frame = ""
+    if runs.get(DEFAULT_PROFILE):
+        page = reverse("playground:run", args=[runs[DEFAULT_PROFILE]])
+        own = selectors.pointer_hash(lesson, lesson.steps[step - 1].show)
+        frame = page + own if own else ""
+    frame = frame or next((item["run_url"] for item in questions if item["run_url"]), "")
+    if not frame and runs.get(DEFAULT_PROFILE):
+        frame = reverse("playground:run", args=[runs[DEFAULT_PROFILE]])
+    return render(
+        request,
+        "playground/lessons/lesson.html",
+        {
+            "lesson": lesson,
+            "step": step,
+            "step_title": lesson.steps[step - 1].title,
+            "step_html": selectors.step_html(lesson, step),
+            "steps": [(i + 1, s.title) for i, s in enumerate(lesson.steps)],
+            "questions": questions,
+            "runs": runs,
+            "frame_url": frame,
+            "cluster_id": selectors.lesson_cluster_id(lesson),
+            "cluster": selectors.cluster_summary(lesson.cluster_text),
+            "solved": sum(1 for q in lesson.questions if (answers.get(q.id) or {}).get("solved")),
+            "next_lesson": selectors.next_lesson(lesson),
+        },
+    )
+
+
+@require_POST
+def lesson_answer(request: HttpRequest, slug: str, qid: str) -> JsonResponse:
+    """Check one answer against the engine's run of the lesson; JSON with the explanation."""
+    lesson = _lesson(slug)
+    question = lesson.question(qid)
+    if question is None:
+        raise Http404("No such question")
+    form = forms.AnswerForm(request.POST)
+    if not form.is_valid():
+        return JsonResponse({"errors": form.errors.get_json_data()}, status=400)
+    result = services.answer_submit(
+        lesson=lesson,
+        question=question,
+        given=form.cleaned_data["answer"],
+        user=request.user,
+        session=request.session,
+    )
+    return JsonResponse(result.to_dict())
+
+
+@require_POST
+def lesson_run(request: HttpRequest, slug: str) -> HttpResponse:
+    """Start the lesson's run and show it beside the lesson (at a question's step, if named)."""
+    lesson = _lesson(slug)
+    form = forms.LessonRunForm(request.POST)
+    form.is_valid()
+    profile = form.cleaned_data.get("profile") or DEFAULT_PROFILE
+    if profile not in lesson.profiles:
+        raise Http404("No such profile")
+    services.lesson_run_start(
+        lesson=lesson, profile=profile, user=request.user, session=request.session
+    )
+    question = lesson.question(form.cleaned_data.get("question") or "")
+    step = question.step if question else form.cleaned_data.get("step") or 1
+    return redirect(
+        reverse("playground:lesson", args=[lesson.slug]) + f"?step={step}#run-frame-box"
+    )

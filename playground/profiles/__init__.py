@@ -1,0 +1,1 @@
+"""Profiles: importing older configurations (and exported profiles with their custom plugins)."""

@@ -1,0 +1,119 @@
+"""Import a configuration of any version (or a Policy), with custom plugin documents, as a profile.
+
+``profile_import_preview`` converts and validates without storing anything; ``profile_import``
+stores the custom plugin definitions, placeholders for plugins still undefined, and the profile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from scheduler_core.config import ConfigError
+from scheduler_core.config.migrate import IN_TREE, migrate
+from scheduler_core.plugins.custom import CustomPluginSpec
+
+from .. import engine, services
+from ..custom_plugins import selectors as plugin_selectors
+from ..custom_plugins import services as plugin_services
+from ..models import Profile
+
+
+@dataclass
+class ImportPreview:
+    """What an import would store: the v1 configuration, the changes and the plugins involved."""
+
+    source: str = ""
+    config: dict[str, Any] | None = None
+    converted_yaml: str = ""
+    changes: tuple[str, ...] = ()
+    definitions: list[dict[str, Any]] = field(default_factory=list)
+    placeholders: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.config is not None and not self.problems
+
+
+def _documents(text: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[str]]:
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        return None, [], [f"{where}invalid YAML: {getattr(err, 'problem', err)}"]
+    config, definitions, problems = None, [], []
+    for i, doc in enumerate(docs):
+        if not isinstance(doc, dict):
+            problems.append(f"document {i + 1}: must be a mapping")
+        elif doc.get("kind") == plugin_selectors.EXPORT_KIND:
+            definitions.append(plugin_selectors.definition_from_document(doc))
+        elif config is None:
+            config = doc
+        else:
+            problems.append(f"document {i + 1}: only one configuration per import")
+    if config is None and not problems:
+        problems.append("no configuration found (paste a KubeSchedulerConfiguration or a Policy)")
+    return config, definitions, problems
+
+
+def profile_import_preview(*, owner: Any, text: str) -> ImportPreview:
+    """Convert ``text`` to v1 and validate it with the owner's plugins, the file's custom plugin
+    definitions and placeholders for the plugins nobody defined."""
+    config, definitions, problems = _documents(text)
+    preview = ImportPreview(definitions=definitions, problems=problems)
+    if config is None:
+        return preview
+    for definition in definitions:
+        for messages in plugin_services.check_definition(definition).values():
+            preview.problems += [f"CustomPlugin {definition.get('name')}: {m}" for m in messages]
+    try:
+        migration = migrate(config)
+    except ConfigError as err:
+        preview.problems += [f"{e.path}: {e.message}" if e.path else e.message for e in err.errors]
+        return preview
+    preview.source, preview.changes = migration.source, migration.changes
+    preview.config, preview.converted_yaml = migration.config, migration.yaml()
+    specs = [CustomPluginSpec.from_dict(d) for d in definitions]
+    known = set(plugin_services.registry_for(owner, specs))
+    usage = plugin_selectors.used_plugin_names(migration.config)
+    for name, points in usage.items():
+        if name not in known and name not in IN_TREE:
+            preview.placeholders.append(name)
+            specs.append(
+                CustomPluginSpec.from_dict(plugin_services.placeholder_definition(name, points))
+            )
+    if preview.problems:
+        return preview
+    result = engine.evaluate_config(
+        migration.config, registry=plugin_services.registry_for(owner, specs)
+    )
+    preview.problems += [f"{p.path}: {p.message}" if p.path else p.message for p in result.problems]
+    return preview
+
+
+def profile_import(
+    *, owner: AbstractBaseUser, name: str, text: str
+) -> tuple[Profile, ImportPreview]:
+    """Store the imported profile with its custom plugins; ValueError when it has problems."""
+    preview = profile_import_preview(owner=owner, text=text)
+    if not preview.ok or preview.config is None:
+        raise ValueError("; ".join(preview.problems) or "nothing to import")
+    with transaction.atomic():
+        plugin_services.definitions_import(owner=owner, definitions=preview.definitions)
+        usage = plugin_selectors.used_plugin_names(preview.config)
+        plugin_services.placeholders_create(
+            owner=owner, usage={n: usage[n] for n in preview.placeholders}
+        )
+        profile = services.profile_create(
+            owner=owner,
+            name=name,
+            description=f"Imported from {preview.source}." if preview.changes else "",
+            config=preview.config,
+        )
+    return profile, preview

@@ -1,0 +1,37 @@
+"""Dynamic Resource Allocation: typed claims, slices and classes, CEL selectors, the allocator."""
+
+from __future__ import annotations
+
+from scheduler_core.dra.allocator import AllocationError, Allocator, FailedOnNode
+from scheduler_core.dra.cel_env import Cache, CelError, compile_selector
+from scheduler_core.dra.manager import DraManager
+from scheduler_core.dra.types import (
+    Allocation,
+    DeviceClass,
+    DeviceResult,
+    DraError,
+    ResourceClaim,
+    ResourceSlice,
+    device_class,
+    resource_claim,
+    resource_slice,
+)
+
+__all__ = [
+    "Allocation",
+    "AllocationError",
+    "Allocator",
+    "Cache",
+    "CelError",
+    "DeviceClass",
+    "DeviceResult",
+    "DraError",
+    "DraManager",
+    "FailedOnNode",
+    "ResourceClaim",
+    "ResourceSlice",
+    "compile_selector",
+    "device_class",
+    "resource_claim",
+    "resource_slice",
+]

@@ -1,0 +1,284 @@
+"""Kubernetes' CEL environment for DRA device selectors, on the ``cel`` library.
+
+Mirrors k8s.io/dynamic-resource-allocation/cel/compile.go in v1.35: one variable ``device`` with
+``driver``, ``attributes[domain][id]`` and ``capacity[domain][id]``; a name without a domain
+belongs to the driver's domain; an unknown domain reads as an empty map while an unknown id
+inside a domain is the runtime error ``no such key: <id>``. Quantities (``quantity()``,
+``isQuantity()``, ``compareTo``, ``isLessThan``, ``isGreaterThan``, ``add``, ``sub``, ``sign``,
+``isInteger``, ``asInteger``, ``asApproximateFloat``) and semantic versions (``semver()``,
+``isSemver()``, ``major``, ``minor``, ``patch`` and the same comparisons) follow the apiserver's
+CEL libraries. Each expression is compiled once (Cache).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from scheduler_core.dra.types import Device
+from scheduler_core.quantity import QuantityError, parse_nanos
+
+_Q: Final = "__quantity__"  # a quantity travels through CEL as {_Q: nano-units}
+_V: Final = "__semver__"  # a version as {_V: [major, minor, patch, [pre-release ids]]}
+_DOMAIN_INDEX: Final = re.compile(r"\b(attributes|capacity)\s*\[\s*(\"([^\"]*)\"|'([^']*)')\s*\]")
+_FUNCTION_ERROR: Final = re.compile(r"Python function call failed: \w+: (.*?)\. Check function")
+_PARSE_PREFIX: Final = re.compile(r"^Failed to parse expression .*?: (?=ERROR)", re.DOTALL)
+_SEMVER: Final = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
+)
+_KNOWN_FUNCTIONS: Final = frozenset(
+    {
+        "quantity", "isQuantity", "semver", "isSemver", "compareTo", "isLessThan",
+        "isGreaterThan", "add", "sub", "sign", "isInteger", "asInteger", "asApproximateFloat",
+        "major", "minor", "patch", "size", "has", "all", "exists", "exists_one", "map", "filter",
+        "contains", "startsWith", "endsWith", "matches", "int", "uint", "double", "string",
+        "bool", "type", "lowerAscii", "upperAscii", "dyn",
+    }
+)  # fmt: skip
+
+
+class CelError(Exception):
+    """A selector that cannot be compiled or evaluated, in upstream's words."""
+
+
+# -- quantity and semver values ----------------------------------------------------------------
+
+
+def quantity_value(text: str) -> dict[str, int]:
+    return {_Q: parse_nanos(text)}
+
+
+def _quantity(text: Any) -> dict[str, int]:
+    try:
+        return quantity_value(str(text))
+    except QuantityError as err:
+        raise ValueError(str(err)) from err
+
+
+def _is_quantity(text: Any) -> bool:
+    try:
+        parse_nanos(str(text))
+    except QuantityError:
+        return False
+    return True
+
+
+def _semver_parts(text: str) -> list[Any] | None:
+    m = _SEMVER.match(text)
+    if m is None:
+        return None
+    pre = m.group(4).split(".") if m.group(4) else []
+    return [int(m.group(1)), int(m.group(2)), int(m.group(3)), pre]
+
+
+def semver_value(text: str) -> dict[str, list[Any]]:
+    parts = _semver_parts(text)
+    if parts is None:
+        raise ValueError(f"could not parse {text!r} as semver")
+    return {_V: parts}
+
+
+def _pre_key(ids: list[str]) -> tuple[Any, ...]:
+    # A version without pre-release ids sorts after any with them; numeric ids before others.
+    if not ids:
+        return ((2,),)
+    return tuple((0, int(i), "") if i.isdigit() else (1, 0, i) for i in ids)
+
+
+def _compare(a: Any, b: Any) -> int:
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        if _Q in a and _Q in b:
+            x, y = int(a[_Q]), int(b[_Q])
+            return (x > y) - (x < y)
+        if _V in a and _V in b:
+            ka = (*a[_V][:3], _pre_key(list(a[_V][3])))
+            kb = (*b[_V][:3], _pre_key(list(b[_V][3])))
+            return (ka > kb) - (ka < kb)
+    raise TypeError("no such overload")
+
+
+def _arith(a: Any, b: Any, sign: int) -> dict[str, int]:
+    if not (isinstance(a, Mapping) and _Q in a):
+        raise TypeError("no such overload")
+    if isinstance(b, Mapping) and _Q in b:
+        return {_Q: a[_Q] + sign * b[_Q]}
+    if isinstance(b, int) and not isinstance(b, bool):
+        return {_Q: a[_Q] + sign * b * 1_000_000_000}
+    raise TypeError("no such overload")
+
+
+def _q(a: Any) -> int:
+    if isinstance(a, Mapping) and _Q in a:
+        return int(a[_Q])
+    raise TypeError("no such overload")
+
+
+def _v(a: Any, i: int) -> int:
+    if isinstance(a, Mapping) and _V in a:
+        return int(a[_V][i])
+    raise TypeError("no such overload")
+
+
+def _as_integer(a: Any) -> int:
+    n = _q(a)
+    if n % 1_000_000_000:
+        raise ValueError("cannot convert value to integer")
+    return n // 1_000_000_000
+
+
+_FUNCTIONS: Final[dict[str, Callable[..., Any]]] = {
+    "quantity": _quantity,
+    "isQuantity": _is_quantity,
+    "semver": lambda s: semver_value(str(s)),
+    "isSemver": lambda s: _semver_parts(str(s)) is not None,
+    "compareTo": _compare,
+    "isLessThan": lambda a, b: _compare(a, b) < 0,
+    "isGreaterThan": lambda a, b: _compare(a, b) > 0,
+    "add": lambda a, b: _arith(a, b, 1),
+    "sub": lambda a, b: _arith(a, b, -1),
+    "sign": lambda a: (_q(a) > 0) - (_q(a) < 0),
+    "isInteger": lambda a: _q(a) % 1_000_000_000 == 0,
+    "asInteger": _as_integer,
+    "asApproximateFloat": lambda a: _q(a) / 1e9,
+    "major": lambda a: _v(a, 0),
+    "minor": lambda a: _v(a, 1),
+    "patch": lambda a: _v(a, 2),
+}
+
+
+# -- the device variable -------------------------------------------------------------------------
+
+
+def _split(name: str, driver: str) -> tuple[str, str]:
+    domain, sep, ident = name.partition("/")
+    return (domain, ident) if sep else (driver, name)
+
+
+def device_variable(driver: str, device: Device, domains: frozenset[str]) -> dict[str, Any]:
+    """The ``device`` variable for one device; ``domains`` are pre-set to empty maps."""
+    attributes: dict[str, dict[str, Any]] = {d: {} for d in domains}
+    for name, attr in device.attributes:
+        domain, ident = _split(name, driver)
+        value: Any = attr.value
+        if attr.kind == "version":
+            value = semver_value(str(attr.value))
+        attributes.setdefault(domain, {})[ident] = value
+    capacity: dict[str, dict[str, Any]] = {d: {} for d in domains}
+    for name, text in device.capacity:
+        domain, ident = _split(name, driver)
+        capacity.setdefault(domain, {})[ident] = quantity_value(text)
+    return {"driver": driver, "attributes": attributes, "capacity": capacity}
+
+
+# -- compiling and evaluating ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """One compiled selector, or the compile error upstream reports for it."""
+
+    expression: str
+    program: Any  # cel.Program, None when error is set
+    domains: frozenset[str]
+    error: str | None
+
+    def matches(self, driver: str, device: Device) -> bool:
+        """Evaluate against one device; raise CelError with the runtime error's text."""
+        if self.error is not None:
+            raise CelError(self.error)
+        import cel  # the Rust extension loads only once a selector is evaluated
+
+        ctx = cel.Context({"device": device_variable(driver, device, self.domains)}, _FUNCTIONS)
+        try:
+            result = self.program.execute(ctx)
+        except KeyError as err:
+            raise CelError(f"no such key: {err.args[0] if err.args else ''}") from err
+        except TypeError as err:
+            raise CelError("no such overload") from err
+        except ZeroDivisionError as err:
+            raise CelError("division by zero") from err
+        except (RuntimeError, ValueError) as err:
+            # A function of ours failed: report its own message, as cel-go would.
+            inner = _FUNCTION_ERROR.search(str(err))
+            raise CelError(inner.group(1) if inner else str(err)) from err
+        if not isinstance(result, bool):
+            raise CelError(
+                f"CEL result of type {_type_name(result)} could not be converted to bool"
+            )
+        return result
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "double"
+    if isinstance(value, Mapping):
+        return "map"
+    if isinstance(value, list):
+        return "list"
+    return type(value).__name__
+
+
+def compile_selector(expression: str) -> Compiled:
+    """Compile ``expression`` as the DRA environment does, keeping any error as text."""
+    domains = frozenset(
+        m.group(3) if m.group(3) is not None else m.group(4)
+        for m in _DOMAIN_INDEX.finditer(expression)
+    )
+    import cel
+
+    try:
+        program = cel.compile(expression)
+    except (ValueError, RuntimeError) as err:
+        # cel-go indents the source excerpt under the message with " | ".
+        detail = _PARSE_PREFIX.sub("", str(err)).replace("\n| ", "\n | ")
+        return Compiled(expression, None, domains, f"compilation failed: {detail}")
+    for var in program.variables():
+        if var != "device" and var not in _comprehension_vars(expression):
+            return Compiled(
+                expression,
+                None,
+                domains,
+                f"compilation failed: ERROR: <input>:1:1: undeclared reference to {var!r} "
+                "(in container '')",
+            )
+    for fn in program.functions():
+        if fn.isidentifier() and fn not in _KNOWN_FUNCTIONS:  # operators are not identifiers
+            return Compiled(
+                expression,
+                None,
+                domains,
+                f"compilation failed: ERROR: <input>:1:1: undeclared reference to {fn!r} "
+                "(in container '')",
+            )
+    return Compiled(expression, program, domains, None)
+
+
+_MACRO_VAR: Final = re.compile(r"\.(?:all|exists|exists_one|map|filter)\s*\(\s*([A-Za-z_]\w*)")
+
+
+def _comprehension_vars(expression: str) -> set[str]:
+    return set(_MACRO_VAR.findall(expression))
+
+
+class Cache:
+    """Compiled selectors by expression (cel.Cache); compiles each expression once."""
+
+    def __init__(self) -> None:
+        self._compiled: dict[str, Compiled] = {}
+
+    def get_or_compile(self, expression: str) -> Compiled:
+        c = self._compiled.get(expression)
+        if c is None:
+            c = self._compiled[expression] = compile_selector(expression)
+        return c
+
+
+DEFAULT_CACHE: Final = Cache()

@@ -1,0 +1,249 @@
+"""Filter explained: a plugin's verdict on a node, with the inputs that decided it.
+
+The verdict always comes from the plugin's own Filter, run on the same CycleState and NodeInfo
+the cycle used; the per-plugin details add the amounts, taints, labels or ports behind it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from scheduler_core.explain.context import CycleContext, ExplainError, FilterView
+from scheduler_core.explain.record import Explanation, explanation, quantity_text, verdict
+from scheduler_core.framework.status import SUCCESS
+from scheduler_core.plugins import names
+from scheduler_core.plugins.helpers import do_not_schedule_taint, find_untolerated_taint
+from scheduler_core.plugins.node_resources.fit import fits_request, pre_filter_request
+
+# A detail function: (context, the plugin, the deciding pass) -> (inputs, formula, text).
+Detail = Callable[[CycleContext, Any, FilterView], tuple[dict[str, Any], str, str]]
+
+
+def filter_detail(name: str) -> Callable[[Detail], Detail]:
+    """Register the detail function of a plugin's Filter explanation."""
+
+    def register(fn: Detail) -> Detail:
+        _DETAILS[name] = fn
+        return fn
+
+    return register
+
+
+def explain_filter(ctx: CycleContext, plugin: str, node: str) -> Explanation:
+    """Why ``plugin`` let ``node`` pass or rejected it in this cycle."""
+    pl = ctx.plugin(plugin)
+    order = [p.name for p in ctx.fwk.filter_plugins]
+    if plugin not in order:
+        raise ExplainError(f"{plugin} is not a Filter plugin of profile {ctx.fwk.profile_name}")
+    if plugin in ctx.state.skip_filter_plugins:
+        return explanation(
+            ctx,
+            "Filter",
+            plugin,
+            node,
+            inputs={},
+            formula="PreFilter returned Skip",
+            value={"code": "Skip", "reasons": []},
+            text=f"{plugin} had nothing to check for this pod (its PreFilter returned Skip), "
+            "so Filter did not run it on any node.",
+            ran=False,
+        )
+    views = ctx.filter_views(node)
+    status, view = SUCCESS, views[-1]
+    for v in views:
+        st = pl.filter(v.state, ctx.pod, v.node_info)
+        if not st.is_success():
+            status, view = st, v
+            break
+    detail = _DETAILS.get(plugin, _generic)
+    inputs, formula, text = detail(ctx, pl, view)
+    if view.added:
+        inputs["nominatedPodsAdded"] = list(view.added)
+        text += f" (evaluated {view.label}: {', '.join(view.added)})"
+    # Filter stops at the first plugin that rejects a node (an extender filters after them all).
+    recorded = ctx.record.filter.get(node)
+    if recorded is None:
+        ran = False
+    elif recorded.is_success() or recorded.plugin not in order:
+        ran = True
+    else:
+        ran = order.index(plugin) <= order.index(recorded.plugin)
+    head = f"{plugin} on {node}: " + (
+        "passes." if status.is_success() else f"{status.code.upstream} — {status.message()}."
+    )
+    if not ran:
+        head += " (Filter stopped at an earlier plugin, so this verdict was not needed.)"
+    return explanation(
+        ctx,
+        "Filter",
+        plugin,
+        node,
+        inputs=inputs,
+        formula=formula,
+        value=verdict(status),
+        text=f"{head} {text}".strip(),
+        ran=ran,
+    )
+
+
+def _generic(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], str, str]:
+    return {}, "", ""
+
+
+def _fit(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], str, str]:
+    request = pre_filter_request(view.state)
+    if request is None:
+        return {}, "", ""
+    ni = view.node_info
+    alloc, used = ni.allocatable, ni.requested
+    rows: dict[str, dict[str, int]] = {
+        "pods": {
+            "requested": 1,
+            "used": len(ni.pods),
+            "allocatable": alloc.allowed_pod_number,
+            "free": alloc.allowed_pod_number - len(ni.pods),
+        }
+    }
+    for name, want, have, taken in (
+        ("cpu", request.milli_cpu, alloc.milli_cpu, used.milli_cpu),
+        ("memory", request.memory, alloc.memory, used.memory),
+        (
+            "ephemeral-storage",
+            request.ephemeral_storage,
+            alloc.ephemeral_storage,
+            used.ephemeral_storage,
+        ),
+    ):
+        if want > 0:
+            rows[name] = {
+                "requested": want,
+                "used": taken,
+                "allocatable": have,
+                "free": have - taken,
+            }
+    for name, want, _ in request.scalars:
+        have, taken = alloc.scalars.get(name, 0), used.scalars.get(name, 0)
+        rows[name] = {"requested": want, "used": taken, "allocatable": have, "free": have - taken}
+    short = fits_request(request, ni)
+    parts = []
+    for name, r in rows.items():
+        op = ">" if any(s.resource_name == name for s in short) else "≤"
+        parts.append(
+            f"{name}: {quantity_text(name, r['requested'])} {op} free "
+            f"{quantity_text(name, r['allocatable'])} − {quantity_text(name, r['used'])} = "
+            f"{quantity_text(name, r['free'])}"
+        )
+    lacking = [
+        f"{s.reason}: the pod asks {quantity_text(s.resource_name, s.requested)}, the node has "
+        f"{quantity_text(s.resource_name, s.capacity - s.used)} free "
+        f"({quantity_text(s.resource_name, s.used)} of "
+        f"{quantity_text(s.resource_name, s.capacity)} already requested)"
+        + (" — more than the whole node, so unresolvable" if s.unresolvable else "")
+        for s in short
+    ]
+    text = "; ".join(lacking) + "." if lacking else "Every requested resource fits in what is free."
+    return {"resources": rows}, "; ".join(parts), text
+
+
+def _taints(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], str, str]:
+    node = view.node_info.node
+    bad = find_untolerated_taint(node.taints, ctx.pod.tolerations, do_not_schedule_taint)
+    inputs = {
+        "taints": [f"{t.key}={t.value}:{t.effect}" for t in node.taints],
+        "tolerations": [
+            f"{t.key or '*'} {t.operator or 'Equal'} {t.value}:{t.effect or '*'}"
+            for t in ctx.pod.tolerations
+        ],
+        "untolerated": f"{bad.key}={bad.value}:{bad.effect}" if bad else None,
+    }
+    if bad is None:
+        text = "Every NoSchedule/NoExecute taint of the node is tolerated by the pod."
+    else:
+        text = f"The taint {inputs['untolerated']} is not tolerated by any toleration of the pod."
+    return inputs, "first NoSchedule/NoExecute taint no toleration tolerates", text
+
+
+def _node_name(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], str, str]:
+    want = ctx.pod.node_name
+    name = view.node_info.node.name
+    inputs = {"spec.nodeName": want, "node": name}
+    return (
+        inputs,
+        f"{want!r} is empty or == {name!r}",
+        ("The pod names no node." if not want else f"The pod asks for node {want!r}."),
+    )
+
+
+def _unschedulable(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], str, str]:
+    cordoned = bool(view.node_info.node.unschedulable)
+    inputs = {"spec.unschedulable": cordoned}
+    text = (
+        "The node is cordoned (spec.unschedulable); only a pod tolerating "
+        "node.kubernetes.io/unschedulable:NoSchedule may go there."
+        if cordoned
+        else "The node is not cordoned."
+    )
+    return inputs, "not unschedulable, or the unschedulable taint is tolerated", text
+
+
+def _node_affinity(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], str, str]:
+    spec = ctx.pod.raw.get("spec") or {}
+    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    )
+    inputs = {
+        "nodeSelector": dict(spec.get("nodeSelector") or {}),
+        "requiredNodeAffinity": required,
+        "addedAffinity": pl.added_node_selector is not None,
+        "nodeLabels": dict(view.node_info.node.labels),
+    }
+    return (
+        inputs,
+        "nodeSelector matches AND (any required term matches)",
+        (
+            "The node's labels are checked against the pod's nodeSelector and every required "
+            "node-affinity term (terms are ORed, expressions within a term ANDed)."
+        ),
+    )
+
+
+def _ports(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], str, str]:
+    ni = view.node_info
+    wanted = [f"{p.protocol}/{p.port}" + (f"@{p.ip}" if p.ip else "") for p in ctx.pod.host_ports]
+    taken = [
+        f"{p.protocol}/{p.port}"
+        for p in ctx.pod.host_ports
+        if ni.port_conflict(p.ip, p.protocol, p.port)
+    ]
+    inputs = {
+        "hostPorts": wanted,
+        "inUse": sorted(f"{k[0]}/{k[1]}" for k in ni.used_ports),
+        "conflicting": taken,
+    }
+    text = (
+        f"Host port(s) {', '.join(taken)} already used on the node."
+        if taken
+        else "None of the pod's host ports is in use on the node."
+    )
+    return inputs, "no requested host port is in use", text
+
+
+def _volumes(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], str, str]:
+    claims = list(ctx.pod.pvc_names())
+    return (
+        {"claims": claims},
+        "",
+        (f"The pod's claims: {', '.join(claims)}." if claims else "The pod uses no claim."),
+    )
+
+
+_DETAILS: dict[str, Detail] = {
+    names.NODE_RESOURCES_FIT: _fit,
+    names.TAINT_TOLERATION: _taints,
+    names.NODE_NAME: _node_name,
+    names.NODE_UNSCHEDULABLE: _unschedulable,
+    names.NODE_AFFINITY: _node_affinity,
+    names.NODE_PORTS: _ports,
+    names.VOLUME_RESTRICTIONS: _volumes,
+}

@@ -1,0 +1,256 @@
+"""The framework's own steps explained: NormalizeScore, ×weight, the total, ties and selection.
+
+NormalizeScore runs the plugin's own normalisation over the cycle's raw column (the runtime's
+call, the runtime's inputs); the weight and total are the profile's weights over those values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scheduler_core.explain.context import CycleContext, ExplainError
+from scheduler_core.explain.record import Explanation, explanation
+from scheduler_core.framework import interfaces as fi
+from scheduler_core.framework.runtime import PluginScores
+from scheduler_core.framework.types import NodeScore
+from scheduler_core.plugins import names
+
+# How each in-tree plugin normalises, in words: (kind, formula template).
+_KINDS: dict[str, tuple[str, str]] = {
+    names.TAINT_TOLERATION: ("reverse", "100 − 100 × raw / max"),
+    names.NODE_AFFINITY: ("max", "100 × raw / max"),
+    names.DYNAMIC_RESOURCES: ("max", "100 × raw / max"),
+    names.INTER_POD_AFFINITY: ("min-max", "⌊100 × (raw − min) / (max − min)⌋"),
+    names.POD_TOPOLOGY_SPREAD: ("reverse-min-max", "100 × (max + min − raw) / max"),
+}
+
+
+def explain_pre_filter(ctx: CycleContext) -> Explanation:
+    """PreFilter: each plugin's answer, the node set they narrowed Filter to, or the rejection."""
+    rec = ctx.record
+    steps: list[dict[str, Any]] = []
+    for name, status, result in rec.pre_filter_steps:
+        nodes = None if result is None or result.all_nodes() else sorted(result.node_names or ())
+        steps.append(
+            {
+                "plugin": name,
+                "code": status.code.upstream,
+                "reasons": list(status.reasons),
+                "nodeNames": nodes,
+            }
+        )
+    pf = rec.pre_filter
+    code = pf.code.upstream if pf is not None else "Success"
+    if pf is not None and not pf.is_success():
+        text = f"PreFilter rejected the pod for every node: {pf.message()}"
+        if pf.plugin:
+            text = f"PreFilter {pf.plugin} rejected the pod for every node: {pf.message()}"
+    elif rec.pre_filter_nodes is not None:
+        narrowing = [s["plugin"] for s in steps if s["nodeNames"] is not None]
+        text = (
+            f"PreFilter of {', '.join(narrowing)} limited Filter to "
+            f"{', '.join(rec.pre_filter_nodes) or 'no node'}; the other nodes were not "
+            "evaluated."
+        )
+    else:
+        skipped = [s["plugin"] for s in steps if s["code"] == "Skip"]
+        text = "PreFilter let every node through to Filter" + (
+            f"; {', '.join(skipped)} returned Skip and will not filter." if skipped else "."
+        )
+    return explanation(
+        ctx,
+        "PreFilter",
+        None,
+        None,
+        inputs={"plugins": steps},
+        formula="node sets of the plugins intersected",
+        text=text,
+        value={"code": code, "nodeNames": rec.pre_filter_nodes},
+    )
+
+
+def _column(ctx: CycleContext, plugin: str) -> PluginScores:
+    for ps in ctx.record.scores:
+        if ps.name == plugin:
+            return ps
+    raise ExplainError(f"{plugin} did not score in cycle {ctx.cycle}")
+
+
+def _row(ctx: CycleContext, node: str) -> int:
+    try:
+        return ctx.record.scored_nodes.index(node)
+    except ValueError:
+        raise ExplainError(f"node {node!r} was not scored in cycle {ctx.cycle}") from None
+
+
+def normalized_column(ctx: CycleContext, plugin: str, raw: list[int]) -> list[int]:
+    """The plugin's NormalizeScore over ``raw`` (the scored nodes' raw scores, in order)."""
+    key = ("normalized", plugin, tuple(raw))
+    found = ctx.cache.get(key)
+    if found is None:
+        found = ctx.cache[key] = _normalize(ctx, plugin, raw)
+    return list(found)
+
+
+def _normalize(ctx: CycleContext, plugin: str, raw: list[int]) -> list[int]:
+    pl = ctx.plugin(plugin)
+    fast = getattr(pl, "normalize_batch", None)
+    if fast is not None:
+        return list(fast(ctx.state, ctx.pod, list(raw)))
+    if isinstance(pl, fi.ScoreExtensions):
+        scores = [NodeScore(n, v) for n, v in zip(ctx.record.scored_nodes, raw, strict=True)]
+        pl.normalize_score(ctx.state, ctx.pod, scores)
+        return [s.score for s in scores]
+    return list(raw)
+
+
+def explain_normalize(
+    ctx: CycleContext, plugin: str, node: str, raw: list[int] | None = None
+) -> Explanation:
+    """NormalizeScore for one node: the plugin's rule with the column's min and max filled in.
+
+    ``raw`` is the raw column over the scored nodes; by default the one the cycle recorded.
+    """
+    ps = _column(ctx, plugin)
+    i = _row(ctx, node)
+    column = list(ps.raw) if raw is None else list(raw)
+    out = normalized_column(ctx, plugin, column)
+    value, v = out[i], column[i]
+    low, high = min(column), max(column)
+    kind, template = _KINDS.get(plugin, ("none", "normalized = raw"))
+    pl = ctx.plugin(plugin)
+    if kind == "none" and (hasattr(pl, "normalize_batch") or isinstance(pl, fi.ScoreExtensions)):
+        kind, template = "own", "the plugin's NormalizeScore"
+    formula = _formula(kind, v, low, high, value)
+    texts = {
+        "none": f"{plugin} has no NormalizeScore: its raw score {v} is used as it is.",
+        "max": f"{plugin} scales by the highest raw score ({high}): {v} becomes {value}.",
+        "reverse": f"{plugin} scales by the highest raw score ({high}) and reverses, so the "
+        f"fewest count gets 100: {v} becomes {value}.",
+        "min-max": f"{plugin} maps the lowest raw score ({low}) to 0 and the highest ({high}) "
+        f"to 100: {v} becomes {value}.",
+        "reverse-min-max": f"{plugin} maps lower raw scores (fewer matching pods) to higher "
+        f"ones, between min {low} and max {high}: {v} becomes {value}.",
+        "own": f"{plugin}'s NormalizeScore turns {v} into {value}.",
+    }
+    return explanation(
+        ctx,
+        "NormalizeScore",
+        plugin,
+        node,
+        inputs={"raw": v, "min": low, "max": high, "kind": kind, "rule": template},
+        formula=formula,
+        value=value,
+        text=texts[kind],
+    )
+
+
+def _formula(kind: str, v: int, low: int, high: int, value: int) -> str:
+    if kind == "max":
+        return f"100 × {v} / {high} = {value}" if high > 0 else f"max ≤ 0 → {value}"
+    if kind == "reverse":
+        return f"100 − 100 × {v} / {high} = {value}" if high > 0 else f"max ≤ 0 → {value}"
+    if kind == "min-max":
+        if high == low:
+            return f"max = min → {value}"
+        return f"⌊100 × ({v} − {low}) / ({high} − {low})⌋ = {value}"
+    if kind == "reverse-min-max":
+        if high <= 0:
+            return f"max = 0 → {value}"
+        return f"100 × ({high} + {low} − {v}) / {high} = {value} (ignored nodes get 0)"
+    return f"{v} → {value}"
+
+
+def explain_weight(ctx: CycleContext, plugin: str, node: str) -> Explanation:
+    """×weight: the normalized score times the plugin's weight in the profile."""
+    ps = _column(ctx, plugin)
+    i = _row(ctx, node)
+    value = ps.normalized[i] * ps.weight
+    return explanation(
+        ctx,
+        "Weight",
+        plugin,
+        node,
+        inputs={"normalized": ps.normalized[i], "weight": ps.weight},
+        formula=f"{ps.normalized[i]} × {ps.weight} = {value}",
+        value=value,
+        text=f"The profile weighs {plugin} {ps.weight}: {ps.normalized[i]} counts {value}.",
+    )
+
+
+def explain_total(ctx: CycleContext, node: str) -> Explanation:
+    """A node's total: the weighted scores of every plugin that scored, added."""
+    i = _row(ctx, node)
+    parts = [(ps.name, ps.normalized[i] * ps.weight) for ps in ctx.record.scores]
+    value = sum(v for _, v in parts)
+    return explanation(
+        ctx,
+        "Combine",
+        None,
+        node,
+        inputs={"weighted": dict(parts)},
+        formula=" + ".join(str(v) for _, v in parts) + f" = {value}" if parts else "0",
+        value=value,
+        text=f"{node} totals {value}: " + ", ".join(f"{n} {v}" for n, v in parts) + ".",
+    )
+
+
+def explain_selection(ctx: CycleContext) -> Explanation:
+    """Which node won, by how much over the runner-up and thanks to which plugins; ties."""
+    rec = ctx.record
+    if len(rec.feasible) == 1:
+        only = rec.feasible[0]
+        return explanation(
+            ctx,
+            "Combine",
+            None,
+            only,
+            inputs={"feasible": [only]},
+            formula="one feasible node",
+            value={"top": [only], "selected": only},
+            text=f"Only {only} passed Filter, so it is chosen without scoring.",
+        )
+    if not rec.scored_nodes:
+        return explanation(
+            ctx,
+            "Combine",
+            None,
+            None,
+            inputs={},
+            formula="",
+            value={"top": [], "selected": None},
+            text="No node passed Filter; nothing was selected.",
+        )
+    totals = {n: explain_total(ctx, n)["value"] for n in rec.scored_nodes}
+    ranked = sorted(totals, key=lambda n: (-totals[n], n))
+    best = totals[ranked[0]]
+    top = sorted(n for n in ranked if totals[n] == best)
+    selected = top[0]
+    inputs: dict[str, Any] = {"totals": totals, "top": top}
+    if len(top) > 1:
+        text = (
+            f"Tie: {', '.join(top)} share the highest total {best}; the first by name, "
+            f"{selected}, is taken (upstream picks one of them at random)."
+        )
+        formula = f"max total = {best} on {len(top)} nodes"
+    else:
+        runner = ranked[1]
+        margin = best - totals[runner]
+        i, j = rec.scored_nodes.index(selected), rec.scored_nodes.index(runner)
+        diffs = [(ps.name, (ps.normalized[i] - ps.normalized[j]) * ps.weight) for ps in rec.scores]
+        diffs = sorted((d for d in diffs if d[1]), key=lambda d: -abs(d[1]))
+        deciding = [{"plugin": name, "difference": d} for name, d in diffs]
+        inputs.update({"runnerUp": runner, "margin": margin, "deciding": deciding})
+        parts = ", ".join(f"{name} {d:+d}" for name, d in diffs)
+        text = f"{selected} won by {margin} over {runner}: {parts}."
+        formula = f"{best} − {totals[runner]} = {margin}"
+    return explanation(
+        ctx,
+        "Combine",
+        None,
+        selected,
+        inputs=inputs,
+        formula=formula,
+        value={"top": top, "selected": selected},
+        text=text,
+    )

@@ -1,0 +1,164 @@
+"""PostFilter explained: DefaultPreemption's candidates, their victims and how one was chosen.
+
+The search is rerun by the engine's own Evaluator on the cycle's state (a dry run changes
+nothing); rank_candidates applies upstream's pickOneNodeForPreemption criteria and reports each.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scheduler_core.api import Pod
+from scheduler_core.explain.context import CycleContext
+from scheduler_core.explain.record import Explanation, explanation
+from scheduler_core.framework.status import Code
+from scheduler_core.plugins import names
+from scheduler_core.plugins.default_preemption import DefaultPreemption
+from scheduler_core.preemption import (
+    Candidate,
+    Evaluator,
+    filter_pods_with_pdb_violation,
+    rank_candidates,
+)
+
+
+def explain_preemption(ctx: CycleContext) -> Explanation:
+    """Why PostFilter nominated the node it did (or none): candidates, victims, criteria."""
+    rec = ctx.record
+    pod = ctx.pod
+    if rec.post_filter_status is None:
+        return explanation(
+            ctx,
+            "PostFilter",
+            None,
+            None,
+            inputs={},
+            formula="",
+            value=None,
+            text="PostFilter did not run: some node passed Filter (or the profile has none).",
+        )
+    pl = ctx.fwk.plugins.get(names.DEFAULT_PREEMPTION)
+    if not isinstance(pl, DefaultPreemption) or pl not in ctx.fwk.post_filter_plugins:
+        st = rec.post_filter_status
+        return explanation(
+            ctx,
+            "PostFilter",
+            st.plugin or None,
+            None,
+            inputs={},
+            formula="",
+            value={"nominatedNode": None, "victims": []},
+            text=f"PostFilter answered {st.code.upstream}: {st.message()}",
+        )
+    ev = Evaluator(
+        ctx.fwk, min_candidate_nodes_percentage=pl.min_pct, min_candidate_nodes_absolute=pl.min_abs
+    )
+    m = rec.diagnosis.statuses() if rec.diagnosis is not None else None
+    inputs: dict[str, Any] = {"preemptorPriority": pod.priority}
+    if m is None:
+        return explanation(
+            ctx,
+            "PostFilter",
+            pl.name,
+            None,
+            inputs=inputs,
+            formula="",
+            value=None,
+            text="The cycle kept no diagnosis.",
+        )
+    ok, why = ev.pod_eligible_to_preempt_others(pod, m.get(pod.nominated_node_name))
+    if not ok:
+        return explanation(
+            ctx,
+            "PostFilter",
+            pl.name,
+            None,
+            inputs=inputs,
+            formula="eligibility",
+            value={"nominatedNode": None, "victims": []},
+            text=f"The pod may not preempt: {why}",
+        )
+    potential = m.nodes_for_status_code(ctx.snapshot, Code.UNSCHEDULABLE)
+    pdbs = list(ctx.snapshot.objects.pdbs)
+    candidates: list[Candidate] = []
+    statuses: dict[str, Any] = {}
+    if potential:
+        candidates, found, _ = ev.dry_run(ctx.state, pod, potential, pdbs)
+        statuses = {n: s.message() for n, s in found.items()}
+    inputs["potentialNodes"] = [ni.node.name for ni in potential]
+    inputs["notCandidates"] = statuses
+    inputs["candidates"] = [_candidate(c, pdbs) for c in candidates]
+    chosen, steps = rank_candidates(candidates)
+    inputs["criteria"] = [
+        {"criterion": s.criterion, "scores": dict(s.scores), "kept": list(s.kept)} for s in steps
+    ]
+    if chosen is None:
+        reasons = sorted({s for s in statuses.values()})
+        text = (
+            "Preemption is not helpful for scheduling: no node would let the pod fit by "
+            "evicting lower-priority pods" + (f" ({'; '.join(reasons)})" if reasons else "") + "."
+        )
+        return explanation(
+            ctx,
+            "PostFilter",
+            pl.name,
+            None,
+            inputs=inputs,
+            formula="no candidate",
+            value={"nominatedNode": None, "victims": []},
+            text=text,
+        )
+    victims = sorted(p.key for p in chosen.victims)
+    lines = [
+        f"{s.criterion}: "
+        + ", ".join(f"{n}={_show(v)}" for n, v in s.scores.items())
+        + f" → {', '.join(s.kept)}"
+        for s in steps
+    ]
+    if len(candidates) == 1:
+        why_text = "it is the only candidate"
+    elif steps and len(steps[-1].kept) == 1:
+        why_text = f"it is the only one left after “{steps[-1].criterion}”"
+    else:
+        why_text = "the candidates tie on every criterion and it is the first by name"
+    text = (
+        f"{len(candidates)} candidate node(s) could take the pod after evictions; "
+        f"{chosen.name} is chosen because {why_text}. Victims: "
+        + ", ".join(f"{p.key} (priority {p.priority})" for p in chosen.victims)
+        + "."
+    )
+    return explanation(
+        ctx,
+        "PostFilter",
+        pl.name,
+        chosen.name,
+        inputs=inputs,
+        formula="; ".join(lines) or "one candidate",
+        value={"nominatedNode": chosen.name, "victims": victims},
+        text=text,
+    )
+
+
+def _candidate(c: Candidate, pdbs: Any) -> dict[str, Any]:
+    violating, _ = filter_pods_with_pdb_violation(c.victims, pdbs)
+    bad = {p.uid for p in violating}
+    return {
+        "node": c.name,
+        "pdbViolations": c.num_pdb_violations,
+        "victims": [_victim(p, p.uid in bad) for p in c.victims],
+    }
+
+
+def _victim(p: Pod, violates: bool) -> dict[str, Any]:
+    return {
+        "pod": p.key,
+        "priority": p.priority,
+        "startTime": p.start_time or None,
+        "violatesPDB": violates,
+    }
+
+
+def _show(v: object) -> str:
+    if isinstance(v, str):
+        return "not started" if v == "\uffff" else v
+    return str(v)

@@ -1,0 +1,281 @@
+"""Score explained: a plugin's raw score for a node, with the inputs and the formula.
+
+Each explainer reads the same PreScore state the plugin read and calls the plugin's own scoring
+functions (per-resource scorers, term matching, image scaling), so the explained value is the
+plugin's value; the explainer adds the inputs and writes the arithmetic out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from scheduler_core.config.types import MAX_CUSTOM_PRIORITY_SCORE
+from scheduler_core.explain.context import CycleContext, ExplainError
+from scheduler_core.explain.record import Explanation, explanation, quantity_text
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE
+from scheduler_core.framework.types import NodeInfo
+from scheduler_core.plugins import names
+from scheduler_core.plugins.image_locality import (
+    MAX_CONTAINER_THRESHOLD,
+    MIN_THRESHOLD,
+    calculate_priority,
+    normalized_image_name,
+    scaled_image_score,
+)
+from scheduler_core.plugins.node_affinity import matching_terms
+from scheduler_core.plugins.node_resources.balanced_allocation import balanced_resource_scorer
+from scheduler_core.plugins.node_resources.least_allocated import least_requested_score
+from scheduler_core.plugins.node_resources.most_allocated import most_requested_score
+from scheduler_core.plugins.node_resources.resource_allocation import ResourceAllocationScorer
+
+# An explainer: (context, plugin, node) -> (inputs, formula, value, text).
+Explainer = Callable[[CycleContext, Any, NodeInfo], tuple[dict[str, Any], str, int, str]]
+
+_EXPLAINERS: dict[str, Explainer] = {}
+
+
+def explainer(name: str) -> Callable[[Explainer], Explainer]:
+    def register(fn: Explainer) -> Explainer:
+        _EXPLAINERS[name] = fn
+        return fn
+
+    return register
+
+
+def explain_score(ctx: CycleContext, plugin: str, node: str) -> Explanation:
+    """What ``plugin``'s Score gave ``node`` in this cycle (before NormalizeScore)."""
+    pl = ctx.plugin(plugin)
+    if pl not in ctx.fwk.score_plugins:
+        raise ExplainError(f"{plugin} is not a Score plugin of profile {ctx.fwk.profile_name}")
+    if plugin in ctx.state.skip_score_plugins:
+        return explanation(
+            ctx,
+            "Score",
+            plugin,
+            node,
+            inputs={},
+            formula="PreScore returned Skip",
+            value=None,
+            text=f"{plugin} had nothing to score for this pod (its PreScore returned Skip), so "
+            "it took no part in the totals.",
+        )
+    ni = ctx.node_info(node)
+    fn = _EXPLAINERS.get(plugin)
+    if fn is None:
+        value, _ = pl.score(ctx.state, ctx.pod, ni)
+        inputs: dict[str, Any] = {}
+        formula, text = f"Score = {value}", f"{plugin}'s Score gave {node} {value}."
+    else:
+        inputs, formula, value, text = fn(ctx, pl, ni)
+    return explanation(
+        ctx, "Score", plugin, node, inputs=inputs, formula=formula, value=value, text=text
+    )
+
+
+# -- NodeResourcesFit and NodeResourcesBalancedAllocation -------------------------------------
+
+
+def _amount_rows(
+    scorer: ResourceAllocationScorer, entries: Any, ni: NodeInfo
+) -> list[dict[str, Any]]:
+    by_name = {e[1]: e for e in entries}
+    rows = []
+    for name, requested, allocatable, weight in scorer.node_amounts(entries, ni):
+        pod_req = by_name[name][2]
+        rows.append(
+            {
+                "resource": name,
+                "pod": pod_req,
+                "node": requested - pod_req,
+                "requested": requested,
+                "allocatable": allocatable,
+                "weight": weight,
+            }
+        )
+    return rows
+
+
+def _weighted_mean(parts: list[tuple[int, int]], value: int, rounding: str) -> str:
+    if not parts:
+        return f"no resource counts → {value}"
+    num = " + ".join(f"{s}×{w}" for s, w in parts)
+    den = " + ".join(str(w) for _, w in parts)
+    return f"({num}) / ({den}) = {value} ({rounding})"
+
+
+@explainer(names.NODE_RESOURCES_FIT)
+def _fit(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str, int, str]:
+    scorer: ResourceAllocationScorer = pl.scorer
+    entries = pl.score_entries(ctx.state, ctx.pod)
+    rows = _amount_rows(scorer, entries, ni)
+    value = scorer.scorer(
+        [r["requested"] for r in rows],
+        [r["allocatable"] for r in rows],
+        [r["weight"] for r in rows],
+    )
+    strategy = scorer.name
+    inputs: dict[str, Any] = {"strategy": strategy, "resources": rows}
+    lines, parts, texts = [], [], []
+    for r in rows:
+        name, req, cap = r["resource"], r["requested"], r["allocatable"]
+
+        def q(v: int, name: str = name) -> str:
+            return quantity_text(name, v)
+
+        if strategy == "LeastAllocated":
+            s = least_requested_score(req, cap)
+            lines.append(
+                f"{name}: ({q(cap)} − {q(req)}) × 100 / {q(cap)} = {s}"
+                if req <= cap
+                else f"{name}: requested {q(req)} > {q(cap)} → 0"
+            )
+        elif strategy == "MostAllocated":
+            s = most_requested_score(req, cap)
+            lines.append(f"{name}: min({q(req)}, {q(cap)}) × 100 / {q(cap)} = {s}")
+        else:
+            s = scorer.scorer([req], [cap], [1])
+            pct = min(req * 100 // cap, 100) if cap else 100
+            lines.append(f"{name}: shape({pct}% used) = {s}")
+        r["score"] = s
+        parts.append((s, r["weight"]))
+        texts.append(
+            f"{name} {q(r['node'])} already requested + {q(r['pod'])} for the pod = "
+            f"{q(req)} of {q(cap)} allocatable scores {s} (weight {r['weight']})"
+        )
+    if strategy == "RequestedToCapacityRatio":
+        # Resources scoring 0 or less do not count towards the mean, which rounds half up.
+        parts = [(s, w) for s, w in parts if s > 0]
+        mean = _weighted_mean(parts, value, "rounded")
+        inputs["shape"] = shape = _shape(pl)
+        scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+        points = ", ".join(f"{p['utilization']}%→{p['score'] * scale}" for p in shape)
+        lines.insert(0, f"shape: {points} (linear between points, scores ×{scale})")
+    else:
+        mean = _weighted_mean(parts, value, "integer division")
+    formula = "; ".join(lines + [mean])
+    text = (
+        f"NodeResourcesFit ({strategy}) on {ni.node.name}: "
+        + "; ".join(texts)
+        + f". The weighted mean is {value}."
+    )
+    return inputs, formula, value, text
+
+
+def _shape(pl: Any) -> list[dict[str, int]]:
+    args = getattr(pl, "args", None)
+    strategy = getattr(args, "scoring_strategy", None)
+    rtcr = getattr(strategy, "requested_to_capacity_ratio", None)
+    return [{"utilization": p.utilization, "score": p.score} for p in getattr(rtcr, "shape", ())]
+
+
+@explainer(names.NODE_RESOURCES_BALANCED_ALLOCATION)
+def _balanced(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str, int, str]:
+    scorer: ResourceAllocationScorer = pl.scorer
+    entries = pl.score_entries(ctx.state, ctx.pod)
+    rows = _amount_rows(scorer, entries or (), ni)
+    value = balanced_resource_scorer(
+        [r["requested"] for r in rows], [r["allocatable"] for r in rows]
+    )
+    fractions = []
+    for r in rows:
+        f = min(float(r["requested"]) / float(r["allocatable"]), 1.0)
+        r["fraction"] = f
+        fractions.append(f)
+    if len(fractions) == 2:
+        spread = f"std = |{fractions[0]:.4f} − {fractions[1]:.4f}| / 2"
+    elif len(fractions) > 2:
+        spread = "std = population standard deviation of " + ", ".join(
+            f"{f:.4f}" for f in fractions
+        )
+    else:
+        spread = "std = 0 (fewer than two resources)"
+    formula = f"{spread}; score = ⌊(1 − std) × {MAX_NODE_SCORE}⌋ = {value}"
+    text = (
+        f"NodeResourcesBalancedAllocation on {ni.node.name}: the share of each resource that "
+        "would be requested with the pod is "
+        + ", ".join(f"{r['resource']} {r['fraction']:.4f}" for r in rows)
+        + f"; the closer these are, the higher the score: {value}."
+    )
+    return {"resources": rows}, formula, value, text
+
+
+# -- TaintToleration, NodeAffinity, ImageLocality -----------------------------------------------
+
+
+@explainer(names.TAINT_TOLERATION)
+def _taints(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str, int, str]:
+    value, _ = pl.score(ctx.state, ctx.pod, ni)
+    prefer = [t for t in ni.node.taints if t.effect == "PreferNoSchedule"]
+    tolerated = [t for t in prefer if any(tol.tolerates(t) for tol in ctx.pod.tolerations)]
+    untolerated = [f"{t.key}={t.value}:{t.effect}" for t in prefer if t not in tolerated]
+    inputs = {
+        "preferNoScheduleTaints": [f"{t.key}={t.value}:{t.effect}" for t in prefer],
+        "intolerable": untolerated,
+    }
+    text = (
+        f"TaintToleration counts the PreferNoSchedule taints of {ni.node.name} that the pod "
+        f"does not tolerate: {value}"
+        + (f" ({', '.join(untolerated)})" if untolerated else "")
+        + ". NormalizeScore reverses the count, so fewer such taints score higher."
+    )
+    return inputs, f"count of intolerable PreferNoSchedule taints = {value}", value, text
+
+
+@explainer(names.NODE_AFFINITY)
+def _node_affinity(
+    ctx: CycleContext, pl: Any, ni: NodeInfo
+) -> tuple[dict[str, Any], str, int, str]:
+    added, own = pl.preferred_terms(ctx.state, ctx.pod)
+    rows = []
+    for origin, terms in (("addedAffinity", added), ("pod", own)):
+        hits = {id(t) for t in matching_terms(terms, ni)}
+        for i, t in enumerate(terms):
+            rows.append({"from": origin, "term": i, "weight": t.weight, "matched": id(t) in hits})
+    value = sum(r["weight"] for r in rows if r["matched"])
+    matched = [r for r in rows if r["matched"]]
+    formula = (" + ".join(str(r["weight"]) for r in matched) or "0") + f" = {value}"
+    text = (
+        f"NodeAffinity adds the weights of the preferred terms {ni.node.name} matches: "
+        f"{len(matched)} of {len(rows)} term(s) match, for {value}."
+    )
+    return {"terms": rows, "nodeLabels": dict(ni.node.labels)}, formula, value, text
+
+
+@explainer(names.IMAGE_LOCALITY)
+def _images(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str, int, str]:
+    total = ctx.snapshot.num_nodes()
+    containers = ctx.pod.init_containers + ctx.pod.containers
+    rows = []
+    sum_scores = 0
+    for c in containers:
+        image = normalized_image_name(c.image)
+        st = ni.image_states.get(image)
+        scaled = scaled_image_score(st, total) if st is not None else 0
+        sum_scores += scaled
+        rows.append(
+            {
+                "image": image,
+                "onNode": st is not None,
+                "size": st.size if st is not None else 0,
+                "nodesWithImage": st.num_nodes if st is not None else 0,
+                "scaled": scaled,
+            }
+        )
+    n = len(containers)
+    value = calculate_priority(sum_scores, n)
+    high = MAX_CONTAINER_THRESHOLD * n
+    scaled_text = (
+        " + ".join(f"{r['size']}×{r['nodesWithImage']}/{total}" for r in rows if r["onNode"]) or "0"
+    )
+    formula = (
+        f"sum = {scaled_text} = {sum_scores}; clamp to [{MIN_THRESHOLD}, {high}]; "
+        f"100 × (sum − {MIN_THRESHOLD}) / ({high} − {MIN_THRESHOLD}) = {value}"
+    )
+    text = (
+        f"ImageLocality on {ni.node.name}: of the pod's {n} image(s), "
+        f"{sum(1 for r in rows if r['onNode'])} are already there; each counts its size times the "
+        f"share of the {total} nodes holding it, summed to {sum_scores} bytes, then scaled "
+        f"between 23 MiB and {n} × 1000 MiB to {value}."
+    )
+    return {"images": rows, "totalNodes": total}, formula, value, text

@@ -1,0 +1,246 @@
+"""PodTopologySpread and InterPodAffinity explained: pods counted per topology domain.
+
+The counts are the ones PreFilter and PreScore wrote to the cycle state; the plugins' own
+skew checks and score terms give the numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scheduler_core.explain.context import CycleContext, FilterView
+from scheduler_core.explain.filters import filter_detail
+from scheduler_core.explain.scores import explainer
+from scheduler_core.framework.types import NodeInfo
+from scheduler_core.plugins import names
+from scheduler_core.plugins.inter_pod_affinity import existing_terms_weights
+from scheduler_core.plugins.pod_topology_spread import go_round, score_terms
+
+# -- PodTopologySpread ----------------------------------------------------------------------------
+
+
+@filter_detail(names.POD_TOPOLOGY_SPREAD)
+def _spread_filter(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], str, str]:
+    checks = pl.skew_checks(view.state, view.node_info) or []
+    rows, lines, texts = [], [], []
+    for c in checks:
+        rows.append(
+            {
+                "topologyKey": c.topology_key,
+                "domain": c.value,
+                "matchingInDomain": c.matching,
+                "selfMatch": c.self_match,
+                "minMatching": c.min_match,
+                "skew": c.skew if c.value is not None else None,
+                "maxSkew": c.max_skew,
+                "minDomains": c.min_domains,
+                "countsPerDomain": c.counts,
+            }
+        )
+        if c.value is None:
+            lines.append(f"{c.topology_key}: node has no such label")
+            texts.append(f"the node has no {c.topology_key} label, so it is outside every domain")
+            break
+        op = "≤" if c.skew <= c.max_skew else ">"
+        lines.append(
+            f"{c.topology_key}={c.value}: skew = {c.matching} + {c.self_match} − {c.min_match} "
+            f"= {c.skew} {op} maxSkew {c.max_skew}"
+        )
+        low = (
+            f"the emptiest domain has {c.min_match}"
+            if len(c.counts) >= c.min_domains
+            else f"only {len(c.counts)} of minDomains {c.min_domains} domains exist, so the "
+            "minimum counts as 0"
+        )
+        texts.append(
+            f"{c.topology_key}={c.value} holds {c.matching} matching pod(s)"
+            + (" and the pod itself matches" if c.self_match else "")
+            + f"; {low}; skew {c.skew} {op} maxSkew {c.max_skew}"
+        )
+        if c.skew > c.max_skew:
+            break
+    return {"constraints": rows}, "; ".join(lines), ("; ".join(texts) + ".") if texts else ""
+
+
+@explainer(names.POD_TOPOLOGY_SPREAD)
+def _spread_score(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str, int, str]:
+    found = score_terms(ctx.state, ni)
+    value, _ = pl.score(ctx.state, ctx.pod, ni)
+    if found is None:
+        return {}, f"Score = {value}", value, f"PodTopologySpread gave {ni.node.name} {value}."
+    terms, ignored, domains = found
+    if ignored:
+        return (
+            {"ignored": True},
+            "node ignored → 0",
+            value,
+            f"{ni.node.name} lacks the label of a soft constraint, so PodTopologySpread ignores "
+            "it: raw 0 and normalized 0.",
+        )
+    rows = [
+        {
+            "topologyKey": k,
+            "domain": v,
+            "matching": cnt,
+            "weight": w,
+            "maxSkew": m,
+            "domains": domains.get(k),
+        }
+        for k, v, cnt, w, m in terms
+    ]
+    weights = "; ".join(
+        f"weight({k}) = ln({domains[k]} + 2) = {w:.4f}" for k, _, _, w, _ in terms if k in domains
+    )
+    total = sum(float(cnt) * w + float(m - 1) for _, _, cnt, w, m in terms)
+    parts = " + ".join(f"{cnt}×{w:.4f} + ({m} − 1)" for _, _, cnt, w, m in terms) or "0"
+    formula = f"round({parts}) = round({total:.4f}) = {go_round(total)}"
+    if weights:
+        formula = f"{weights}; {formula}"
+    text = (
+        f"PodTopologySpread on {ni.node.name}: for each soft constraint, the matching pods in the "
+        "node's domain times the constraint's weight (log of the number of domains + 2), plus "
+        f"maxSkew − 1; "
+        + "; ".join(f"{k}={v}: {cnt} pod(s)" for k, v, cnt, _, _ in terms)
+        + f". Raw {value}; fewer pods score higher after NormalizeScore."
+    )
+    return {"constraints": rows}, formula, value, text
+
+
+# -- InterPodAffinity -----------------------------------------------------------------------------
+
+
+@filter_detail(names.INTER_POD_AFFINITY)
+def _affinity_filter(
+    ctx: CycleContext, pl: Any, view: FilterView
+) -> tuple[dict[str, Any], str, str]:
+    s = pl.pre_filter_state(view.state)
+    if s is None:
+        return {}, "", ""
+    labels = view.node_info.node.labels
+
+    def pairs(terms: Any, counts: Any) -> list[dict[str, Any]]:
+        out = []
+        for t in terms:
+            value = labels.get(t.topology_key)
+            n = counts.get(t.topology_key, value) if value is not None else None
+            out.append({"topologyKey": t.topology_key, "domain": value, "matchingPods": n})
+        return out
+
+    affinity = pairs(s.affinity_terms, s.affinity)
+    anti = pairs(s.anti_affinity_terms, s.anti_affinity)
+    existing = []
+    for key, values in s.existing_anti_affinity.by_key.items():
+        value = labels.get(key)
+        if value is not None and values.get(value, 0) > 0:
+            existing.append({"topologyKey": key, "domain": value, "pods": values[value]})
+    inputs = {
+        "requiredAffinity": affinity,
+        "requiredAntiAffinity": anti,
+        "existingAntiAffinity": existing,
+        "matchesOwnAffinity": s.matches_own_affinity,
+    }
+    texts = []
+    if affinity:
+        texts.append(
+            "required affinity: "
+            + ", ".join(
+                f"{a['topologyKey']}={a['domain']} has {a['matchingPods']}" for a in affinity
+            )
+            + " matching pod(s)"
+        )
+    if anti:
+        texts.append(
+            "required anti-affinity: "
+            + ", ".join(f"{a['topologyKey']}={a['domain']} has {a['matchingPods']}" for a in anti)
+            + " matching pod(s)"
+        )
+    if existing:
+        texts.append(
+            "pods already in "
+            + ", ".join(f"{e['topologyKey']}={e['domain']}" for e in existing)
+            + " have anti-affinity against this pod"
+        )
+    formula = (
+        "every affinity term's domain has a matching pod (or none exist anywhere and the pod "
+        "matches itself); no anti-affinity term's domain has one; no existing pod's "
+        "anti-affinity covers the node"
+    )
+    return inputs, formula, ("; ".join(texts) + ".") if texts else "The pod has no pod affinity."
+
+
+@explainer(names.INTER_POD_AFFINITY)
+def _affinity_score(
+    ctx: CycleContext, pl: Any, ni: NodeInfo
+) -> tuple[dict[str, Any], str, int, str]:
+    pairs = pl.score_pairs(ctx.state, ni) or []
+    rows = [_pair_breakdown(ctx, pl, key, value) for key, value, _ in pairs]
+    value = sum(r["weight"] for r in rows)
+    inputs = {
+        "pairs": [r for r in rows if r["contributions"]],
+        "hardPodAffinityWeight": pl.hard_pod_affinity_weight,
+    }
+    parts = [c for r in rows for c in r["contributions"]]
+    formula = (" + ".join(f"({c['weight']:+d})" for c in parts) or "0") + f" = {value}"
+    described = "; ".join(
+        f"{r['topologyKey']}={r['domain']}: " + ", ".join(_describe(c) for c in r["contributions"])
+        for r in rows
+        if r["contributions"]
+    )
+    text = (
+        f"InterPodAffinity on {ni.node.name} adds up, over the topology domains the node is in, "
+        "the weights of the pod's preferred (anti-)affinity terms once per matching pod in the "
+        "domain (anti-affinity negative), and those of existing pods' terms that match this pod "
+        f"(a required affinity term counts hardPodAffinityWeight {pl.hard_pod_affinity_weight}). "
+        + (described + "." if described else "Nothing in the node's domains counts.")
+        + f" Raw {value}, then scaled between the lowest and highest raw score."
+    )
+    return inputs, formula, value, text
+
+
+def _pair_breakdown(ctx: CycleContext, pl: Any, key: str, value: str) -> dict[str, Any]:
+    """Who adds what to one topology pair: the pod's terms matching pods in the domain, and
+    the terms of the pods there that match the pod (worked out once per pair and cycle)."""
+    cached = ctx.cache.get((names.INTER_POD_AFFINITY, key, value))
+    if cached is None:
+        cached = ctx.cache[(names.INTER_POD_AFFINITY, key, value)] = _pair(ctx, pl, key, value)
+    return dict(cached)
+
+
+def _pair(ctx: CycleContext, pl: Any, key: str, value: str) -> dict[str, Any]:
+    pod = ctx.pod
+    domain = [n for n in ctx.snapshot.node_info_list if n.node.labels.get(key) == value]
+    out: list[dict[str, Any]] = []
+    for t, sign in pl.preferred_terms(pod):
+        if t.topology_key != key:
+            continue
+        matching = [p.key for n in domain for p in n.pods if t.matches(p)]
+        if matching:
+            out.append(
+                {
+                    "term": "the pod's preferred " + ("affinity" if sign > 0 else "anti-affinity"),
+                    "termWeight": t.weight,
+                    "matchingPods": len(matching),
+                    "pods": matching,
+                    "weight": sign * t.weight * len(matching),
+                }
+            )
+    ns_labels = pl.namespace_labels(pod)
+    for n in domain:
+        for existing in n.pods_with_affinity:
+            for k, _, weight, what in existing_terms_weights(
+                existing, n.node.labels, pod, ns_labels, pl.hard_pod_affinity_weight
+            ):
+                if k == key:
+                    out.append({"term": f"{existing.key}'s {what}", "weight": weight})
+    return {
+        "topologyKey": key,
+        "domain": value,
+        "contributions": out,
+        "weight": sum(c["weight"] for c in out),
+    }
+
+
+def _describe(c: dict[str, Any]) -> str:
+    if "matchingPods" in c:
+        return f"{c['term']} ({c['termWeight']}) × {c['matchingPods']} pod(s) = {c['weight']:+d}"
+    return f"{c['term']} {c['weight']:+d}"

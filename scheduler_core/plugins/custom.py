@@ -1,0 +1,511 @@
+"""Custom plugins written as CEL expressions: a plugin factory built from a definition.
+
+Not an upstream plugin: the playground's way to write an out-of-tree plugin without Go. A
+definition names the extension points it implements, each with one CEL expression over
+``pod``, ``node`` (labels, annotations, taints, allocatable, requested, the pods on it),
+``state`` (what this plugin's PreFilter and PreScore returned earlier in the cycle) and ``args``
+(the profile's pluginConfig for the plugin). Expressions are compiled once per profile; no
+Python from users is ever run.
+
+Cost: ``common-expression-language`` has no cost or step limit of its own, so each expression is
+bounded statically (length, number and nesting of comprehension macros) and, before every
+evaluation, by an estimate (comprehensions x the largest list or map it can walk); a breach is an
+Error status, like a compile or runtime error, naming plugin, extension point and position.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import cel
+
+from scheduler_core.api import Pod, Resource
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE
+from scheduler_core.framework.registry import Registry
+from scheduler_core.framework.status import SUCCESS, Code, Status
+from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
+from scheduler_core.plugins.helpers import default_normalize_score
+
+# Extension point keys of a definition, in framework order.
+POINTS: Final = (
+    "queueSort",
+    "preFilter",
+    "filter",
+    "preScore",
+    "score",
+    "normalizeScore",
+    "reserve",
+    "unreserve",
+    "permit",
+    "preBind",
+    "postBind",
+)
+NORMALIZE_MODES: Final = ("none", "default", "reverse", "minmax")
+MAX_EXPRESSION_LENGTH: Final = 2000
+MAX_COMPREHENSIONS: Final = 4
+MAX_COMPREHENSION_DEPTH: Final = 1
+COST_LIMIT: Final = 20_000
+DEFAULT_WAIT_SECONDS: Final = 60.0
+_MACROS: Final = re.compile(r"\.\s*(all|exists_one|exists|map|filter)\s*\(")
+_POSITION: Final = re.compile(r"<input>:(\d+):(\d+)")
+
+
+class CelPluginError(ValueError):
+    """A definition that cannot be compiled; ``errors`` has one line per bad expression."""
+
+    def __init__(self, errors: Sequence[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = tuple(errors)
+
+
+@dataclass(frozen=True, slots=True)
+class CustomPluginSpec:
+    """A custom plugin: its name, one expression per extension point, and Filter's reason."""
+
+    name: str
+    expressions: Mapping[str, str]
+    filter_reason: str = ""
+    normalize: str = "none"
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> CustomPluginSpec:
+        """From the exported form ``{name, points: {point: expr}, filterReason, normalize}``."""
+        points = raw.get("points") or {}
+        return cls(
+            name=str(raw.get("name") or ""),
+            expressions={k: str(v) for k, v in points.items() if str(v or "").strip()},
+            filter_reason=str(raw.get("filterReason") or ""),
+            normalize=str(raw.get("normalize") or "none"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "points": dict(self.expressions)}
+        if self.filter_reason:
+            out["filterReason"] = self.filter_reason
+        if self.normalize != "none":
+            out["normalize"] = self.normalize
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    point: str
+    source: str
+    program: Any
+    comprehensions: int
+
+
+def _position(source: str, offset: int) -> str:
+    line = source.count("\n", 0, offset) + 1
+    column = offset - (source.rfind("\n", 0, offset) + 1) + 1
+    return f"{line}:{column}"
+
+
+def check_bounds(source: str) -> tuple[int, str | None]:
+    """(comprehension count, problem or None): length and comprehension nesting limits."""
+    if len(source) > MAX_EXPRESSION_LENGTH:
+        return 0, f"longer than {MAX_EXPRESSION_LENGTH} characters"
+    code = re.sub(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'", lambda m: " " * len(m[0]), source)
+    count, stack, depth = 0, [], 0
+    macro_at = {m.end() - 1: m for m in _MACROS.finditer(code)}
+    for i, ch in enumerate(code):
+        if ch == "(":
+            is_macro = i in macro_at
+            stack.append(is_macro)
+            if is_macro:
+                count += 1
+                depth += 1
+                if depth > MAX_COMPREHENSION_DEPTH:
+                    where = _position(source, macro_at[i].start() + 1)
+                    return (
+                        count,
+                        f"at {where}: comprehensions nest at most {MAX_COMPREHENSION_DEPTH} deep",
+                    )
+        elif ch == ")" and stack and stack.pop():
+            depth -= 1
+    if count > MAX_COMPREHENSIONS:
+        return count, f"more than {MAX_COMPREHENSIONS} comprehension macros"
+    return count, None
+
+
+def compile_spec(spec: CustomPluginSpec) -> dict[str, _Compiled]:
+    """Compile every expression of ``spec`` once, or raise CelPluginError listing the problems."""
+    problems = []
+    out: dict[str, _Compiled] = {}
+    if spec.normalize not in (*NORMALIZE_MODES, "expression"):
+        problems.append(f"normalize: {spec.normalize!r} is not one of {', '.join(NORMALIZE_MODES)}")
+    for point, source in spec.expressions.items():
+        if point not in POINTS:
+            problems.append(f"{point}: not an extension point a custom plugin can implement")
+            continue
+        count, bound = check_bounds(source)
+        if bound:
+            problems.append(f"{spec.name} {point}: cost limit: {bound}")
+            continue
+        try:
+            program = cel.compile(source)
+        except (ValueError, RuntimeError) as err:
+            problems.append(f"{spec.name} {point}: {_describe(err)}")
+            continue
+        out[point] = _Compiled(point, source, program, count)
+    if problems:
+        raise CelPluginError(problems)
+    return out
+
+
+def _describe(err: BaseException) -> str:
+    """The library's message, its ``<input>:line:col`` position put first as ``at line:col``."""
+    text = str(err)
+    match = _POSITION.search(text)
+    first = text.splitlines()[0] if text else type(err).__name__
+    if match:
+        detail = text[match.end() :].lstrip(": ").splitlines()[0]
+        return f"at {match.group(1)}:{match.group(2)}: {detail}"
+    return first
+
+
+def _resources(r: Resource) -> dict[str, int]:
+    out = {"cpu": r.milli_cpu, "memory": r.memory, "pods": r.allowed_pod_number}
+    if r.ephemeral_storage:
+        out["ephemeral-storage"] = r.ephemeral_storage
+    out.update(r.scalars)
+    return out
+
+
+def pod_value(pod: Pod) -> dict[str, Any]:
+    """What expressions see as ``pod`` (cpu in millicores, memory in bytes)."""
+    return {
+        "name": pod.name,
+        "namespace": pod.namespace,
+        "labels": dict(pod.labels),
+        "annotations": dict(pod.annotations),
+        "priority": pod.priority,
+        "schedulerName": pod.scheduler_name,
+        "nodeSelector": dict(pod.node_selector),
+        "requests": _resources(pod.resource),
+    }
+
+
+def node_value(info: NodeInfo | None, node_name: str = "") -> dict[str, Any]:
+    """What expressions see as ``node``."""
+    if info is None:
+        return {"name": node_name, "labels": {}, "annotations": {}, "taints": [], "pods": []}
+    node = info.node
+    return {
+        "name": node.name,
+        "labels": dict(node.labels),
+        "annotations": dict(node.annotations),
+        "unschedulable": node.unschedulable,
+        "taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in node.taints],
+        "allocatable": _resources(info.allocatable),
+        "requested": _resources(info.requested),
+        "pods": [
+            {"name": p.name, "namespace": p.namespace, "labels": dict(p.labels)} for p in info.pods
+        ],
+    }
+
+
+def _reads_node_only(c: _Compiled) -> bool:
+    """True when the expression reads nothing but the node's own fields and the args."""
+    try:
+        variables = set(c.program.variables())
+    except (AttributeError, TypeError):
+        return False
+    return variables <= {"node", "args"} and not re.search(r"\b(pods|requested)\b", c.source)
+
+
+def _largest(value: Any) -> int:
+    if isinstance(value, Mapping):
+        return max([len(value), *(_largest(v) for v in value.values())])
+    if isinstance(value, list):
+        return max([len(value), *(_largest(v) for v in value)])
+    return 0
+
+
+@dataclass(slots=True)
+class _PluginState:
+    """This plugin's cycle state: what its PreFilter and PreScore returned."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def clone(self) -> _PluginState:
+        return _PluginState(dict(self.values))
+
+
+class CustomPlugin:
+    """Base of the classes ``new_factory`` builds: one per definition, only its points."""
+
+    name: str = ""
+
+    def __init__(
+        self, spec: CustomPluginSpec, compiled: dict[str, _Compiled], args: Any, handle: Any
+    ) -> None:
+        self.spec = spec
+        self.compiled = compiled
+        self.args = dict(args) if isinstance(args, Mapping) else {}
+        self.handle = handle
+        self._key = f"CustomPlugin/{spec.name}"
+        # Points whose expression reads only the node's own fields (not its pods, not the pod
+        # being scheduled, not the cycle state): evaluated once per node object, not per pod.
+        self._node_only = {point for point, c in compiled.items() if _reads_node_only(c)}
+        self._memo: dict[tuple[str, str], tuple[object, Any]] = {}
+
+    # -- evaluation -----------------------------------------------------------------------------
+
+    def _state(self, state: CycleState) -> _PluginState:
+        data = state.get(self._key)
+        if not isinstance(data, _PluginState):
+            data = _PluginState()
+            state.write(self._key, data)
+        return data
+
+    def _eval(self, point: str, variables: dict[str, Any]) -> tuple[Any, Status | None]:
+        """The expression's value, or (None, Error status) naming plugin, point and position."""
+        c = self.compiled[point]
+        variables["args"] = self.args
+        if c.comprehensions:
+            cost = c.comprehensions * max(1, _largest(variables))
+            if cost > COST_LIMIT:
+                return None, self._error(point, f"cost limit exceeded ({cost} > {COST_LIMIT})")
+        try:
+            return c.program.execute(variables), None
+        except KeyError as err:
+            return None, self._error(point, f"no such key: {err.args[0] if err.args else err}")
+        except Exception as err:  # noqa: BLE001 - any evaluation failure is the plugin's Error
+            return None, self._error(point, _describe(err))
+
+    def _eval_on_node(
+        self, point: str, state: CycleState, pod: Pod, info: NodeInfo
+    ) -> tuple[Any, Status | None]:
+        """``_eval`` at a per-node point, memoised per node object for node-only expressions."""
+        key = (point, info.node.name)
+        if point in self._node_only:
+            hit = self._memo.get(key)
+            if hit is not None and hit[0] is info.node:
+                return hit[1], None
+        value, err = self._eval(point, self._variables(state, pod, node_value(info)))
+        if err is None and point in self._node_only:
+            self._memo[key] = (info.node, value)
+        return value, err
+
+    def _error(self, point: str, message: str) -> Status:
+        return Status(
+            Code.ERROR,
+            (f"custom plugin {self.name} {point} expression: {message}",),
+            self.name,
+        )
+
+    def _variables(
+        self, state: CycleState | None, pod: Pod, node: dict[str, Any]
+    ) -> dict[str, Any]:
+        values = self._state(state).values if state is not None else {}
+        return {"pod": pod_value(pod), "node": node, "state": dict(values)}
+
+    def _node_by_name(self, node_name: str) -> dict[str, Any]:
+        info = None
+        try:
+            info = self.handle.snapshot().get(node_name)
+        except (AttributeError, TypeError):
+            info = None
+        return node_value(info, node_name)
+
+    def _note(self, state: CycleState, pod: Pod, node_name: str, point: str) -> Status:
+        value, err = self._eval(point, self._variables(state, pod, self._node_by_name(node_name)))
+        if err is not None:
+            return err
+        text = "" if value is None or value is True else str(value)
+        return Status(Code.SUCCESS, (text,), self.name) if text else SUCCESS
+
+
+def _verdict(value: Any, *, default_reason: str) -> tuple[str, str]:
+    """("pass" | "skip" | "reject", reason) from a bool or a string result."""
+    if value is True or value is None:
+        return "pass", ""
+    if value is False:
+        return "reject", default_reason
+    text = str(value).strip()
+    lowered = text.lower()
+    if lowered in ("", "pass", "allow", "ok"):
+        return "pass", ""
+    if lowered == "skip":
+        return "skip", ""
+    for prefix in ("reject", "deny"):
+        if lowered.startswith(prefix):
+            return "reject", text[len(prefix) :].lstrip(" :") or default_reason
+    return "reject", text
+
+
+class _QueueSort(CustomPlugin):
+    def less(self, a: Any, b: Any) -> bool:
+        value, err = self._eval("queueSort", {"a": pod_value(a.pod), "b": pod_value(b.pod)})
+        if err is not None or not isinstance(value, bool):
+            p1, p2 = a.pod.priority, b.pod.priority  # an unusable answer sorts like PrioritySort
+            return bool(p1 > p2 or (p1 == p2 and a.timestamp < b.timestamp))
+        return value
+
+
+class _PreFilter(CustomPlugin):
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
+        value, err = self._eval("preFilter", self._variables(state, pod, {}))
+        if err is not None:
+            return None, err
+        self._state(state).values["preFilter"] = value
+        verdict, reason = _verdict(value, default_reason=f"rejected by {self.name}")
+        if verdict == "skip":
+            return None, Status(Code.SKIP, (), self.name)
+        if verdict == "reject":
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (reason,), self.name)
+        return None, SUCCESS
+
+
+class _Filter(CustomPlugin):
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        value, err = self._eval_on_node("filter", state, pod, node_info)
+        if err is not None:
+            return err
+        reason = self.spec.filter_reason or f"node(s) rejected by {self.name}"
+        verdict, text = _verdict(value, default_reason=reason)
+        if verdict == "reject":
+            return Status(Code.UNSCHEDULABLE, (text,), self.name)
+        return SUCCESS
+
+
+class _PreScore(CustomPlugin):
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+        value, err = self._eval("preScore", self._variables(state, pod, {}))
+        if err is not None:
+            return err
+        self._state(state).values["preScore"] = value
+        return Status(Code.SKIP, (), self.name) if value == "skip" else SUCCESS
+
+
+class _Score(CustomPlugin):
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        value, err = self._eval_on_node("score", state, pod, node_info)
+        if err is not None:
+            return 0, err
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return 0, self._error("score", f"must give a number, got {type(value).__name__}")
+        return int(value), SUCCESS
+
+
+class _Normalize(CustomPlugin):
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
+        mode = self.spec.normalize
+        if mode in ("default", "reverse"):
+            default_normalize_score(MAX_NODE_SCORE, mode == "reverse", scores)
+        elif mode == "minmax":
+            values = [s.score for s in scores]
+            low, high = min(values, default=0), max(values, default=0)
+            for s in scores:
+                s.score = MAX_NODE_SCORE * (s.score - low) // (high - low) if high > low else 0
+        elif "normalizeScore" in self.compiled:
+            values = [s.score for s in scores]
+            for s in scores:
+                variables = self._variables(state, pod, {"name": s.name})
+                variables.update(
+                    score=s.score,
+                    scores=values,
+                    max=max(values, default=0),
+                    min=min(values, default=0),
+                )
+                value, err = self._eval("normalizeScore", variables)
+                if err is not None:
+                    return err
+                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                    return self._error("normalizeScore", "must give a number")
+                s.score = int(value)
+        return SUCCESS
+
+
+class _Reserve(CustomPlugin):
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        return (
+            self._note(state, pod, node_name, "reserve") if "reserve" in self.compiled else SUCCESS
+        )
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        if "unreserve" in self.compiled:
+            self._note(state, pod, node_name, "unreserve")
+
+
+class _Permit(CustomPlugin):
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status, float]:
+        value, err = self._eval(
+            "permit", self._variables(state, pod, self._node_by_name(node_name))
+        )
+        if err is not None:
+            return err, 0.0
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return Status(Code.WAIT, (f"waiting at {self.name}",), self.name), float(value)
+        text = "" if isinstance(value, bool) else str(value or "").strip()
+        if text.lower().startswith("wait"):
+            seconds = text[4:].strip(" :s") or str(DEFAULT_WAIT_SECONDS)
+            try:
+                timeout = float(seconds)
+            except ValueError:
+                return self._error("permit", f"wait needs seconds, got {seconds!r}"), 0.0
+            return Status(Code.WAIT, (f"waiting at {self.name}",), self.name), timeout
+        verdict, reason = _verdict(value, default_reason=f"denied by {self.name}")
+        if verdict == "reject":
+            return Status(Code.UNSCHEDULABLE, (reason,), self.name), 0.0
+        return SUCCESS, 0.0
+
+
+class _PreBind(CustomPlugin):
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        return self._note(state, pod, node_name, "preBind")
+
+
+class _PostBind(CustomPlugin):
+    def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        self._note(state, pod, node_name, "postBind")
+
+
+_MIXINS: Final = {
+    "queueSort": _QueueSort,
+    "preFilter": _PreFilter,
+    "filter": _Filter,
+    "preScore": _PreScore,
+    "score": _Score,
+    "reserve": _Reserve,
+    "unreserve": _Reserve,
+    "permit": _Permit,
+    "preBind": _PreBind,
+    "postBind": _PostBind,
+}
+
+
+def new_factory(spec: CustomPluginSpec) -> Any:
+    """A registry factory for ``spec``; raises CelPluginError when an expression does not compile.
+
+    The class it builds has exactly the methods of the points the definition implements, so the
+    runtime sorts it into those extension points like any plugin.
+    """
+    compile_spec(spec)  # report problems when the registry is built, not in the first cycle
+    bases: list[type] = []
+    for point in spec.expressions:
+        mixin = _MIXINS.get(point)
+        if mixin is not None and mixin not in bases:
+            bases.append(mixin)
+    if "score" in spec.expressions and (
+        spec.normalize != "none" or "normalizeScore" in spec.expressions
+    ):
+        bases.append(_Normalize)
+    cls = type(spec.name or "CustomPlugin", tuple(bases) or (CustomPlugin,), {"name": spec.name})
+
+    def factory(args: Any, handle: Any) -> Any:
+        return cls(spec, compile_spec(spec), args, handle)  # compiled once per profile
+
+    return factory
+
+
+def registry_of(specs: Sequence[CustomPluginSpec]) -> Registry:
+    """A registry of custom plugins, to merge into the in-tree one."""
+    return Registry({spec.name: new_factory(spec) for spec in specs})

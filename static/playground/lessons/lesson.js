@@ -1,0 +1,50 @@
+// Lesson page: answer a question in place; the server checks it against the engine's run.
+(function () {
+  "use strict";
+
+  async function check(form) {
+    const result = form.querySelector(".result");
+    // A new answer replaces the last verdict: nothing stale shows while it is being checked.
+    result.hidden = true;
+    result.querySelector(".verdict").textContent = "";
+    result.querySelector(".explanation").textContent = "";
+    const data = new FormData(form);
+    const body = new URLSearchParams();
+    body.set("csrfmiddlewaretoken", data.get("csrfmiddlewaretoken"));
+    body.set("answer", data.get("answer") || "");
+    const response = await fetch(form.action, {
+      method: "POST",
+      body,
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+    });
+    const reply = await response.json();
+    result.hidden = false;
+    const verdict = result.querySelector(".verdict");
+    if (!response.ok) {
+      verdict.textContent = "Give an answer first.";
+      verdict.className = "verdict wrong";
+      return;
+    }
+    verdict.className = `verdict ${reply.correct ? "right" : "wrong"}`;
+    verdict.textContent = reply.correct
+      ? `Right: ${reply.answer}.${reply.first_try ? " First try!" : ""}`
+      : `Not quite: the engine says ${reply.answer}.`;
+    result.querySelector(".explanation").textContent = reply.explanation;
+    if (reply.correct) form.classList.add("solved");
+    if (reply.lesson_done) document.body.classList.add("lesson-done");
+  }
+
+  document.querySelectorAll("form.question").forEach((form) => {
+    form.addEventListener("submit", (event) => {
+      const by = event.submitter;
+      if (by && by.hasAttribute("formaction")) return; // starting the run: a normal POST
+      event.preventDefault();
+      check(form).catch(() => {
+        const result = form.querySelector(".result");
+        result.hidden = false;
+        result.querySelector(".verdict").textContent = "The answer could not be checked; try again.";
+      });
+    });
+  });
+})();

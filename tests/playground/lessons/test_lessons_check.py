@@ -1,0 +1,122 @@
+"""The course agrees with the engine: `manage.py lessons --check` and the checker itself."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from playground.lessons import checks, loader
+from playground.lessons.services import lesson_runs, lessons_check
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_lesson_passes_the_engine_check():
+    out = io.StringIO()
+    call_command("lessons", "--check", stdout=out)
+    last = out.getvalue().strip().splitlines()[-1]
+    assert last == f"lessons: {len(loader.course())} passed, 0 failed"
+    assert len(loader.course()) >= 14
+
+
+def test_a_wrong_expected_answer_fails_the_check():
+    lesson = loader.course()[0]
+    wrong = dataclasses.replace(lesson.questions[0], answer="no-such-pod", choices=())
+    broken = dataclasses.replace(lesson, questions=(wrong,))
+    [(_, failures)] = lessons_check([broken])
+    assert [f.question for f in failures] == [wrong.id]
+    assert "the engine gives" in failures[0].message
+
+
+def test_check_command_exits_non_zero_on_failure(tmp_path, monkeypatch):
+    lesson_dir = tmp_path / "01-broken"
+    src = loader.course()[0].path
+    lesson_dir.mkdir()
+    for f in src.iterdir():
+        (lesson_dir / f.name).write_text(f.read_text())
+    text = (lesson_dir / "questions.yaml").read_text().replace("answer: checkout", "answer: report")
+    (lesson_dir / "questions.yaml").write_text(text)
+    monkeypatch.setattr(
+        "playground.management.commands.lessons.load_course",
+        lambda: loader.load_course(tmp_path),
+    )
+    out = io.StringIO()
+    with pytest.raises(CommandError):
+        call_command("lessons", "--check", stdout=out)
+    assert out.getvalue().strip().splitlines()[-1] == "lessons: 0 passed, 1 failed"
+
+
+def test_loader_names_file_and_field_of_a_bad_question(tmp_path):
+    src = loader.course()[0].path
+    lesson_dir = tmp_path / "01-bad"
+    lesson_dir.mkdir()
+    for f in src.iterdir():
+        (lesson_dir / f.name).write_text(f.read_text())
+    bad = "- {id: q, step: 1, prompt: p, engine: {kind: guess}}\n"
+    (lesson_dir / "questions.yaml").write_text(bad)
+    with pytest.raises(loader.LessonError) as err:
+        loader.load_lesson(lesson_dir)
+    assert str(err.value).startswith("01-bad/questions.yaml[0].engine.kind: must be one of")
+
+
+@pytest.mark.parametrize(
+    ("given", "expected", "kind", "ok"),
+    [
+        ("Node-2 ", "node-2", "name", True),
+        ("default/low-1", "low-1", "name", True),
+        ("low-2, low-1", ["low-1", "low-2"], "names", True),
+        ("low-1", ["low-1", "low-2"], "names", False),
+        (" 230", 230, "count", True),
+        ("two", 2, "count", False),
+    ],
+)
+def test_answers_are_compared_by_type(given, expected, kind, ok):
+    assert checks.matches(given, expected, kind) is ok
+
+
+def test_run_step_points_at_the_run_pages_step_of_that_extension_point():
+    lesson = loader.course()[0]
+    run = lesson_runs(lesson=lesson)["default"]
+    index = checks.run_step(run, loader.RunPointer(cycle=1, point="Combine"))
+    from playground.runs import charts
+
+    steps = charts.steps(run.cycles[1])
+    assert steps[index]["point"] == "Combine"
+    assert all(s["point"] != "Combine" for s in steps[:index])
+
+
+def test_lessons_are_numbered_in_order_and_glossary_points_at_real_lessons():
+    from playground.lessons.selectors import glossary
+
+    numbers = [lesson.number for lesson in loader.course()]
+    assert numbers == list(range(1, len(numbers) + 1))
+    entries = glossary()
+    assert entries and all(e["lesson"] is not None for e in entries)
+
+
+def test_every_lesson_cluster_is_small_enough_to_read_except_the_large_one():
+    from playground import manifests
+
+    for lesson in loader.course():
+        nodes = [
+            o for o in manifests.parse_documents(lesson.cluster_text).objects if o.kind == "Node"
+        ]
+        if lesson.slug == "nodes-to-score":
+            assert len(nodes) == 500
+        else:
+            assert 3 <= len(nodes) <= 8, lesson.slug
+
+
+def test_a_narrative_step_points_at_a_run_page_step_that_must_exist():
+    lesson = loader.course()[0]
+    assert lesson.steps[2].show == loader.RunPointer(cycle=1, point="Combine")
+    assert "<!--" not in lesson.steps[2].body
+    wrong = dataclasses.replace(lesson.steps[2], show=loader.RunPointer(cycle=9, point="Combine"))
+    broken = dataclasses.replace(lesson, steps=(*lesson.steps[:2], wrong, *lesson.steps[3:]))
+    [(_, failures)] = lessons_check([broken])
+    assert [(f.question, f.message) for f in failures] == [
+        ("step 3", "show: no Combine step in cycle 9")
+    ]

@@ -1,0 +1,167 @@
+"""Course and lesson pages: answers checked against the engine, progress per user or session."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from playground.lessons.loader import course, lesson_by_slug
+from playground.lessons.models import LessonProgress
+from playground.lessons.services import lesson_runs
+from playground.models import Run
+from playground.runs import selectors as run_selectors
+
+pytestmark = pytest.mark.django_db
+
+
+def _answer(client, slug, qid, answer):
+    url = reverse("playground:lesson_answer", args=[slug, qid])
+    return client.post(url, {"answer": answer}).json()
+
+
+def test_course_page_lists_every_lesson_with_the_diagram_and_glossary(client):
+    body = client.get(reverse("playground:course")).content.decode()
+    for lesson in course():
+        assert reverse("playground:lesson", args=[lesson.slug]) in body
+    assert 'id="framework"' in body and 'id="glossary"' in body
+
+
+def test_home_page_starts_newcomers_on_lesson_one(client):
+    body = client.get(reverse("playground:home")).content.decode()
+    assert reverse("playground:lesson", args=[course()[0].slug]) in body
+
+
+def test_lesson_page_shows_the_step_and_its_questions(client):
+    lesson = course()[0]
+    body = client.get(reverse("playground:lesson", args=[lesson.slug]) + "?step=2").content.decode()
+    assert lesson.steps[1].title in body
+    for q in lesson.step_questions(2):
+        assert f'id="q-{q.id}"' in body
+
+
+def test_anonymous_answers_are_checked_and_kept_in_the_session(client):
+    lesson = course()[0]
+    wrong = _answer(client, lesson.slug, "first-pod", "report")
+    assert wrong["correct"] is False
+    assert wrong["answer"] == "checkout"
+    assert "PrioritySort" in wrong["explanation"]
+    right = _answer(client, lesson.slug, "first-pod", "checkout")
+    assert right["correct"] is True and right["first_try"] is False
+    progress = client.session["lesson_progress"][lesson.slug]["first-pod"]
+    assert progress == {"solved": True, "first_try": False, "tries": 2}
+
+
+def test_signed_in_progress_counts_first_tries_and_marks_the_lesson_done(client, django_user_model):
+    user = django_user_model.objects.create_user("learner", password="unused-pass-123")
+    client.force_login(user)
+    lesson = course()[0]
+    from playground.lessons.checks import engine_answer, shown
+    from playground.lessons.services import lesson_runs
+
+    run = lesson_runs(lesson=lesson)["default"]
+    for q in lesson.questions:
+        assert _answer(client, lesson.slug, q.id, shown(engine_answer(run, q)))["correct"]
+    row = LessonProgress.objects.get(user=user, lesson=lesson.slug)
+    assert row.done is True
+    assert row.correct_first_try == len(lesson.questions)
+    page = client.get(reverse("playground:course")).content.decode()
+    assert "done" in page
+
+
+def test_starting_the_lessons_run_shows_the_questions_step_beside_the_lesson(client):
+    from playground import services
+
+    services.demo_load()
+    lesson = course()[0]
+    q = lesson.question("winner-1")
+    response = client.post(
+        reverse("playground:lesson_run", args=[lesson.slug]),
+        {"profile": "default", "question": q.id},
+    )
+    run = Run.objects.latest("id")
+    assert run.cluster.name == lesson.cluster_name
+    assert response.status_code == 302
+    assert response["Location"] == (
+        reverse("playground:lesson", args=[lesson.slug]) + f"?step={q.step}#run-frame-box"
+    )
+    page = client.get(reverse("playground:lesson", args=[lesson.slug]) + "?step=3").content.decode()
+    permalink = reverse("playground:run", args=[run.pk]) + "#cycle=1&amp;step="
+    assert f'<iframe name="run-frame" id="run-frame" src="{permalink}' in page
+    assert f'class="open-step-page" href="{permalink}' in page
+
+
+def test_unknown_lesson_or_question_is_404(client):
+    assert client.get(reverse("playground:lesson", args=["no-such"])).status_code == 404
+    url = reverse("playground:lesson_answer", args=[course()[0].slug, "nope"])
+    assert client.post(url, {"answer": "x"}).status_code == 404
+
+
+def test_session_progress_moves_to_the_account_on_sign_in(client, django_user_model):
+    lesson = course()[0]
+    assert _answer(client, lesson.slug, "first-pod", "checkout")["correct"]
+    assert _answer(client, lesson.slug, "feasible", "3")["correct"] is False
+    user = django_user_model.objects.create_user("late", password="unused-pass-123")
+    client.force_login(user)
+    client.get(reverse("playground:course"))
+    row = LessonProgress.objects.get(user=user, lesson=lesson.slug)
+    assert row.answers["first-pod"] == {"solved": True, "first_try": True, "tries": 1}
+    assert row.answers["feasible"]["solved"] is False
+    assert row.correct_first_try == 1 and row.done is False
+    assert "lesson_progress" not in client.session
+
+
+def test_extenders_lesson_run_calls_the_sample_extender_served_in_process(
+    client, django_capture_on_commit_callbacks
+):
+    lesson = lesson_by_slug("extenders")
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("playground:lesson_run", args=[lesson.slug]), {"profile": "default"})
+    run = Run.objects.get()
+    run.refresh_from_db()
+    assert run.status == "succeeded", run.error_message
+    (cycle,) = run.cycle_records.values_list("cycle", flat=True)
+    events = run_selectors.run_cycle_events(run=run, cycle=cycle)
+    verdict = next(e for e in events if e["type"] == "Filter" and not e.get("plugin"))
+    assert "Extender" in verdict["rejector"]
+    assert run.cluster.pods.get(name="checkout").node_name == ""  # demo clusters stay as they are
+    end = next(e for e in events if e["type"] == "CycleEnd")
+    assert end["node"] == "node-3"
+
+
+def test_a_solved_question_shows_its_explanation_when_the_step_is_opened_again(client):
+    lesson = course()[0]
+    q = lesson.question("first-pod")
+    _answer(client, lesson.slug, q.id, "report")
+    _answer(client, lesson.slug, q.id, "checkout")
+    page = client.get(reverse("playground:lesson", args=[lesson.slug])).content.decode()
+    assert "Answered after 2 tries." in page
+    assert "PrioritySort: higher priority first" in page
+
+
+def test_the_framed_run_follows_the_narrative_steps_pointer(client):
+    from playground import services
+    from playground.lessons.checks import run_step
+
+    services.demo_load()
+    lesson = course()[0]
+    client.post(reverse("playground:lesson_run", args=[lesson.slug]), {"profile": "default"})
+    run = Run.objects.latest("id")
+    run_of_lesson = lesson_runs(lesson=lesson)["default"]
+    for n, step in enumerate(lesson.steps, start=1):
+        page = client.get(reverse("playground:lesson", args=[lesson.slug]), {"step": n})
+        index = run_step(run_of_lesson, step.show)
+        src = reverse("playground:run", args=[run.pk]) + f"#cycle=1&amp;step={index}"
+        assert f'id="run-frame" src="{src}"' in page.content.decode()
+
+
+def test_lesson_page_shows_the_cluster_at_a_glance(client):
+    body = client.get(reverse("playground:lesson", args=["preemption"])).content.decode()
+    assert "The cluster: 3 nodes, 7 pods" in body
+    assert (
+        "<td>urgent</td><td>pending</td><td>cpu 3, memory 1Gi</td><td>100000</td><td></td>" in body
+    )
+    rules = client.get(reverse("playground:lesson", args=["inter-pod-affinity"])).content.decode()
+    assert "<td>web-1</td><td>pending</td>" in rules
+    assert "pod affinity, pod anti-affinity</td>" in rules
+    big = client.get(reverse("playground:lesson", args=["nodes-to-score"])).content.decode()
+    assert "… and 488 more like them" in big
