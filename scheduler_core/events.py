@@ -371,9 +371,11 @@ def cycle_event_count(rec: CycleRecord) -> int:
     count = 1 + len(rec.pre_filter_steps) + 1
     if rec.filter or rec.filter_plugins:
         count += len(rec.filter_plugins) + 1
+    count += rec.device_matches is not None
     count += rec.post_filter_status is not None
     count += len(rec.pre_score_steps) + len(rec.scores)
     count += rec.selected is not None or bool(rec.totals)
+    count += rec.claims is not None
     return count + 1
 
 

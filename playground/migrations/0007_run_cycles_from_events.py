@@ -2,16 +2,7 @@
 
 from django.db import migrations
 
-CYCLE_TYPES = (
-    "CycleStart",
-    "PreFilter",
-    "Filter",
-    "PostFilter",
-    "PreScore",
-    "Score",
-    "Combine",
-    "CycleEnd",
-)
+BATCH = 500
 
 
 def events_to_cycles(apps, schema_editor):
@@ -29,13 +20,15 @@ def events_to_cycles(apps, schema_editor):
         for payload in payloads.values_list("payload", flat=True).iterator():
             event = event_from_dict(payload)
             recorder.add(event, recorder.see(event))
-        cycles = [
-            RunCycle(run_id=run_id, **row) for kind, row, _ in recorder.take() if kind == "cycle"
-        ]
+        rows = [row for kind, row, _ in recorder.take() if kind == "cycle"]
+        cycles = [RunCycle(run_id=run_id, **row) for row in rows]
         RunCycle.objects.bulk_create(cycles, batch_size=100, ignore_conflicts=True)
         nodes = recorder.encoder.run_nodes
         Run.objects.filter(pk=run_id).update(node_names=list(nodes) if nodes else None)
-        RunEvent.objects.filter(run_id=run_id, type__in=CYCLE_TYPES).delete()
+        # The rows the cycle records now hold: every seq of each record's range.
+        seqs = [s for row in rows for s in range(row["seq_first"], row["seq_last"] + 1)]
+        for i in range(0, len(seqs), BATCH):
+            RunEvent.objects.filter(run_id=run_id, seq__in=seqs[i : i + BATCH]).delete()
 
 
 class Migration(migrations.Migration):

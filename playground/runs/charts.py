@@ -25,6 +25,7 @@ CYCLE_TYPES: Final = frozenset(
         "PreScore",
         "Score",
         "Combine",
+        devices.ALLOCATION,
         "CycleEnd",
     }
 )

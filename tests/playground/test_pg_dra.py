@@ -143,6 +143,14 @@ def test_applying_a_run_writes_allocations_back_to_the_claims(
     assert run.placements["default/inference"] == "gpu-2"
     claim = KubeObject.objects.get(cluster=cluster, kind="ResourceClaim", name="inference-gpu")
     assert "status" not in claim.manifest  # a run is a simulation
+    # Device matches and the allocation are part of their cycle's record, which ends it.
+    assert {c.result for c in run.cycle_records.all()} <= {"Scheduled", "Unschedulable"}
+    assert not run.events.filter(type__in=["DeviceMatches", "CycleEnd"])
+    full: list = []
+    Scheduler({}, list(run.snapshot), on_event=full.append).run_until_idle()
+    silent = Scheduler({}, list(run.snapshot))
+    silent.run_until_idle()
+    assert silent.seq == len(full)
     _, counts = runs.run_apply_placements(run=run, user=user)
     assert counts["claims"] >= 1
     claim.refresh_from_db()
