@@ -216,6 +216,10 @@ WHITENOISE_USE_FINDERS = True
 
 # Uploads and pasted manifests: the same cap for both, checked again by the import form.
 PLAYGROUND_IMPORT_MAX_BYTES = int(os.environ.get("PLAYGROUND_IMPORT_MAX_BYTES", 2 * 1024 * 1024))
+# A gzipped upload may unzip to this much (kubectl get nodes -o yaml of 5,000 nodes is ~50 MB).
+PLAYGROUND_IMPORT_MAX_UNZIPPED_BYTES = int(
+    os.environ.get("PLAYGROUND_IMPORT_MAX_UNZIPPED_BYTES", 64 * 1024 * 1024)
+)
 DATA_UPLOAD_MAX_MEMORY_SIZE = PLAYGROUND_IMPORT_MAX_BYTES + 256 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = PLAYGROUND_IMPORT_MAX_BYTES + 256 * 1024
 FILE_UPLOAD_HANDLERS = [
@@ -238,7 +242,7 @@ if REDIS_URL:
             "KEY_PREFIX": "playground-cache",
         }
     }
-# A run broadcasts in batches of 100 events per layer message; a slow reader's queue may hold
+# A run broadcasts in batches of 200 envelopes per layer message; a slow reader's queue may hold
 # this many messages before the layer drops them (the consumer then reads the gap from the DB).
 _CHANNEL_CAPACITY = int(os.environ.get("CHANNEL_CAPACITY", 1000))
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any
+import zlib
+from typing import Any, Final
 
 import yaml
 from django import forms
@@ -820,6 +821,35 @@ class PodForm(YamlPaneMixin, forms.Form):
         return initial
 
 
+GZIP_MAGIC: Final = b"\x1f\x8b"
+
+
+def upload_text(upload: Any) -> tuple[str, bool]:
+    """An uploaded file's text, unzipped if it is gzip; and whether it was.
+
+    A gzip file may unzip to PLAYGROUND_IMPORT_MAX_UNZIPPED_BYTES, no more (read in steps, so a
+    small file that unzips to gigabytes is refused without being unzipped whole).
+    """
+    raw = upload.read()
+    zipped = raw[:2] == GZIP_MAGIC
+    if zipped:
+        limit = settings.PLAYGROUND_IMPORT_MAX_UNZIPPED_BYTES
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            raw = inflater.decompress(raw, limit + 1)
+        except zlib.error as err:
+            raise forms.ValidationError(f"{upload.name} is not a valid gzip file: {err}") from err
+        if len(raw) > limit or inflater.unconsumed_tail:
+            raise forms.ValidationError(
+                f"{upload.name} unzips to more than {limit:,} bytes; import it with "
+                "`python manage.py import_cluster FILE --name NAME`"
+            )
+    try:
+        return raw.decode("utf-8"), zipped
+    except UnicodeDecodeError as err:
+        raise forms.ValidationError(f"{upload.name} is not UTF-8 text") from err
+
+
 class ImportForm(forms.Form):
     manifests = forms.CharField(
         required=False,
@@ -834,16 +864,14 @@ class ImportForm(forms.Form):
         self.oversized = oversized or []
 
     def clean_file(self) -> Any:
+        from .services import too_big_message
+
         upload = self.cleaned_data.get("file")
         limit = settings.PLAYGROUND_IMPORT_MAX_BYTES
         if self.oversized:
-            raise forms.ValidationError(
-                f"{self.oversized[0]} is over the limit; uploads are limited to {limit:,} bytes"
-            )
+            raise forms.ValidationError(too_big_message(self.oversized[0], None, limit))
         if upload is not None and upload.size > limit:
-            raise forms.ValidationError(
-                f"{upload.name} is {upload.size:,} bytes; uploads are limited to {limit:,} bytes"
-            )
+            raise forms.ValidationError(too_big_message(upload.name, upload.size, limit))
         return upload
 
     def clean_manifests(self) -> str:
@@ -853,17 +881,24 @@ class ImportForm(forms.Form):
             raise forms.ValidationError(f"the pasted text is over the limit of {limit:,} bytes")
         return text
 
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
+    def _read_text(self, data: dict[str, Any], *, read_file: bool) -> None:
+        """``text`` from the file (gzip or not) or the pasted manifests, and its size ``limit``."""
         upload = data.get("file")
-        if upload is not None and not self.errors:
-            raw = upload.read()
+        data["limit"] = settings.PLAYGROUND_IMPORT_MAX_BYTES
+        if upload is not None and read_file:
             try:
-                data["text"] = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                self.add_error("file", f"{upload.name} is not UTF-8 text")
+                data["text"], zipped = upload_text(upload)
+            except forms.ValidationError as err:
+                self.add_error("file", err)
+            else:
+                if zipped:
+                    data["limit"] = settings.PLAYGROUND_IMPORT_MAX_UNZIPPED_BYTES
         else:
             data["text"] = data.get("manifests") or ""
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        self._read_text(data, read_file=not self.errors)
         if not self.errors and not data["text"].strip():
             raise forms.ValidationError("paste some YAML or choose a file")
         return data
@@ -874,14 +909,7 @@ class NewClusterForm(ClusterForm, ImportForm):
 
     def clean(self) -> dict[str, Any]:
         data = forms.Form.clean(self)
-        upload = data.get("file")
-        if upload is not None and "file" not in self.errors:
-            try:
-                data["text"] = upload.read().decode("utf-8")
-            except UnicodeDecodeError:
-                self.add_error("file", f"{upload.name} is not UTF-8 text")
-        else:
-            data["text"] = data.get("manifests") or ""
+        self._read_text(data, read_file="file" not in self.errors)
         return data
 
 

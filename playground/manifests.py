@@ -211,6 +211,9 @@ _KNOWN_FIELDS: Final[dict[str, frozenset[str]]] = {
 }
 
 
+LINE_NUMBERS_UP_TO: Final = 1_000_000
+
+
 class _Loader(BoundedLoader):
     """The bounded SafeLoader without the timestamp type: timestamps stay strings, as JSON."""
 
@@ -323,11 +326,45 @@ def _construct(node: yaml.Node) -> Any:
         loader.dispose()
 
 
+class _FastLoader(yaml.CSafeLoader):
+    """libyaml's loader with the same types as ``_Loader`` (no line numbers kept)."""
+
+
+_FastLoader.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+
+
+def _parse_large(text: str) -> ParseResult:
+    """Big inputs (a whole cluster): JSON or libyaml, problems located by document and path."""
+    try:
+        if text.lstrip().startswith(("{", "[")):
+            documents = [json.loads(text)]
+        else:
+            documents = list(yaml.load_all(text, Loader=_FastLoader))
+    except (ValueError, yaml.YAMLError) as err:
+        mark = getattr(err, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else getattr(err, "lineno", None)
+        raise ManifestProblems([Problem(f"invalid YAML/JSON: {err}", line=line)]) from err
+    result = ParseResult()
+    problems: list[Problem] = []
+    for index, data in enumerate(documents, start=1):
+        if data is not None:
+            _collect(data, None, index, result, problems)
+    if problems:
+        raise ManifestProblems(problems)
+    if not result.objects and not result.warnings:
+        raise ManifestProblems([Problem("no Kubernetes objects found")])
+    return result
+
+
 def parse_documents(text: str) -> ParseResult:
     """Read YAML or JSON text into objects; raise ManifestProblems on syntax or shape errors.
 
     Unknown kinds are skipped and reported as warnings; unknown fields are kept and reported.
+    Inputs over ``LINE_NUMBERS_UP_TO`` characters are read by a fast parser, so their
+    problems name the document and field but not the line.
     """
+    if len(text) > LINE_NUMBERS_UP_TO:
+        return _parse_large(text)
     if "\t" in text and not text.lstrip().startswith(("{", "[")):
         line = text[: text.index("\t")].count("\n") + 1
         raise ManifestProblems(
@@ -369,7 +406,7 @@ def parse_documents(text: str) -> ParseResult:
 
 
 def _collect(
-    data: Any, node: yaml.Node, document: int, result: ParseResult, problems: list[Problem]
+    data: Any, node: yaml.Node | None, document: int, result: ParseResult, problems: list[Problem]
 ) -> None:
     where = SourceObject({}, document, node)
     if not isinstance(data, dict):
@@ -380,7 +417,7 @@ def _collect(
     kind = data.get("kind")
     if isinstance(kind, str) and kind.endswith("List") and "items" in data:
         items = data.get("items") or []
-        items_node = next((v for k, v in node.value if k.value == "items"), None)
+        items_node = next((v for k, v in node.value if k.value == "items"), None) if node else None
         if not isinstance(items, list):
             problems.append(where.problem("items", "must be a list"))
             return

@@ -206,8 +206,12 @@ class Run(models.Model):
     compare_with = models.ForeignKey(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
-    # False for demo clusters and what-if comparisons: placements stay in the run.
-    write_back = models.BooleanField(default=True)
+    # Runs are simulations: True only for old runs that bound their pods into the cluster.
+    write_back = models.BooleanField(default=False)
+    # Set when a user applied this finished run's placements to its cluster.
+    applied = models.DateTimeField(null=True, blank=True)
+    # The snapshot's node order, stored once: cycle records refer to nodes by index into it.
+    node_names = models.JSONField(null=True, blank=True)
     lease_token = models.CharField(max_length=64, blank=True)
     heartbeat = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
@@ -243,6 +247,38 @@ class RunEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id}#{self.seq} {self.type}"
+
+
+class RunCycle(models.Model):
+    """One scheduling cycle of a run: its summary, and its per-node detail as compact columns.
+
+    ``data`` holds the cycle's events (CycleStart .. CycleEnd, seq ``seq_first`` .. ``seq_last``)
+    in the columnar form of ``playground.runs.columns``; the small events around it (queue
+    actions, the binding cycle, Permit) stay ``RunEvent`` rows.
+    """
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="cycle_records")
+    cycle = models.PositiveIntegerField()
+    seq_first = models.PositiveIntegerField()
+    seq_last = models.PositiveIntegerField()
+    pod = models.CharField(max_length=507)
+    profile = models.CharField(max_length=200, blank=True)
+    result = models.CharField(max_length=32, blank=True)  # Scheduled, Unschedulable, Error, ""
+    node = models.CharField(max_length=253, blank=True)
+    feasible = models.PositiveIntegerField(default=0)
+    evaluated = models.PositiveIntegerField(default=0)
+    message = models.TextField(blank=True)
+    data = models.BinaryField()
+
+    class Meta:
+        ordering = ["run", "seq_first"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "cycle"], name="runcycle_unique_cycle"),
+        ]
+        indexes = [models.Index(fields=["run", "seq_first"], name="runcycle_run_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id} cycle {self.cycle} {self.pod}"
 
 
 class RunCommand(models.Model):

@@ -11,7 +11,7 @@ import copy
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -108,6 +108,24 @@ def cluster_set_sharing(*, cluster: Cluster, user: AbstractBaseUser, shared: boo
     cluster.share_token = uuid.uuid4() if shared else None
     cluster.save(update_fields=["share_token", "updated"])
     return cluster
+
+
+def cluster_reset_pods(*, cluster: Cluster, user: AbstractBaseUser) -> tuple[Cluster, int]:
+    """Make every pod of the cluster pending again (no ``spec.nodeName``); returns how many.
+
+    Undoes applied runs, so the next run schedules every pod. A demo cluster is copied first.
+    """
+    cluster = writable_cluster(cluster=cluster, user=user)
+    with transaction.atomic():
+        changed = []
+        for pod in Pod.objects.filter(cluster=cluster).exclude(node_name=""):
+            manifest = copy.deepcopy(pod.manifest)
+            (manifest.get("spec") or {}).pop("nodeName", None)
+            pod.manifest = manifest
+            pod.sync_from_manifest()
+            changed.append(pod)
+        Pod.objects.bulk_update(changed, ["manifest", "node_name"], batch_size=500)
+    return cluster, len(changed)
 
 
 def _row(model: type[Model], cluster: Cluster, manifest: dict[str, Any]) -> Any:
@@ -238,28 +256,43 @@ def _claims_from_templates(
     return count
 
 
-def _check_size(text: str) -> None:
-    limit = settings.PLAYGROUND_IMPORT_MAX_BYTES
+IMPORT_COMMAND: Final = "python manage.py import_cluster FILE --name NAME [--user USER]"
+DEFAULT: Final = -1  # the limit argument's default: PLAYGROUND_IMPORT_MAX_BYTES
+
+
+def too_big_message(what: str, size: int | None, limit: int) -> str:
+    """Why an input was refused, with the way around: gzip it, or the command line."""
+    unzipped = settings.PLAYGROUND_IMPORT_MAX_UNZIPPED_BYTES
+    sized = f"{what} is {size:,} bytes" if size is not None else f"{what} is over the limit"
+    return (
+        f"{sized}; uploads are limited to {limit:,} bytes. Upload it gzipped (.gz, up to "
+        f"{unzipped:,} bytes once unzipped), or import a file of any size with "
+        f"`{IMPORT_COMMAND}`."
+    )
+
+
+def _check_size(text: str, limit: int | None) -> None:
+    if limit is None:
+        return
     size = len(text.encode("utf-8"))
     if size > limit:
         raise ManifestProblems(
-            [
-                Problem(
-                    f"the input is {size:,} bytes; the limit is {limit:,} bytes", path="manifests"
-                )
-            ]
+            [Problem(too_big_message("the input", size, limit), path="manifests")]
         )
 
 
 def cluster_import_yaml(
-    *, cluster: Cluster, user: AbstractBaseUser, text: str
+    *, cluster: Cluster, user: AbstractBaseUser, text: str, limit: int | None = DEFAULT
 ) -> tuple[Cluster, ImportReport]:
     """Add every object of a YAML/JSON text to the cluster, or nothing if any is invalid.
 
     Controllers (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController)
     also get the objects their controller would create, unless the input already holds them.
+    ``limit`` caps the text's size in bytes (default PLAYGROUND_IMPORT_MAX_BYTES; None: none,
+    for the command line). Objects are validated all at once, then stored with bulk inserts in
+    one transaction.
     """
-    _check_size(text)
+    _check_size(text, settings.PLAYGROUND_IMPORT_MAX_BYTES if limit == DEFAULT else limit)
     parsed = manifests.parse_documents(text)
     with transaction.atomic():
         cluster = writable_cluster(cluster=cluster, user=user)
@@ -269,14 +302,21 @@ def cluster_import_yaml(
 
 
 def cluster_create_from_yaml(
-    *, owner: AbstractBaseUser, name: str, description: str = "", text: str = ""
+    *,
+    owner: AbstractBaseUser,
+    name: str,
+    description: str = "",
+    text: str = "",
+    limit: int | None = DEFAULT,
 ) -> tuple[Cluster, ImportReport]:
     """A new cluster holding the objects of ``text``; nothing is created if any is invalid."""
     with transaction.atomic():
         cluster = cluster_create(owner=owner, name=name, description=description)
         report = ImportReport()
         if text.strip():
-            cluster, report = cluster_import_yaml(cluster=cluster, user=owner, text=text)
+            cluster, report = cluster_import_yaml(
+                cluster=cluster, user=owner, text=text, limit=limit
+            )
     return cluster, report
 
 

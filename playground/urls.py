@@ -23,6 +23,7 @@ urlpatterns = [
     path("clusters/<int:pk>/delete/", views.cluster_delete, name="cluster_delete"),
     path("clusters/<int:pk>/copy/", views.cluster_copy, name="cluster_copy"),
     path("clusters/<int:pk>/share/", views.cluster_share, name="cluster_share"),
+    path("clusters/<int:pk>/reset-pods/", views.cluster_reset_pods, name="cluster_reset_pods"),
     path("clusters/<int:pk>/import/", views.cluster_import, name="cluster_import"),
     path("clusters/<int:pk>/export.yaml", views.cluster_export, name="cluster_export"),
     path("clusters/<int:pk>/nodes/new/", views.node_form, name="node_new"),
@@ -84,7 +85,9 @@ urlpatterns = [
     path("clusters/<int:pk>/run", run_views.run_new, name="run_new"),
     path("runs/<runref:pk>/", run_views.run_page, name="run"),
     path("runs/<runref:pk>/events.json", run_views.run_events_json, name="run_events"),
+    path("runs/<runref:pk>/cycles.json", run_views.run_cycles_json, name="run_cycles"),
     path("runs/<runref:pk>/cycles/<int:cycle>.json", run_views.run_cycle_json, name="run_cycle"),
+    path("runs/<runref:pk>/apply/", run_views.run_apply, name="run_apply"),
     path(
         "runs/<runref:pk>/cycles/<int:cycle>/explain.json",
         explain_views.run_explain_json,

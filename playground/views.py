@@ -17,9 +17,11 @@ from django.views.decorators.http import require_POST
 from . import engine, forms, manifests, selectors, services
 from .custom_plugins.services import registry_for
 from .models import Cluster
+from .runs import selectors as run_selectors
 from .uploads import SKIPPED_ATTR
 
 POD_CONTAINER_ROWS = 2
+RUNS_SHOWN = 50  # runs listed on a cluster page, newest first
 
 
 def _yaml_response(text: str, filename: str) -> HttpResponse:
@@ -84,6 +86,7 @@ def cluster_new(request: HttpRequest) -> HttpResponse:
                 name=form.cleaned_data["name"],
                 description=form.cleaned_data["description"],
                 text=form.cleaned_data["text"],
+                limit=form.cleaned_data["limit"],
             )
         except manifests.ManifestProblems as err:
             _add_problems(form, "manifests", err)
@@ -119,6 +122,9 @@ def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = _cluster_context(cluster, readonly=False)
     context["is_owner"] = request.user.is_authenticated and cluster.owner_id == request.user.pk
     context["profiles"] = selectors.profiles_for_user(request.user)
+    context["runs"] = run_selectors.runs_for_cluster(user=request.user, cluster=cluster)[
+        :RUNS_SHOWN
+    ]
     if context["is_owner"] and cluster.share_token:
         context["share_url"] = request.build_absolute_uri(
             reverse("playground:shared_cluster", args=[cluster.share_token])
@@ -194,13 +200,26 @@ def cluster_share(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
+@require_POST
+def cluster_reset_pods(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every pod of the cluster back to pending (runs never bind them; applied runs do)."""
+    cluster = selectors.cluster_for_user(request.user, pk)
+    cluster, count = services.cluster_reset_pods(cluster=cluster, user=request.user)
+    messages.success(request, f"{count} pod{'s' if count != 1 else ''} set back to pending.")
+    return redirect("playground:cluster", pk=cluster.pk)
+
+
+@login_required
 def cluster_import(request: HttpRequest, pk: int) -> HttpResponse:
     cluster = selectors.cluster_for_user(request.user, pk)
     form = forms.ImportForm(_bound(request), request.FILES or None, oversized=_oversized(request))
     if request.method == "POST" and form.is_valid():
         try:
             cluster, report = services.cluster_import_yaml(
-                cluster=cluster, user=request.user, text=form.cleaned_data["text"]
+                cluster=cluster,
+                user=request.user,
+                text=form.cleaned_data["text"],
+                limit=form.cleaned_data["limit"],
             )
         except manifests.ManifestProblems as err:
             _add_problems(form, "manifests", err)

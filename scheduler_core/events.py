@@ -38,15 +38,16 @@ class Event:
         out: dict[str, Any] = {"type": self.type}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            out[f.name] = _jsonable(value)
+            out[f.name] = jsonable(value)
         return out
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
+    """A field value as JSON: tuples become lists, recursively."""
     if isinstance(value, tuple | list):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
+        return {k: jsonable(v) for k, v in value.items()}
     return value
 
 
@@ -363,8 +364,30 @@ def _tupled(value: Any) -> Any:
 # -- CycleRecord <-> events ---------------------------------------------------------------------
 
 
-def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list[Event]:
-    """The events of one scheduling cycle, numbered from ``seq``."""
+def cycle_event_count(rec: CycleRecord) -> int:
+    """How many events ``cycle_events`` gives for the cycle (without building them)."""
+    if rec.profile is None:
+        return 1
+    count = 1 + len(rec.pre_filter_steps) + 1
+    if rec.filter or rec.filter_plugins:
+        count += len(rec.filter_plugins) + 1
+    count += rec.device_matches is not None
+    count += rec.post_filter_status is not None
+    count += len(rec.pre_score_steps) + len(rec.scores)
+    count += rec.selected is not None or bool(rec.totals)
+    count += rec.claims is not None
+    return count + 1
+
+
+def cycle_events(
+    rec: CycleRecord, *, cycle: int, time: float, seq: int, filter_rows: bool = True
+) -> list[Event]:
+    """The events of one scheduling cycle, numbered from ``seq``.
+
+    With ``filter_rows`` False each Filter plugin's event leaves its per-node ``codes`` and
+    ``reasons`` empty: they follow from the verdict row (``filter_plugin_rows``), so a consumer
+    that stores the verdict (the playground) need not have them built for every cycle.
+    """
     out: list[Event] = []
 
     def add(cls: type[Event], **kw: Any) -> None:
@@ -394,44 +417,33 @@ def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list
         node_names=tuple(rec.pre_filter_nodes) if rec.pre_filter_nodes is not None else None,
     )
     if rec.filter or rec.filter_plugins:
-        index = {p: i for i, p in enumerate(rec.filter_plugins)}
-        rows: dict[str, list[tuple[str | None, tuple[str, ...] | None]]] = {
-            p: [] for p in rec.filter_plugins
-        }
-        verdict: list[str | None] = []
-        verdict_reasons: list[tuple[str, ...] | None] = []
-        rejector: list[str | None] = []
-        for node in rec.nodes:
-            node_st = rec.filter.get(node)
-            if node_st is None:
-                verdict.append(None)
-                verdict_reasons.append(None)
-                rejector.append(None)
-                for p in rec.filter_plugins:
-                    rows[p].append((None, None))
+        # Nodes share Status objects (every feasible node the same Success): each distinct
+        # status is read once, then the three columns are gathered per node.
+        per_status: dict[int, tuple[str | None, tuple[str, ...] | None, str | None]] = {}
+        statuses = [rec.filter.get(node) for node in rec.nodes]
+        for node_st in statuses:
+            if node_st is None or id(node_st) in per_status:
                 continue
-            verdict.append(node_st.code.upstream)
-            verdict_reasons.append(node_st.reasons if not node_st.is_success() else ())
-            rejector.append(node_st.plugin or None if not node_st.is_success() else None)
-            stop = (
-                index.get(node_st.plugin, len(rec.filter_plugins))
-                if not node_st.is_success()
-                else None
-            )
-            for i, p in enumerate(rec.filter_plugins):
-                if stop is None or i < stop:
-                    rows[p].append(("Success", ()))
-                elif i == stop:
-                    rows[p].append((node_st.code.upstream, node_st.reasons))
-                else:
-                    rows[p].append((None, None))
-        for p in rec.filter_plugins:
-            add(
-                Filter,
-                plugin=p,
-                codes=tuple(c for c, _ in rows[p]),
-                reasons=tuple(r for _, r in rows[p]),
-            )
+            if node_st.is_success():
+                per_status[id(node_st)] = (node_st.code.upstream, (), None)
+            else:
+                per_status[id(node_st)] = (
+                    node_st.code.upstream,
+                    node_st.reasons,
+                    node_st.plugin or None,
+                )
+        unevaluated = (None, None, None)
+        rows_per_node = [unevaluated if st is None else per_status[id(st)] for st in statuses]
+        verdict: list[str | None] = [r[0] for r in rows_per_node]
+        verdict_reasons: list[tuple[str, ...] | None] = [r[1] for r in rows_per_node]
+        rejector: list[str | None] = [r[2] for r in rows_per_node]
+        if filter_rows:
+            rows = filter_plugin_rows(rec.filter_plugins, verdict, verdict_reasons, rejector)
+            for p, (codes, reasons) in zip(rec.filter_plugins, rows, strict=True):
+                add(Filter, plugin=p, codes=codes, reasons=reasons)
+        else:
+            for p in rec.filter_plugins:
+                add(Filter, plugin=p)
         add(
             Filter,
             plugin="",
@@ -468,7 +480,11 @@ def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list
             nodes=tuple(rec.scored_nodes),
             raw=tuple(ps.raw),
             normalized=tuple(ps.normalized),
-            weighted=tuple(v * ps.weight for v in ps.normalized),
+            weighted=(
+                tuple((ps.array * ps.weight).tolist())
+                if ps.array is not None
+                else tuple(v * ps.weight for v in ps.normalized)
+            ),
         )
     if rec.selected is not None or rec.totals:
         names = tuple(rec.totals) if rec.totals else tuple(rec.top)
@@ -491,6 +507,44 @@ def cycle_events(rec: CycleRecord, *, cycle: int, time: float, seq: int) -> list
         message=rec.message,
     )
     return out
+
+
+def filter_plugin_rows(
+    plugins: Sequence[str],
+    codes: Sequence[str | None],
+    reasons: Sequence[tuple[str, ...] | Sequence[str] | None],
+    rejector: Sequence[str | None],
+) -> list[tuple[tuple[str | None, ...], tuple[tuple[str, ...] | None, ...]]]:
+    """Each Filter plugin's row (codes, reasons per node) from the verdict row.
+
+    A plugin ran on a node until one rejected it: the plugins before the rejector passed, the
+    rejector gave the verdict's code and reasons, the ones after did not run (None). A node
+    not evaluated has None everywhere; a rejection without a known plugin counts as every
+    plugin passing, as the framework reports it. So a cycle's Filter detail is its verdict row.
+    """
+    index = {p: i for i, p in enumerate(plugins)}
+    n = len(plugins)
+    cols: list[list[str | None]] = [[] for _ in plugins]
+    why: list[list[tuple[str, ...] | None]] = [[] for _ in plugins]
+    for code, reason, plugin in zip(codes, reasons, rejector, strict=True):
+        if code is None:
+            stop, last = -1, 0  # every plugin: not run
+        elif code == "Success":
+            stop, last = n, n
+        else:
+            stop = index.get(plugin, n) if plugin is not None else n
+            last = stop
+        for i in range(n):
+            if i < last:
+                cols[i].append("Success")
+                why[i].append(())
+            elif i == stop:
+                cols[i].append(code)
+                why[i].append(tuple(reason or ()))
+            else:
+                cols[i].append(None)
+                why[i].append(None)
+    return [(tuple(c), tuple(w)) for c, w in zip(cols, why, strict=True)]
 
 
 def _sampling_info(rec: CycleRecord) -> SamplingInfo | None:

@@ -39,6 +39,7 @@ from scheduler_core.events import (
     Reserve,
     Unreserve,
     Unschedulable,
+    cycle_event_count,
     cycle_events,
 )
 from scheduler_core.extender import (
@@ -133,12 +134,14 @@ class Scheduler:
         extender_policy: ExtenderPolicy | None = None,
         evaluate_all_nodes: bool = False,
         plugin_events: Mapping[str, Sequence[ClusterEvent]] | None = None,
+        filter_rows: bool = True,
     ) -> None:
         self.config = (
             config if isinstance(config, KubeSchedulerConfiguration) else load_config(config)
         )
         self.clock: Clock = clock if clock is not None else SimulatedClock()
         self.on_event = on_event
+        self.filter_rows = filter_rows
         self.registry = registry or in_tree_registry()
         self.extenders = (
             list(extenders)
@@ -404,7 +407,17 @@ class Scheduler:
         return True
 
     def _emit_cycle(self, rec: CycleRecord) -> None:
-        for ev in cycle_events(rec, cycle=self.cycle, time=self.clock.now(), seq=self.seq):
+        if self.on_event is None and self.events is None:
+            self.seq += cycle_event_count(rec)  # nobody listens: number the events, build none
+            return
+        events = cycle_events(
+            rec,
+            cycle=self.cycle,
+            time=self.clock.now(),
+            seq=self.seq,
+            filter_rows=self.filter_rows,
+        )
+        for ev in events:
             self._emit(ev)
 
     def _emit_steps(self, cls: type[Event], pod: str, node: str, steps: Steps) -> None:

@@ -92,7 +92,7 @@ def record_run(cluster, profile, *, registry=None, status="succeeded", drive=Non
 
     ``drive(scheduler)`` runs the engine (default: ``run_until_idle()``); returns the run, the
     scheduler (to continue it) and the list the events are appended to. Stands in for
-    ``playground.runs.run_start`` where a test wants a run without the task.
+    ``playground.runs.services.run_start`` where a test wants a run without the task.
     """
     from playground import selectors
     from playground.models import Run
@@ -124,14 +124,42 @@ def record_run(cluster, profile, *, registry=None, status="succeeded", drive=Non
     return run, sched, events
 
 
-def store_events(run, events, *, start=0):
-    """Store ``events[start:]`` as the run's RunEvent rows (``events`` from the run's first)."""
-    from playground.models import RunEvent
-    from playground.runs.services import EventCycles
+def store_events(run, events):
+    """Store a run's events (dicts, from its first) as the run task does: cycles and events."""
+    from playground.runs.execution import Recorder, store_items
+    from scheduler_core.events import event_from_dict
 
-    cycles_of = EventCycles()
-    cycles = [cycles_of.see(e["type"], e["pod"], e["cycle"]) for e in events]
-    RunEvent.objects.bulk_create(
-        RunEvent(run=run, seq=e["seq"], type=e["type"], cycle=cycle, payload=e)
-        for e, cycle in zip(events[start:], cycles[start:], strict=True)
-    )
+    recorder = Recorder()
+    for payload in events:
+        event = event_from_dict(payload)
+        recorder.add(event, recorder.see(event))
+    items = recorder.take()
+    nodes = recorder.encoder.run_nodes
+    store_items(run.pk, items, run_nodes=list(nodes) if nodes is not None else None)
+
+
+def stored_events(run):
+    """Every stored event of a run as dicts in seq order: cycle records decoded, small events."""
+    from playground.models import RunCycle
+    from playground.runs.columns import decode_cycle
+
+    run.refresh_from_db()
+    events = list(run.events.values_list("payload", flat=True))
+    for data in RunCycle.objects.filter(run=run).values_list("data", flat=True):
+        events.extend(decode_cycle(data, run.node_names))
+    return sorted(events, key=lambda e: e["seq"])
+
+
+def bulk_store(cluster, manifests):
+    """Store nodes and pods straight into a cluster (bulk inserts, no import checks)."""
+    from playground.models import Node, Pod
+
+    rows: dict[str, list] = {"Node": [], "Pod": []}
+    for manifest in manifests:
+        model = Node if manifest["kind"] == "Node" else Pod
+        row = model(cluster=cluster, manifest=manifest)
+        row.sync_from_manifest()
+        rows[manifest["kind"]].append(row)
+    Node.objects.bulk_create(rows["Node"])
+    Pod.objects.bulk_create(rows["Pod"])
+    return cluster

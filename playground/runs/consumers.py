@@ -71,31 +71,53 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     # -- from the task ------------------------------------------------------------------------
 
     async def run_messages(self, message: dict[str, Any]) -> None:
+        """Relay one batch from the task as one frame: no gap, no duplicate, in seq order."""
+        frame: list[dict[str, Any]] = []
         for envelope in message["messages"]:
             kind = envelope.get("kind")
-            if kind == "event":
-                seq = int(envelope["seq"])
-                if seq <= self.last_sent:
+            if kind in stream.SEQ_KINDS:
+                seq, last = int(envelope["seq"]), stream.last_seq_of(envelope)
+                if last <= self.last_sent:
                     continue
                 if seq > self.last_sent + 1:
-                    await self._catch_up(upto=seq - 1)
-                await self.send_json(envelope)
-                self.last_sent = seq
+                    frame.extend(await self._stored(upto=seq - 1))
+                frame.append(envelope)
+                self.last_sent = last
             elif kind == "finished":
+                await self._send_batch(frame)
+                frame = []
                 await self._send_finished(envelope)
             elif not self.finished_sent:
-                await self.send_json(envelope)
+                frame.append(envelope)
+        await self._send_batch(frame)
+
+    async def _stored(self, *, upto: int | None) -> list[dict[str, Any]]:
+        """The stored envelopes after the last one sent, up to ``upto``; advances ``last_sent``."""
+        out: list[dict[str, Any]] = []
+        while True:
+            chunk = await database_sync_to_async(selectors.run_event_messages)(
+                run_id=self.run_id, after=self.last_sent, upto=upto, limit=CATCH_UP_CHUNK
+            )
+            out.extend(chunk)
+            if chunk:
+                self.last_sent = stream.last_seq_of(chunk[-1])
+            if len(chunk) < CATCH_UP_CHUNK:
+                return out
 
     async def _catch_up(self, *, upto: int | None) -> None:
         while True:
             chunk = await database_sync_to_async(selectors.run_event_messages)(
                 run_id=self.run_id, after=self.last_sent, upto=upto, limit=CATCH_UP_CHUNK
             )
-            for envelope in chunk:
-                await self.send_json(envelope)
-                self.last_sent = envelope["seq"]
+            await self._send_batch(chunk)
+            if chunk:
+                self.last_sent = stream.last_seq_of(chunk[-1])
             if len(chunk) < CATCH_UP_CHUNK:
                 return
+
+    async def _send_batch(self, envelopes: list[dict[str, Any]]) -> None:
+        if envelopes:
+            await self.send_json(stream.batch_message(self.run_id, envelopes))
 
     async def _send_finished(self, envelope: dict[str, Any]) -> None:
         if self.finished_sent:

@@ -9,8 +9,22 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Max, Q, QuerySet
 from django.http import Http404
 
-from ..models import Cluster, Run, RunEvent
+from ..models import Cluster, Run, RunCycle, RunEvent
 from . import stream
+from .columns import decode_cycle, summary_message
+
+SUMMARY_FIELDS: Final = (
+    "cycle",
+    "seq_first",
+    "seq_last",
+    "pod",
+    "profile",
+    "result",
+    "node",
+    "feasible",
+    "evaluated",
+    "message",
+)
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -36,8 +50,11 @@ def share_token(value: Any) -> uuid.UUID | None:
 
 def run_visible(*, user: User, run_id: int, share: uuid.UUID | None = None) -> Run | None:
     """The run if the user may watch it, else None."""
+    # The snapshot (every manifest of the cluster) and the node order are megabytes at
+    # thousands of nodes: loaded only by what reads them.
     return (
         Run.objects.select_related("cluster", "profile")
+        .defer("snapshot", "node_names", "cluster__description")
         .filter(_run_visible_q(user, share), pk=run_id)
         .first()
     )
@@ -53,7 +70,11 @@ def run_get(*, user: User, run_id: int, share: uuid.UUID | None = None) -> Run:
 
 def runs_for_cluster(*, user: User, cluster: Cluster) -> QuerySet[Run]:
     """The cluster's runs the user may watch, newest first."""
-    return Run.objects.filter(_run_visible_q(user), cluster=cluster).select_related("profile")
+    return (
+        Run.objects.filter(_run_visible_q(user), cluster=cluster)
+        .select_related("profile")
+        .defer("snapshot", "node_names", "config", "placements")
+    )
 
 
 PRIVATE_PROFILE: Final = "a private profile"
@@ -83,43 +104,117 @@ def run_may_command(*, user: User, run: Run) -> bool:
     return user.pk in (run.started_by_id, run.cluster.owner_id)
 
 
+def stored_last_seq(run_id: int) -> int:
+    """The highest stored seq (events and cycle records), -1 before the first."""
+    event = RunEvent.objects.filter(run_id=run_id).aggregate(m=Max("seq"))["m"]
+    cycle = RunCycle.objects.filter(run_id=run_id).aggregate(m=Max("seq_last"))["m"]
+    return max(-1 if event is None else int(event), -1 if cycle is None else int(cycle))
+
+
+def run_last_seq(run: Run) -> int:
+    return stored_last_seq(run.pk)
+
+
+def _cycle_rows(run_id: int) -> QuerySet[RunCycle]:
+    return RunCycle.objects.filter(run_id=run_id).order_by("seq_first").values(*SUMMARY_FIELDS)
+
+
+def run_cycle_summaries(
+    *, run: Run, offset: int = 0, limit: int | None = None, query: str = ""
+) -> tuple[list[dict[str, Any]], int]:
+    """Cycle summaries in seq order (one page, and how many match): pod, result, node, counts.
+
+    ``query`` keeps the cycles whose pod, node or result contains it (case-insensitive).
+    """
+    qs = _cycle_rows(run.pk)
+    if query:
+        qs = qs.filter(Q(pod__icontains=query) | Q(node__icontains=query) | Q(result__iexact=query))
+    total = qs.count()
+    rows = qs[offset : offset + limit] if limit is not None else qs[offset:]
+    return [dict(r) for r in rows], total
+
+
 def run_events(*, run: Run, after: int = -1, limit: int | None = None) -> list[dict[str, Any]]:
-    """The run's event payloads with ``seq > after``, in seq order."""
-    qs = RunEvent.objects.filter(run=run, seq__gt=after).order_by("seq")
+    """The run's events with ``seq > after`` in seq order, a cycle standing for its events.
+
+    Each stored cycle gives a light CycleStart (no node list) and a CycleEnd from its summary;
+    the per-node detail stays in the cycle record (``run_cycle_events``). This is what the
+    timeline, the progress, the queue and the comparison need, whatever the cluster's size.
+    """
+    rows = RunEvent.objects.filter(run=run, seq__gt=after).order_by("seq")
+    cycles = _cycle_rows(run.pk).filter(seq_first__gt=after)
     if limit is not None:
-        qs = qs[:limit]
-    return list(qs.values_list("payload", flat=True))
+        rows, cycles = rows[:limit], cycles[:limit]
+    merged = list(rows.values_list("payload", flat=True))
+    for row in cycles:
+        merged.extend(_light_cycle(row))
+    merged.sort(key=lambda e: e["seq"])
+    return merged[:limit] if limit is not None else merged
+
+
+def _light_cycle(row: dict[str, Any]) -> list[dict[str, Any]]:
+    head = {"cycle": row["cycle"], "pod": row["pod"], "time": 0.0}
+    out = [
+        {"type": "CycleStart", "seq": row["seq_first"], **head, "profile": row["profile"] or None}
+    ]
+    if row["result"]:
+        out.append(
+            {
+                "type": "CycleEnd",
+                "seq": row["seq_last"],
+                **head,
+                "result": row["result"],
+                "node": row["node"] or None,
+                "message": row["message"] or None,
+            }
+        )
+    return out
 
 
 def run_cycle_events(*, run: Run, cycle: int) -> list[dict[str, Any]]:
-    """The payloads of one scheduling cycle's events, in seq order; [] for an unknown cycle.
+    """Every event of one scheduling cycle, in seq order; [] for an unknown cycle.
 
-    That is the cycle's pod from its CycleStart to its next one: the scheduling cycle, the
-    pod's queue events after it and its binding cycle, however late a Permit wait let it run
-    (``RunEvent.cycle``, filled by ``runs.EventCycles``, indexed with the run and seq).
+    That is the cycle's pod from its CycleStart to its next one: the scheduling cycle (decoded
+    from its record), the pod's queue events after it and its binding cycle, however late a
+    Permit wait let it run (``RunEvent.cycle``, filled by ``EventCycles``).
     """
-    return list(
+    record = RunCycle.objects.filter(run=run, cycle=cycle).values_list("data", flat=True).first()
+    if record is None:
+        return []
+    nodes = run.node_names
+    if nodes is None:
+        nodes = Run.objects.filter(pk=run.pk).values_list("node_names", flat=True).first()
+    events = decode_cycle(record, nodes)
+    events.extend(
         RunEvent.objects.filter(run=run, cycle=cycle)
         .order_by("seq")
         .values_list("payload", flat=True)
     )
+    events.sort(key=lambda e: e["seq"])
+    return events
 
 
 def run_event_messages(
     *, run_id: int, after: int, upto: int | None = None, limit: int = 500
 ) -> list[dict[str, Any]]:
-    """Websocket envelopes of the stored events in ``(after, upto]``, at most ``limit``."""
-    qs = RunEvent.objects.filter(run_id=run_id, seq__gt=after)
+    """Stream envelopes of what is stored in ``(after, upto]``, at most ``limit``, in seq order.
+
+    A cycle is one ``cycle`` envelope (its summary, covering seqs ``seq``..``last``), never its
+    per-node detail; the other events are ``event`` envelopes.
+    """
+    events = RunEvent.objects.filter(run_id=run_id, seq__gt=after)
+    # A cycle that ``after`` cuts through is sent whole (a client holds whole envelopes).
+    cycles = _cycle_rows(run_id).filter(seq_last__gt=after)
     if upto is not None:
-        qs = qs.filter(seq__lte=upto)
-    rows = qs.order_by("seq").values_list("seq", "payload")[:limit]
-    return [{"kind": "event", "run": run_id, "seq": seq, "event": payload} for seq, payload in rows]
-
-
-def run_last_seq(run: Run) -> int:
-    """The highest stored event seq, -1 before the first."""
-    value = RunEvent.objects.filter(run=run).aggregate(m=Max("seq"))["m"]
-    return -1 if value is None else int(value)
+        events = events.filter(seq__lte=upto)
+        cycles = cycles.filter(seq_first__lte=upto)
+    out = [
+        stream.event_message(run_id, payload)
+        for payload in events.order_by("seq").values_list("payload", flat=True)[:limit]
+    ]
+    out.extend(summary_message(run_id, row) for row in cycles[:limit])
+    out.sort(key=lambda m: m["seq"])
+    return out[:limit]
 
 
 def run_finished_message(run: Run) -> dict[str, Any]:
@@ -173,5 +268,5 @@ def run_dict(run: Run) -> dict[str, Any]:
         "summary": run.summary or {},
         "placements": run.placements or {},
         "compare_with": run.compare_with_id,
-        "write_back": run.write_back,
+        "applied": run.applied.isoformat() if run.applied else None,
     }

@@ -1,13 +1,23 @@
 """Channel groups and websocket messages of runs, and the helpers that broadcast them.
 
-Messages a browser receives on ``ws/runs/<id>/`` (STYLE.md §3):
+Frames a browser receives on ``ws/runs/<id>/`` (STYLE.md §3):
 
-- ``{"kind": "event", "run": 12, "seq": 41, "event": {...}}``: one engine event
-  (``scheduler_core.events``), ``seq`` rising by one;
-- ``{"kind": "progress", "run": 12, "scheduled": n, "total": m, "unschedulable": u}``;
-- ``{"kind": "finished", "run": 12, "seq": n, "status": "succeeded"}``: the last message, ``seq``
+- ``{"kind": "batch", "run": 12, "messages": [...]}``: envelopes in seq order, as many as the
+  task flushed at once (a 1,000-cycle run is a few hundred frames, not tens of thousands):
+  - ``{"kind": "cycle", "run": 12, "seq": 41, "last": 66, "cycle": 3, "pod": ..., "result": ...,
+    "node": ..., "feasible": n, "evaluated": m, "message": ...}``: one scheduling cycle's
+    summary, standing for its events ``seq``..``last`` (``columns.summary_message``); the
+    per-node detail is fetched from ``cycles/<n>.json`` when a page shows the cycle;
+  - ``{"kind": "event", "run": 12, "seq": 67, "event": {...}}``: one small engine event
+    (queue action, binding cycle, Permit), as ``scheduler_core.events`` writes it;
+  - ``{"kind": "progress", "run": 12, "scheduled": n, "total": m, "unschedulable": u}``;
+  Together the ``cycle`` and ``event`` envelopes cover every seq once: each starts one past the
+  last seq of the one before (``last_seq_of``);
+- ``{"kind": "finished", "run": 12, "seq": n, "status": "succeeded"}``: the last frame, ``seq``
   one past the last event's (``error`` holds the message of a failed run);
 - ``{"kind": "ack", ...}`` / ``{"kind": "error", "message": ...}``: answers to a client command.
+
+A client that connects with ``?after=k`` first gets what is stored after seq k, as batches.
 
 Between the task and the consumers, a channel-layer message carries several envelopes at once
 (``run.messages``) so a run of thousands of events stays within the layer's capacity.
@@ -27,7 +37,17 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 MESSAGES_TYPE: Final = "run.messages"  # handled by RunConsumer.run_messages
-CHUNK: Final = 100  # envelopes per channel-layer message
+CHUNK: Final = 200  # envelopes per channel-layer message (and so per websocket frame)
+SEQ_KINDS: Final = frozenset({"event", "cycle"})  # the envelopes that carry seqs
+
+
+def last_seq_of(envelope: dict[str, Any]) -> int:
+    """The last seq an ``event`` or ``cycle`` envelope stands for."""
+    return int(envelope.get("last", envelope["seq"]))
+
+
+def batch_message(run_id: int, envelopes: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    return {"kind": "batch", "run": run_id, "messages": list(envelopes)}
 
 log = logging.getLogger(__name__)
 

@@ -20,10 +20,12 @@ from django.views.decorators.http import require_POST
 
 from .. import selectors as cluster_selectors
 from ..models import Run
-from . import charts, selectors, services
+from . import charts, overview, paging, selectors, services
 from .refs import run_ref
 
-MAX_TOP_N = 5000
+TIMELINE_PAGE = 100
+EVENTS_PAGE = 5000
+COMPARE_TABLES = 50  # pods whose score tables the compare page draws
 
 
 def _int(value: Any, default: int) -> int:
@@ -69,6 +71,7 @@ def _run_context(request: HttpRequest, run: Run) -> dict[str, Any]:
             "share": str(share) if share else "",
             "ws": f"/ws/runs/{run_ref(run.pk)}/",
             "events": reverse("playground:run_events", args=[run.pk]),
+            "cycles": reverse("playground:run_cycles", args=[run.pk]),
             "cycle": reverse("playground:run_cycle", args=[run.pk, 0]).rsplit("0.json", 1)[0],
             "usage": reverse("playground:run_usage", args=[run.pk]),
             "permit": reverse("playground:run_permit", args=[run.pk]),
@@ -82,37 +85,62 @@ def _run_context(request: HttpRequest, run: Run) -> dict[str, Any]:
 @xframe_options_sameorigin
 @csp_replace({"frame-ancestors": SELF})
 def run_page(request: HttpRequest, pk: int) -> HttpResponse:
-    run, events = _run_and_events(request, pk)
+    """The run page: its first cycles and counts; the rest comes over the stream and JSON."""
+    run = run_for_request(request, pk)
     context = _run_context(request, run)
-    context["timeline"] = charts.timeline(events)
-    context["progress"] = charts.progress(events)
+    rows, count = selectors.run_cycle_summaries(run=run, limit=TIMELINE_PAGE)
+    summary = run.summary or {}
+    context["timeline"] = rows
+    context["progress"] = {
+        "pods": summary.get("total", 0),
+        "bound": summary.get("scheduled", 0),
+        "cycles": count,
+    }
+    context["may_apply"] = (
+        run.status == Run.Status.SUCCEEDED
+        and run.applied is None
+        and request.user.is_authenticated
+        and selectors.run_may_command(user=request.user, run=run)
+    )
     return render(request, "playground/run_detail.html", context)
 
 
 def run_events_json(request: HttpRequest, pk: int) -> JsonResponse:
-    """Stored events with seq > ``after``, and the run's status (the websocket's fallback)."""
-    run, events = _run_and_events(request, pk, after=_int(request.GET.get("after"), -1))
+    """What is stored after ``after`` as stream envelopes, and the run's status (the fallback).
+
+    At most ``EVENTS_PAGE`` envelopes; ``more`` says to ask again from the last one's seq.
+    """
+    run = run_for_request(request, pk)
+    after = _int(request.GET.get("after"), -1)
+    envelopes = selectors.run_event_messages(run_id=run.pk, after=after, limit=EVENTS_PAGE)
     return JsonResponse(
         {
             "run": run.pk,
             "status": run.status,
             "terminal": run.status in ("succeeded", "failed", "cancelled"),
             "error": run.error_message,
-            "waiting": run.summary.get("waiting", ""),
-            "events": events,
+            "waiting": (run.summary or {}).get("waiting", ""),
+            "messages": envelopes,
+            "more": len(envelopes) == EVENTS_PAGE,
         }
     )
 
 
+def run_cycles_json(request: HttpRequest, pk: int) -> JsonResponse:
+    """One page of the cycle list (``offset``, ``limit``), searchable by pod, node or result."""
+    run = run_for_request(request, pk)
+    offset = max(0, _int(request.GET.get("offset"), 0))
+    limit = min(max(1, _int(request.GET.get("limit"), TIMELINE_PAGE)), 1000)
+    query = request.GET.get("q", "").strip()[:200]
+    rows, count = selectors.run_cycle_summaries(run=run, offset=offset, limit=limit, query=query)
+    return JsonResponse({"run": run.pk, "offset": offset, "count": count, "cycles": rows})
+
+
 def run_cycle_json(request: HttpRequest, pk: int, cycle: int) -> JsonResponse:
-    """Every panel of one cycle (filter matrix, score table, figures, binding, steps)."""
+    """Every panel of one cycle, paged and cut to top N on the server (``paging.PageParams``)."""
     run = run_for_request(request, pk)
     events = selectors.run_cycle_events(run=run, cycle=cycle)
-    mode = request.GET.get("mode", "weighted")
-    if mode not in charts.SCORE_MODES:
-        mode = "weighted"
-    top_n = min(max(_int(request.GET.get("top"), charts.DEFAULT_TOP_N), 1), MAX_TOP_N)
-    detail = charts.cycle_detail(events, cycle, mode=mode, top_n=top_n)
+    detail = paging.cycle_page(events, cycle, paging.PageParams.from_query(request.GET))
     if detail is None:
         raise Http404("No such cycle")
     return JsonResponse(detail)
@@ -122,12 +150,12 @@ def run_usage_json(request: HttpRequest, pk: int) -> JsonResponse:
     """Per-node CPU, memory and pod use before and after the run (from its snapshot)."""
     run, events = _run_and_events(request, pk)
     nodes, pods = _resources(run, events)
-    usage = charts.cluster_usage(nodes, pods, events)
+    usage = overview.cluster_usage(nodes, pods, events)
     return JsonResponse(
         {
             "usage": usage,
             "figures": {
-                res: charts.usage_figure(usage, resource=res) for res in ("cpu", "memory", "pods")
+                res: overview.usage_figure(usage, resource=res) for res in ("cpu", "memory", "pods")
             },
         }
     )
@@ -245,14 +273,17 @@ def compare(request: HttpRequest, a: int, b: int) -> HttpResponse:
     """Two runs of one cluster side by side: placements, then each pod's score tables."""
     run_a, events_a = _run_and_events(request, a)
     run_b, events_b = _run_and_events(request, b)
-    result = charts.compare(events_a, events_b)
-    by_cycle_a = charts.split_by_cycle(events_a)
-    by_cycle_b = charts.split_by_cycle(events_b)
+    result = overview.compare(events_a, events_b)
+    # Score tables for the first COMPARE_TABLES pods: each is a cycle record to decode.
     pods = []
-    for row in result["rows"]:
+    for i, row in enumerate(result["rows"]):
         sides = []
-        for cycle, by_cycle in ((row["cycle_a"], by_cycle_a), (row["cycle_b"], by_cycle_b)):
-            evs = by_cycle.get(cycle, []) if cycle is not None else []
+        for cycle, run in ((row["cycle_a"], run_a), (row["cycle_b"], run_b)):
+            evs = (
+                selectors.run_cycle_events(run=run, cycle=cycle)
+                if cycle is not None and i < COMPARE_TABLES
+                else []
+            )
             table = charts.score_table(evs) if evs else None
             sides.append(
                 {
@@ -283,3 +314,21 @@ def compare(request: HttpRequest, a: int, b: int) -> HttpResponse:
             },
         },
     )
+
+
+@login_required
+@require_POST
+def run_apply(request: HttpRequest, pk: int) -> HttpResponse:
+    """Apply a finished run's placements to its cluster (the only way a run changes one)."""
+    run = _commandable(request, pk)
+    try:
+        cluster, counts = services.run_apply_placements(run=run, user=request.user)
+    except services.RunCommandRefused as err:
+        messages.error(request, str(err))
+        return redirect("playground:run", pk=run.pk)
+    messages.success(
+        request,
+        f"Applied run {run.pk}: {counts['bound']} pods bound, {counts['deleted']} preempted "
+        "pods deleted.",
+    )
+    return redirect("playground:cluster", pk=cluster.pk)

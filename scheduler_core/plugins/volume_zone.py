@@ -163,7 +163,6 @@ class VolumeZone:
         s = state.get(_PRE_FILTER_KEY)
         return s.topologies if isinstance(s, _State) else ()
 
-
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             # volumeBindingMode is immutable: only an added class can newly wait for a consumer.

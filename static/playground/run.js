@@ -1,6 +1,8 @@
 // The run page: a websocket client (events.json polling as fallback) and the panels drawn
-// from the run's events. Nothing here decides anything: it regroups what the events say, and
-// the per-cycle panels come from playground/charts.py through cycles/<n>.json.
+// from the run's stream: one summary per scheduling cycle and the small events (queue, binding,
+// Permit). Nothing here decides anything: it regroups what the stream says, and the per-cycle
+// panels come from playground/runs/paging.py through cycles/<n>.json, one page at a time, so the
+// page stays light whatever the cluster's size.
 (function () {
   "use strict";
   const cfgNode = document.getElementById("run-config");
@@ -33,7 +35,11 @@
     filterPage: 0,
     scorePage: 0,
     scoreSort: { key: "total", dir: "desc" }, // key: "total", "node" or a Score plugin's name
+    filterSort: "snapshot",
+    filterQuery: "",
+    scoreQuery: "",
     timelinePage: null, // null: follow the last page
+    timelineQuery: "",
     ws: null,
     polling: false,
     progress: null,
@@ -77,20 +83,31 @@
     );
   }
 
-  // -- ingesting events ------------------------------------------------------------------------
+  // -- ingesting the stream --------------------------------------------------------------------
+
+  // One envelope: a cycle summary (seq..last) or a small event (seq). Returns false on a gap.
+  function ingestEnvelope(m) {
+    const last = m.last === undefined ? m.seq : m.last;
+    if (last <= state.lastSeq) return true; // a duplicate after a reconnect
+    if (m.seq > state.lastSeq + 1) return false;
+    if (m.kind === "cycle") ingestCycle(m);
+    else ingest(m.event);
+    state.lastSeq = last;
+    return true;
+  }
+
+  function ingestCycle(m) {
+    // The queue and Permit mirrors only need to know that the pod's cycle began.
+    state.events.push({ type: "CycleStart", seq: m.seq, cycle: m.cycle, pod: m.pod, time: 0 });
+    state.cycles.set(m.cycle, { cycle: m.cycle, pod: m.pod, result: m.result, node: m.node, message: m.message,
+      feasible: m.feasible, evaluated: m.evaluated, binding: "", bindingEvents: [] });
+    state.latestCycleOfPod.set(m.pod, m.cycle);
+  }
 
   function ingest(ev) {
-    if (ev.seq <= state.lastSeq) return; // a duplicate after a reconnect
     state.events.push(ev);
-    state.lastSeq = ev.seq;
     const kind = ev.type;
-    if (kind === "CycleStart") {
-      state.cycles.set(ev.cycle, { cycle: ev.cycle, pod: ev.pod, result: "Running", node: null, binding: "", bindingEvents: [] });
-      state.latestCycleOfPod.set(ev.pod, ev.cycle);
-    } else if (kind === "CycleEnd") {
-      const row = state.cycles.get(ev.cycle);
-      if (row) { row.result = ev.result; row.node = ev.node; row.message = ev.message; }
-    } else if (BINDING.has(kind)) {
+    if (BINDING.has(kind)) {
       const row = state.cycles.get(state.latestCycleOfPod.get(ev.pod));
       if (row) { row.bindingEvents.push(ev); row.binding = bindingState(row.bindingEvents); }
     }
@@ -152,16 +169,15 @@
     ws.onopen = () => { opened = true; $("connection").textContent = "live"; };
     ws.onmessage = (msg) => {
       const data = JSON.parse(msg.data);
-      if (data.kind === "event") {
-        if (data.seq > state.lastSeq + 1) {
-          // A gap: ask again from the last seq held.
-          ws.onclose = null; ws.close(); state.ws = null; connect(); return;
+      if (data.kind === "batch") {
+        for (const m of data.messages) {
+          if (m.kind === "progress") { state.progress = m; continue; }
+          if (!ingestEnvelope(m)) {
+            // A gap: ask again from the last seq held.
+            ws.onclose = null; ws.close(); state.ws = null; connect(); return;
+          }
         }
-        ingest(data.event);
         redraw();
-      } else if (data.kind === "progress") {
-        state.progress = data;
-        renderProgress();
       } else if (data.kind === "finished") {
         if (data.error) { $("run-error").textContent = data.error; $("run-error").hidden = false; }
         finished(data.status);
@@ -188,9 +204,10 @@
       const response = await fetch(withShare(cfg.events, { after: state.lastSeq }), { headers: { Accept: "application/json" } });
       if (response.ok) {
         const body = await response.json();
-        body.events.forEach(ingest);
+        body.messages.forEach((m) => { if (m.kind !== "progress") ingestEnvelope(m); });
         if (body.error) { $("run-error").textContent = body.error; $("run-error").hidden = false; }
-        if (body.status !== state.status || body.events.length) finished(body.status);
+        if (body.status !== state.status || body.messages.length) finished(body.status);
+        if (body.more) { poll(); return; }
         if (body.terminal) { state.polling = false; return; }
       }
     } catch (err) { /* retried below */ }
@@ -216,7 +233,11 @@
 
   function renderTimeline() {
     const tbody = $("timeline").querySelector("tbody");
-    const rows = [...state.cycles.values()];
+    const q = state.timelineQuery.toLowerCase();
+    const all = [...state.cycles.values()];
+    const rows = q ? all.filter((r) => r.pod.toLowerCase().includes(q) || (r.node || "").toLowerCase().includes(q) ||
+      r.result.toLowerCase() === q || (r.binding || "").toLowerCase() === q) : all;
+    $("timeline-count").textContent = q ? `${rows.length} of ${all.length} cycles` : `${all.length} cycles`;
     const pages = Math.max(1, Math.ceil(rows.length / TIMELINE_PAGE));
     let page = state.timelinePage === null ? pages - 1 : Math.min(state.timelinePage, pages - 1);
     if (state.selected !== null && state.timelinePage === null) {
@@ -232,7 +253,7 @@
     pager($("timeline-pager"), page, pages, (p) => { state.timelinePage = p; renderTimeline(); });
   }
 
-  // Mirrors charts.queue_state.
+  // Mirrors overview.queue_state.
   function queueState() {
     const where = new Map();
     const rejected = new Map(); // pod -> plugins of its last failed attempt
@@ -287,7 +308,7 @@
     });
   }
 
-  // Mirrors charts.waiting_pods.
+  // Mirrors overview.waiting_pods.
   function waitingPods() {
     const waits = new Map();
     state.events.forEach((ev) => {
@@ -345,8 +366,16 @@
 
   // -- one cycle -------------------------------------------------------------------------------
 
+  function detailQuery() {
+    const p = new URLSearchParams({ mode: state.mode, top: String(state.topN), fpage: String(state.filterPage),
+      fsort: state.filterSort, spage: String(state.scorePage), ssort: state.scoreSort.key, sdir: state.scoreSort.dir });
+    if (state.filterQuery) p.set("fq", state.filterQuery);
+    if (state.scoreQuery) p.set("sq", state.scoreQuery);
+    return p.toString();
+  }
+
   async function fetchDetail(cycle) {
-    const response = await fetch(withShare(`${cfg.cycle}${cycle}.json`), { headers: { Accept: "application/json" } });
+    const response = await fetch(withShare(`${cfg.cycle}${cycle}.json`, new URLSearchParams(detailQuery())), { headers: { Accept: "application/json" } });
     if (!response.ok) return null;
     return response.json();
   }
@@ -363,6 +392,7 @@
     renderDetail();
     renderTimeline();
     writeHash();
+    if (!state.usageLoaded) { state.usageLoaded = true; loadUsage(); } // after the first panels
   }
 
   const refetchDetail = debounce(async () => {
@@ -376,8 +406,21 @@
     renderDetail();
   }, 150);
 
+  // A page, a sort, a search or the top N changed: the server cuts the cycle's panels again.
+  async function reloadDetail() {
+    if (state.selected === null) return;
+    const cycle = state.selected;
+    const detail = await fetchDetail(cycle);
+    if (state.selected !== cycle || !detail) return;
+    state.detail = detail;
+    state.step = Math.min(state.step, Math.max(0, detail.steps.length - 1));
+    renderDetail();
+  }
+
   function renderDetail() {
     const d = state.detail;
+    // When the first cycle's panels were drawn (ms since navigation), for the page benchmark.
+    if (state.firstPanelsAt === undefined) requestAnimationFrame(() => { state.firstPanelsAt = performance.now(); });
     $("cycle-detail").hidden = false;
     $("cycle-title").textContent = `Cycle ${d.cycle}: ${d.pod}`;
     $("cycle-result").textContent = d.result === "Scheduled" ? `Scheduled on ${d.node}.` : (d.message || d.note || d.result);
@@ -404,22 +447,17 @@
 
   function renderFilter(d) {
     const f = d.filter;
-    $("filter-summary").textContent = `${f.feasible.length} feasible of ${f.evaluated} evaluated (${f.rows.length} in snapshot)`;
+    $("filter-summary").textContent = `${f.feasible_count} feasible of ${f.evaluated} evaluated (${f.total_rows} in snapshot)`;
     const fit = $("fit-error");
     fit.hidden = !f.message;
     fit.textContent = f.message || "";
     const thead = $("filter-matrix").querySelector("thead");
     thead.innerHTML = "";
     thead.appendChild(el("tr", {}, el("th", {}, "Node"), f.plugins.map((p) => el("th", { "data-plugin": p }, p)), el("th", {}, "Verdict")));
-    let rows = f.rows.slice();
-    const sort = $("filter-sort").value;
-    if (sort === "name") rows.sort((a, b) => a.node.localeCompare(b.node));
-    else if (sort === "rejected") rows.sort((a, b) => (a.verdict === "Success") - (b.verdict === "Success"));
-    const pages = Math.max(1, Math.ceil(rows.length / PAGE));
-    state.filterPage = Math.min(state.filterPage, pages - 1);
+    state.filterPage = f.page;
     const tbody = $("filter-matrix").querySelector("tbody");
     tbody.innerHTML = "";
-    rows.slice(state.filterPage * PAGE, (state.filterPage + 1) * PAGE).forEach((r) => {
+    f.rows.forEach((r) => {
       const cells = r.cells.map((c, j) => {
         const plugin = f.plugins[j];
         if (!c) return el("td", { class: "cell-none", "data-plugin": plugin, title: "not run" }, "·");
@@ -431,7 +469,9 @@
       const verdict = r.verdict === null ? "not evaluated" : (r.verdict === "Success" ? "feasible" : `${r.verdict} (${r.rejector || "?"})`);
       tbody.appendChild(el("tr", { "data-node": r.node }, el("th", {}, r.node), cells, el("td", { class: "verdict" }, verdict)));
     });
-    pager($("filter-pager"), state.filterPage, pages, (p) => { state.filterPage = p; renderFilter(state.detail); markStep(); });
+    if (f.query) $("filter-matching").textContent = `${f.matching} of ${f.total_rows} nodes match`;
+    else $("filter-matching").textContent = "";
+    pager($("filter-pager"), f.page, f.pages, (p) => { state.filterPage = p; reloadDetail(); });
   }
 
   function renderPreemption(d) {
@@ -450,7 +490,7 @@
     box.appendChild(el("p", { id: "nominated" }, p.chosen ? `Nominated: ${p.nominated_pod} → ${p.chosen}` : "No node nominated."));
   }
 
-  // Mirrors charts.score_heatmap / charts.combine_bar, so the mode and top N change without a request.
+  // Mirrors charts.score_heatmap / charts.combine_bar (plus "the rest"): the mode changes without a request.
   function heatmapFigure(t, mode, topN) {
     const nodes = t.nodes.slice(0, topN);
     const z = t.values[mode].slice(0, topN).map((row) => row.slice());
@@ -464,17 +504,29 @@
     };
   }
 
+  // The top N nodes, then "the rest" as one bar of their mean weighted scores (t.rest).
   function combineFigure(t, topN) {
     const nodes = t.nodes.slice(0, topN);
-    const weighted = t.values.weighted.slice(0, topN);
+    const weighted = t.values.weighted.slice(0, topN).map((row) => row.slice());
+    const totals = t.totals.slice(0, topN);
     const top = new Set(t.top);
-    const data = t.plugins.map((p, j) => ({ type: "bar", name: `${p} (×${t.weights[j]})`, x: nodes.slice(), y: weighted.map((row) => row[j]) }));
-    const annotations = nodes.map((n, i) => ({ x: n, y: t.totals[i], showarrow: false, yanchor: "bottom",
-      text: `${t.totals[i]}${n === t.selected ? " (selected)" : (top.has(n) ? " (tie)" : "")}`,
+    const labels = nodes.slice();
+    if (t.rest) {
+      const label = `${t.rest.count} more (mean)`;
+      labels.push(label);
+      weighted.push(t.rest.mean);
+      totals.push(t.rest.mean_total);
+    }
+    const data = t.plugins.map((p, j) => ({ type: "bar", name: `${p} (×${t.weights[j]})`, x: labels.slice(), y: weighted.map((row) => row[j]) }));
+    const annotations = labels.map((n, i) => ({ x: n, y: totals[i], showarrow: false, yanchor: "bottom",
+      text: i >= nodes.length ? `${totals[i]} (max ${t.rest.max_total})` : `${totals[i]}${n === t.selected ? " (selected)" : (top.has(n) ? " (tie)" : "")}`,
       font: { color: n === t.selected ? "#0a7d32" : "#333" } }));
-    return { data, layout: { barmode: "stack", title: { text: "Weighted scores per node" }, annotations,
-      xaxis: { tickvals: nodes.slice(), ticktext: nodes.map((n) => (n === t.selected ? `<b>${n}</b>` : n)), type: "category" },
-      yaxis: { title: { text: "total" } }, height: 380, legend: { orientation: "h" }, margin: { t: 50, l: 50, r: 10, b: 40 } } };
+    // Labels never overlap: slanted and given room, or hidden past 60 bars (the hover still names them).
+    const many = labels.length > 60;
+    return { data, layout: { barmode: "stack", title: { text: "Weighted scores per node" }, annotations: many ? [] : annotations,
+      xaxis: { tickvals: labels.slice(), ticktext: labels.map((n) => (n === t.selected ? `<b>${n}</b>` : n)), type: "category",
+        tickangle: labels.length > 8 ? -45 : 0, automargin: true, showticklabels: !many },
+      yaxis: { title: { text: "total" } }, height: 380 + (labels.length > 8 ? 60 : 0), legend: { orientation: "h" }, margin: { t: 50, l: 50, r: 10, b: 40 } } };
   }
 
   function renderScores(d) {
@@ -483,13 +535,14 @@
     $("score-section").hidden = !has;
     if (!has) { Plotly.purge("heatmap"); return; }
     const topN = Math.max(1, state.topN);
-    $("score-shown").textContent = `showing ${Math.min(topN, t.nodes.length)} of ${t.nodes.length} nodes`;
-    $("more-nodes").hidden = topN >= t.nodes.length;
+    $("score-shown").textContent = `showing ${Math.min(topN, t.count)} of ${t.count} nodes`;
+    $("more-nodes").hidden = topN >= t.count;
     $("weights").textContent = "Weights: " + t.plugins.map((p, j) => `${p} ×${t.weights[j]}`).join(", ");
     const fig = heatmapFigure(t, state.mode, topN);
     Plotly.react("heatmap", fig.data, fig.layout, { displayModeBar: false, responsive: true });
-    // The numbers as a paged table, sorted by the column whose header was clicked.
-    const sort = scoreSort(t);
+    // The numbers as a paged table, sorted on the server by the column whose header was clicked.
+    const page = t.table;
+    const sort = { key: page.sort, dir: page.dir };
     const header = (key, label, attrs) => {
       const on = sort.key === key;
       return el("th", Object.assign({ "data-sort": key, "aria-sort": on ? (sort.dir === "asc" ? "ascending" : "descending") : "none" }, attrs),
@@ -499,43 +552,24 @@
     const thead = $("score-table").querySelector("thead");
     thead.innerHTML = "";
     thead.appendChild(el("tr", {}, header("node", "Node"), t.plugins.map((p, j) => header(p, `${p} ×${t.weights[j]}`, { "data-plugin": p })), header("total", "Total")));
-    const order = scoreOrder(t, sort);
-    const pages = Math.max(1, Math.ceil(order.length / PAGE));
-    state.scorePage = Math.min(state.scorePage, pages - 1);
+    state.scorePage = page.page;
     const tbody = $("score-table").querySelector("tbody");
     tbody.innerHTML = "";
-    order.slice(state.scorePage * PAGE, (state.scorePage + 1) * PAGE).forEach((i) => {
-      const n = t.nodes[i];
+    page.nodes.forEach((n, i) => {
       const cls = n === t.selected ? "selected-node" : (t.top.includes(n) ? "tie-node" : "");
       tbody.appendChild(el("tr", { "data-node": n, class: cls }, el("th", {}, n),
-        t.values[state.mode][i].map((v, j) => el("td", { "data-plugin": t.plugins[j] }, v)), el("td", { class: "total" }, t.totals[i])));
+        page.values[state.mode][i].map((v, j) => el("td", { "data-plugin": t.plugins[j] }, v)), el("td", { class: "total" }, page.totals[i])));
     });
-    pager($("score-pager"), state.scorePage, pages, (p) => { state.scorePage = p; renderScores(state.detail); markStep(); });
-  }
-
-  // The sort in force: a plugin missing from this cycle's table falls back to the total.
-  function scoreSort(t) {
-    const { key, dir } = state.scoreSort;
-    return key === "node" || key === "total" || t.plugins.includes(key) ? { key, dir } : { key: "total", dir: "desc" };
-  }
-
-  // Row indices of the score table in display order. t.nodes is by total (highest first, then
-  // name), so ties under any column keep that order.
-  function scoreOrder(t, sort) {
-    const idx = t.nodes.map((_, i) => i);
-    const sign = sort.dir === "asc" ? 1 : -1;
-    if (sort.key === "node") return idx.sort((a, b) => sign * t.nodes[a].localeCompare(t.nodes[b]));
-    const j = t.plugins.indexOf(sort.key);
-    const value = j >= 0 ? (i) => t.values[state.mode][i][j] : (i) => t.totals[i];
-    return idx.sort((a, b) => sign * (value(a) - value(b)) || a - b);
+    $("score-matching").textContent = page.query ? `${page.matching} of ${t.count} nodes match` : "";
+    pager($("score-pager"), page.page, page.pages, (p) => { state.scorePage = p; reloadDetail(); });
   }
 
   function sortScores(key) {
-    const current = state.detail ? scoreSort(state.detail.scores) : state.scoreSort;
+    const current = state.detail ? { key: state.detail.scores.table.sort, dir: state.detail.scores.table.dir } : state.scoreSort;
     const dir = current.key === key ? (current.dir === "asc" ? "desc" : "asc") : (key === "node" ? "asc" : "desc");
     state.scoreSort = { key, dir };
     state.scorePage = 0;
-    if (state.detail) { renderScores(state.detail); markStep(); }
+    reloadDetail();
   }
 
   function renderCombine(d) {
@@ -668,19 +702,24 @@
   $("step-prev-point").addEventListener("click", () => move(-1, true));
   $("step-first").addEventListener("click", () => { state.step = 0; renderStep(); });
   $("step-last").addEventListener("click", () => { if (state.detail) { state.step = state.detail.steps.length - 1; renderStep(); } });
-  $("filter-sort").addEventListener("change", () => { state.filterPage = 0; if (state.detail) { renderFilter(state.detail); markStep(); } });
+  $("filter-sort").addEventListener("change", () => { state.filterSort = $("filter-sort").value; state.filterPage = 0; reloadDetail(); });
+  $("filter-search").addEventListener("input", debounce(() => { state.filterQuery = $("filter-search").value.trim(); state.filterPage = 0; reloadDetail(); }, 250));
+  $("score-search").addEventListener("input", debounce(() => { state.scoreQuery = $("score-search").value.trim(); state.scorePage = 0; reloadDetail(); }, 250));
+  $("timeline-search").addEventListener("input", debounce(() => { state.timelineQuery = $("timeline-search").value.trim(); state.timelinePage = state.timelineQuery ? 0 : null; renderTimeline(); }, 200));
   document.querySelectorAll("[name=score-mode]").forEach((r) => r.addEventListener("change", () => {
     state.mode = r.value;
-    if (state.detail) { renderScores(state.detail); markStep(); }
+    // The page holds every mode's values, but a sort by a plugin reads the chosen mode's.
+    if (state.scoreSort.key !== "total" && state.scoreSort.key !== "node") reloadDetail();
+    else if (state.detail) { renderScores(state.detail); markStep(); }
   }));
   $("top-n").addEventListener("change", () => {
-    state.topN = Math.max(1, Number($("top-n").value) || 20);
-    if (state.detail) { renderScores(state.detail); renderCombine(state.detail); markStep(); }
+    state.topN = Math.max(1, Math.min(200, Number($("top-n").value) || 20));
+    reloadDetail();
   });
   $("more-nodes").addEventListener("click", () => {
-    state.topN += 20;
+    state.topN = Math.min(200, state.topN + 20);
     $("top-n").value = String(state.topN);
-    if (state.detail) { renderScores(state.detail); renderCombine(state.detail); markStep(); }
+    reloadDetail();
   });
   $("cancel-run").addEventListener("click", () => sendCommand({ command: "cancel" }));
   document.addEventListener("keydown", (event) => {
@@ -702,13 +741,18 @@
     else if (h.step !== null && state.detail && h.step !== state.step) { state.step = h.step; renderStep(); }
   });
 
+  // Show a cycle at once (the permalink's, or the first the page lists), before the catch-up.
+  const firstRow = document.querySelector("#timeline tr[data-cycle]");
+  const fromHash = readHash();
+  if (fromHash.cycle !== null || firstRow) selectCycle(fromHash.cycle !== null ? fromHash.cycle : Number(firstRow.dataset.cycle), fromHash.step);
+
   if (state.terminal) {
-    // A finished run replays from the database in one request.
+    // A finished run replays its stream from the database, a page of envelopes per request.
     state.polling = true;
     poll();
-    loadUsage();
   } else {
     connect();
-    loadUsage();
   }
+  // The usage charts wait for the first cycle's panels (selectCycle), or come now if none.
+  if (!firstRow && fromHash.cycle === null) { state.usageLoaded = true; loadUsage(); }
 })();

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from test_runs import _css, _start, _wait, daphne_url, site  # noqa: F401 (fixtures)
 
-from playground.models import CustomPlugin, Profile, Run, RunEvent
+from playground.models import CustomPlugin, Profile, Run
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -74,10 +74,13 @@ def test_define_a_plugin_use_it_in_a_profile_run_and_read_its_scores(site):  # n
     column = next(j for j, label in enumerate(x) if label.startswith("Calm"))
     shown = {node: z[i][column] for i, node in enumerate(y)}
     assert shown == {"calm": 1, "busy": 4, "dark": 0, "maint": 0}
+    from playground.runs import selectors
+
     score = next(
-        e.payload
-        for e in RunEvent.objects.filter(run=run, type="Score").order_by("seq")
-        if e.payload["plugin"] == "Calm"
+        e
+        for cycle in run.cycle_records.values_list("cycle", flat=True)
+        for e in selectors.run_cycle_events(run=run, cycle=cycle)
+        if e["type"] == "Score" and e["plugin"] == "Calm"
     )
     assert dict(zip(score["nodes"], score["normalized"], strict=True)) == {
         "calm": 75,

@@ -6,8 +6,8 @@ import pytest
 from test_runs import _css, _start, _wait, daphne_url, site  # noqa: F401 (fixtures)
 
 from playground import demo_dra, devices
-from playground.models import Run, RunEvent
-from playground.runs import charts
+from playground.models import Run
+from playground.runs import charts, selectors
 from playground.runs.refs import run_ref
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -15,10 +15,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def _step_of(run: Run, pod: str, point: str) -> tuple[int, int]:
     """(cycle, step index) of the pod's DynamicResources step at ``point``, as the page numbers."""
-    events = [e.payload for e in RunEvent.objects.filter(run=run).order_by("seq")]
-    for cycle, evs in charts.split_by_cycle(events).items():
-        if evs[0]["pod"] != pod:
-            continue
+    for cycle in run.cycle_records.filter(pod=pod).values_list("cycle", flat=True):
+        evs = selectors.run_cycle_events(run=run, cycle=cycle)
         for s in charts.steps(evs):
             if s["point"] == point:
                 return cycle, s["index"]

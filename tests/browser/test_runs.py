@@ -101,12 +101,14 @@ def _step(driver):
     return int(_css(driver, "#step-position").get_attribute("data-step"))
 
 
+def _cycle_events(run, cycle):
+    from playground.runs import selectors
+
+    return selectors.run_cycle_events(run=run, cycle=cycle)
+
+
 def _score_events(run, cycle):
-    return [
-        e.payload
-        for e in RunEvent.objects.filter(run=run, type="Score").order_by("seq")
-        if e.payload["cycle"] == cycle
-    ]
+    return [e for e in _cycle_events(run, cycle) if e["type"] == "Score"]
 
 
 def test_run_a_demo_cluster_read_the_heatmap_and_step_through(site):
@@ -218,17 +220,23 @@ def _many_nodes_yaml(count):
 
 
 def _click(driver, css):
-    """Click an element scrolled to mid-screen, clear of the sticky stepper."""
-    element = _css(driver, css)
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
-    element.click()
+    """Click an element scrolled to mid-screen, clear of the sticky stepper.
+
+    Found and clicked in one script call: the panels are redrawn when the server's page of a
+    cycle arrives, so an element found in one call may be gone by the next.
+    """
+    driver.execute_script(
+        "const e = document.querySelector(arguments[0]);"
+        "e.scrollIntoView({block: 'center'}); e.click();",
+        css,
+    )
 
 
 def _score_rows(driver):
-    return [
-        r.get_attribute("data-node")
-        for r in driver.find_elements("css selector", "#score-table tbody tr")
-    ]
+    # One script call: the table is redrawn when the server's page arrives.
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#score-table tbody tr')].map((r) => r.dataset.node);"
+    )
 
 
 def test_sort_the_paged_score_table_by_a_plugin(site, django_user_model):
@@ -242,7 +250,7 @@ def test_sort_the_paged_score_table_by_a_plugin(site, django_user_model):
     run = Run.objects.get()
     _wait(driver, lambda d: _css(d, "#run-status").text == "succeeded")
     _wait(driver, lambda d: len(_score_rows(d)) == 50)
-    combine = RunEvent.objects.get(run=run, type="Combine").payload
+    combine = next(e for e in _cycle_events(run, 1) if e["type"] == "Combine")
     totals = dict(zip(combine["nodes"], combine["totals"], strict=True))
     # percentageOfNodesToScore stops the search at 100 feasible nodes: two pages of 50.
     assert len(totals) == 100
@@ -294,7 +302,7 @@ def test_queue_panel_shows_the_pods_left_unschedulable(site, django_user_model):
     import yaml
     from builders import make_node, make_pod
 
-    from playground.runs import charts
+    from playground.runs import overview
 
     gated = make_pod("gated")
     gated["spec"]["schedulingGates"] = [{"name": "example.com/hold"}]
@@ -326,11 +334,11 @@ def test_queue_panel_shows_the_pods_left_unschedulable(site, django_user_model):
     assert "default/huge · NodeResourcesFit" in text
     assert "default/gated · gated by SchedulingGates" in text
 
-    # The page draws what charts.queue_state derives from the stored events.
+    # The page draws what overview.queue_state derives from the stored events.
     events = list(
         RunEvent.objects.filter(run=run).order_by("seq").values_list("payload", flat=True)
     )
-    q = charts.queue_state(events)
+    q = overview.queue_state(events)
     assert {r["pod"]: " ".join(r["plugins"]) for r in q["unschedulable"]} | {
         r["pod"]: r["plugin"] for r in q["gated"]
     } == expected
@@ -340,3 +348,50 @@ def test_queue_panel_shows_the_pods_left_unschedulable(site, django_user_model):
         "default/picky": None,
         "default/gated": None,
     }
+
+
+def test_the_page_of_a_thousand_cycle_run_opens_at_once_and_searches(site, django_user_model):
+    """1,000 cycles on 60 nodes: the page draws the first cycle, pages and searches the list."""
+    from builders import bulk_store, make_node, make_pod, record_run
+
+    from playground.models import Profile
+
+    owner = django_user_model.objects.get(username="runner")
+    cluster = services.cluster_create(owner=owner, name="thousand")
+    objects = [make_node(f"n{i:02d}", cpu="64", pods="200") for i in range(60)]
+    objects += [make_pod(f"p{i:04d}", cpu="10m") for i in range(1000)]
+    bulk_store(cluster, objects)
+    profile = Profile.objects.get(name="Default")
+    run, _, _ = record_run(cluster, profile, user=owner)
+    assert run.cycle_records.count() == 1000
+
+    driver = site.driver
+    site.open(f"/runs/{run.pk}/")
+    # The first cycle is drawn from the page's own first rows, before the catch-up ends.
+    _wait(
+        driver, lambda d: d.execute_script("return !!(window.runState && runState.firstPanelsAt)")
+    )
+    assert _css(driver, "#cycle-title").text.startswith("Cycle 1:")
+    _wait(driver, lambda d: _css(d, "#timeline-count").text == "1000 cycles")
+    assert len(driver.find_elements("css selector", "#timeline tr[data-cycle]")) <= 100
+    # The filter matrix holds one page of 50 of the 60 nodes.
+    assert len(driver.find_elements("css selector", "#filter-matrix tbody tr")) == 50
+    assert "page 1 / 2" in _css(driver, "#filter-pager").text
+
+    search = _css(driver, "#timeline-search")
+    search.send_keys("p0999")
+    _wait(driver, lambda d: _css(d, "#timeline-count").text == "1 of 1000 cycles")
+    row = _css(driver, "#timeline tr[data-cycle]")
+    assert row.find_elements("css selector", "td")[1].text == "default/p0999"
+
+    _css(driver, "#filter-search").send_keys("n5")
+    _wait(
+        driver,
+        lambda d: (
+            d.execute_script(
+                "return [...document.querySelectorAll('#filter-matrix tbody tr')]"
+                ".map((r) => r.dataset.node);"
+            )
+            == [f"n5{i}" for i in range(10)]
+        ),
+    )

@@ -8,7 +8,7 @@ import pytest
 from builders import make_node, make_pod
 
 from playground import demo
-from playground.runs import charts
+from playground.runs import charts, overview
 from scheduler_core.api import Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
@@ -44,13 +44,13 @@ def mixed() -> tuple[Scheduler, list[dict[str, Any]]]:
 
 
 def _cycle_of(events: list[dict[str, Any]], pod: str) -> list[dict[str, Any]]:
-    row = next(r for r in charts.timeline(events) if r["pod"] == pod)
+    row = next(r for r in overview.timeline(events) if r["pod"] == pod)
     return charts.cycle_events(events, row["cycle"])
 
 
 def test_timeline_has_one_row_per_cycle_with_result_node_and_binding(mixed):
     _, events = mixed
-    rows = {r["pod"]: r for r in charts.timeline(events)}
+    rows = {r["pod"]: r for r in overview.timeline(events)}
     assert rows["default/web"]["result"] == "Scheduled"
     assert rows["default/web"]["binding"] == "Bound"
     assert rows["default/web"]["node"] == "big"
@@ -156,7 +156,7 @@ def test_preemption_lists_the_chosen_node_victims_and_nominated_pod():
     assert pre["victims"] == ["default/low"]
     assert pre["candidates"] == [{"node": "n1", "victims": ["default/low"]}]
     assert pre["nominated_pod"] == "default/urgent"
-    assert charts.placements(events) == {"default/urgent": "n1"}
+    assert overview.placements(events) == {"default/urgent": "n1"}
 
 
 class _WaitAtPermit:
@@ -194,7 +194,7 @@ def _gated() -> tuple[Scheduler, list[dict[str, Any]]]:
 
 def test_a_pod_waiting_at_permit_shows_its_timeout_until_allowed():
     sched, events = _gated()
-    assert charts.waiting_pods(events) == [
+    assert overview.waiting_pods(events) == [
         {
             "pod": "default/g",
             "node": "n1",
@@ -203,9 +203,9 @@ def test_a_pod_waiting_at_permit_shows_its_timeout_until_allowed():
             "deadline": 30.0,
         }
     ]
-    assert charts.timeline(events)[0]["binding"] == "Waiting"
+    assert overview.timeline(events)[0]["binding"] == "Waiting"
     sched.allow_waiting_pod("default/g")
-    assert charts.waiting_pods(events) == []
+    assert overview.waiting_pods(events) == []
     detail = charts.cycle_detail(events, 1)
     assert [(b["point"], b["code"]) for b in detail["binding"] if b["point"] == "Permit"] == [
         ("Permit", "Wait"),
@@ -217,8 +217,8 @@ def test_a_pod_waiting_at_permit_shows_its_timeout_until_allowed():
 def test_a_rejected_waiting_pod_unreserves():
     sched, events = _gated()
     sched.reject_waiting_pod("default/g", "Gate", "no")
-    assert charts.waiting_pods(events) == []
-    assert charts.timeline(events)[0]["binding"] == "Rejected"
+    assert overview.waiting_pods(events) == []
+    assert overview.timeline(events)[0]["binding"] == "Rejected"
     assert "Unreserve" in [b["point"] for b in charts.cycle_detail(events, 1)["binding"]]
 
 
@@ -229,17 +229,20 @@ def test_queue_state_follows_queue_events_with_remaining_backoff():
         [make_node("n1", cpu="1"), make_pod("big", cpu="2"), make_pod("ok", cpu="100m")],
         on_event=lambda e: events.append(e.to_dict()),
     )
-    assert {r["pod"] for r in charts.queue_state(events)["active"]} == {"default/big", "default/ok"}
+    assert {r["pod"] for r in overview.queue_state(events)["active"]} == {
+        "default/big",
+        "default/ok",
+    }
     sched.schedule_one()
     sched.schedule_one()
-    q = charts.queue_state(events)
+    q = overview.queue_state(events)
     assert q["active"] == []
     parked = q["backoff"] + q["unschedulable"]
     assert [r["pod"] for r in parked] == ["default/big"]
     if q["backoff"]:
         assert q["backoff"][0]["remaining"] == pytest.approx(q["backoff"][0]["until"])
     before_any_pop = min(e["seq"] for e in events if e["type"] == "Pop") - 1
-    assert len(charts.queue_state(events, upto=before_any_pop)["active"]) == 2
+    assert len(overview.queue_state(events, upto=before_any_pop)["active"]) == 2
 
 
 def _queues(q):
@@ -270,7 +273,7 @@ def test_queue_state_agrees_with_the_engines_queue():
     )
     sched.run_until_idle()
     pending = sched.queue.pending_pods()
-    q = _queues(charts.queue_state(events))
+    q = _queues(overview.queue_state(events))
     assert q["unschedulable"] == {
         "default/huge": ["NodeResourcesFit"],
         "default/picky": ["NodeAffinity"],
@@ -282,7 +285,7 @@ def test_queue_state_agrees_with_the_engines_queue():
 
     sched.add_node(make_node("n2", cpu="16", labels={"disk": "ssd"}))  # both may fit now
     pending = sched.queue.pending_pods()
-    state = charts.queue_state(events)
+    state = overview.queue_state(events)
     q = _queues(state)
     until = {r["pod"]: r["until"] for r in pending["backoff"]}
     assert q["backoff"] == {
@@ -315,11 +318,11 @@ def test_cluster_usage_counts_requests_before_and_after():
         {"pod": "default/new", "node": "", "cpu": 1000, "memory": 1 << 30},
     ]
     events = [{"type": "Bind", "seq": 0, "pod": "default/new", "node": "n1", "code": "Success"}]
-    usage = charts.cluster_usage(nodes, pods, events)
+    usage = overview.cluster_usage(nodes, pods, events)
     cpu = usage["rows"][0]["cpu"]
     assert (cpu["before"], cpu["after"], cpu["after_pct"]) == (500, 1500, 75.0)
     assert usage["rows"][0]["pods"]["after"] == 2
-    fig = charts.usage_figure(usage, resource="cpu")
+    fig = overview.usage_figure(usage, resource="cpu")
     assert [t["y"] for t in fig["data"]] == [[25.0], [75.0]]
 
 
@@ -329,7 +332,7 @@ def test_compare_lines_up_placements_of_two_profiles():
     pack = next(config for name, _, config in demo.PROFILES if name == "Bin-packing")
     _, events_a = _run(objects, spread)
     _, events_b = _run(objects, pack)
-    result = charts.compare(events_a, events_b)
+    result = overview.compare(events_a, events_b)
     assert result["rows"] == [
         {"pod": "default/p", "a": "b", "b": "a", "same": False, "cycle_a": 1, "cycle_b": 1}
     ]

@@ -11,13 +11,13 @@ import asyncio
 import pytest
 import yaml
 from asgiref.sync import sync_to_async
-from builders import make_node, make_pod
+from builders import make_node, make_pod, stored_events
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 
 from playground import services
-from playground.models import Cluster, Profile, Run, RunEvent
+from playground.models import Cluster, Profile, Run, RunCycle, RunEvent
 from playground.runs import services as runs
 from playground.runs import stream as events
 from playground.runs import tasks
@@ -72,28 +72,57 @@ def _communicator(run_id, user, query=""):
 
 
 async def _receive_until_finished(communicator):
+    """The envelopes received, batches opened, up to and with the ``finished`` frame."""
     out = []
     while True:
         message = await communicator.receive_json_from(timeout=TIMEOUT)
-        out.append(message)
+        out.extend(message["messages"] if message["kind"] == "batch" else [message])
         if message["kind"] == "finished":
             return out
 
 
+async def _envelopes(communicator, count):
+    """The next ``count`` envelopes, from as many frames as they come in."""
+    out = []
+    while len(out) < count:
+        message = await communicator.receive_json_from(timeout=TIMEOUT)
+        out.extend(message["messages"] if message["kind"] == "batch" else [message])
+    return out
+
+
+def _covered(envelopes):
+    """The seqs the stream envelopes stand for, in order (a cycle covers seq..last)."""
+    return [
+        s
+        for m in envelopes
+        if m["kind"] in ("event", "cycle")
+        for s in range(m["seq"], m.get("last", m["seq"]) + 1)
+    ]
+
+
 async def test_reconnect_after_seq_k_gets_exactly_the_rest(finished_run, user):
-    total = await sync_to_async(finished_run.events.count)()
-    k = total // 2
+    total = len(await sync_to_async(stored_events)(finished_run))
+    second = await sync_to_async(RunCycle.objects.get)(run=finished_run, cycle=2)
+    k = second.seq_first - 1  # just before the second cycle
     communicator = _communicator(finished_run.pk, user, f"?after={k}")
     connected, _ = await communicator.connect()
     assert connected
     messages = await _receive_until_finished(communicator)
-    seqs = [m["seq"] for m in messages if m["kind"] == "event"]
-    assert seqs == list(range(k + 1, total))
+    assert _covered(messages) == list(range(k + 1, total))
+    # The second cycle comes as its summary, never its per-node detail.
     assert messages[0] == {
-        "kind": "event",
+        "kind": "cycle",
         "run": finished_run.pk,
-        "seq": k + 1,
-        "event": (await sync_to_async(RunEvent.objects.get)(run=finished_run, seq=k + 1)).payload,
+        "seq": second.seq_first,
+        "last": second.seq_last,
+        "cycle": 2,
+        "pod": second.pod,
+        "profile": "default-scheduler",
+        "result": "Scheduled",
+        "node": second.node,
+        "feasible": 2,
+        "evaluated": 2,
+        "message": None,
     }
     assert messages[-1]["seq"] == total and messages[-1]["status"] == "succeeded"
     assert await communicator.receive_nothing(timeout=0.1)
@@ -107,7 +136,7 @@ async def test_live_events_follow_stored_ones_without_gaps_or_duplicates(pending
     )
     communicator = _communicator(pending_run.pk, user, "?after=0")
     assert (await communicator.connect())[0]
-    got = [await communicator.receive_json_from(timeout=TIMEOUT) for _ in range(2)]
+    got = await _envelopes(communicator, 2)
     assert [m["seq"] for m in got] == [1, 2]
     # seq 2 again (a duplicate), then seq 5 while 3 and 4 are only in the database (a gap).
     await sync_to_async(RunEvent.objects.bulk_create)(
@@ -120,12 +149,13 @@ async def test_live_events_follow_stored_ones_without_gaps_or_duplicates(pending
             events.event_message(pending_run.pk, stored[5]),
         ],
     )
-    got = [await communicator.receive_json_from(timeout=TIMEOUT) for _ in range(3)]
-    assert [m["seq"] for m in got] == [3, 4, 5]
+    frame = await communicator.receive_json_from(timeout=TIMEOUT)
+    assert frame["kind"] == "batch"  # one frame: the gap filled from the database, in order
+    assert [m["seq"] for m in frame["messages"]] == [3, 4, 5]
     await events.abroadcast(
         pending_run.pk, events.progress_message(pending_run.pk, scheduled=1, total=3)
     )
-    assert (await communicator.receive_json_from(timeout=TIMEOUT))["kind"] == "progress"
+    assert (await _envelopes(communicator, 1))[0]["kind"] == "progress"
     await events.abroadcast(
         pending_run.pk, events.finished_message(pending_run.pk, seq=6, status="succeeded")
     )
@@ -191,8 +221,9 @@ async def test_embedded_mode_runs_the_task_on_the_servers_loop(pending_run, user
     assert (await communicator.connect())[0]
     await sync_to_async(tasks.enqueue_run)(pending_run.pk)
     messages = await _receive_until_finished(communicator)
-    seqs = [m["seq"] for m in messages if m["kind"] == "event"]
+    seqs = _covered(messages)
     assert seqs == list(range(len(seqs))) and len(seqs) > 10
+    assert sum(1 for m in messages if m["kind"] == "cycle") == 3
     assert messages[-1] == {
         "kind": "finished",
         "run": pending_run.pk,

@@ -43,9 +43,11 @@ def _start(capture, **kwargs):
 
 
 def _cycle_for(run: Run, pod: str):
-    events = run_selectors.run_events(run=run)
+    events = run_selectors.run_events(run=run)  # cycle summaries and the small events
     cycles = [e["cycle"] for e in events if e["type"] == "CycleStart" and e["pod"] == pod]
-    return charts.cycle_detail(events, cycles[-1])
+    return charts.cycle_detail(
+        run_selectors.run_cycle_events(run=run, cycle=cycles[-1]), cycles[-1]
+    )
 
 
 def test_shipped_plugins_in_a_run_matrix_scores_and_explanation(

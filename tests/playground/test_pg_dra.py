@@ -130,7 +130,9 @@ def test_demo_is_loaded():
 
 
 @pytest.mark.django_db
-def test_run_writes_allocations_back_to_the_claims(user, django_capture_on_commit_callbacks):
+def test_applying_a_run_writes_allocations_back_to_the_claims(
+    user, django_capture_on_commit_callbacks
+):
     cluster = services.cluster_create(owner=user, name="dra")
     services.cluster_import_yaml(cluster=cluster, user=user, text=demo_dra.MANIFESTS)
     profile = services.profile_create(owner=user, name="default", config={})
@@ -140,6 +142,18 @@ def test_run_writes_allocations_back_to_the_claims(user, django_capture_on_commi
     assert run.status == Run.Status.SUCCEEDED, run.error_message
     assert run.placements["default/inference"] == "gpu-2"
     claim = KubeObject.objects.get(cluster=cluster, kind="ResourceClaim", name="inference-gpu")
+    assert "status" not in claim.manifest  # a run is a simulation
+    # Device matches and the allocation are part of their cycle's record, which ends it.
+    assert {c.result for c in run.cycle_records.all()} <= {"Scheduled", "Unschedulable"}
+    assert not run.events.filter(type__in=["DeviceMatches", "CycleEnd"])
+    full: list = []
+    Scheduler({}, list(run.snapshot), on_event=full.append).run_until_idle()
+    silent = Scheduler({}, list(run.snapshot))
+    silent.run_until_idle()
+    assert silent.seq == len(full)
+    _, counts = runs.run_apply_placements(run=run, user=user)
+    assert counts["claims"] >= 1
+    claim.refresh_from_db()
     assert claim.manifest["status"]["allocation"]["devices"]["results"] == [
         {"request": "gpu", "driver": "gpu.example.com", "pool": "gpu-2", "device": "gpu-0"}
     ]

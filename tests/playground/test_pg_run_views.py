@@ -5,14 +5,14 @@ from __future__ import annotations
 import importlib
 
 import pytest
-from builders import make_node, make_pod, record_run
+from builders import make_node, make_pod, record_run, stored_events
 from django.apps import apps
 from django.test import Client
 from django.urls import reverse
 
 from playground import plugins, services
-from playground.models import Cluster, Profile, Run, RunCommand, RunEvent
-from playground.runs import selectors
+from playground.models import Cluster, Profile, Run, RunCommand, RunCycle, RunEvent
+from playground.runs import execution, selectors
 from playground.runs.services import EventCycles
 
 pytestmark = pytest.mark.django_db
@@ -44,14 +44,35 @@ def test_run_page_lists_every_cycle(client, recorded):
     assert "plotly.min.js" in html
 
 
-def test_events_json_returns_the_events_after_a_seq(client, recorded):
+def _covered(envelopes):
+    """The seqs the envelopes stand for, in order (a cycle summary covers seq..last)."""
+    return [s for m in envelopes for s in range(m["seq"], m.get("last", m["seq"]) + 1)]
+
+
+def test_events_json_returns_summaries_and_small_events_after_a_seq(client, recorded):
     run, events = recorded
     url = reverse("playground:run_events", args=[run.pk])
-    body = client.get(url, {"after": 10}).json()
+    first_cycle = next(e for e in events if e["type"] == "CycleEnd")
+    after = first_cycle["seq"]
+    body = client.get(url, {"after": after}).json()
     assert body["status"] == "succeeded"
-    assert body["terminal"] is True
-    assert [e["seq"] for e in body["events"]] == [e["seq"] for e in events if e["seq"] > 10]
-    assert len(client.get(url).json()["events"]) == len(events)
+    assert body["terminal"] is True and body["more"] is False
+    assert _covered(body["messages"]) == [e["seq"] for e in events if e["seq"] > after]
+    cycles = [m for m in body["messages"] if m["kind"] == "cycle"]
+    assert [m["cycle"] for m in cycles] == [2, 3, 4, 5, 6]
+    assert all("event" not in m and "nodes" not in m for m in cycles)  # never per-node detail
+    everything = client.get(url).json()["messages"]
+    assert _covered(everything) == [e["seq"] for e in events]
+
+
+def test_cycles_json_pages_and_searches_the_cycle_list(client, recorded):
+    run, events = recorded
+    url = reverse("playground:run_cycles", args=[run.pk])
+    body = client.get(url, {"offset": 2, "limit": 3}).json()
+    assert body["count"] == 6 and [c["cycle"] for c in body["cycles"]] == [3, 4, 5]
+    pod = next(e["pod"] for e in events if e["type"] == "CycleStart" and e["cycle"] == 4)
+    found = client.get(url, {"q": pod.split("/")[1]}).json()
+    assert [c["pod"] for c in found["cycles"]] == [pod] * found["count"]
 
 
 def test_cycle_json_heatmap_is_the_score_events(client, recorded):
@@ -134,10 +155,8 @@ def test_starting_a_run_redirects_to_its_page_and_runs_it(
     run.refresh_from_db()
     assert run.status == "succeeded"
     body = alice_client.get(reverse("playground:run_events", args=[run.pk])).json()
-    assert sum(1 for e in body["events"] if e["type"] == "CycleStart") == 6
-    stored = RunEvent.objects.filter(run=run, type="CycleStart").values_list("cycle", "payload")
-    assert [c for c, _ in stored] == [p["cycle"] for _, p in stored]
-    assert _by_pod_span(body["events"], 3) == selectors.run_cycle_events(run=run, cycle=3)
+    assert sum(1 for m in body["messages"] if m["kind"] == "cycle") == 6
+    assert _by_pod_span(stored_events(run), 3) == selectors.run_cycle_events(run=run, cycle=3)
 
 
 def test_starting_needs_a_login_and_a_profile(alice_client, demo):
@@ -240,14 +259,40 @@ def test_cycle_events_keep_a_late_binding_cycle_with_its_pod(client, approved_la
     assert body["binding_state"] == "Bound"
 
 
+def _store_the_old_way(run, events):
+    """Every event a RunEvent row, as runs were stored before cycle records."""
+    RunCycle.objects.filter(run=run).delete()
+    RunEvent.objects.filter(run=run).delete()
+    RunEvent.objects.bulk_create(
+        RunEvent(run=run, seq=e["seq"], type=e["type"], payload=e) for e in events
+    )
+
+
 def test_migration_fills_the_cycle_of_stored_events(approved_late):
     run, events = approved_late
-    expected = dict(RunEvent.objects.filter(run=run).values_list("seq", "cycle"))
-    RunEvent.objects.filter(run=run).update(cycle=None)
+    cycles_of = EventCycles()
+    expected = {e["seq"]: cycles_of.see(e["type"], e["pod"], e["cycle"]) for e in events}
+    _store_the_old_way(run, events)
     migration = importlib.import_module("playground.migrations.0003_runevent_cycle")
     migration.fill_cycles(apps, None)
     assert dict(RunEvent.objects.filter(run=run).values_list("seq", "cycle")) == expected
     assert None in expected.values()  # Enqueue before a pod's first cycle belongs to none
+
+
+def test_migration_turns_old_runs_into_cycle_records(approved_late):
+    run, events = approved_late
+    before = {
+        c: selectors.run_cycle_events(run=run, cycle=c)
+        for c in RunCycle.objects.filter(run=run).values_list("cycle", flat=True)
+    }
+    _store_the_old_way(run, events)
+    importlib.import_module("playground.migrations.0003_runevent_cycle").fill_cycles(apps, None)
+    migration = importlib.import_module("playground.migrations.0007_run_cycles_from_events")
+    migration.events_to_cycles(apps, None)
+    run.refresh_from_db()
+    assert not RunEvent.objects.filter(run=run, type__in=["CycleStart", "Filter"]).exists()
+    assert {c: selectors.run_cycle_events(run=run, cycle=c) for c in before} == before
+    assert stored_events(run) == events
 
 
 class _WorkerKilled(BaseException):
@@ -261,8 +306,8 @@ def test_a_take_over_fills_the_cycles_of_the_events_it_stores(user, demo, monkey
 
     cluster, profile = demo
     monkeypatch.setattr("playground.runs.services.transaction.on_commit", lambda fn: None)
-    monkeypatch.setattr(runs, "BATCH_EVENTS", 10)
-    real_broadcast = runs.broadcast_many
+    monkeypatch.setattr(execution, "BATCH_ITEMS", 4)
+    real_broadcast = execution.broadcast_many
     flushes = []
 
     def crash_on_fourth(run_id, messages):
@@ -272,15 +317,18 @@ def test_a_take_over_fills_the_cycles_of_the_events_it_stores(user, demo, monkey
         real_broadcast(run_id, messages)
 
     run = runs.run_start(user=user, cluster=cluster, profile=profile)
-    monkeypatch.setattr(runs, "broadcast_many", crash_on_fourth)
+    monkeypatch.setattr(execution, "broadcast_many", crash_on_fourth)
     with pytest.raises(_WorkerKilled):
         runs.run_execute(run_id=run.pk)
     assert 0 < RunEvent.objects.filter(run=run).count() < 50
-    monkeypatch.setattr(runs, "broadcast_many", real_broadcast)
+    monkeypatch.setattr(execution, "broadcast_many", real_broadcast)
     Run.objects.filter(pk=run.pk).update(heartbeat=timezone.now() - timezone.timedelta(hours=1))
     runs.run_execute(run_id=run.pk)
     run.refresh_from_db()
     assert run.status == "succeeded" and run.attempts == 2
-    rows = list(RunEvent.objects.filter(run=run).order_by("seq").values_list("cycle", "payload"))
     cycles_of = EventCycles()
-    assert [c for c, _ in rows] == [cycles_of.see(p["type"], p["pod"], p["cycle"]) for _, p in rows]
+    expected = {
+        e["seq"]: cycles_of.see(e["type"], e["pod"], e["cycle"]) for e in stored_events(run)
+    }
+    rows = dict(RunEvent.objects.filter(run=run).values_list("seq", "cycle"))
+    assert rows == {seq: expected[seq] for seq in rows}

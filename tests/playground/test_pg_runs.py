@@ -7,12 +7,12 @@ import time
 
 import pytest
 import yaml
-from builders import make_node, make_pod
+from builders import make_node, make_pod, stored_events
 from django.utils import timezone
 
 from playground import demo, plugins, services
-from playground.models import Cluster, Pod, Profile, Run, RunCommand, RunEvent
-from playground.runs import selectors
+from playground.models import Cluster, Pod, Profile, Run, RunCommand, RunCycle, RunEvent
+from playground.runs import execution, selectors
 from playground.runs import services as runs
 from scheduler_core.api import Pod as EnginePod
 from scheduler_core.framework.cycle_state import CycleState
@@ -67,10 +67,14 @@ def _start(django_capture_on_commit_callbacks, **kwargs):
 
 
 def _seqs(run):
-    return list(run.events.order_by("seq").values_list("seq", flat=True))
+    return [e["seq"] for e in stored_events(run)]
 
 
-def test_run_schedules_stores_every_event_and_writes_placements_back(
+def _types(run):
+    return [e["type"] for e in stored_events(run)]
+
+
+def test_run_schedules_stores_every_event_and_leaves_the_cluster_alone(
     cluster, profile, user, django_capture_on_commit_callbacks
 ):
     run = _start(django_capture_on_commit_callbacks, user=user, cluster=cluster, profile=profile)
@@ -78,19 +82,40 @@ def test_run_schedules_stores_every_event_and_writes_placements_back(
     assert run.started_by == user and run.attempts == 1
     seqs = _seqs(run)
     assert seqs == list(range(len(seqs))) and len(seqs) > 20
-    first = run.events.get(seq=0)
-    assert first.payload["seq"] == 0 and first.payload["type"] == first.type
+    # One row per scheduling cycle (CycleStart .. CycleEnd), the small events as rows.
+    cycles = list(RunCycle.objects.filter(run=run).order_by("seq_first"))
+    assert [c.pod for c in cycles] == ["default/a", "default/b", "default/huge"]
+    assert not run.events.filter(type__in=["CycleStart", "Filter", "Score", "CycleEnd"]).exists()
+    huge = cycles[2]
+    assert (huge.result, huge.node, huge.feasible) == ("Unschedulable", "", 0)
+    assert "Insufficient cpu" in huge.message
     assert run.placements["default/huge"] is None
     assert {run.placements["default/a"], run.placements["default/b"]} <= {"n1", "n2"}
     assert run.summary["total"] == 3 and run.summary["scheduled"] == 2
     assert "Insufficient cpu" in run.summary["messages"]["default/huge"]
+    # A run is a simulation: the cluster's pods are still pending.
+    assert not Pod.objects.filter(cluster=cluster, name__in=["a", "b", "huge"]).exclude(
+        node_name=""
+    )
+    envelopes = selectors.run_event_messages(run_id=run.pk, after=huge.seq_first - 1)
+    assert envelopes[0]["kind"] == "cycle" and envelopes[0]["pod"] == "default/huge"
+    assert [e["seq"] for e in envelopes[1:]] == list(range(huge.seq_last + 1, len(seqs)))
+
+
+def test_apply_placements_binds_the_pods_once(
+    cluster, profile, user, other_user, django_capture_on_commit_callbacks
+):
+    run = _start(django_capture_on_commit_callbacks, user=user, cluster=cluster, profile=profile)
+    with pytest.raises(runs.RunCommandRefused):
+        runs.run_apply_placements(run=run, user=other_user)
+    applied_to, counts = runs.run_apply_placements(run=run, user=user)
+    assert applied_to == cluster and counts == {"bound": 2, "deleted": 0, "claims": 0}
     a = Pod.objects.get(cluster=cluster, name="a")
     assert a.node_name == run.placements["default/a"]
     assert a.manifest["spec"]["nodeName"] == a.node_name
     assert Pod.objects.get(cluster=cluster, name="huge").node_name == ""
-    assert selectors.run_events(run=run, after=seqs[-3]) == [
-        e.payload for e in run.events.filter(seq__gt=seqs[-3]).order_by("seq")
-    ]
+    with pytest.raises(runs.RunCommandRefused, match="applied already"):
+        runs.run_apply_placements(run=run, user=user)
 
 
 def test_a_second_delivery_changes_nothing(
@@ -182,16 +207,12 @@ def test_a_take_over_after_a_crash_resumes_without_duplicates(
     reference = runs.run_start(user=user, cluster=cluster, profile=profile)
     runs.run_execute(run_id=reference.pk)
     reference.refresh_from_db()
-    Pod.objects.filter(cluster=cluster, name__in=["a", "b"]).update(node_name="")
-    for pod in Pod.objects.filter(cluster=cluster, name__in=["a", "b"]):
-        pod.manifest["spec"].pop("nodeName", None)
-        pod.save()
-    expected = list(reference.events.order_by("seq").values_list("type", flat=True))
+    expected = _types(reference)
 
     run = runs.run_start(user=user, cluster=cluster, profile=profile)
-    monkeypatch.setattr(runs, "BATCH_EVENTS", 10)
+    monkeypatch.setattr(execution, "BATCH_ITEMS", 3)
     flushes = {"n": 0}
-    real_broadcast = runs.broadcast_many
+    real_broadcast = execution.broadcast_many
 
     def crash_on_third(run_id, messages):
         flushes["n"] += 1
@@ -199,22 +220,22 @@ def test_a_take_over_after_a_crash_resumes_without_duplicates(
             raise _Crash
         real_broadcast(run_id, messages)
 
-    monkeypatch.setattr(runs, "broadcast_many", crash_on_third)
+    monkeypatch.setattr(execution, "broadcast_many", crash_on_third)
     with pytest.raises(_Crash):
         runs.run_execute(run_id=run.pk)
     run.refresh_from_db()
     assert run.status == Run.Status.RUNNING
-    assert 0 < run.events.count() < len(expected)
-    assert not Pod.objects.filter(cluster=cluster, name__in=["a", "b"]).exclude(node_name="")
+    assert 0 < len(_seqs(run)) < len(expected)
+    assert RunCycle.objects.filter(run=run).exists()  # a take-over replays past stored cycles
 
-    monkeypatch.setattr(runs, "broadcast_many", real_broadcast)
+    monkeypatch.setattr(execution, "broadcast_many", real_broadcast)
     with pytest.raises(runs.RunBusy):  # the lease is still fresh
         runs.run_execute(run_id=run.pk)
     Run.objects.filter(pk=run.pk).update(heartbeat=timezone.now() - timezone.timedelta(hours=1))
     runs.run_execute(run_id=run.pk)
     run.refresh_from_db()
     assert run.status == Run.Status.SUCCEEDED and run.attempts == 2
-    assert list(run.events.order_by("seq").values_list("type", flat=True)) == expected
+    assert _types(run) == expected
     assert _seqs(run) == list(range(len(expected)))
     assert run.placements == reference.placements
 
@@ -230,7 +251,7 @@ def test_a_run_that_keeps_losing_its_worker_fails(cluster, profile, user, monkey
     assert run.status == Run.Status.FAILED and "gave up" in run.error_message
 
 
-def test_compare_starts_two_runs_that_write_nothing_back(
+def test_compare_starts_two_runs_that_leave_the_cluster_alone(
     cluster, profile, user, django_capture_on_commit_callbacks
 ):
     other = services.profile_create(owner=user, name="b", config=APPROVAL_PROFILE)
@@ -242,7 +263,6 @@ def test_compare_starts_two_runs_that_write_nothing_back(
     b.refresh_from_db()
     assert (a.compare_with_id, b.compare_with_id) == (b.pk, a.pk)
     assert a.status == b.status == Run.Status.SUCCEEDED
-    assert not (a.write_back or b.write_back)
     assert Pod.objects.filter(cluster=cluster).exclude(node_name="").count() == 1
 
 

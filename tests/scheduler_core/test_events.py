@@ -152,6 +152,30 @@ def test_cycle_start_explains_the_sampled_walk() -> None:
     assert second.sampling["start_index"] == 141
 
 
+def test_silent_and_compact_runs_number_the_same_events_as_a_full_one():
+    from builders import make_node, make_pod
+
+    from scheduler_core.events import Filter, split_cycles
+    from scheduler_core.scheduler import Scheduler
+
+    full: list = []
+    manifests = [make_node("n1", cpu="1"), make_node("n2"), make_pod("a"), make_pod("big", cpu="2")]
+    sched = Scheduler({}, manifests, on_event=full.append)
+    sched.run_until_idle()
+    compact: list = []
+    Scheduler({}, manifests, on_event=compact.append, filter_rows=False).run_until_idle()
+    silent = Scheduler({}, manifests)
+    silent.run_until_idle()
+    assert silent.seq == len(full) == len(compact)
+    for a, b in zip(full, compact, strict=True):
+        if isinstance(a, Filter) and a.plugin:
+            assert (b.plugin, b.codes, b.reasons) == (a.plugin, (), ())
+            assert a.codes  # the full form has the row
+        else:
+            assert a == b
+    assert len(list(split_cycles(full))) == 2
+
+
 # -- DRA: device verdicts per node and the allocation of the binding cycle ------------------------
 
 DRA_CLUSTER: list[dict[str, Any]] = [

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _cycle_pods(run):
-    return [e.payload["pod"] for e in run.events.filter(type="CycleStart").order_by("seq")]
+    return list(run.cycle_records.order_by("seq_first").values_list("pod", flat=True))
 
 
 def test_pods_are_scheduled_one_at_a_time_in_the_order_picked(
@@ -36,11 +36,15 @@ def test_pods_are_scheduled_one_at_a_time_in_the_order_picked(
     assert first.pod_keys == ["default/report"]
     assert _cycle_pods(first) == ["default/report"]
 
-    # report was written back, so the next pick sees it bound and checkout is the only choice.
+    # A run is a simulation: report is bound once its placement is applied, so the next pick
+    # sees it bound and checkout is the only choice.
+    assert cluster.pods.get(name="report").node_name == ""
+    alice_client.post(reverse("playground:run_apply", args=[first.pk]))
     page = alice_client.get(reverse("playground:cluster", args=[cluster.pk])).content.decode()
     assert 'name="pod" value="default/report"' not in page
     with django_capture_on_commit_callbacks(execute=True):
         alice_client.post(url, {"profile": profiles["default"].pk, "pod": "default/checkout"})
     second = Run.objects.latest("id")
     assert _cycle_pods(second) == ["default/checkout"]
+    alice_client.post(reverse("playground:run_apply", args=[second.pk]))
     assert cluster.pods.get(name="checkout").node_name

@@ -1,0 +1,150 @@
+"""``manage.py bench_run CASE.json [--percentage N]``: how fast a run is, end to end.
+
+Imports the bench case (``../shared/bench/*.json``: nodes, running pods, queued pods, a
+configuration) into a throwaway cluster, runs it through the same path as the Run button
+(``run_start``, the Celery task, cycle storage, broadcasts), times the run page and one cycle's
+JSON with Django's test client, and times the engine alone on the same snapshot and
+configuration. The last line printed is one JSON object:
+
+    {"case", "nodes", "pods", "cycles", "engineSeconds", "runSeconds", "storedBytes",
+     "evaluatedNodeCycles", "bytesPerNodeCycle", "pageSeconds", "cycleSeconds"}
+
+``--percentage`` sets percentageOfNodesToScore (0: the adaptive default, 100: every node).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db.models import Sum
+from django.test import Client
+from django.urls import reverse
+
+from playground import plugins, services
+from playground.models import Run, RunCycle, RunEvent
+from playground.runs import services as run_services
+from scheduler_core.clock import SimulatedClock
+from scheduler_core.scheduler import Scheduler
+
+BENCH_USER = "bench"
+
+
+def case_manifests(case: dict[str, Any]) -> list[dict[str, Any]]:
+    """The case's objects as one cluster: nodes, the pods already running, the queued pods."""
+    kinds = ("pvcs", "pvs", "storageClasses", "pdbs", "namespaces")
+    others = [m for key in kinds for m in case.get(key) or ()]
+    return [*case.get("nodes", ()), *others, *(case.get("pods") or ()), *case.get("queue", ())]
+
+
+def engine_seconds(config: dict[str, Any], manifests: list[dict[str, Any]]) -> tuple[float, float]:
+    """The engine alone (wall and CPU seconds): the same snapshot and configuration, nothing
+    listening, so no event is built, stored or sent."""
+    started, cpu = time.perf_counter(), time.process_time()
+    Scheduler(
+        config,
+        manifests,
+        clock=SimulatedClock(),
+        registry=plugins.registry(),
+        plugin_events=plugins.EVENTS_TO_REGISTER,
+    ).run_until_idle()
+    return time.perf_counter() - started, time.process_time() - cpu
+
+
+def stored_bytes(run: Run) -> int:
+    records = RunCycle.objects.filter(run=run).values_list("data", flat=True).iterator()
+    payloads = RunEvent.objects.filter(run=run).values_list("payload", flat=True).iterator()
+    return sum(len(bytes(d)) for d in records) + sum(
+        len(json.dumps(p, separators=(",", ":"))) for p in payloads
+    )
+
+
+def timed_get(client: Client, url: str) -> float:
+    started = time.perf_counter()
+    response = client.get(url)
+    elapsed = time.perf_counter() - started
+    if response.status_code != 200:
+        raise CommandError(f"GET {url} answered {response.status_code}")
+    return elapsed
+
+
+class Command(BaseCommand):
+    help = __doc__.splitlines()[0] if __doc__ else ""
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("case", help="a bench case (JSON), e.g. ../shared/bench/NAME.json")
+        parser.add_argument("--percentage", type=int, default=None, help="0-100")
+        parser.add_argument("--keep", action="store_true", help="keep the cluster and the run")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        with open(options["case"]) as f:
+            case = json.load(f)
+        config = dict(case.get("config") or {})
+        if options["percentage"] is not None:
+            config["percentageOfNodesToScore"] = options["percentage"]
+        manifests = case_manifests(case)
+        user = get_user_model().objects.get_or_create(username=BENCH_USER)[0]
+        name = f"bench {case.get('name', options['case'])} {time.strftime('%H:%M:%S')}"
+
+        started = time.perf_counter()
+        cluster, _ = services.cluster_create_from_yaml(
+            owner=user,
+            name=name,
+            text=json.dumps({"apiVersion": "v1", "kind": "List", "items": manifests}),
+            limit=None,
+        )
+        self.stderr.write(
+            f"imported {len(manifests)} objects in {time.perf_counter() - started:.2f} s"
+        )
+        profile = services.profile_create(owner=user, name=name, config=config)
+        try:
+            started, cpu = time.perf_counter(), time.process_time()
+            run = run_services.run_start(user=user, cluster=cluster, profile=profile)
+            run_seconds = time.perf_counter() - started  # the eager task ran on commit
+            run_cpu = time.process_time() - cpu
+            run.refresh_from_db()
+            if run.status != Run.Status.SUCCEEDED:
+                raise CommandError(f"run {run.pk} ended {run.status}: {run.error_message}")
+            engine, engine_cpu = engine_seconds(run.config, list(run.snapshot))
+            # This machine is shared: CPU seconds say more than wall seconds when it is busy.
+            self.stderr.write(
+                f"cpu seconds: engine {engine_cpu:.3f}, run {run_cpu:.3f} "
+                f"(ratio {run_cpu / engine_cpu:.2f})"
+            )
+            client = Client()
+            client.force_login(user)
+            page = timed_get(client, reverse("playground:run", args=[run.pk]))
+            numbers = list(
+                RunCycle.objects.filter(run=run)
+                .order_by("seq_first")
+                .values_list("cycle", flat=True)
+            ) or [1]
+            # The first cycle's JSON warms the process up; the middle one's is timed.
+            timed_get(client, reverse("playground:run_cycle", args=[run.pk, numbers[0]]))
+            middle = numbers[len(numbers) // 2]
+            cycle = timed_get(client, reverse("playground:run_cycle", args=[run.pk, middle]))
+            evaluated = RunCycle.objects.filter(run=run).aggregate(n=Sum("evaluated"))["n"] or 0
+            size = stored_bytes(run)
+            result = {
+                "case": case.get("name", options["case"]),
+                "nodes": len(case.get("nodes") or ()),
+                "pods": len(case.get("queue") or ()),
+                "cycles": RunCycle.objects.filter(run=run).count(),
+                "engineSeconds": round(engine, 3),
+                "runSeconds": round(run_seconds, 3),
+                "storedBytes": size,
+                "evaluatedNodeCycles": evaluated,
+                "bytesPerNodeCycle": round(size / evaluated, 2) if evaluated else None,
+                "pageSeconds": round(page, 3),
+                "cycleSeconds": round(cycle, 3),
+            }
+            if options["keep"]:
+                self.stderr.write(f"kept cluster {cluster.pk} and run {run.pk}")
+        finally:
+            if not options["keep"]:
+                cluster.delete()
+                profile.delete()
+        self.stdout.write(json.dumps(result))

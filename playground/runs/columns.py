@@ -1,0 +1,280 @@
+"""One scheduling cycle's events as compact columns: how a run stores its per-node detail.
+
+A cycle's events (CycleStart .. CycleEnd) carry arrays aligned with the snapshot's node order:
+Filter codes, reasons and rejectors per node, Score raw/normalized/weighted per feasible node,
+Combine totals, the feasible list. Stored as JSON they cost about a kilobyte per node per cycle.
+Here each such array becomes a typed column (``array``: codes and reasons as ids into small
+tables local to the cycle, node lists as indices into the snapshot's node order, scores as
+integers), the rest of each event stays a small JSON header, and the whole is compressed with
+zlib. Only the Filter verdict row is kept: each plugin's row follows from it
+(``scheduler_core.events.filter_plugin_rows``). ``decode_cycle`` gives back exactly the events'
+``to_dict()`` forms, so the charts, the step-through and the conformance fold read stored cycles
+as they read live events.
+
+Layout of a record: ``zlib(len(header) as 4 bytes big-endian + header JSON + column bytes)``; the
+header lists the columns (type code, item count) in the order their bytes follow.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import zlib
+from array import array
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from scheduler_core.events import CycleEnd, CycleStart, Event, Filter, filter_plugin_rows, jsonable
+
+VERSION: Final = 1
+LEVEL: Final = 1  # zlib level: 6 stores ~10% less and costs ~30% more time
+
+# Per event type: the fields that are columns, and how each is encoded.
+#   "s": strings or None, as ids into the cycle's string table
+#   "r": reason tuples or None, as ids into the cycle's reason table
+#   "i": node names, as indices into the cycle's node order
+#   "q": integers
+#   "nodes": the cycle's node order itself (stored once per run when it does not change)
+# A column of one value repeated ("$k"), every node in order or sorted ("$all"), or equal to an
+# earlier column of the cycle is stored as that, not converted value by value.
+COLUMNS: Final[dict[str, dict[str, str]]] = {
+    "CycleStart": {"nodes": "nodes"},
+    "Filter": {"codes": "s", "reasons": "r", "rejector": "s"},  # the verdict row only
+    "Score": {"nodes": "i", "raw": "q", "normalized": "q", "weighted": "q"},
+    "Combine": {"nodes": "i", "totals": "q", "top": "i"},
+    "CycleEnd": {"feasible": "i"},
+}
+# A plugin's Filter row is derived from the verdict row (``filter_plugin_rows``): not stored.
+_DERIVED: Final = "$derived"
+
+
+def _ints(values: Sequence[int]) -> array[int]:
+    """The integers in the smallest signed type that holds them (less for zlib to read)."""
+    for typecode in ("b", "h", "i"):
+        try:
+            return array(typecode, values)
+        except OverflowError:
+            continue
+    return array("q", values)
+
+
+def _narrow(col: array[int], size: int) -> array[int]:
+    """An id column as bytes when its table has fewer than 256 entries."""
+    return array("B", col) if size <= 256 else col
+
+
+class _Table(dict[Any, int]):
+    """Interning table: a missing value gets the next id."""
+
+    def __missing__(self, key: Any) -> int:
+        value = self[key] = len(self)
+        return value
+
+
+_FIELDS: dict[type[Event], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[Event]) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
+class CycleEncoder:
+    """Encodes the cycles of one run; remembers the run's node order and its index."""
+
+    def __init__(self, run_nodes: Sequence[str] | None = None) -> None:
+        self.run_nodes: tuple[str, ...] | None = tuple(run_nodes) if run_nodes else None
+        self._index: dict[str, int] = {}
+        self._indexed: tuple[str, ...] | None = None
+        self._sorted: tuple[str, ...] = ()
+        self._sorted_of: tuple[str, ...] | None = None
+
+    def _node_index(self, nodes: tuple[str, ...]) -> dict[str, int]:
+        if self._indexed is not nodes and self._indexed != nodes:
+            self._index = {n: i for i, n in enumerate(nodes)}
+            self._indexed = nodes
+        return self._index
+
+    def _sorted_nodes(self, nodes: tuple[str, ...]) -> tuple[str, ...]:
+        if self._sorted_of is not nodes and self._sorted_of != nodes:
+            self._sorted, self._sorted_of = tuple(sorted(nodes)), nodes
+        return self._sorted
+
+    def encode(self, events: Sequence[Event]) -> bytes:
+        """One cycle's events (the first a CycleStart) as a compressed columnar record."""
+        start = events[0]
+        if not isinstance(start, CycleStart):
+            raise ValueError(f"a cycle record starts with CycleStart, not {start.type}")
+        nodes = tuple(start.nodes)
+        if self.run_nodes is None:
+            self.run_nodes = nodes
+        strings, reasons = _Table(), _Table()
+        strings[None] = 0
+        reasons[None] = 0
+        columns: list[tuple[str, int]] = []
+        chunks: list[bytes] = []
+        header_events: list[dict[str, Any]] = []
+        index: dict[str, int] | None = None
+        mapped: dict[tuple[Any, ...], int] = {}  # columns already stored (Score.nodes repeat)
+        for ev in events:
+            spec = COLUMNS.get(ev.type, {})
+            out: dict[str, Any] = {"type": ev.type}
+            if isinstance(ev, Filter) and ev.plugin:
+                out.update(seq=ev.seq, cycle=ev.cycle, pod=ev.pod, time=ev.time, plugin=ev.plugin)
+                out[_DERIVED] = 1
+                header_events.append(out)
+                continue
+            for name in _field_names(type(ev)):
+                value = getattr(ev, name)
+                kind = spec.get(name)
+                if kind is None or not value:
+                    out[name] = jsonable(value)
+                    continue
+                if kind == "nodes":
+                    out[name] = {"$nodes": 1}
+                    continue
+                if kind in ("s", "r") and value.count(value[0]) == len(value):
+                    out[name] = {"$k": [jsonable(value[0]), len(value)]}  # e.g. all Success
+                    continue
+                if kind == "i" and len(value) == len(nodes):
+                    if value == nodes:
+                        out[name] = {"$all": 0}
+                        continue
+                    if value == self._sorted_nodes(nodes):
+                        out[name] = {"$all": 1}
+                        continue
+                if kind == "s":
+                    col = _narrow(array("H", map(strings.__getitem__, value)), len(strings))
+                elif kind == "r":
+                    col = _narrow(array("I", map(reasons.__getitem__, value)), len(reasons))
+                elif kind == "i":
+                    k = mapped.get(value)
+                    if k is not None:
+                        out[name] = {"$i": k}
+                        continue
+                    if index is None:
+                        index = self._node_index(nodes)
+                    col = array("H" if len(nodes) < 2**16 else "I", map(index.__getitem__, value))
+                    mapped[value] = len(columns)
+                else:
+                    # Constant columns (a plugin that scores every node alike) and repeated
+                    # ones (weighted = normalized at weight 1) cost a C-speed comparison, not a
+                    # conversion of every value.
+                    if value.count(value[0]) == len(value):
+                        out[name] = {"$k": [value[0], len(value)]}
+                        continue
+                    k = mapped.get(value)
+                    if k is not None:
+                        out[name] = {"$q": k}
+                        continue
+                    mapped[value] = len(columns)
+                    col = _ints(value)
+                out[name] = {f"${kind}": len(columns)}
+                columns.append((col.typecode, len(col)))
+                chunks.append(col.tobytes())
+            header_events.append(out)
+        header = {
+            "v": VERSION,
+            "nodes": None if nodes == self.run_nodes else list(nodes),
+            "strings": list(strings),
+            "reasons": [None if r is None else list(r) for r in reasons],
+            "columns": columns,
+            "events": header_events,
+        }
+        head = json.dumps(header, separators=(",", ":")).encode()
+        return zlib.compress(len(head).to_bytes(4, "big") + head + b"".join(chunks), LEVEL)
+
+
+def decode_cycle(data: bytes, run_nodes: Sequence[str] | None) -> list[dict[str, Any]]:
+    """The cycle's events as ``Event.to_dict()`` would give them."""
+    raw = zlib.decompress(bytes(data))
+    size = int.from_bytes(raw[:4], "big")
+    header = json.loads(raw[4 : 4 + size])
+    nodes: list[str] = header["nodes"] if header["nodes"] is not None else list(run_nodes or [])
+    offset = 4 + size
+    cols: list[list[int]] = []
+    for typecode, count in header["columns"]:
+        col = array(typecode)
+        end = offset + count * col.itemsize
+        col.frombytes(raw[offset:end])
+        cols.append(col.tolist())
+        offset = end
+    strings: list[Any] = header["strings"]
+    reasons: list[Any] = header["reasons"]
+    out: list[dict[str, Any]] = []
+    for ev in header["events"]:
+        for name, value in ev.items():
+            if not isinstance(value, dict) or len(value) != 1:
+                continue
+            ((key, k),) = value.items()
+            if key == "$nodes":
+                ev[name] = list(nodes)
+            elif key == "$s":
+                ev[name] = [strings[i] for i in cols[k]]
+            elif key == "$r":
+                ev[name] = [reasons[i] for i in cols[k]]
+            elif key == "$i":
+                ev[name] = [nodes[i] for i in cols[k]]
+            elif key == "$q":
+                ev[name] = list(cols[k])
+            elif key == "$k":
+                ev[name] = [k[0]] * k[1]
+            elif key == "$all":
+                ev[name] = sorted(nodes) if k else list(nodes)
+        out.append(ev)
+    _derive_filter_rows(out)
+    return out
+
+
+def _derive_filter_rows(events: list[dict[str, Any]]) -> None:
+    derived = [e for e in events if e.pop(_DERIVED, None)]
+    if not derived:
+        return
+    verdict = next(e for e in events if e["type"] == "Filter" and not e["plugin"])
+    plugins = [e["plugin"] for e in derived]
+    rows = filter_plugin_rows(plugins, verdict["codes"], verdict["reasons"], verdict["rejector"])
+    for ev, (codes, reasons) in zip(derived, rows, strict=True):
+        ev["codes"] = list(codes)
+        ev["reasons"] = [None if r is None else list(r) for r in reasons]
+        ev["rejector"] = []
+
+
+def summary(events: Sequence[Event]) -> dict[str, Any]:
+    """The fields of the cycle's row: pod, profile, result, node, counts, message, seq range."""
+    start = events[0]
+    assert isinstance(start, CycleStart)
+    end = next((e for e in reversed(events) if isinstance(e, CycleEnd)), None)
+    verdict = next((e for e in events if isinstance(e, Filter) and not e.plugin), None)
+    evaluated = len(verdict.codes) - verdict.codes.count(None) if verdict is not None else 0
+    return {
+        "cycle": start.cycle,
+        "seq_first": start.seq,
+        "seq_last": events[-1].seq,
+        "pod": start.pod,
+        "profile": start.profile or "",
+        "result": end.result if end is not None else "",
+        "node": (end.node or "") if end is not None else "",
+        "feasible": len(end.feasible) if end is not None else 0,
+        "evaluated": evaluated,
+        "message": (end.message or start.note or "") if end is not None else (start.note or ""),
+    }
+
+
+def summary_message(run_id: int, row: Mapping[str, Any]) -> dict[str, Any]:
+    """The websocket envelope of a stored cycle: its summary, covering seqs first..last."""
+    return {
+        "kind": "cycle",
+        "run": run_id,
+        "seq": row["seq_first"],
+        "last": row["seq_last"],
+        "cycle": row["cycle"],
+        "pod": row["pod"],
+        "profile": row["profile"],
+        "result": row["result"] or "Running",
+        "node": row["node"] or None,
+        "feasible": row["feasible"],
+        "evaluated": row["evaluated"],
+        "message": row["message"] or None,
+    }

@@ -1,0 +1,452 @@
+"""Executing a run: the engine on a simulated clock, the cycle records, the commands, the end.
+
+An execution buffers what the engine emits and, every ``FLUSH_SECONDS`` or ``BATCH_ITEMS``
+items, stores it in one transaction that also renews the lease, then broadcasts it. A scheduling
+cycle's events (CycleStart .. CycleEnd, emitted together) become one ``RunCycle`` row with the
+per-node detail as columns (``columns``) and one ``cycle`` summary on the stream; every other
+event (queue actions, the binding cycle, Permit) stays a ``RunEvent`` row and an ``event``
+envelope. Together they cover every seq once, in order.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from datetime import timedelta
+from typing import Any, Final
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from scheduler_core.clock import SimulatedClock
+from scheduler_core.events import Event
+from scheduler_core.scheduler import Scheduler
+
+from .. import engine, plugins
+from ..models import Node, Pod, Run, RunCommand, RunCycle, RunEvent
+from .charts import CYCLE_TYPES
+from .columns import CycleEncoder, summary, summary_message
+from .selectors import stored_last_seq
+from .stream import broadcast_many, event_message, finished_message, progress_message
+
+BATCH_ITEMS: Final = 500  # stored items (events or cycles) per bulk insert and broadcast
+FLUSH_SECONDS: Final = 0.25  # longest time an event waits in the buffer
+COMMAND_POLL_SECONDS: Final = 0.25  # how often a busy run looks for commands
+PERMIT_POLL_SECONDS: Final = 0.1  # how often a run with pods waiting at Permit looks
+REJECTED_BY_USER: Final = "rejected by a user"
+_IN_CYCLE: Final = "<cycle>"  # replay marker: a seq inside a stored cycle record
+
+
+class LostLease(Exception):
+    """Another execution took the run over (or it was finished elsewhere): stop, write nothing."""
+
+
+class Cancelled(Exception):
+    pass
+
+
+def lease() -> timedelta:
+    return timedelta(seconds=float(getattr(settings, "PLAYGROUND_RUN_LEASE_SECONDS", 30)))
+
+
+def pod_key(manifest: dict[str, Any]) -> str:
+    meta = manifest.get("metadata") or {}
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
+
+
+def is_bound(manifest: dict[str, Any]) -> bool:
+    return bool((manifest.get("spec") or {}).get("nodeName"))
+
+
+class EventCycles:
+    """The scheduling cycle each event of a run belongs to: the value stored in ``RunEvent.cycle``.
+
+    An event belongs to its pod's latest CycleStart, so a cycle's rows are its scheduling events,
+    the pod's queue events after it and its binding cycle, even when a Permit wait made the
+    binding events come later under another cycle's number. A pod's events before its first
+    cycle belong to none (None). Feed every event of the run once, in seq order.
+    """
+
+    def __init__(self) -> None:
+        self._latest: dict[str, int] = {}
+
+    def see(self, type_: str, pod: str, cycle: int) -> int | None:
+        if type_ == "CycleStart":
+            self._latest[pod] = cycle
+        return self._latest.get(pod)
+
+
+Item = tuple[str, dict[str, Any], int | None]  # ("event", payload, owner) or ("cycle", row, None)
+
+
+class Recorder:
+    """Turns a run's events, fed in seq order, into what is stored: cycle rows and small events.
+
+    The engine emits a scheduling cycle's events together, so a cycle is complete when the next
+    event that is not part of it arrives (or at ``close``).
+    """
+
+    def __init__(self, run_nodes: list[str] | None = None) -> None:
+        self.encoder = CycleEncoder(run_nodes)
+        self.cycles_of = EventCycles()
+        self.group: list[Event] = []
+        self.items: list[Item] = []
+
+    def see(self, event: Event) -> int | None:
+        """Note the event's pod and cycle (also for replayed events); returns its owner cycle."""
+        return self.cycles_of.see(event.type, event.pod, event.cycle)
+
+    def add(self, event: Event, owner: int | None) -> None:
+        if event.type == "CycleStart":
+            self.close()
+            self.group = [event]
+        elif self.group and event.type in CYCLE_TYPES and event.cycle == self.group[0].cycle:
+            self.group.append(event)
+        else:
+            self.close()
+            self.items.append(("event", event.to_dict(), owner))
+
+    def close(self) -> None:
+        if not self.group:
+            return
+        group, self.group = self.group, []
+        row = summary(group)
+        row["data"] = self.encoder.encode(group)
+        self.items.append(("cycle", row, None))
+
+    def take(self) -> list[Item]:
+        self.close()
+        items, self.items = self.items, []
+        return items
+
+    def drop(self) -> None:
+        self.items, self.group = [], []
+
+
+def store_items(run_id: int, items: list[Item], *, run_nodes: list[str] | None = None) -> None:
+    """Insert the items (inside the caller's transaction); a row already stored is skipped."""
+    if run_nodes is not None:
+        Run.objects.filter(pk=run_id, node_names__isnull=True).update(node_names=run_nodes)
+    RunEvent.objects.bulk_create(
+        [
+            RunEvent(run_id=run_id, seq=p["seq"], type=p["type"], cycle=owner, payload=p)
+            for kind, p, owner in items
+            if kind == "event"
+        ],
+        batch_size=BATCH_ITEMS,
+        ignore_conflicts=True,
+    )
+    RunCycle.objects.bulk_create(
+        [RunCycle(run_id=run_id, **row) for kind, row, _ in items if kind == "cycle"],
+        batch_size=100,
+        ignore_conflicts=True,
+    )
+
+
+def item_messages(run_id: int, items: list[Item]) -> list[dict[str, Any]]:
+    """The stream envelopes of stored items, in order."""
+    return [
+        event_message(run_id, p) if kind == "event" else summary_message(run_id, p)
+        for kind, p, _ in items
+    ]
+
+
+class Execution:
+    """One attempt at a run: the engine, the buffer of records and the command loop."""
+
+    def __init__(self, run: Run, token: str, stored_upto: int, *, resuming: bool = True) -> None:
+        self.run = run
+        self.run_id = run.pk
+        self.token = token
+        self.stored_upto = stored_upto
+        self.last_seq = stored_upto
+        self.recorder = Recorder(run.node_names)
+        self.nodes_saved = bool(run.node_names)
+        self.last_flush = time.monotonic()
+        self.last_poll = 0.0
+        self.snapshot: list[dict[str, Any]] = list(run.snapshot or [])
+        self.pending = [
+            pod_key(m) for m in self.snapshot if m.get("kind") == "Pod" and not is_bound(m)
+        ]
+        self.bound = [pod_key(m) for m in self.snapshot if m.get("kind") == "Pod" and is_bound(m)]
+        self.replayed: dict[int, str] = {}
+        if stored_upto >= 0 and resuming:
+            self._check_replayable()
+        self.clock = SimulatedClock()
+        self.sched: Scheduler | None = None
+        self.cycles = 0
+        self.stopped_early = False
+        self.last_progress: tuple[int, int] | None = None
+
+    # -- resuming ---------------------------------------------------------------------------------
+
+    def _check_replayable(self) -> None:
+        if self.run.commands.filter(kind__in=["allow", "reject"]).exists():
+            raise RuntimeError(
+                "the worker stopped while pods waited at Permit; "
+                "the answers given cannot be replayed"
+            )
+        self.replayed = dict(RunEvent.objects.filter(run_id=self.run_id).values_list("seq", "type"))
+        ranges = RunCycle.objects.filter(run_id=self.run_id).values_list("seq_first", "seq_last")
+        for first, last in ranges:
+            self.replayed[first] = "CycleStart"
+            for seq in range(first + 1, last + 1):
+                self.replayed[seq] = _IN_CYCLE
+
+    # -- events -----------------------------------------------------------------------------------
+
+    def on_event(self, event: Event) -> None:
+        owner = self.recorder.see(event)
+        if event.seq <= self.stored_upto:
+            stored = self.replayed.get(event.seq)
+            if stored != event.type and not (stored == _IN_CYCLE and event.type in CYCLE_TYPES):
+                raise RuntimeError(
+                    f"replay diverged at seq {event.seq}: stored {stored!r}, engine {event.type!r}"
+                )
+            return
+        self.recorder.add(event, owner)
+        if len(self.recorder.items) >= BATCH_ITEMS:
+            self.flush()
+
+    def _counts(self) -> tuple[int, int]:
+        if self.sched is None:
+            return 0, 0
+        outcomes = self.sched.outcomes
+        scheduled = unschedulable = 0
+        for key in self.pending:
+            o = outcomes.get(key)
+            if o is None:
+                continue
+            if o.node:
+                scheduled += 1
+            elif o.attempts:
+                unschedulable += 1
+        return scheduled, unschedulable
+
+    def flush(self, *, force: bool = False) -> None:
+        """Store the buffered records, renew the lease, then broadcast them with the progress.
+
+        Called between cycles (never inside one: the engine emits a cycle's events at once).
+        """
+        batch = self.recorder.take()
+        if not batch and not force:
+            return
+        nodes = self.recorder.encoder.run_nodes
+        with transaction.atomic():
+            renewed = Run.objects.filter(
+                pk=self.run_id, lease_token=self.token, status=Run.Status.RUNNING
+            ).update(heartbeat=timezone.now())
+            if not renewed:
+                raise LostLease
+            store_items(
+                self.run_id,
+                batch,
+                run_nodes=list(nodes) if nodes is not None and not self.nodes_saved else None,
+            )
+            self.nodes_saved = self.nodes_saved or nodes is not None
+        self.last_flush = time.monotonic()
+        messages = item_messages(self.run_id, batch)
+        if batch:
+            kind, p, _ = batch[-1]
+            self.last_seq = p["seq"] if kind == "event" else p["seq_last"]
+        counts = self._counts()
+        if counts != self.last_progress:
+            self.last_progress = counts
+            messages.append(
+                progress_message(
+                    self.run_id,
+                    scheduled=counts[0],
+                    total=len(self.pending),
+                    unschedulable=counts[1],
+                )
+            )
+        broadcast_many(self.run_id, messages)
+
+    def maybe_flush(self) -> None:
+        """Flush after FLUSH_SECONDS of buffering; renew the lease at least every third of it."""
+        idle = time.monotonic() - self.last_flush
+        pending = self.recorder.items or self.recorder.group
+        if (pending and idle >= FLUSH_SECONDS) or idle >= lease().total_seconds() / 3:
+            self.flush(force=True)
+
+    # -- commands ---------------------------------------------------------------------------------
+
+    def poll_commands(self, *, every: float) -> None:
+        now = time.monotonic()
+        if now - self.last_poll < every:
+            return
+        self.last_poll = now
+        commands = list(RunCommand.objects.filter(run_id=self.run_id, applied__isnull=True))
+        for command in commands:
+            if command.kind == RunCommand.Kind.CANCEL:
+                self._mark(command, "cancelled")
+                raise Cancelled
+            self._mark(command, self._apply(command))
+
+    def _apply(self, command: RunCommand) -> str:
+        assert self.sched is not None
+        waiting = next((wp for wp in self.sched.waiting_pods() if wp.pod.key == command.pod), None)
+        if waiting is None:
+            return "not waiting at Permit"
+        if command.kind == RunCommand.Kind.ALLOW:
+            self.sched.allow_waiting_pod(command.pod, command.plugin or None)
+            return "allowed"
+        plugin = command.plugin or min(waiting.pending, default=plugins.APPROVAL_GATE)
+        self.sched.reject_waiting_pod(command.pod, plugin, command.message or REJECTED_BY_USER)
+        return "rejected"
+
+    @staticmethod
+    def _mark(command: RunCommand, result: str) -> None:
+        command.applied, command.result = timezone.now(), result
+        command.save(update_fields=["applied", "result"])
+
+    # -- the loop ---------------------------------------------------------------------------------
+
+    def execute(self) -> None:
+        from ..custom_plugins.services import registry_for
+
+        self.sched = sched = Scheduler(
+            self.run.config,
+            self.snapshot,
+            clock=self.clock,
+            on_event=self.on_event,
+            registry=registry_for(self.run.profile.owner),
+            plugin_events=plugins.EVENTS_TO_REGISTER,
+            extender_policy=engine.extender_policy(),
+            filter_rows=False,  # stored as the verdict row; decoding derives the plugins' rows
+        )
+        limit = 50 * (len(sched.outcomes) + 10)
+        self.flush(force=True)
+        while True:
+            if sched.waiting:
+                # Pods wait for a user: time is real until they are answered or time out.
+                self.poll_commands(every=0)
+                ran = sched.run_until_idle(max_cycles=1, until=self.clock.now())
+                if not ran:
+                    self.flush()
+                    self.maybe_flush()
+                    started = time.monotonic()
+                    time.sleep(PERMIT_POLL_SECONDS)
+                    self.clock.advance(time.monotonic() - started)
+                    continue
+            else:
+                self.poll_commands(every=COMMAND_POLL_SECONDS)
+                ran = sched.run_until_idle(max_cycles=1)
+                if not ran:
+                    break
+            self.cycles += ran
+            if self.cycles >= limit:
+                self.stopped_early = True
+                break
+            self.maybe_flush()
+        self.flush(force=True)
+        self.write_back()
+
+    # -- the end ----------------------------------------------------------------------------------
+
+    def _summary(self) -> tuple[dict[str, str | None], dict[str, Any]]:
+        assert self.sched is not None
+        outcomes = self.sched.outcomes
+        placements = {k: (outcomes[k].node if k in outcomes else None) for k in self.pending}
+        messages = {
+            k: outcomes[k].message
+            for k in self.pending
+            if k in outcomes and not outcomes[k].node and outcomes[k].message
+        }
+        preempted = [k for k in self.bound if k not in outcomes]
+        scheduled, unschedulable = self._counts()
+        summary: dict[str, Any] = {
+            "total": len(self.pending),
+            "scheduled": scheduled,
+            "unschedulable": len(self.pending) - scheduled,
+            "preempted": preempted,
+            "messages": messages,
+            "cycles": self.sched.cycle,
+            "events": self.last_seq + 1,
+        }
+        if self.stopped_early:
+            summary["note"] = f"stopped after {self.cycles} cycles"
+        # The ResourceClaims as the binding cycles left them, for "Apply placements".
+        summary["claims"] = [
+            claim.to_manifest() for claim in self.sched.cluster.objects.dra.claims.values()
+        ]
+        return placements, summary
+
+    def write_back(self) -> None:
+        placements, summary = self._summary()
+        with transaction.atomic():
+            run = Run.objects.select_for_update().get(pk=self.run_id)
+            if run.lease_token != self.token or run.status != Run.Status.RUNNING:
+                raise LostLease
+            run.status = Run.Status.SUCCEEDED
+            run.finished = timezone.now()
+            run.placements = placements
+            run.summary = summary
+            run.lease_token = ""
+            run.save(update_fields=["status", "finished", "placements", "summary", "lease_token"])
+        broadcast_many(
+            self.run_id,
+            [
+                finished_message(
+                    self.run_id,
+                    seq=self.last_seq + 1,
+                    status=Run.Status.SUCCEEDED,
+                    summary={k: summary[k] for k in ("total", "scheduled", "unschedulable")},
+                )
+            ],
+        )
+
+    def finish(self, status: str, *, error: str = "") -> None:
+        """End the run as cancelled or failed: keep what was stored, write no placements."""
+        if status == Run.Status.CANCELLED:
+            self.flush()
+        else:
+            # Events after a failure may be half a cycle; keep what was stored.
+            self.recorder.drop()
+        with transaction.atomic():
+            run = Run.objects.select_for_update().get(pk=self.run_id)
+            if run.lease_token != self.token or run.status != Run.Status.RUNNING:
+                raise LostLease
+            run.status, run.finished, run.error_message = status, timezone.now(), error
+            run.lease_token = ""
+            if self.sched is not None:
+                scheduled, unschedulable = self._counts()
+                run.summary = {
+                    **(run.summary or {}),
+                    "scheduled": scheduled,
+                    "unschedulable": unschedulable,
+                }
+            run.save(
+                update_fields=["status", "finished", "error_message", "lease_token", "summary"]
+            )
+        last = stored_last_seq(self.run_id)
+        broadcast_many(
+            self.run_id, [finished_message(self.run_id, seq=last + 1, status=status, error=error)]
+        )
+
+
+def apply_placements(
+    cluster_id: int, placements: dict[str, str | None], preempted: list[str]
+) -> dict[str, int]:
+    """Bind the scheduled pods still pending to nodes the cluster still has; delete the victims."""
+    nodes = set(Node.objects.filter(cluster_id=cluster_id).values_list("name", flat=True))
+    chosen = {k: v for k, v in placements.items() if v and v in nodes}
+    changed = []
+    for pod in Pod.objects.filter(cluster_id=cluster_id, node_name=""):
+        node = chosen.get(f"{pod.namespace}/{pod.name}")
+        if not node:
+            continue
+        manifest = copy.deepcopy(pod.manifest)
+        manifest.setdefault("spec", {})["nodeName"] = node
+        pod.manifest = manifest
+        pod.sync_from_manifest()
+        changed.append(pod)
+    Pod.objects.bulk_update(changed, ["manifest", "node_name"], batch_size=500)
+    deleted = 0
+    for key in preempted:
+        namespace, _, name = key.partition("/")
+        deleted += Pod.objects.filter(
+            cluster_id=cluster_id, namespace=namespace, name=name
+        ).delete()[0]
+    return {"bound": len(changed), "deleted": deleted}
