@@ -21,7 +21,7 @@ from typing import Any, Final
 import yaml
 from django.conf import settings
 
-from . import engine, kube
+from . import engine, kube, yaml_limits
 from .yaml_limits import BoundedLoader
 
 # kind -> (apiVersion, namespaced)
@@ -333,13 +333,33 @@ class _FastLoader(yaml.CSafeLoader):
 _FastLoader.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
 
 
+def _load_large_yaml(text: str) -> list[Any]:
+    """Every document of a big YAML text, each checked for aliases, depth and expanded size
+    (composed by libyaml) before it is constructed: the same bounds as small inputs, with
+    room for the values a big cluster really has."""
+    loader = _FastLoader(text)
+    documents = []
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            yaml_limits.check_node(node, max_nodes=max(yaml_limits.MAX_NODES, len(text) // 2))
+            documents.append(loader.construct_document(node))
+    finally:
+        loader.dispose()
+    return documents
+
+
 def _parse_large(text: str) -> ParseResult:
     """Big inputs (a whole cluster): JSON or libyaml, problems located by document and path."""
     try:
         if text.lstrip().startswith(("{", "[")):
-            documents = [json.loads(text)]
+            try:
+                documents = [json.loads(text)]
+            except RecursionError as err:
+                raise ValueError("nested too deeply") from err
+            yaml_limits.check_depth(documents[0])
         else:
-            documents = list(yaml.load_all(text, Loader=_FastLoader))
+            documents = _load_large_yaml(text)
     except (ValueError, yaml.YAMLError) as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark is not None else getattr(err, "lineno", None)

@@ -65,7 +65,7 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
-def _check_expanded(root: yaml.Node | None) -> None:
+def _check_expanded(root: yaml.Node | None, max_nodes: int = MAX_NODES) -> None:
     """Size and depth of the tree the node graph stands for (aliases share nodes).
 
     Iterative, each node measured once: a graph with few nodes but many paths (an alias bomb)
@@ -85,9 +85,9 @@ def _check_expanded(root: yaml.Node | None) -> None:
             size[key] = 1 + sum(size[id(k)] for k in kids)
             height[key] = 1 + max((height[id(k)] for k in kids), default=0)
             open_nodes.discard(key)
-            if size[key] > MAX_NODES:
+            if size[key] > max_nodes:
                 raise YAMLLimitError(
-                    f"expands to more than {MAX_NODES} values (aliases included)", node.start_mark
+                    f"expands to more than {max_nodes} values (aliases included)", node.start_mark
                 )
             if height[key] > MAX_DEPTH:
                 raise YAMLLimitError(
@@ -103,6 +103,23 @@ def _check_expanded(root: yaml.Node | None) -> None:
         open_nodes.add(key)
         stack.append((node, True))
         stack.extend((k, False) for k in _children(node) if id(k) not in size)
+
+
+def check_node(node: yaml.Node | None, *, max_nodes: int = MAX_NODES) -> None:
+    """Refuse a composed document (from any composer, libyaml's included) beyond the bounds."""
+    _check_expanded(node, max_nodes)
+
+
+def check_depth(data: Any, max_depth: int = MAX_DEPTH) -> None:
+    """Refuse plain data (parsed JSON) nested deeper than ``max_depth``; iterative."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if depth > max_depth:
+                raise ValueError(f"nested deeper than {max_depth} levels")
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((v, depth + 1) for v in items if isinstance(v, dict | list))
 
 
 def load(text: str) -> Any:

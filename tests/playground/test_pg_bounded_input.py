@@ -182,3 +182,40 @@ def test_loader_error_carries_the_line():
     with pytest.raises(yaml.YAMLError) as info:
         yaml_limits.load("ok: 1\n" + _nested(70, False))
     assert info.value.problem_mark is not None and info.value.problem_mark.line >= 64
+
+
+def _padded(text: str) -> str:
+    """``text`` behind a comment long enough to take the big-input parser."""
+    from playground.manifests import LINE_NUMBERS_UP_TO
+
+    return "#" + "x" * LINE_NUMBERS_UP_TO + "\n" + text
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n"
+            + "".join(
+                f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+                for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+            ),
+            "aliases",
+        ),
+        ("x: " + "[" * 200 + "]" * 200 + "\n", "nested deeper than 64"),
+    ],
+)
+def test_big_inputs_keep_the_same_bounds(text, message):
+    from playground.manifests import parse_documents
+
+    with pytest.raises(ManifestProblems, match=message):
+        parse_documents(_padded(text))
+
+
+def test_big_json_nested_too_deeply_is_a_problem_not_a_crash():
+    from playground.manifests import LINE_NUMBERS_UP_TO, parse_documents
+
+    text = "[" * 100_000 + "]" * 100_000
+    text += " " * (LINE_NUMBERS_UP_TO - len(text) + 1)
+    with pytest.raises(ManifestProblems, match="nested"):
+        parse_documents(text)
