@@ -13,7 +13,7 @@ import time
 
 import pytest
 from celery import Celery
-from conftest import _free_port, _need, _wait_port
+from stack import _free_port, _need, _wait_port, stored_seqs
 from test_runs_stack import _big_cluster, _wait_for
 
 from playground import services
@@ -77,7 +77,7 @@ def _send(broker: str, run_id: int) -> None:
 
 
 def _contiguous(run: Run) -> bool:
-    seqs = list(RunEvent.objects.filter(run=run).order_by("seq").values_list("seq", flat=True))
+    seqs = stored_seqs(run.pk)
     return seqs == list(range(len(seqs))) and len(seqs) > 0
 
 
@@ -87,7 +87,7 @@ def test_redis_stopped_for_5_seconds_mid_run_does_not_fail_the_run(
     urls = {"broker": f"{redis_server.url}/0", "layer": f"{redis_server.url}/1"}
     cluster = _big_cluster(user, nodes=300, pods=200)
     run = _queued(user, cluster, profile, monkeypatch)
-    from conftest import Worker
+    from stack import Worker
 
     worker = Worker(urls, redis_server_log(redis_server))
     try:
@@ -111,8 +111,8 @@ def test_runs_queued_across_a_web_restart_all_finish(
 ):
     """The web server restarts with three runs queued and their messages lost with Redis:
     requeue_runs at start hands them to the broker again and a worker finishes them all."""
-    from conftest import Worker
     from django.core.management import call_command
+    from stack import Worker
 
     from playground.runs import tasks
 
