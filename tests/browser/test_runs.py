@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
+from django.urls import reverse
 
 from playground import services
 from playground.models import Cluster, Run, RunEvent
@@ -366,7 +367,7 @@ def test_the_page_of_a_thousand_cycle_run_opens_at_once_and_searches(site, djang
     assert run.cycle_records.count() == 1000
 
     driver = site.driver
-    site.open(f"/runs/{run.pk}/")
+    site.open(reverse("playground:run", args=[run.pk]))
     # The first cycle is drawn from the page's own first rows, before the catch-up ends.
     _wait(
         driver, lambda d: d.execute_script("return !!(window.runState && runState.firstPanelsAt)")
