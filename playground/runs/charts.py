@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from .. import devices
+from .sampling import sampling_sentence
 
 Event = Mapping[str, Any]
 
@@ -594,6 +595,7 @@ def cycle_detail(
         "pod": start["pod"],
         "profile": start.get("profile"),
         "note": start.get("note"),
+        "sampling": sampling_sentence(start.get("sampling")),
         "result": end["result"] if end else "Running",
         "node": end.get("node") if end else None,
         "message": end.get("message") if end else None,

@@ -424,6 +424,8 @@
     $("cycle-detail").hidden = false;
     $("cycle-title").textContent = `Cycle ${d.cycle}: ${d.pod}`;
     $("cycle-result").textContent = d.result === "Scheduled" ? `Scheduled on ${d.node}.` : (d.message || d.note || d.result);
+    $("cycle-sampling").textContent = d.sampling || "";
+    $("cycle-sampling").hidden = !d.sampling;
     renderPreFilter(d);
     renderFilter(d);
     renderPreemption(d);
