@@ -19,6 +19,8 @@ from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 from django.core.validators import MaxValueValidator
 
+from scheduler_core.config import io as config_io
+
 from . import engine, kube, manifests, yaml_limits
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -915,21 +917,8 @@ class NewClusterForm(ClusterForm, ImportForm):
 
 # --- profiles -------------------------------------------------------------------------------
 
-EXTENSION_POINTS = (
-    "multiPoint",
-    "preEnqueue",
-    "queueSort",
-    "preFilter",
-    "filter",
-    "postFilter",
-    "preScore",
-    "score",
-    "reserve",
-    "permit",
-    "preBind",
-    "bind",
-    "postBind",
-)
+# The profile form's extension points in the wire format, multiPoint first.
+EXTENSION_POINTS = ("multiPoint", *(w for _, w in config_io.EXTENSION_POINTS if w != "multiPoint"))
 # (plugin, args key) -> profile form field; the reverse is used to put upstream messages next to
 # the field they concern.
 ARG_FIELDS = {

@@ -21,6 +21,7 @@ from typing import Any, Final
 
 import yaml
 
+from scheduler_core.config.io import EXTENSION_POINTS
 from scheduler_core.config.types import ConfigError, FieldError
 from scheduler_core.plugins import names
 
@@ -29,22 +30,8 @@ V1: Final = f"{GROUP}/v1"
 VERSIONS: Final = ("v1alpha1", "v1alpha2", "v1beta1", "v1beta2", "v1beta3", "v1")
 POLICY: Final = "Policy"
 
-# The extension points of a profile's ``plugins`` in the wire format.
-POINTS: Final = (
-    "multiPoint",
-    "preEnqueue",
-    "queueSort",
-    "preFilter",
-    "filter",
-    "postFilter",
-    "preScore",
-    "score",
-    "reserve",
-    "permit",
-    "preBind",
-    "bind",
-    "postBind",
-)
+# The extension points of a profile's ``plugins`` in the wire format, multiPoint first.
+POINTS: Final = ("multiPoint", *(w for _, w in EXTENSION_POINTS if w != "multiPoint"))
 
 IN_TREE: Final = frozenset(
     value for key, value in vars(names).items() if key.isupper() and isinstance(value, str)
