@@ -71,7 +71,9 @@ def _queued(user, cluster, profile, monkeypatch) -> Run:
 
 def _send(broker: str, run_id: int) -> None:
     """What enqueue_run does in the full stack: a message for the worker on the broker."""
-    app = Celery(broker=broker)
+    # Not the current app: shared tasks resolve against the current app, and later tests would
+    # send their runs to this test's (stopped) broker.
+    app = Celery(broker=broker, set_as_current=False)
     app.send_task("playground.execute_run", args=[run_id])
     app.close()
 
