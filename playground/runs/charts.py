@@ -207,7 +207,12 @@ def filter_matrix(cycle_evs: Sequence[Event]) -> dict[str, Any]:
             rejectors = verdict.get("rejector") or []
             row["rejector"] = rejectors[i] if i < len(rejectors) else None
         rows.append(row)
-    feasible = [r["node"] for r in rows if r["verdict"] == "Success"]
+    passed = [r["node"] for r in rows if r["verdict"] == "Success"]
+    # With node sampling, the node that ends Filter's walk passes but is not kept (CycleEnd).
+    feasible = list(end["feasible"]) if end and end.get("feasible") is not None else passed
+    kept = set(feasible)
+    for r in rows:
+        r["dropped"] = r["verdict"] == "Success" and r["node"] not in kept
     return {
         "plugins": plugins,
         "rows": rows,

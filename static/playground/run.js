@@ -468,7 +468,7 @@
         return el("td", { class: cls, "data-plugin": plugin, title: c.reasons.join("; ") },
           c.code === "Success" ? "✓" : `✗ ${c.reasons.join("; ") || c.code}`);
       });
-      const verdict = r.verdict === null ? "not evaluated" : (r.verdict === "Success" ? "feasible" : `${r.verdict} (${r.rejector || "?"})`);
+      const verdict = r.verdict === null ? "not evaluated" : (r.verdict === "Success" ? (r.dropped ? "passed, not kept: enough found" : "feasible") : `${r.verdict} (${r.rejector || "?"})`);
       tbody.appendChild(el("tr", { "data-node": r.node }, el("th", {}, r.node), cells, el("td", { class: "verdict" }, verdict)));
     });
     if (f.query) $("filter-matching").textContent = `${f.matching} of ${f.total_rows} nodes match`;

@@ -64,3 +64,13 @@ def test_a_stored_runs_cycle_json_carries_the_sentence(client, django_user_model
     detail = client.get(reverse("playground:run_cycle", args=[run.pk, 1])).json()
     assert detail["sampling"].startswith("Filter evaluated 101 of 150 nodes, looking for 100")
     assert "150 × 49 % = 73, raised to the minimum of 100" in detail["sampling"]
+
+
+def test_the_filter_matrix_counts_only_kept_nodes_and_marks_the_dropped_one():
+    events: list[dict] = []
+    objects = [make_node(f"node-{i:03d}", cpu="8") for i in range(500)] + [make_pod("web")]
+    Scheduler(None, objects, on_event=lambda e: events.append(e.to_dict())).run_until_idle()
+    matrix = charts.filter_matrix(charts.cycle_events(events, 1))
+    assert (len(matrix["feasible"]), matrix["evaluated"]) == (230, 231)
+    dropped = [r["node"] for r in matrix["rows"] if r["dropped"]]
+    assert dropped == ["node-230"] and "node-230" not in matrix["feasible"]
