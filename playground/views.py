@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 from . import engine, forms, manifests, selectors, services
 from .custom_plugins.services import registry_for
 from .models import Cluster
+from .lessons import selectors as lesson_selectors
 from .runs import selectors as run_selectors
 from .uploads import SKIPPED_ATTR
 
@@ -52,12 +53,22 @@ def _oversized(request: HttpRequest) -> list[str]:
 
 
 def home(request: HttpRequest) -> HttpResponse:
+    # The course's demo clusters and profiles are listed apart, folded, under the others.
+    cluster_names, profile_names = lesson_selectors.lesson_content_names()
+    clusters, lesson_clusters = lesson_selectors.split_lesson_content(
+        selectors.clusters_for_user(request.user), cluster_names
+    )
+    profiles, lesson_profiles = lesson_selectors.split_lesson_content(
+        selectors.profiles_for_user(request.user), profile_names
+    )
     return render(
         request,
         "playground/home.html",
         {
-            "clusters": selectors.clusters_for_user(request.user),
-            "profiles": selectors.profiles_for_user(request.user),
+            "clusters": clusters,
+            "lesson_clusters": lesson_clusters,
+            "profiles": profiles,
+            "lesson_profiles": lesson_profiles,
         },
     )
 

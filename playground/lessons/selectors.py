@@ -45,6 +45,25 @@ def course_overview(*, user: User, session: Mapping[str, Any]) -> list[dict[str,
     return rows
 
 
+@functools.cache
+def lesson_content_names() -> tuple[frozenset[str], frozenset[str]]:
+    """The names of the demo clusters and demo profiles that the course's lessons load."""
+    lessons = list(course())
+    clusters = frozenset(lesson.cluster_name for lesson in lessons)
+    profiles = frozenset(lesson.profile_name(p) for lesson in lessons for p in lesson.profiles)
+    return clusters, profiles
+
+
+def split_lesson_content(items: Any, names: frozenset[str]) -> tuple[list[Any], list[Any]]:
+    """(other items, the course's own demo items): the home page lists the latter apart."""
+    mine: list[Any] = []
+    lessons: list[Any] = []
+    for item in items:
+        ours = item.is_demo and item.owner_id is None and item.name in names
+        (lessons if ours else mine).append(item)
+    return mine, lessons
+
+
 def next_lesson(lesson: Lesson) -> Lesson | None:
     lessons = list(course())
     i = lessons.index(lesson)

@@ -64,6 +64,18 @@ def test_home_lists_own_and_demo_clusters_only(alice_client, user, bobs_cluster)
     assert "bob&#x27;s" not in page
 
 
+def test_home_folds_the_course_clusters_and_profiles_apart(client):
+    services.demo_load()
+    page = client.get("/").content.decode()
+    main_list = page.split('id="clusters"')[1].split("</table>")[0]
+    folded = page.split('id="lesson-clusters"')[1].split("</details>")[0]
+    assert "Three zones" in main_list and "Lesson 01" not in main_list
+    assert "Lesson 01: The scheduling cycle at a glance" in folded and "Three zones" not in folded
+    profiles = page.split('id="profiles"')[1].split("</table>")[0]
+    lesson_profiles = page.split('id="lesson-profiles"')[1].split("</details>")[0]
+    assert "Lesson 01" not in profiles and "Lesson 01" in lesson_profiles
+
+
 def test_anonymous_reads_demo_but_must_log_in_to_edit(client):
     services.demo_load()
     demo = Cluster.objects.get(name="Three zones")
