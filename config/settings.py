@@ -292,6 +292,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 3600)),
 }
 PLAYGROUND_RUN_LEASE_SECONDS = float(os.environ.get("PLAYGROUND_RUN_LEASE_SECONDS", 30))
+# Embedded mode: runs running at once in all (threads of the server); more wait ("waiting for
+# a free runner: all 4 runners are busy").
+PLAYGROUND_EMBEDDED_RUNNERS = int(os.environ.get("PLAYGROUND_EMBEDDED_RUNNERS", 4))
 # Runs one user may have running at once; more wait ("waiting for a free runner").
 PLAYGROUND_RUNS_PER_USER = int(os.environ.get("PLAYGROUND_RUNS_PER_USER", 2))
 # Of those, runs whose profile has a Permit plugin (a pod may hold the runner for minutes while

@@ -1,4 +1,5 @@
-"""Per-user limits on runners: runs running at once, and runs that can wait at Permit.
+"""Limits on runners: per user, runs running at once and runs that can wait at Permit; in
+embedded mode, runs running at once in all (the server's runner threads).
 
 A run whose profile enables a Permit plugin (the "Approval gate" demo's ApprovalGate, a custom
 plugin that answers "wait N") can hold its runner for minutes while a pod waits for a user. In
@@ -20,6 +21,16 @@ from ..models import Run
 log = logging.getLogger(__name__)
 
 WAITING_FOR_RUNNER: Final = "waiting for a free runner"
+
+
+def embedded_runners() -> int:
+    return int(getattr(settings, "PLAYGROUND_EMBEDDED_RUNNERS", 4))
+
+
+def _embedded() -> bool:
+    from config.celery import app
+
+    return bool(app.conf.task_always_eager)
 
 
 def runs_per_user() -> int:
@@ -58,8 +69,14 @@ def may_wait_at_permit(run: Run) -> bool:
 def waiting_reason(run: Run) -> str:
     """Why the pending run must wait before it starts ("" when it may start now).
 
-    Only runs started by a signed-in user are limited (anonymous visitors cannot start runs).
+    Embedded, the server has ``embedded_runners()`` runner threads: when they all run, the
+    run waits for one, and says so. Per-user limits apply to runs started by a signed-in user
+    (anonymous visitors cannot start runs).
     """
+    if _embedded():
+        busy = Run.objects.filter(status=Run.Status.RUNNING).exclude(pk=run.pk).count()
+        if busy >= embedded_runners():
+            return f"{WAITING_FOR_RUNNER}: all {busy} runners are busy"
     if run.started_by_id is None:
         return ""
     running = list(

@@ -106,6 +106,26 @@ def test_the_permit_limit_follows_its_setting(user, cluster, gate, monkeypatch, 
     )
 
 
+def test_embedded_runs_wait_while_every_runner_is_busy(
+    user, other_user, cluster, plain, monkeypatch, settings
+):
+    """Embedded, the server's runner threads are shared: when all run, a run waits, and says so
+    (alice is under her own limit: bob's runs take the runners)."""
+    settings.PLAYGROUND_EMBEDDED_RUNNERS = 2
+    bobs_cluster = services.cluster_create(owner=other_user, name="b")
+    bobs_profile = services.profile_create(owner=other_user, name="p", config={})
+    for _ in range(2):
+        _running(_queued(other_user, bobs_cluster, bobs_profile, monkeypatch))
+    mine = _queued(user, cluster, plain, monkeypatch)
+    with pytest.raises(runs.RunWaiting):
+        runs.run_execute(run_id=mine.pk)
+    mine.refresh_from_db()
+    assert mine.summary["waiting"] == "waiting for a free runner: all 2 runners are busy"
+    settings.PLAYGROUND_EMBEDDED_RUNNERS = 3
+    runs.run_execute(run_id=mine.pk)
+    assert Run.objects.get(pk=mine.pk).status == Run.Status.SUCCEEDED
+
+
 @pytest.mark.parametrize(
     ("annotation", "expected"),
     [("3600", 30.0), ("1e400", 30.0), ("10", 10.0), (None, 30.0)],
