@@ -50,6 +50,15 @@ def _running(run):
     Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, heartbeat=timezone.now())
 
 
+def _waits(run, message):
+    """The run does not start, and its summary says why."""
+    with pytest.raises(runs.RunWaiting):
+        runs.run_execute(run_id=run.pk)
+    run.refresh_from_db()
+    assert run.status == Run.Status.PENDING
+    assert run.summary["waiting"].startswith(message)
+
+
 def test_a_second_run_that_can_wait_at_permit_waits_for_the_first(
     user, other_user, cluster, gate, plain, monkeypatch, settings, alice_client
 ):
@@ -58,12 +67,8 @@ def test_a_second_run_that_can_wait_at_permit_waits_for_the_first(
     first = _queued(user, cluster, gate, monkeypatch)
     _running(first)
     second = _queued(user, cluster, gate, monkeypatch)
-    with pytest.raises(runs.RunWaiting):
-        runs.run_execute(run_id=second.pk)
-    second.refresh_from_db()
-    assert second.status == Run.Status.PENDING
     message = "waiting: you already have 1 run that can wait at Permit (at most 1)"
-    assert second.summary["waiting"].startswith(message)
+    _waits(second, message)
     page = alice_client.get(reverse("playground:run", args=[second.pk])).content.decode()
     assert "you already have 1 run that can wait at Permit" in page
     data = alice_client.get(reverse("playground:run_events", args=[second.pk])).json()
@@ -98,12 +103,7 @@ def test_the_permit_limit_follows_its_setting(user, cluster, gate, monkeypatch, 
     for _ in range(2):
         _running(_queued(user, cluster, gate, monkeypatch))
     third = _queued(user, cluster, gate, monkeypatch)
-    with pytest.raises(runs.RunWaiting):
-        runs.run_execute(run_id=third.pk)
-    third.refresh_from_db()
-    assert third.summary["waiting"].startswith(
-        "waiting: you already have 2 runs that can wait at Permit (at most 2)"
-    )
+    _waits(third, "waiting: you already have 2 runs that can wait at Permit (at most 2)")
 
 
 def test_embedded_runs_wait_while_every_runner_is_busy(
@@ -117,10 +117,7 @@ def test_embedded_runs_wait_while_every_runner_is_busy(
     for _ in range(2):
         _running(_queued(other_user, bobs_cluster, bobs_profile, monkeypatch))
     mine = _queued(user, cluster, plain, monkeypatch)
-    with pytest.raises(runs.RunWaiting):
-        runs.run_execute(run_id=mine.pk)
-    mine.refresh_from_db()
-    assert mine.summary["waiting"] == "waiting for a free runner: all 2 runners are busy"
+    _waits(mine, "waiting for a free runner: all 2 runners are busy")
     settings.PLAYGROUND_EMBEDDED_RUNNERS = 3
     runs.run_execute(run_id=mine.pk)
     assert Run.objects.get(pk=mine.pk).status == Run.Status.SUCCEEDED
