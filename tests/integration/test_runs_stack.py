@@ -256,7 +256,9 @@ def test_a_killed_workers_run_is_taken_over_by_lease_not_visibility_timeout(
     _wait_for(lambda: Run.objects.get(pk=run_id).is_terminal, timeout=90)
     run.refresh_from_db()
     assert run.status == Run.Status.SUCCEEDED, run.error_message
-    assert time.monotonic() - killed_at < 90
+    took = time.monotonic() - killed_at
+    assert took < 90
+    print(f"\nkill -9 mid-run: the other worker finished the run {took:.1f} s later")
     seqs = stored_seqs(run_id)
     assert seqs == list(range(len(seqs)))
     assert run.summary["scheduled"] == 200
