@@ -292,8 +292,18 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 3600)),
 }
 PLAYGROUND_RUN_LEASE_SECONDS = float(os.environ.get("PLAYGROUND_RUN_LEASE_SECONDS", 30))
+# Embedded mode: runs running at once in all (threads of the server); more wait ("waiting for
+# a free runner: all 4 runners are busy").
+PLAYGROUND_EMBEDDED_RUNNERS = int(os.environ.get("PLAYGROUND_EMBEDDED_RUNNERS", 4))
 # Runs one user may have running at once; more wait ("waiting for a free runner").
 PLAYGROUND_RUNS_PER_USER = int(os.environ.get("PLAYGROUND_RUNS_PER_USER", 2))
+# Of those, runs whose profile has a Permit plugin (a pod may hold the runner for minutes while
+# it waits for a user): more wait ("waiting: you already have 1 run that can wait at Permit").
+PLAYGROUND_PERMIT_RUNS_PER_USER = int(os.environ.get("PLAYGROUND_PERMIT_RUNS_PER_USER", 1))
+# The longest a pod of a run waits at Permit; the engine's own cap is 15 minutes, as upstream.
+PLAYGROUND_PERMIT_MAX_WAIT_SECONDS = float(
+    os.environ.get("PLAYGROUND_PERMIT_MAX_WAIT_SECONDS", 300)
+)
 
 # Scheduler extenders in users' profiles may reach public hosts only; these host names,
 # host:port pairs, addresses or networks (comma separated) may be private (SSRF guard,

@@ -35,12 +35,16 @@ class ApprovalGate:
 
 
 def approval_timeout(annotations: dict[str, str]) -> float:
-    """The pod's timeout annotation in seconds, or the default when missing or not positive."""
+    """The pod's timeout annotation in seconds, or the default when missing or not positive;
+    at most ``PLAYGROUND_PERMIT_MAX_WAIT_SECONDS`` (a pod must not hold a runner for long)."""
+    from django.conf import settings
+
+    cap = float(getattr(settings, "PLAYGROUND_PERMIT_MAX_WAIT_SECONDS", 300))
     try:
         seconds = float(annotations.get(APPROVAL_TIMEOUT, ""))
     except ValueError:
-        return DEFAULT_TIMEOUT_SECONDS
-    return seconds if seconds > 0 else DEFAULT_TIMEOUT_SECONDS
+        return min(DEFAULT_TIMEOUT_SECONDS, cap)
+    return min(seconds if 0 < seconds < float("inf") else DEFAULT_TIMEOUT_SECONDS, cap)
 
 
 def new(args: Any, handle: Any) -> ApprovalGate:

@@ -1,6 +1,7 @@
 """The run websocket: ``ws/runs/<id>/?after=<seq>`` streams a run's events without gaps.
 
-On connect the consumer joins the run's group first and reads the stored events second: the
+On connect the consumer joins the run's group first, accepts the handshake, and then sends
+the stored events in pages (``catchup``, read and encoded once for all readers of the run): the
 task broadcasts only what it has committed, so every event is either in that read or arrives
 live afterwards. ``last_sent`` drops live duplicates; a live event beyond ``last_sent + 1``
 (a channel-layer message lost to a full queue) is preceded by the missing ones from the
@@ -23,9 +24,8 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from ..models import Run
-from . import selectors, services, stream
+from . import catchup, selectors, services, stream
 
-CATCH_UP_CHUNK = 500
 MAX_FRAME_CHARS: Final = 4096
 COMMANDS: Final = ("cancel", "allow", "reject")
 # Longest accepted value of each command field: namespace/name of a pod, a plugin name, a message.
@@ -41,6 +41,7 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     last_sent: int
     finished_sent: bool
     may_command: bool
+    joined: float
 
     async def connect(self) -> None:
         self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
@@ -57,6 +58,8 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.may_command = found
         self.group = stream.run_group(self.run_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        self.joined = time.monotonic()  # what is stored from now on also arrives live
+        # The handshake ends here; the catch-up follows in pages, shared with other readers.
         await self.accept()
         await self._catch_up(upto=None)
         run = await database_sync_to_async(_terminal_message)(self.run_id)
@@ -72,8 +75,19 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def run_messages(self, message: dict[str, Any]) -> None:
         """Relay one batch from the task as one frame: no gap, no duplicate, in seq order."""
+        first, upto = message.get("first"), message.get("last")
+        if (
+            not self.finished_sent
+            and not message.get("finished")
+            and message.get("contiguous")
+            and (first is None or first == self.last_sent + 1)
+        ):
+            await self.send(text_data=message["text"])  # as encoded once for every reader
+            if upto is not None:
+                self.last_sent = int(upto)
+            return
         frame: list[dict[str, Any]] = []
-        for envelope in message["messages"]:
+        for envelope in stream.layer_envelopes(message):
             kind = envelope.get("kind")
             if kind in stream.SEQ_KINDS:
                 seq, last = int(envelope["seq"]), stream.last_seq_of(envelope)
@@ -91,28 +105,29 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 frame.append(envelope)
         await self._send_batch(frame)
 
+    async def _page(self, upto: int | None) -> catchup.Page:
+        page = await catchup.page(
+            self.run_id, after=self.last_sent, upto=upto, fresh_since=self.joined
+        )
+        if page.last is not None:
+            self.last_sent = page.last
+        return page
+
     async def _stored(self, *, upto: int | None) -> list[dict[str, Any]]:
         """The stored envelopes after the last one sent, up to ``upto``; advances ``last_sent``."""
         out: list[dict[str, Any]] = []
         while True:
-            chunk = await database_sync_to_async(selectors.run_event_messages)(
-                run_id=self.run_id, after=self.last_sent, upto=upto, limit=CATCH_UP_CHUNK
-            )
-            out.extend(chunk)
-            if chunk:
-                self.last_sent = stream.last_seq_of(chunk[-1])
-            if len(chunk) < CATCH_UP_CHUNK:
+            page = await self._page(upto)
+            out.extend(page.envelopes)
+            if not page.full:
                 return out
 
     async def _catch_up(self, *, upto: int | None) -> None:
         while True:
-            chunk = await database_sync_to_async(selectors.run_event_messages)(
-                run_id=self.run_id, after=self.last_sent, upto=upto, limit=CATCH_UP_CHUNK
-            )
-            await self._send_batch(chunk)
-            if chunk:
-                self.last_sent = stream.last_seq_of(chunk[-1])
-            if len(chunk) < CATCH_UP_CHUNK:
+            page = await self._page(upto)
+            if page.text:
+                await self.send(text_data=page.text)
+            if not page.full:
                 return
 
     async def _send_batch(self, envelopes: list[dict[str, Any]]) -> None:

@@ -27,6 +27,7 @@ from .. import engine, plugins
 from ..models import Node, Pod, Run, RunCommand, RunCycle, RunEvent
 from .charts import CYCLE_TYPES
 from .columns import CycleEncoder, summary, summary_message
+from .limits import permit_max_wait_seconds
 from .selectors import stored_last_seq
 from .stream import broadcast_many, event_message, finished_message, progress_message
 
@@ -273,6 +274,8 @@ class Execution:
     # -- commands ---------------------------------------------------------------------------------
 
     def poll_commands(self, *, every: float) -> None:
+        if self.sched is not None and self.sched.waiting:
+            self._cap_permit_waits()
         now = time.monotonic()
         if now - self.last_poll < every:
             return
@@ -283,6 +286,19 @@ class Execution:
                 self._mark(command, "cancelled")
                 raise Cancelled
             self._mark(command, self._apply(command))
+
+    def _cap_permit_waits(self) -> None:
+        """No pod waits at Permit longer than the playground allows (a custom plugin may ask
+        for up to the engine's 15 minutes): its deadline comes forward, and the engine's usual
+        timeout rejection says how long it waited."""
+        cap = permit_max_wait_seconds()
+        assert self.sched is not None
+        for waiting in self.sched.waiting_pods():
+            for plugin, deadline in waiting.pending.items():
+                timeout = float(waiting.timeouts.get(plugin, 0.0))
+                if timeout > cap:
+                    waiting.pending[plugin] = deadline - timeout + cap
+                    waiting.timeouts[plugin] = cap
 
     def _apply(self, command: RunCommand) -> str:
         assert self.sched is not None

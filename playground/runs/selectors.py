@@ -201,6 +201,10 @@ def run_event_messages(
 
     A cycle is one ``cycle`` envelope (its summary, covering seqs ``seq``..``last``), never its
     per-node detail; the other events are ``event`` envelopes.
+
+    Events and cycles are two reads: a batch the run commits between them can show up in the
+    second and not the first. What is stored is always seqs 0..n without a hole, so the answer
+    stops at the first hole; the rest comes with a later read (or live).
     """
     events = RunEvent.objects.filter(run_id=run_id, seq__gt=after)
     # A cycle that ``after`` cuts through is sent whole (a client holds whole envelopes).
@@ -214,7 +218,13 @@ def run_event_messages(
     ]
     out.extend(summary_message(run_id, row) for row in cycles[:limit])
     out.sort(key=lambda m: m["seq"])
-    return out[:limit]
+    expected, contiguous = after + 1, []
+    for message in out[:limit]:
+        if message["seq"] > expected:
+            break
+        contiguous.append(message)
+        expected = stream.last_seq_of(message) + 1
+    return contiguous
 
 
 def run_finished_message(run: Run) -> dict[str, Any]:

@@ -28,13 +28,13 @@ from collections.abc import Iterable
 from functools import partial
 from typing import Any, Final
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.utils import timezone
 
 from .. import engine
 from ..models import Cluster, Profile, Run, RunCommand
+from . import limits
 from .execution import (
     Cancelled,
     EventCycles,
@@ -96,13 +96,6 @@ class RunWaiting(RunBusy):
     def __init__(self, retry_in: float, message: str) -> None:
         super().__init__(retry_in)
         self.message = message
-
-
-WAITING_FOR_RUNNER: Final = "waiting for a free runner"
-
-
-def _runs_per_user() -> int:
-    return int(getattr(settings, "PLAYGROUND_RUNS_PER_USER", 2))
 
 
 # --- start ----------------------------------------------------------------------------------
@@ -392,17 +385,10 @@ def _claim_locked(run_id: int) -> tuple[Run, str, int] | None:
             age = now - run.heartbeat
             if age < lease():
                 raise RunBusy((lease() - age).total_seconds() + 0.5)
-        if run.status == Run.Status.PENDING and run.started_by_id is not None:
-            busy = (
-                Run.objects.filter(started_by_id=run.started_by_id, status=Run.Status.RUNNING)
-                .exclude(pk=run.pk)
-                .count()
-            )
-            if busy >= _runs_per_user():
-                # One user's runs (a Permit wait holds its runner for minutes) must not take
-                # every runner: this one waits, and says so on its page.
-                message = f"{WAITING_FOR_RUNNER}: {busy} of your runs are running"
-                raise RunWaiting(WAITING_RETRY_SECONDS, message)
+        if run.status == Run.Status.PENDING:
+            reason = limits.waiting_reason(run)  # per-user limits (limits.py)
+            if reason:
+                raise RunWaiting(WAITING_RETRY_SECONDS, reason)
         if run.attempts >= MAX_ATTEMPTS:
             _finish_now(
                 run,

@@ -20,7 +20,11 @@ Frames a browser receives on ``ws/runs/<id>/`` (STYLE.md §3):
 A client that connects with ``?after=k`` first gets what is stored after seq k, as batches.
 
 Between the task and the consumers, a channel-layer message carries several envelopes at once
-(``run.messages``) so a run of thousands of events stays within the layer's capacity.
+(``run.messages``) so a run of thousands of events stays within the layer's capacity. It carries
+them as the browser's batch frame, JSON-encoded once (``text``), with the seqs it covers
+(``first``, ``last``), whether they are contiguous and whether it ends the run: a consumer that
+holds everything before ``first`` relays ``text`` as it is, so fifty watchers cost one encoding,
+not fifty (and the in-memory layer copies one string per watcher, not the envelopes).
 
 A broadcast is a courtesy to live watchers, never part of a run's outcome: the events are
 stored before they are broadcast, and a consumer reads what it missed from the database. So a
@@ -29,6 +33,7 @@ failing channel layer (Redis down for a moment) is logged, and the run goes on.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from typing import Any, Final
@@ -48,6 +53,7 @@ def last_seq_of(envelope: dict[str, Any]) -> int:
 
 def batch_message(run_id: int, envelopes: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"kind": "batch", "run": run_id, "messages": list(envelopes)}
+
 
 log = logging.getLogger(__name__)
 
@@ -83,11 +89,28 @@ def progress_message(
     }
 
 
-def _layer_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [
-        {"type": MESSAGES_TYPE, "messages": list(messages[i : i + CHUNK])}
-        for i in range(0, len(messages), CHUNK)
-    ]
+def _layer_message(run_id: int, envelopes: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    seqs = [e for e in envelopes if e.get("kind") in SEQ_KINDS]
+    contiguous = all(
+        int(b["seq"]) == last_seq_of(a) + 1 for a, b in zip(seqs, seqs[1:], strict=False)
+    )
+    return {
+        "type": MESSAGES_TYPE,
+        "text": json.dumps(batch_message(run_id, envelopes)),
+        "first": int(seqs[0]["seq"]) if seqs else None,
+        "last": last_seq_of(seqs[-1]) if seqs else None,
+        "contiguous": contiguous,
+        "finished": any(e.get("kind") == "finished" for e in envelopes),
+    }
+
+
+def layer_envelopes(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The envelopes a channel-layer message carries, in order."""
+    return list(json.loads(message["text"])["messages"])
+
+
+def _layer_messages(run_id: int, messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [_layer_message(run_id, messages[i : i + CHUNK]) for i in range(0, len(messages), CHUNK)]
 
 
 def broadcast_many(run_id: int, messages: Sequence[dict[str, Any]]) -> None:
@@ -97,7 +120,7 @@ def broadcast_many(run_id: int, messages: Sequence[dict[str, Any]]) -> None:
         return
     send = async_to_sync(layer.group_send)
     try:
-        for layer_message in _layer_messages(messages):
+        for layer_message in _layer_messages(run_id, messages):
             send(run_group(run_id), layer_message)
     except Exception as err:  # the events are stored: watchers catch up from the database
         log.warning("run %s: broadcast failed, watchers will catch up: %r", run_id, err)
@@ -114,7 +137,7 @@ async def abroadcast_many(run_id: int, messages: Sequence[dict[str, Any]]) -> No
     if layer is None or not messages:
         return
     try:
-        for layer_message in _layer_messages(messages):
+        for layer_message in _layer_messages(run_id, messages):
             await layer.group_send(run_group(run_id), layer_message)
     except Exception as err:  # as in broadcast_many
         log.warning("run %s: broadcast failed, watchers will catch up: %r", run_id, err)

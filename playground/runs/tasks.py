@@ -16,7 +16,7 @@ import asyncio
 import logging
 import threading
 import time
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from asgiref.sync import SyncToAsync, sync_to_async
@@ -25,11 +25,32 @@ from celery.signals import worker_ready
 from django.conf import settings
 from django.db import close_old_connections
 
-from . import services
+from . import limits, services
 
 log = logging.getLogger(__name__)
 
 _in_flight: set[Future[Any]] = set()
+_pool: ThreadPoolExecutor | None = None
+SPARE_THREADS = 2  # beyond the runners: a run's first look, to say it waits for a runner
+
+
+def _runner_pool() -> ThreadPoolExecutor:
+    """Embedded: the threads runs execute on (made on first use, so in daphne's own process).
+
+    More threads than runners: a run over the limit finds out on a spare thread, notes that it
+    waits for a free runner (its page says so) and hands the thread back until it retries.
+    """
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(
+            max_workers=limits.embedded_runners() + SPARE_THREADS, thread_name_prefix="run"
+        )
+    return _pool
+
+
+def _on_runner(run_id: int) -> Any:
+    """A coroutine executing the run on a runner thread."""
+    return sync_to_async(_execute_here, thread_sensitive=False, executor=_runner_pool())(run_id)
 
 
 @shared_task(
@@ -76,9 +97,7 @@ def enqueue_run(run_id: int) -> None:
     if loop is None:
         execute_run.delay(run_id)
         return
-    future = asyncio.run_coroutine_threadsafe(
-        sync_to_async(_execute_here, thread_sensitive=False)(run_id), loop
-    )
+    future = asyncio.run_coroutine_threadsafe(_on_runner(run_id), loop)
     _in_flight.add(future)
     future.add_done_callback(_done)
 
@@ -90,9 +109,7 @@ def _retry_embedded(run_id: int, delay: float) -> None:
         return  # no server loop (a test calling the task eagerly): the caller retries
 
     def again() -> None:
-        future = asyncio.ensure_future(
-            sync_to_async(_execute_here, thread_sensitive=False)(run_id), loop=loop
-        )
+        future = asyncio.ensure_future(_on_runner(run_id), loop=loop)
         future.add_done_callback(lambda f: f.exception() if not f.cancelled() else None)
 
     loop.call_soon_threadsafe(loop.call_later, delay, again)

@@ -235,3 +235,69 @@ async def test_embedded_mode_runs_the_task_on_the_servers_loop(pending_run, user
     await tasks.wait_embedded()
     await communicator.disconnect()
     await asyncio.sleep(0)
+
+
+async def test_a_read_racing_a_commit_stops_at_the_hole(pending_run):
+    """Seqs 3 and 4 are not visible yet (committed between the read's two queries): the read
+    gives 0..2, never 5 without 3 and 4, or the reader would skip them for good."""
+    from playground.runs import selectors
+
+    rows = [RunEvent(run=pending_run, seq=s, type="Pop", payload={"seq": s}) for s in (0, 1, 2, 5)]
+    await sync_to_async(RunEvent.objects.bulk_create)(rows)
+    got = await sync_to_async(selectors.run_event_messages)(run_id=pending_run.pk, after=-1)
+    assert [m["seq"] for m in got] == [0, 1, 2]
+
+
+async def test_readers_of_one_run_share_each_page_read(finished_run, user, monkeypatch):
+    """Five readers connecting at once: each full page is read from the database once."""
+    from playground.runs import catchup
+
+    catchup.clear()
+    monkeypatch.setattr(catchup, "PAGE", 4)
+    reads: list[int] = []
+    real_read = catchup._read
+
+    def counting_read(run_id, after, upto, read_at):
+        page = real_read(run_id, after, upto, read_at)
+        reads.append(len(page.envelopes))
+        return page
+
+    monkeypatch.setattr(catchup, "_read", counting_read)
+    total = len(await sync_to_async(stored_events)(finished_run))
+    readers = [_communicator(finished_run.pk, user) for _ in range(5)]
+    assert all(ok for ok, _ in await asyncio.gather(*(r.connect() for r in readers)))
+    for reader in readers:
+        messages = await _receive_until_finished(reader)
+        assert _covered(messages) == list(range(total))
+        await reader.disconnect()
+    envelopes = sum(1 for m in messages if m["kind"] in ("event", "cycle"))
+    full = [n for n in reads if n == 4]
+    assert envelopes > 8 and len(full) == envelopes // 4  # not five times as many
+    assert len(reads) - len(full) <= 5  # the last, short page: at most once per reader
+    catchup.clear()
+
+
+async def test_live_batches_are_relayed_as_encoded_once(pending_run, user, monkeypatch):
+    """Three readers, two contiguous live batches: the task's JSON is relayed, not re-encoded."""
+    from playground.runs.consumers import RunConsumer
+
+    readers = [_communicator(pending_run.pk, user) for _ in range(3)]
+    for reader in readers:
+        assert (await reader.connect())[0]
+    encoded = []
+    real_encode = RunConsumer.encode_json.__func__
+
+    def counting_encode(cls, content):
+        encoded.append(content)
+        return real_encode(cls, content)
+
+    monkeypatch.setattr(RunConsumer, "encode_json", classmethod(counting_encode))
+    payloads = [{"type": "Pop", "seq": s, "cycle": 0, "pod": "default/a"} for s in range(4)]
+    for batch in (payloads[:2], payloads[2:]):
+        await events.abroadcast_many(
+            pending_run.pk, [events.event_message(pending_run.pk, p) for p in batch]
+        )
+    for reader in readers:
+        assert [m["seq"] for m in await _envelopes(reader, 4)] == [0, 1, 2, 3]
+        await reader.disconnect()
+    assert encoded == []
