@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 import pytest
 import yaml
@@ -95,14 +94,13 @@ def test_deeply_nested_configuration_is_a_form_error(alice_client):
         pytest.param(_deployment(200_000), "spec.replicas", id="replicas-200000"),
     ],
 )
-def test_costly_imports_are_refused_fast_and_store_nothing(user, text, message):
+def test_costly_imports_are_refused_before_expanding_and_store_nothing(user, text, message):
+    # The message names the budget that stopped the work (values read, replicas asked), so the
+    # refusal came before the expansion; no wall-clock assertion (timing belongs to benchmarks).
     cluster = services.cluster_create(owner=user, name="c")
-    started = time.monotonic()
     with pytest.raises(ManifestProblems) as info:
         services.cluster_import_yaml(cluster=cluster, user=user, text=text)
-    elapsed = time.monotonic() - started
     assert message in str(info.value)
-    assert elapsed < 0.1, f"took {elapsed * 1000:.0f} ms"
     assert _stored() == 0
 
 
