@@ -149,7 +149,7 @@ def run_cycle_json(request: HttpRequest, pk: int, cycle: int) -> JsonResponse:
 def run_usage_json(request: HttpRequest, pk: int) -> JsonResponse:
     """Per-node CPU, memory and pod use before and after the run (from its snapshot)."""
     run, events = _run_and_events(request, pk)
-    nodes, pods = _resources(run, events)
+    nodes, pods = selectors.run_resources(run=run, events=events)
     usage = overview.cluster_usage(nodes, pods, events)
     return JsonResponse(
         {
@@ -159,44 +159,6 @@ def run_usage_json(request: HttpRequest, pk: int) -> JsonResponse:
             },
         }
     )
-
-
-def _resources(
-    run: Run, events: list[dict[str, Any]]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Allocatable per node and requests per pod, read from the manifests the run started with."""
-    from scheduler_core.api import Node, Pod
-
-    manifests = run.snapshot or cluster_selectors.cluster_manifests(run.cluster)
-    pending = {e["pod"] for e in events if e.get("type") in ("CycleStart", "Enqueue")}
-    nodes, pods = [], []
-    for m in manifests:
-        kind = m.get("kind")
-        try:
-            if kind == "Node":
-                node = Node(m)
-                alloc = node.allocatable_list
-                nodes.append(
-                    {
-                        "name": node.name,
-                        "cpu": alloc.get("cpu", 0),
-                        "memory": alloc.get("memory", 0),
-                        "pods": alloc.get("pods", 0),
-                    }
-                )
-            elif kind == "Pod":
-                pod = Pod(m)
-                pods.append(
-                    {
-                        "pod": pod.key,
-                        "node": "" if pod.key in pending else pod.node_name,
-                        "cpu": pod.requests.get("cpu", 0),
-                        "memory": pod.requests.get("memory", 0),
-                    }
-                )
-        except (TypeError, ValueError, KeyError):
-            continue  # a manifest the engine refused is not part of the run either
-    return nodes, pods
 
 
 @login_required
