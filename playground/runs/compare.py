@@ -164,8 +164,8 @@ def pods_per_node_figure(nodes: Mapping[str, Any], label_a: str, label_b: str) -
             "yaxis": {"type": "category", "autorange": "reversed", "automargin": True},
             "xaxis": {"title": {"text": "pods"}, "automargin": True, "rangemode": "tozero"},
             "height": 120 + 30 * max(1, len(names)),
-            "legend": {"orientation": "h", "x": 0, "y": 1, "yanchor": "bottom"},
-            "margin": {"t": 70, "l": 10, "r": 10, "b": 40},
+            "legend": {"orientation": "v"},  # beside the plot: clear of title and labels
+            "margin": {"t": 50, "l": 10, "r": 10, "b": 40},
         },
     }
 

@@ -71,17 +71,25 @@ def score_heatmap(
                 "pad": {"b": 6, "l": 6},
             },
             "yaxis": {"autorange": "reversed", "automargin": True, "type": "category"},
-            "xaxis": {"automargin": True, "side": "top", "type": "category", "tickangle": -30},
-            "height": max(260, 150 + 26 * len(nodes)),
+            "xaxis": {
+                "automargin": True,
+                "side": "top",
+                "type": "category",
+                # Level labels when they fit, else upright: a slant would cross its neighbours.
+                "autotickangles": [0, -90],
+            },
+            # Room for the labels standing upright (about 7 px a character), so the cells keep theirs.
+            "height": 90 + 26 * len(nodes) + 7 * max((len(x) for x in labels), default=0),
             "margin": {"t": 20, "l": 10, "r": 10, "b": 36},
         },
     }
 
 
 def combine_bar(table: Mapping[str, Any], *, top_n: int = DEFAULT_TOP_N) -> dict[str, Any]:
-    """A stacked bar per node of the weighted scores, totals on top, winner and ties marked.
+    """A stacked horizontal bar per node of the weighted scores, totals at the ends.
 
-    The marks go into the (slanted) node labels, so the totals above the bars stay short.
+    One row per node, best first, so every node name is written out level however many there
+    are; the winner and ties are marked in the names.
     """
     nodes = list(table["nodes"][:top_n])
     weighted = table["values"]["weighted"][:top_n]
@@ -92,18 +100,19 @@ def combine_bar(table: Mapping[str, Any], *, top_n: int = DEFAULT_TOP_N) -> dict
         data.append(
             {
                 "type": "bar",
+                "orientation": "h",
                 "name": f"{plugin} (×{table['weights'][j]})",
-                "x": nodes,
-                "y": [row[j] for row in weighted],
+                "y": nodes,
+                "x": [row[j] for row in weighted],
             }
         )
     annotations = [
         {
-            "x": node,
-            "y": table["totals"][i],
+            "y": node,
+            "x": table["totals"][i],
             "text": str(table["totals"][i]),
             "showarrow": False,
-            "yanchor": "bottom",
+            "xanchor": "left",
             "font": {"color": "#0a7d32" if node == selected else "#333"},
         }
         for i, node in enumerate(nodes)
@@ -118,16 +127,16 @@ def combine_bar(table: Mapping[str, Any], *, top_n: int = DEFAULT_TOP_N) -> dict
             "barmode": "stack",
             "title": {"text": "Weighted scores per node"},
             "annotations": annotations,
-            "xaxis": {
+            "yaxis": {
                 "tickvals": nodes,
                 "ticktext": ticks,
                 "type": "category",
-                "tickangle": -45 if len(nodes) > 6 else 0,
+                "autorange": "reversed",
                 "automargin": True,
             },
-            "yaxis": {"title": {"text": "total"}},
-            "height": 420,
-            "legend": {"orientation": "h", "x": 0, "y": 1, "yanchor": "bottom"},
-            "margin": {"t": 90, "l": 50, "r": 10, "b": 40},
+            "xaxis": {"title": {"text": "total"}, "automargin": True},
+            "height": 130 + 24 * len(nodes),
+            "legend": {"orientation": "v"},  # beside the plot: clear of title and labels
+            "margin": {"t": 50, "l": 10, "r": 40, "b": 40},
         },
     }

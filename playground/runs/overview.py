@@ -253,8 +253,8 @@ def usage_figure(
             "xaxis": {"range": [0, 100], "ticksuffix": "%", "automargin": True},
             "yaxis": {"type": "category", "autorange": "reversed", "automargin": True},
             "height": 130 + 24 * len(nodes),
-            "legend": {"orientation": "h", "x": 0, "y": 1, "yanchor": "bottom"},
-            "margin": {"t": 70, "l": 10, "r": 10, "b": 30},
+            "legend": {"orientation": "v"},  # beside the plot: clear of title and labels
+            "margin": {"t": 50, "l": 10, "r": 10, "b": 30},
         },
     }
 

@@ -500,20 +500,21 @@
     const nodes = t.nodes.slice(0, topN);
     const z = t.values[mode].slice(0, topN).map((row) => row.slice());
     const labels = t.plugins.map((p, j) => (t.weights[j] ? `${p} (×${t.weights[j]})` : `${p} (off)`));
-    // Column labels above the cells, the title below them: the two never meet.
+    // Column labels above the cells, the title below them: the two never meet. The height leaves
+    // room for the labels standing upright (about 7 px a character), so the cells keep theirs.
     return {
       data: [{ type: "heatmap", x: labels, y: nodes, z, text: z.map((row) => row.map((v) => (v === null ? "" : String(v)))),
         texttemplate: "%{text}", hovertemplate: "%{y} · %{x}: %{z}<extra></extra>", colorscale: HEAT_COLORSCALE, zmin: 0,
         showscale: true, colorbar: { thickness: 12 } }],
       layout: { title: { text: `Scores (${mode})`, x: 0, xanchor: "left", y: 0, yref: "container", yanchor: "bottom", pad: { b: 6, l: 6 } },
         yaxis: { autorange: "reversed", automargin: true, type: "category" },
-        xaxis: { automargin: true, side: "top", type: "category", tickangle: -30 }, height: Math.max(260, 150 + 26 * nodes.length),
+        xaxis: { automargin: true, side: "top", type: "category", autotickangles: [0, -90] }, height: 90 + 26 * nodes.length + 7 * Math.max(0, ...labels.map((l) => l.length)),
         margin: { t: 20, l: 10, r: 10, b: 36 } },
     };
   }
 
-  // The top N nodes, then "the rest" as one bar of their mean weighted scores (t.rest). The
-  // winner and ties are marked in the slanted node labels, so the totals above the bars stay short.
+  // The top N nodes, then "the rest" as one bar of their mean weighted scores (t.rest): stacked
+  // horizontal bars, best first, one row per node so every name is written out level.
   function combineFigure(t, topN) {
     const nodes = t.nodes.slice(0, topN);
     const weighted = t.values.weighted.slice(0, topN).map((row) => row.slice());
@@ -525,17 +526,15 @@
       weighted.push(t.rest.mean);
       totals.push(t.rest.mean_total);
     }
-    const data = t.plugins.map((p, j) => ({ type: "bar", name: `${p} (×${t.weights[j]})`, x: labels.slice(), y: weighted.map((row) => row[j]) }));
-    const annotations = labels.map((n, i) => ({ x: n, y: totals[i], showarrow: false, yanchor: "bottom", text: String(totals[i]),
-      hovertext: i >= nodes.length ? `max ${t.rest.max_total}` : n, font: { color: n === t.selected ? "#0a7d32" : "#333" } }));
+    const data = t.plugins.map((p, j) => ({ type: "bar", orientation: "h", name: `${p} (×${t.weights[j]})`, y: labels.slice(), x: weighted.map((row) => row[j]) }));
+    const annotations = labels.map((n, i) => ({ y: n, x: totals[i], showarrow: false, xanchor: "left",
+      text: i >= nodes.length ? `${totals[i]} (max ${t.rest.max_total})` : String(totals[i]),
+      font: { color: n === t.selected ? "#0a7d32" : "#333" } }));
     const ticks = labels.map((n) => (n === t.selected ? `<b>${n} (selected)</b>` : (top.has(n) ? `${n} (tie)` : n)));
-    // Labels never overlap: slanted and given room, or hidden past 60 bars (the hover still names them).
-    const many = labels.length > 60;
-    return { data, layout: { barmode: "stack", title: { text: "Weighted scores per node" }, annotations: many ? [] : annotations,
-      xaxis: { tickvals: labels.slice(), ticktext: ticks, type: "category", tickangle: labels.length > 6 ? -45 : 0, automargin: true,
-        showticklabels: !many },
-      yaxis: { title: { text: "total" } }, height: 420, legend: { orientation: "h", x: 0, y: 1, yanchor: "bottom" },
-      margin: { t: 90, l: 50, r: 10, b: 40 } } };
+    return { data, layout: { barmode: "stack", title: { text: "Weighted scores per node" }, annotations,
+      yaxis: { tickvals: labels.slice(), ticktext: ticks, type: "category", autorange: "reversed", automargin: true },
+      xaxis: { title: { text: "total" }, automargin: true }, height: 130 + 24 * labels.length, legend: { orientation: "v" },
+      margin: { t: 50, l: 10, r: 90, b: 40 } } };
   }
 
   function renderScores(d) {

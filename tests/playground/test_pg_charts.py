@@ -112,13 +112,13 @@ def test_combine_bars_stack_to_the_totals_and_mark_the_winner(mixed):
     table = charts.score_table(_cycle_of(events, "default/web"))
     fig = charts.combine_bar(table)
     assert fig["layout"]["barmode"] == "stack"
-    for i in range(len(fig["data"][0]["x"])):
-        assert sum(trace["y"][i] for trace in fig["data"]) == table["totals"][i]
-    assert {a["x"]: a["text"] for a in fig["layout"]["annotations"]} == {
+    for i in range(len(fig["data"][0]["y"])):
+        assert sum(trace["x"][i] for trace in fig["data"]) == table["totals"][i]
+    assert {a["y"]: a["text"] for a in fig["layout"]["annotations"]} == {
         n: str(t) for n, t in zip(table["nodes"], table["totals"], strict=True)
     }
     marks = dict(
-        zip(fig["layout"]["xaxis"]["tickvals"], fig["layout"]["xaxis"]["ticktext"], strict=True)
+        zip(fig["layout"]["yaxis"]["tickvals"], fig["layout"]["yaxis"]["ticktext"], strict=True)
     )
     assert marks["big"] == "<b>big (selected)</b>"
 
@@ -141,7 +141,7 @@ def test_a_tie_is_explained_as_a_tie():
     why = charts.winner_explanation(table)
     assert why["ties"] == ["a", "b"]
     assert "tied with b" in why["text"]
-    axis = charts.combine_bar(table)["layout"]["xaxis"]
+    axis = charts.combine_bar(table)["layout"]["yaxis"]
     assert dict(zip(axis["tickvals"], axis["ticktext"], strict=True))["b"] == "b (tie)"
 
 
