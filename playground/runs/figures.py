@@ -78,7 +78,7 @@ def score_heatmap(
                 # Level labels when they fit, else upright: a slant would cross its neighbours.
                 "autotickangles": [0, -90],
             },
-            # Room for the labels standing upright (about 7 px a character), so the cells keep theirs.
+            # Room for upright labels (about 7 px a character), so the cells keep theirs.
             "height": 90 + 26 * len(nodes) + 7 * max((len(x) for x in labels), default=0),
             "margin": {"t": 20, "l": 10, "r": 10, "b": 36},
         },

@@ -278,6 +278,7 @@ def run_resources(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Allocatable per node and requests per pod, read from the manifests the run started with."""
     from scheduler_core.api import Node, Pod
+    from scheduler_core.quantity import NANO
 
     manifests = run.snapshot or cluster_selectors.cluster_manifests(run.cluster)
     pending = {e["pod"] for e in events if e.get("type") in ("CycleStart", "Enqueue")}
@@ -293,7 +294,8 @@ def run_resources(
                         "name": node.name,
                         "cpu": alloc.get("cpu", 0),
                         "memory": alloc.get("memory", 0),
-                        "pods": alloc.get("pods", 0),
+                        # A count, compared with pods counted one by one: not scaled.
+                        "pods": alloc.get("pods", 0) // NANO,
                     }
                 )
             elif kind == "Pod":

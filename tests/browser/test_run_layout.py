@@ -268,6 +268,16 @@ def test_a_500_node_run_reads_at_every_size(site, width, height):
     assert len(bars) == 21 and bars[-1].startswith("the other ")
     usage = _js(driver, "return document.getElementById('usage-cpu').data[0].y;")
     assert len(usage) == 21 and usage[-1] == "the other 480 (mean)"
+    # The most used nodes come first: every node a pod went to has its bar among the top 20.
+    run.refresh_from_db()
+    used = {n for n in run.placements.values() if n}
+    for res in ("cpu", "memory", "pods"):
+        bars = _js(
+            driver,
+            f"const d = document.getElementById('usage-{res}').data[1];"
+            " return d.y.filter((n, i) => d.x[i] > 0);",
+        )
+        assert set(bars) == used, res
 
 
 def test_compare_shows_the_config_diff_the_moved_pods_and_one_node_order(site):
@@ -345,3 +355,23 @@ def test_compare_shows_the_config_diff_the_moved_pods_and_one_node_order(site):
     driver.execute_script(f"document.getElementById('{first}').scrollIntoView();")
     _check_chart(driver, f"#{first}")
     _shot(driver, "compare-1280x800-scores.png")
+
+
+def test_the_run_form_starts_on_the_default_profile_and_pages_have_an_icon(site):
+    cluster = _cluster(site.user, "Form", [make_node("n1"), make_pod("p")])
+    site.open(reverse("playground:cluster", args=[cluster.pk]))
+    driver = site.driver
+    first = driver.find_element("css selector", "#run-profile option").text
+    assert first != "Default"  # the list is alphabetical: the default is chosen, not first
+    assert (
+        _js(
+            driver,
+            "const s = document.getElementById('run-profile');"
+            " return s.options[s.selectedIndex].text;",
+        )
+        == "Default"
+    )
+    icon = driver.find_element("css selector", "link[rel=icon]").get_attribute("href")
+    assert icon.endswith(".svg")
+    status = _js(driver, "return fetch(arguments[0]).then((r) => r.status);", icon)
+    assert status == 200
