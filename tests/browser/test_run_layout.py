@@ -237,6 +237,10 @@ def _check_run_page(site, run, name, width, height):
     assert _js(driver, "return document.querySelector('#filter-matrix tbody tr').className;") == (
         "expanded"
     )
+    _js(driver, "document.getElementById('step-last').click();")  # no panel greyed out
+    _js(driver, "document.querySelector('.matrix-scroll').scrollIntoView();")
+    _js(driver, "window.scrollBy(0, -document.getElementById('stepper').offsetHeight - 60);")
+    _shot(driver, f"{name}-{width}x{height}-matrix.png")
     assert _js(
         driver,
         f"const c = document.querySelector('{cell}'); return c.scrollWidth <= c.clientWidth;",
