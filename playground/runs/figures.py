@@ -136,7 +136,8 @@ def combine_bar(table: Mapping[str, Any], *, top_n: int = DEFAULT_TOP_N) -> dict
             },
             "xaxis": {"title": {"text": "total"}, "automargin": True},
             "height": 130 + 24 * len(nodes),
-            "legend": {"orientation": "v"},  # beside the plot: clear of title and labels
+            # Beside the plot, clear of title and labels; in the profile's order.
+            "legend": {"orientation": "v", "traceorder": "normal"},
             "margin": {"t": 50, "l": 10, "r": 40, "b": 40},
         },
     }

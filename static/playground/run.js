@@ -497,19 +497,24 @@
   const HEAT_COLORSCALE = [[0, "#f7fbff"], [0.125, "#deebf7"], [0.25, "#c6dbef"], [0.375, "#9ecae1"], [0.5, "#6baed6"],
     [0.625, "#4292c6"], [0.75, "#2171b5"], [0.875, "#08519c"], [1, "#08306b"]];
   function heatmapFigure(t, mode, topN) {
+    const width = $("heatmap").clientWidth;
     const nodes = t.nodes.slice(0, topN);
     const z = t.values[mode].slice(0, topN).map((row) => row.slice());
     const labels = t.plugins.map((p, j) => (t.weights[j] ? `${p} (×${t.weights[j]})` : `${p} (off)`));
-    // Column labels above the cells, the title below them: the two never meet. The height leaves
-    // room for the labels standing upright (about 7 px a character), so the cells keep theirs.
+    // Column labels above the cells, the title below them: the two never meet. Labels lie level
+    // when each fits its column (about 7 px a character), else stand upright, never slanted
+    // across a neighbour; the height leaves them their room so the cells keep theirs.
+    const longest = 7 * Math.max(0, ...labels.map((l) => l.length));
+    const names = 7 * Math.max(0, ...nodes.map((n) => n.length));
+    const level = width > 0 && longest + 12 < (width - names - 90) / Math.max(1, labels.length);
     return {
       data: [{ type: "heatmap", x: labels, y: nodes, z, text: z.map((row) => row.map((v) => (v === null ? "" : String(v)))),
         texttemplate: "%{text}", hovertemplate: "%{y} · %{x}: %{z}<extra></extra>", colorscale: HEAT_COLORSCALE, zmin: 0,
         showscale: true, colorbar: { thickness: 12 } }],
       layout: { title: { text: `Scores (${mode})`, x: 0, xanchor: "left", y: 0, yref: "container", yanchor: "bottom", pad: { b: 6, l: 6 } },
         yaxis: { autorange: "reversed", automargin: true, type: "category" },
-        xaxis: { automargin: true, side: "top", type: "category", autotickangles: [0, -90] }, height: 90 + 26 * nodes.length + 7 * Math.max(0, ...labels.map((l) => l.length)),
-        margin: { t: 20, l: 10, r: 10, b: 36 } },
+        xaxis: { automargin: true, side: "top", type: "category", autotickangles: level ? [0, -90] : [-90] },
+        height: 90 + 26 * nodes.length + (level ? 30 : longest), margin: { t: 20, l: 10, r: 10, b: 36 } },
     };
   }
 
@@ -533,7 +538,7 @@
     const ticks = labels.map((n) => (n === t.selected ? `<b>${n} (selected)</b>` : (top.has(n) ? `${n} (tie)` : n)));
     return { data, layout: { barmode: "stack", title: { text: "Weighted scores per node" }, annotations,
       yaxis: { tickvals: labels.slice(), ticktext: ticks, type: "category", autorange: "reversed", automargin: true },
-      xaxis: { title: { text: "total" }, automargin: true }, height: 130 + 24 * labels.length, legend: { orientation: "v" },
+      xaxis: { title: { text: "total" }, automargin: true }, height: 130 + 24 * labels.length, legend: { orientation: "v", traceorder: "normal" },
       margin: { t: 50, l: 10, r: 90, b: 40 } } };
   }
 
