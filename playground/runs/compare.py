@@ -142,16 +142,32 @@ def nodes_used(usage: Mapping[str, Any]) -> int:
     return sum(1 for r in usage["rows"] if r["pods"]["after"])
 
 
-def pods_per_node_figure(nodes: Mapping[str, Any], label_a: str, label_b: str) -> dict[str, Any]:
-    """Horizontal bars, A and B per node, one row per node so every name shows."""
-    names = [r["node"] for r in nodes["rows"]]
+FIGURE_NODES: Final = 40
+
+
+def pods_per_node_figure(
+    nodes: Mapping[str, Any], label_a: str, label_b: str, *, limit: int = FIGURE_NODES
+) -> dict[str, Any]:
+    """Horizontal bars, A and B per node, one row per node so every name shows.
+
+    Past ``limit`` nodes, the ones whose pod counts differ most are drawn, still in the
+    cluster's order, and the title says how many of how many.
+    """
+    rows = list(nodes["rows"])
+    title = "Pods per node after each run"
+    if len(rows) > limit:
+        ranked = sorted(rows, key=lambda r: -abs(r["pods"]["a"] - r["pods"]["b"]))
+        keep = {id(r) for r in ranked[:limit]}
+        rows = [r for r in rows if id(r) in keep]
+        title += f": the {limit} nodes that differ most, of {len(nodes['rows'])}"
+    names = [r["node"] for r in rows]
     traces = [
         {
             "type": "bar",
             "orientation": "h",
             "name": label,
             "y": names,
-            "x": [r["pods"][side] for r in nodes["rows"]],
+            "x": [r["pods"][side] for r in rows],
             "marker": {"color": color},
         }
         for label, side, color in ((label_a, "a", "#9bb7e0"), (label_b, "b", "#326ce5"))
@@ -160,7 +176,7 @@ def pods_per_node_figure(nodes: Mapping[str, Any], label_a: str, label_b: str) -
         "data": traces,
         "layout": {
             "barmode": "group",
-            "title": {"text": "Pods per node after each run"},
+            "title": {"text": title},
             "yaxis": {"type": "category", "autorange": "reversed", "automargin": True},
             "xaxis": {"title": {"text": "pods"}, "automargin": True, "rangemode": "tozero"},
             "height": 120 + 30 * max(1, len(names)),

@@ -115,3 +115,14 @@ def test_heatmap_colours_are_sequential_higher_darker():
     lightness = [sum(int(c[i : i + 2], 16) for i in (1, 3, 5)) for _, c in stops]
     assert [s for s, _ in stops] == sorted(s for s, _ in stops)
     assert lightness == sorted(lightness, reverse=True)
+
+
+def test_pods_per_node_figure_past_its_limit_draws_the_nodes_that_differ_most():
+    def row(name, a, b):
+        return {"node": name, "pods": {"a": a, "b": b}}
+
+    nodes = {"rows": [row("n1", 1, 1), row("n2", 0, 3), row("n3", 2, 2), row("n4", 2, 0)]}
+    figure = compare.pods_per_node_figure(nodes, "A", "B", limit=2)
+    assert [t["y"] for t in figure["data"]] == [["n2", "n4"]] * 2
+    assert [t["x"] for t in figure["data"]] == [[0, 2], [3, 0]]
+    assert figure["layout"]["title"]["text"].endswith("the 2 nodes that differ most, of 4")
