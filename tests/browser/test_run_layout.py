@@ -249,6 +249,15 @@ def _check_run_page(site, run, name, width, height):
     assert "expanded" not in _js(
         driver, "return document.querySelector('#filter-matrix tbody tr').className;"
     )
+    # The keyboard does the same: Enter on the focused node name opens the row.
+    from selenium.webdriver.common.keys import Keys
+
+    driver.find_element("css selector", "#filter-matrix tbody tr:first-child th").send_keys(
+        Keys.ENTER
+    )
+    assert _js(driver, "return document.querySelector('#filter-matrix tbody tr').className;") == (
+        "expanded"
+    )
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES, ids=["1280x800", "1920x1080"])
