@@ -12,6 +12,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from .. import devices
+from .figures import DEFAULT_TOP_N as DEFAULT_TOP_N
+from .figures import SCORE_MODES as SCORE_MODES
+from .figures import combine_bar as combine_bar
+from .figures import score_heatmap as score_heatmap
 from .sampling import sampling_sentence
 
 Event = Mapping[str, Any]
@@ -34,8 +38,6 @@ BINDING_TYPES: Final = frozenset({"Reserve", "Permit", "PreBind", "Bind", "PostB
 QUEUE_TYPES: Final = frozenset(
     {"Enqueue", "Pop", "Backoff", "Unschedulable", "MoveToActive", "Nominate", "Delete"}
 )
-SCORE_MODES: Final = ("raw", "normalized", "weighted")
-DEFAULT_TOP_N: Final = 20
 
 # What each extension point does, shown beside the step-through (kube-scheduler v1.35
 # semantics; Reserve and Permit close the scheduling cycle, the binding cycle starts after).
@@ -266,85 +268,6 @@ def score_table(cycle_evs: Sequence[Event]) -> dict[str, Any]:
         "top": list(combine.get("top") or []) if combine else [],
         "selected": combine.get("selected") if combine else None,
         "scored": bool(combine.get("scored", True)) if combine else bool(scores),
-    }
-
-
-def score_heatmap(
-    table: Mapping[str, Any], *, mode: str = "weighted", top_n: int = DEFAULT_TOP_N
-) -> dict[str, Any]:
-    """A Plotly heatmap of the top N nodes (rows) x Score plugins (columns), values in cells."""
-    if mode not in SCORE_MODES:
-        raise ValueError(f"unknown score mode {mode!r}")
-    nodes = list(table["nodes"][:top_n])
-    z = [list(row) for row in table["values"][mode][:top_n]]
-    labels = [f"{p} (×{w})" for p, w in zip(table["plugins"], table["weights"], strict=True)]
-    return {
-        "data": [
-            {
-                "type": "heatmap",
-                "x": labels,
-                "y": nodes,
-                "z": z,
-                "text": [[str(v) for v in row] for row in z],
-                "texttemplate": "%{text}",
-                "hovertemplate": "%{y} · %{x}: %{z}<extra></extra>",
-                "colorscale": "Blues",
-                "showscale": True,
-            }
-        ],
-        "layout": {
-            "title": {"text": f"Scores ({mode})"},
-            "yaxis": {"autorange": "reversed", "automargin": True, "type": "category"},
-            "xaxis": {"automargin": True, "side": "top", "type": "category"},
-            "height": max(240, 60 + 28 * len(nodes)),
-            "margin": {"t": 90, "l": 10, "r": 10, "b": 10},
-        },
-    }
-
-
-def combine_bar(table: Mapping[str, Any], *, top_n: int = DEFAULT_TOP_N) -> dict[str, Any]:
-    """A stacked bar per node of the weighted scores, totals on top, winner and ties marked."""
-    nodes = list(table["nodes"][:top_n])
-    weighted = table["values"]["weighted"][:top_n]
-    top = set(table["top"])
-    selected = table["selected"]
-    data: list[dict[str, Any]] = []
-    for j, plugin in enumerate(table["plugins"]):
-        data.append(
-            {
-                "type": "bar",
-                "name": f"{plugin} (×{table['weights'][j]})",
-                "x": nodes,
-                "y": [row[j] for row in weighted],
-            }
-        )
-    annotations = []
-    for i, node in enumerate(nodes):
-        total = table["totals"][i]
-        mark = " (selected)" if node == selected else (" (tie)" if node in top else "")
-        annotations.append(
-            {
-                "x": node,
-                "y": total,
-                "text": f"{total}{mark}",
-                "showarrow": False,
-                "yanchor": "bottom",
-                "font": {"color": "#0a7d32" if node == selected else "#333"},
-            }
-        )
-    ticks = [f"<b>{n}</b>" if n == selected else n for n in nodes]
-    return {
-        "data": data,
-        "layout": {
-            "barmode": "stack",
-            "title": {"text": "Weighted scores per node"},
-            "annotations": annotations,
-            "xaxis": {"tickvals": nodes, "ticktext": ticks, "type": "category"},
-            "yaxis": {"title": {"text": "total"}},
-            "height": 380,
-            "legend": {"orientation": "h"},
-            "margin": {"t": 50, "l": 50, "r": 10, "b": 40},
-        },
     }
 
 

@@ -207,17 +207,17 @@ def cluster_usage(
     return {"rows": rows}
 
 
-USAGE_TOP_N: Final = 40
+USAGE_TOP_N: Final = 20
 
 
 def usage_figure(
     usage: Mapping[str, Any], *, resource: str = "cpu", top_n: int = USAGE_TOP_N
 ) -> dict[str, Any]:
-    """Grouped bars per node: percent of allocatable in use before and after the run.
+    """Horizontal bars per node: percent of allocatable in use before and after the run.
 
     Past ``top_n`` nodes, the most used after the run are drawn (the snapshot's order among
     equals) and the others become one pair of bars, their mean: a 5,000-node cluster stays
-    readable, and light to draw.
+    readable, and light to draw. One row per node, so every name is written out level.
     """
     rows = list(usage["rows"])
     rest: list[Mapping[str, Any]] = []
@@ -230,37 +230,31 @@ def usage_figure(
     before = [r[resource]["before_pct"] for r in rows]
     after = [r[resource]["after_pct"] for r in rows]
     if rest:
-        nodes.append(f"{len(rest)} more (mean)")
+        nodes.append(f"the other {len(rest)} (mean)")
         before.append(round(sum(r[resource]["before_pct"] for r in rest) / len(rest), 1))
         after.append(round(sum(r[resource]["after_pct"] for r in rest) / len(rest), 1))
+    bars = (("before", before, "#9bb7e0"), ("after", after, "#326ce5"))
     return {
         "data": [
             {
                 "type": "bar",
-                "name": "before",
-                "x": nodes,
-                "y": before,
-                "marker": {"color": "#9bb7e0"},
-            },
-            {
-                "type": "bar",
-                "name": "after",
-                "x": nodes,
-                "y": after,
-                "marker": {"color": "#326ce5"},
-            },
+                "orientation": "h",
+                "name": name,
+                "y": nodes,
+                "x": values,
+                "marker": {"color": color},
+                "hovertemplate": "%{y}: %{x}%<extra>" + name + "</extra>",
+            }
+            for name, values, color in bars
         ],
         "layout": {
             "barmode": "group",
             "title": {"text": f"{resource} requested, % of allocatable"},
-            "yaxis": {"range": [0, 100], "ticksuffix": "%"},
-            "xaxis": {
-                "type": "category",
-                "tickangle": -45 if len(nodes) > 8 else 0,
-                "automargin": True,
-            },
-            "height": 300 if len(nodes) <= 8 else 360,
-            "margin": {"t": 40, "l": 50, "r": 10, "b": 40},
+            "xaxis": {"range": [0, 100], "ticksuffix": "%", "automargin": True},
+            "yaxis": {"type": "category", "autorange": "reversed", "automargin": True},
+            "height": 130 + 24 * len(nodes),
+            "legend": {"orientation": "v"},  # beside the plot: clear of title and labels
+            "margin": {"t": 50, "l": 10, "r": 10, "b": 30},
         },
     }
 

@@ -9,6 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Max, Q, QuerySet
 from django.http import Http404
 
+from .. import selectors as cluster_selectors
 from ..models import Cluster, Run, RunCycle, RunEvent
 from . import stream
 from .columns import decode_cycle, summary_message
@@ -280,3 +281,43 @@ def run_dict(run: Run) -> dict[str, Any]:
         "compare_with": run.compare_with_id,
         "applied": run.applied.isoformat() if run.applied else None,
     }
+
+
+def run_resources(
+    *, run: Run, events: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Allocatable per node and requests per pod, read from the manifests the run started with."""
+    from scheduler_core.api import Node, Pod
+    from scheduler_core.quantity import NANO
+
+    manifests = run.snapshot or cluster_selectors.cluster_manifests(run.cluster)
+    pending = {e["pod"] for e in events if e.get("type") in ("CycleStart", "Enqueue")}
+    nodes, pods = [], []
+    for m in manifests:
+        kind = m.get("kind")
+        try:
+            if kind == "Node":
+                node = Node(m)
+                alloc = node.allocatable_list
+                nodes.append(
+                    {
+                        "name": node.name,
+                        "cpu": alloc.get("cpu", 0),
+                        "memory": alloc.get("memory", 0),
+                        # A count, compared with pods counted one by one: not scaled.
+                        "pods": alloc.get("pods", 0) // NANO,
+                    }
+                )
+            elif kind == "Pod":
+                pod = Pod(m)
+                pods.append(
+                    {
+                        "pod": pod.key,
+                        "node": "" if pod.key in pending else pod.node_name,
+                        "cpu": pod.requests.get("cpu", 0),
+                        "memory": pod.requests.get("memory", 0),
+                    }
+                )
+        except (TypeError, ValueError, KeyError):
+            continue  # a manifest the engine refused is not part of the run either
+    return nodes, pods

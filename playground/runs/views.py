@@ -20,12 +20,12 @@ from django.views.decorators.http import require_POST
 
 from .. import selectors as cluster_selectors
 from ..models import Run
-from . import charts, overview, paging, selectors, services
+from . import compare as compare_page
+from . import overview, paging, selectors, services
 from .refs import run_ref
 
 TIMELINE_PAGE = 100
 EVENTS_PAGE = 5000
-COMPARE_TABLES = 50  # pods whose score tables the compare page draws
 
 
 def _int(value: Any, default: int) -> int:
@@ -149,7 +149,7 @@ def run_cycle_json(request: HttpRequest, pk: int, cycle: int) -> JsonResponse:
 def run_usage_json(request: HttpRequest, pk: int) -> JsonResponse:
     """Per-node CPU, memory and pod use before and after the run (from its snapshot)."""
     run, events = _run_and_events(request, pk)
-    nodes, pods = _resources(run, events)
+    nodes, pods = selectors.run_resources(run=run, events=events)
     usage = overview.cluster_usage(nodes, pods, events)
     return JsonResponse(
         {
@@ -159,44 +159,6 @@ def run_usage_json(request: HttpRequest, pk: int) -> JsonResponse:
             },
         }
     )
-
-
-def _resources(
-    run: Run, events: list[dict[str, Any]]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Allocatable per node and requests per pod, read from the manifests the run started with."""
-    from scheduler_core.api import Node, Pod
-
-    manifests = run.snapshot or cluster_selectors.cluster_manifests(run.cluster)
-    pending = {e["pod"] for e in events if e.get("type") in ("CycleStart", "Enqueue")}
-    nodes, pods = [], []
-    for m in manifests:
-        kind = m.get("kind")
-        try:
-            if kind == "Node":
-                node = Node(m)
-                alloc = node.allocatable_list
-                nodes.append(
-                    {
-                        "name": node.name,
-                        "cpu": alloc.get("cpu", 0),
-                        "memory": alloc.get("memory", 0),
-                        "pods": alloc.get("pods", 0),
-                    }
-                )
-            elif kind == "Pod":
-                pod = Pod(m)
-                pods.append(
-                    {
-                        "pod": pod.key,
-                        "node": "" if pod.key in pending else pod.node_name,
-                        "cpu": pod.requests.get("cpu", 0),
-                        "memory": pod.requests.get("memory", 0),
-                    }
-                )
-        except (TypeError, ValueError, KeyError):
-            continue  # a manifest the engine refused is not part of the run either
-    return nodes, pods
 
 
 @login_required
@@ -270,48 +232,30 @@ def run_cancel(request: HttpRequest, pk: int) -> JsonResponse:
 
 
 def compare(request: HttpRequest, a: int, b: int) -> HttpResponse:
-    """Two runs of one cluster side by side: placements, then each pod's score tables."""
+    """Two runs of one cluster: the configuration diff, the pods placed differently, the nodes."""
     run_a, events_a = _run_and_events(request, a)
     run_b, events_b = _run_and_events(request, b)
-    result = overview.compare(events_a, events_b)
-    # Score tables for the first COMPARE_TABLES pods: each is a cycle record to decode.
-    pods = []
-    for i, row in enumerate(result["rows"]):
-        sides = []
-        for cycle, run in ((row["cycle_a"], run_a), (row["cycle_b"], run_b)):
-            evs = (
-                selectors.run_cycle_events(run=run, cycle=cycle)
-                if cycle is not None and i < COMPARE_TABLES
-                else []
-            )
-            table = charts.score_table(evs) if evs else None
-            sides.append(
-                {
-                    "cycle": cycle,
-                    "table": table,
-                    "winner": charts.winner_explanation(table) if table else None,
-                    "heatmap": charts.score_heatmap(table) if table and table["plugins"] else None,
-                }
-            )
-        pods.append({**row, "sides": sides})
+    label_a = selectors.profile_label(user=request.user, run=run_a)[0]
+    label_b = selectors.profile_label(user=request.user, run=run_b)[0]
+    context = compare_page.page(
+        run_a=run_a,
+        run_b=run_b,
+        events_a=events_a,
+        events_b=events_b,
+        label_a=label_a,
+        label_b=label_b,
+    )
     terminal = all(r.status in ("succeeded", "failed", "cancelled") for r in (run_a, run_b))
     return render(
         request,
         "playground/compare.html",
         {
+            **context,
             "run_a": run_a,
             "run_b": run_b,
-            "profile_a": selectors.profile_label(user=request.user, run=run_a)[0],
-            "profile_b": selectors.profile_label(user=request.user, run=run_b)[0],
-            "rows": pods,
-            "differ": result["differ"],
+            "profile_a": label_a,
+            "profile_b": label_b,
             "terminal": terminal,
-            "figures": {
-                f"heat-{i}-{side}": s["heatmap"]
-                for i, p in enumerate(pods)
-                for side, s in zip("ab", p["sides"], strict=True)
-                if s["heatmap"]
-            },
         },
     )
 

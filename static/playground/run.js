@@ -492,21 +492,34 @@
     box.appendChild(el("p", { id: "nominated" }, p.chosen ? `Nominated: ${p.nominated_pod} → ${p.chosen}` : "No node nominated."));
   }
 
-  // Mirrors charts.score_heatmap / charts.combine_bar (plus "the rest"): the mode changes without a request.
+  // Mirrors figures.score_heatmap / figures.combine_bar (plus "the rest"): the mode changes without a request.
+  // Sequential, higher is darker (ColorBrewer Blues); plotly's own "Blues" runs the other way.
+  const HEAT_COLORSCALE = [[0, "#f7fbff"], [0.125, "#deebf7"], [0.25, "#c6dbef"], [0.375, "#9ecae1"], [0.5, "#6baed6"],
+    [0.625, "#4292c6"], [0.75, "#2171b5"], [0.875, "#08519c"], [1, "#08306b"]];
   function heatmapFigure(t, mode, topN) {
+    const width = $("heatmap").clientWidth;
     const nodes = t.nodes.slice(0, topN);
     const z = t.values[mode].slice(0, topN).map((row) => row.slice());
-    const labels = t.plugins.map((p, j) => `${p} (×${t.weights[j]})`);
+    const labels = t.plugins.map((p, j) => (t.weights[j] ? `${p} (×${t.weights[j]})` : `${p} (off)`));
+    // Column labels above the cells, the title below them: the two never meet. Labels lie level
+    // when each fits its column (about 7 px a character), else stand upright, never slanted
+    // across a neighbour; the height leaves them their room so the cells keep theirs.
+    const longest = 7 * Math.max(0, ...labels.map((l) => l.length));
+    const names = 7 * Math.max(0, ...nodes.map((n) => n.length));
+    const level = width > 0 && longest + 12 < (width - names - 90) / Math.max(1, labels.length);
     return {
-      data: [{ type: "heatmap", x: labels, y: nodes, z, text: z.map((row) => row.map(String)), texttemplate: "%{text}",
-        hovertemplate: "%{y} · %{x}: %{z}<extra></extra>", colorscale: "Blues", showscale: true }],
-      layout: { title: { text: `Scores (${mode})` }, yaxis: { autorange: "reversed", automargin: true, type: "category" },
-        xaxis: { automargin: true, side: "top", type: "category" }, height: Math.max(240, 60 + 28 * nodes.length),
-        margin: { t: 90, l: 10, r: 10, b: 10 } },
+      data: [{ type: "heatmap", x: labels, y: nodes, z, text: z.map((row) => row.map((v) => (v === null ? "" : String(v)))),
+        texttemplate: "%{text}", hovertemplate: "%{y} · %{x}: %{z}<extra></extra>", colorscale: HEAT_COLORSCALE, zmin: 0,
+        showscale: true, colorbar: { thickness: 12 } }],
+      layout: { title: { text: `Scores (${mode})`, x: 0, xanchor: "left", y: 0, yref: "container", yanchor: "bottom", pad: { b: 6, l: 6 } },
+        yaxis: { autorange: "reversed", automargin: true, type: "category" },
+        xaxis: { automargin: true, side: "top", type: "category", autotickangles: level ? [0, -90] : [-90] },
+        height: 90 + 26 * nodes.length + (level ? 30 : longest), margin: { t: 20, l: 10, r: 10, b: 36 } },
     };
   }
 
-  // The top N nodes, then "the rest" as one bar of their mean weighted scores (t.rest).
+  // The top N nodes, then "the rest" as one bar of their mean weighted scores (t.rest): stacked
+  // horizontal bars, best first, one row per node so every name is written out level.
   function combineFigure(t, topN) {
     const nodes = t.nodes.slice(0, topN);
     const weighted = t.values.weighted.slice(0, topN).map((row) => row.slice());
@@ -514,21 +527,19 @@
     const top = new Set(t.top);
     const labels = nodes.slice();
     if (t.rest) {
-      const label = `${t.rest.count} more (mean)`;
-      labels.push(label);
+      labels.push(`the other ${t.rest.count} (mean)`);
       weighted.push(t.rest.mean);
       totals.push(t.rest.mean_total);
     }
-    const data = t.plugins.map((p, j) => ({ type: "bar", name: `${p} (×${t.weights[j]})`, x: labels.slice(), y: weighted.map((row) => row[j]) }));
-    const annotations = labels.map((n, i) => ({ x: n, y: totals[i], showarrow: false, yanchor: "bottom",
-      text: i >= nodes.length ? `${totals[i]} (max ${t.rest.max_total})` : `${totals[i]}${n === t.selected ? " (selected)" : (top.has(n) ? " (tie)" : "")}`,
+    const data = t.plugins.map((p, j) => ({ type: "bar", orientation: "h", name: `${p} (×${t.weights[j]})`, y: labels.slice(), x: weighted.map((row) => row[j]) }));
+    const annotations = labels.map((n, i) => ({ y: n, x: totals[i], showarrow: false, xanchor: "left",
+      text: i >= nodes.length ? `${totals[i]} (max ${t.rest.max_total})` : String(totals[i]),
       font: { color: n === t.selected ? "#0a7d32" : "#333" } }));
-    // Labels never overlap: slanted and given room, or hidden past 60 bars (the hover still names them).
-    const many = labels.length > 60;
-    return { data, layout: { barmode: "stack", title: { text: "Weighted scores per node" }, annotations: many ? [] : annotations,
-      xaxis: { tickvals: labels.slice(), ticktext: labels.map((n) => (n === t.selected ? `<b>${n}</b>` : n)), type: "category",
-        tickangle: labels.length > 8 ? -45 : 0, automargin: true, showticklabels: !many },
-      yaxis: { title: { text: "total" } }, height: 380 + (labels.length > 8 ? 60 : 0), legend: { orientation: "h" }, margin: { t: 50, l: 50, r: 10, b: 40 } } };
+    const ticks = labels.map((n) => (n === t.selected ? `<b>${n} (selected)</b>` : (top.has(n) ? `${n} (tie)` : n)));
+    return { data, layout: { barmode: "stack", title: { text: "Weighted scores per node" }, annotations,
+      yaxis: { tickvals: labels.slice(), ticktext: ticks, type: "category", autorange: "reversed", automargin: true },
+      xaxis: { title: { text: "total" }, automargin: true }, height: 130 + 24 * labels.length, legend: { orientation: "v", traceorder: "normal" },
+      margin: { t: 50, l: 10, r: 90, b: 40 } } };
   }
 
   function renderScores(d) {

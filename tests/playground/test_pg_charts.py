@@ -112,10 +112,15 @@ def test_combine_bars_stack_to_the_totals_and_mark_the_winner(mixed):
     table = charts.score_table(_cycle_of(events, "default/web"))
     fig = charts.combine_bar(table)
     assert fig["layout"]["barmode"] == "stack"
-    for i in range(len(fig["data"][0]["x"])):
-        assert sum(trace["y"][i] for trace in fig["data"]) == table["totals"][i]
-    marks = {a["x"]: a["text"] for a in fig["layout"]["annotations"]}
-    assert marks["big"].endswith("(selected)")
+    for i in range(len(fig["data"][0]["y"])):
+        assert sum(trace["x"][i] for trace in fig["data"]) == table["totals"][i]
+    assert {a["y"]: a["text"] for a in fig["layout"]["annotations"]} == {
+        n: str(t) for n, t in zip(table["nodes"], table["totals"], strict=True)
+    }
+    marks = dict(
+        zip(fig["layout"]["yaxis"]["tickvals"], fig["layout"]["yaxis"]["ticktext"], strict=True)
+    )
+    assert marks["big"] == "<b>big (selected)</b>"
 
 
 def test_winner_explanation_names_the_plugins_that_made_the_difference(mixed):
@@ -136,8 +141,8 @@ def test_a_tie_is_explained_as_a_tie():
     why = charts.winner_explanation(table)
     assert why["ties"] == ["a", "b"]
     assert "tied with b" in why["text"]
-    marks = {a["x"]: a["text"] for a in charts.combine_bar(table)["layout"]["annotations"]}
-    assert marks["b"].endswith("(tie)")
+    axis = charts.combine_bar(table)["layout"]["yaxis"]
+    assert dict(zip(axis["tickvals"], axis["ticktext"], strict=True))["b"] == "b (tie)"
 
 
 def _preemption_objects() -> list[dict[str, Any]]:
@@ -323,7 +328,8 @@ def test_cluster_usage_counts_requests_before_and_after():
     assert (cpu["before"], cpu["after"], cpu["after_pct"]) == (500, 1500, 75.0)
     assert usage["rows"][0]["pods"]["after"] == 2
     fig = overview.usage_figure(usage, resource="cpu")
-    assert [t["y"] for t in fig["data"]] == [[25.0], [75.0]]
+    assert [t["x"] for t in fig["data"]] == [[25.0], [75.0]]
+    assert [t["y"] for t in fig["data"]] == [["n1"], ["n1"]]
 
 
 def test_compare_lines_up_placements_of_two_profiles():

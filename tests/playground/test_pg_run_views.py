@@ -95,6 +95,10 @@ def test_usage_json_counts_the_placed_pods(client, recorded):
     rows = body["usage"]["rows"]
     assert sum(r["pods"]["before"] for r in rows) == 0
     assert sum(r["pods"]["after"] for r in rows) == 6
+    # Allocatable pods is a count: one pod on a node of 110 is 0.9 %, not a rounding error.
+    placed = next(r for r in rows if r["pods"]["after"])
+    assert placed["pods"]["allocatable"] == 110
+    assert placed["pods"]["after_pct"] == round(100 * placed["pods"]["after"] / 110, 1)
     assert set(body["figures"]) == {"cpu", "memory", "pods"}
 
 
