@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from .. import devices
 from .sampling import sampling_sentence
+from .verdicts import normalize_summary, normalize_why, winner_explanation
 
 Event = Mapping[str, Any]
 
@@ -348,56 +349,6 @@ def combine_bar(table: Mapping[str, Any], *, top_n: int = DEFAULT_TOP_N) -> dict
     }
 
 
-def winner_explanation(table: Mapping[str, Any]) -> dict[str, Any]:
-    """Why the selected node won: the tie, or the plugins that put it ahead of the runner-up."""
-    selected = table["selected"]
-    if selected is None:
-        return {"selected": None, "text": "No node was selected."}
-    if not table["scored"] or not table["plugins"]:
-        return {
-            "selected": selected,
-            "text": f"{selected} was the only feasible node, so scoring was skipped.",
-            "diffs": [],
-        }
-    nodes = table["nodes"]
-    top = list(table["top"])
-    i = nodes.index(selected)
-    total = table["totals"][i]
-    if len(top) > 1:
-        others = ", ".join(n for n in top if n != selected)
-        return {
-            "selected": selected,
-            "ties": top,
-            "diffs": [],
-            "text": f"{selected} tied with {others} at {total}; the scheduler picks one of the "
-            "tied nodes (upstream: at random among them).",
-        }
-    runner = next((n for n in nodes if n != selected), None)
-    if runner is None:
-        return {"selected": selected, "diffs": [], "text": f"{selected} was the only node scored."}
-    k = nodes.index(runner)
-    diffs = [
-        {"plugin": p, "winner": a, "runner_up": b, "diff": a - b}
-        for p, a, b in zip(
-            table["plugins"],
-            table["values"]["weighted"][i],
-            table["values"]["weighted"][k],
-            strict=True,
-        )
-        if a != b
-    ]
-    diffs.sort(key=lambda d: (-d["diff"], d["plugin"]))
-    ahead = [f"{d['plugin']} +{d['diff']}" for d in diffs if d["diff"] > 0]
-    behind = [f"{d['plugin']} {d['diff']}" for d in diffs if d["diff"] < 0]
-    text = (
-        f"{selected} won with {total} against {runner} ({table['totals'][k]}), "
-        f"a margin of {total - table['totals'][k]}: ahead on {', '.join(ahead) or 'nothing'}"
-    )
-    if behind:
-        text += f"; behind on {', '.join(behind)}"
-    return {"selected": selected, "runner_up": runner, "diffs": diffs, "text": text + "."}
-
-
 # -- preemption, binding -----------------------------------------------------------------------
 
 
@@ -505,29 +456,39 @@ def _why(ev: Event, nodes: Sequence[str]) -> str:
     if kind == "PostFilter":
         if ev.get("nominated_node"):
             victims = ", ".join(ev.get("victims") or []) or "none"
-            return f"Preemption nominated {ev['nominated_node']}; victims: {victims}."
-        return f"No preemption possible ({code}): {'; '.join(ev.get('reasons') or []) or '-'}."
+            n = len(ev.get("candidates") or [])
+            among = f" among {_count(n, 'candidate node')}" if n > 1 else ""
+            return f"Preemption nominated {ev['nominated_node']}{among}; victims: {victims}."
+        reasons = "; ".join(ev.get("reasons") or []) or "-"
+        if "not helpful" in reasons.lower():
+            who = ev.get("plugin") or "PostFilter"
+            return f"{who}: preemption is not helpful ({code}): {reasons}."
+        return f"No preemption possible ({code}): {reasons}."
     if kind == "PreScore":
         if code == "Skip":
             return f"{ev['plugin']} has nothing to score for this pod (Skip)."
         return f"{ev['plugin']} prepared its state for Score ({code})."
     if kind == "Score":
-        pairs = list(zip(ev["nodes"], ev["weighted"], strict=False))
+        pairs = list(zip(ev["nodes"], ev["raw"], strict=False))
         if not pairs:
             return f"{ev['plugin']} scored no node."
         best = max(pairs, key=lambda p: (p[1], [-ord(c) for c in p[0]]))
         lo, hi = min(ev["raw"]), max(ev["raw"])
         return (
-            f"{ev['plugin']} gave raw scores {lo}..{hi}, normalized to "
-            f"{min(ev['normalized'])}..{max(ev['normalized'])}, × weight {ev.get('weight')}; "
-            f"best: {best[0]} ({best[1]})."
+            f"{ev['plugin']} gave raw scores {lo}..{hi} over "
+            f"{_count(len(pairs), 'node')}; highest raw: {best[0]} ({best[1]})."
         )
+    if kind == "NormalizeScore":
+        return normalize_why(ev["plugin"], ev["raw"], ev["normalized"], int(ev.get("weight", 1)))
     if kind == "Combine":
         if not ev.get("scored", True):
             return f"Only one feasible node: {ev.get('selected')} is chosen without scoring."
         tops = ev.get("top") or []
         tie = f" (tie among {', '.join(tops)})" if len(tops) > 1 else ""
-        return f"Highest total: {ev.get('selected')}{tie}."
+        return (
+            "Weighted sum: each plugin's normalized score × its weight, added per node. "
+            f"Highest total: {ev.get('selected')}{tie}."
+        )
     if kind == "CycleEnd":
         if ev.get("result") == "Scheduled":
             return f"Scheduled on {ev.get('node')}; the binding cycle follows."
@@ -545,16 +506,34 @@ def _why(ev: Event, nodes: Sequence[str]) -> str:
     return ""
 
 
+def _with_normalize(cycle_evs: Sequence[Event]) -> list[Event]:
+    """The events with a NormalizeScore step per Score plugin after the last Score event.
+
+    The Score event carries raw, normalized and weighted at once; upstream runs every plugin's
+    Score, then every plugin's NormalizeScore, then the weighted sum, so the step-through does.
+    The NormalizeScore steps keep their Score event's seq.
+    """
+    scores = [e for e in cycle_evs if e["type"] == "Score"]
+    if not scores:
+        return list(cycle_evs)
+    last = max(i for i, e in enumerate(cycle_evs) if e["type"] == "Score")
+    extra = [{**e, "type": "NormalizeScore"} for e in scores]
+    return [*cycle_evs[: last + 1], *extra, *cycle_evs[last + 1 :]]
+
+
 def steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:
     """The step-through of one cycle: one step per plugin per extension point, in order.
+
+    Score events give two steps each, in upstream's order: every plugin's Score (raw), then
+    every plugin's NormalizeScore; the Combine step is the weighted sum.
 
     Each step has ``point`` (extension point), ``plugin``, ``seq``, ``help`` (what the point
     does), ``plugin_help`` and ``why`` (what this plugin decided, from its event).
     """
     start = next((e for e in cycle_evs if e["type"] == "CycleStart"), {})
     nodes = list(start.get("nodes") or [])
-    out = []
-    for ev in cycle_evs:
+    out: list[dict[str, Any]] = []
+    for ev in _with_normalize(cycle_evs):
         kind = ev["type"]
         plugin = ev.get("plugin") or ""
         if kind == "PreFilter" and ev.get("merged"):
@@ -625,6 +604,7 @@ def cycle_detail(
         "heatmap": score_heatmap(table, mode=mode, top_n=top_n) if table["plugins"] else None,
         "combine": combine_bar(table, top_n=top_n) if table["plugins"] else None,
         "winner": winner_explanation(table),
+        "normalize": normalize_summary(table) if table["scored"] else [],
         "preemption": preemption(evs),
         "devices": next(
             (devices.matches_panel(e) for e in evs if e["type"] == devices.MATCHES), None
