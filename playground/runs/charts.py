@@ -352,6 +352,24 @@ def combine_bar(table: Mapping[str, Any], *, top_n: int = DEFAULT_TOP_N) -> dict
 # -- preemption, binding -----------------------------------------------------------------------
 
 
+# DefaultPreemption prefixes its message so (scheduler_core/plugins/default_preemption.py); the
+# runtime joins the reasons of every PostFilter plugin that rejected, in the profile's order,
+# and names the first of them.
+PREEMPTION_PREFIX: Final = "preemption: "
+
+
+def post_filter_parts(ev: Event) -> list[dict[str, Any]]:
+    """The PostFilter event's reasons per plugin: DefaultPreemption's ("preemption: ...")
+    apart from those of the plugin the event names, which ran first."""
+    reasons = list(ev.get("reasons") or [])
+    plugin = ev.get("plugin") or ""
+    ours = [r for r in reasons if r.startswith(PREEMPTION_PREFIX)]
+    if not ours or plugin == "DefaultPreemption":
+        return [{"plugin": plugin, "reasons": reasons}]
+    others = [r for r in reasons if not r.startswith(PREEMPTION_PREFIX)]
+    return [{"plugin": plugin, "reasons": others}, {"plugin": "DefaultPreemption", "reasons": ours}]
+
+
 def preemption(cycle_evs: Sequence[Event]) -> dict[str, Any] | None:
     """The PostFilter outcome: candidates (when recorded), victims, nominated node and pod."""
     post = next((e for e in cycle_evs if e["type"] == "PostFilter"), None)
@@ -369,6 +387,7 @@ def preemption(cycle_evs: Sequence[Event]) -> dict[str, Any] | None:
         "plugin": post.get("plugin") or "",
         "code": post.get("code"),
         "reasons": list(post.get("reasons") or []),
+        "by_plugin": post_filter_parts(post),
         "candidates": candidates,
         "chosen": nominated,
         "victims": list(post.get("victims") or []),
@@ -459,10 +478,12 @@ def _why(ev: Event, nodes: Sequence[str]) -> str:
             n = len(ev.get("candidates") or [])
             among = f" among {_count(n, 'candidate node')}" if n > 1 else ""
             return f"Preemption nominated {ev['nominated_node']}{among}; victims: {victims}."
-        reasons = "; ".join(ev.get("reasons") or []) or "-"
+        reasons = "; ".join(ev.get("reasons") or []).rstrip(".") or "-"
+        who = ev.get("plugin") or "PostFilter"
         if "not helpful" in reasons.lower():
-            who = ev.get("plugin") or "PostFilter"
             return f"{who}: preemption is not helpful ({code}): {reasons}."
+        if who != "DefaultPreemption":
+            return f"{who} did not make the pod schedulable ({code}): {reasons}."
         return f"No preemption possible ({code}): {reasons}."
     if kind == "PreScore":
         if code == "Skip":
@@ -506,19 +527,26 @@ def _why(ev: Event, nodes: Sequence[str]) -> str:
     return ""
 
 
-def _with_normalize(cycle_evs: Sequence[Event]) -> list[Event]:
-    """The events with a NormalizeScore step per Score plugin after the last Score event.
+def _step_events(cycle_evs: Sequence[Event]) -> list[Event]:
+    """The events as steps: a NormalizeScore step per Score plugin after the last Score event,
+    and a rejecting PostFilter event split per plugin (``post_filter_parts``).
 
     The Score event carries raw, normalized and weighted at once; upstream runs every plugin's
     Score, then every plugin's NormalizeScore, then the weighted sum, so the step-through does.
     The NormalizeScore steps keep their Score event's seq.
     """
-    scores = [e for e in cycle_evs if e["type"] == "Score"]
+    out: list[Event] = []
+    for ev in cycle_evs:
+        if ev["type"] == "PostFilter" and not ev.get("nominated_node"):
+            out.extend({**ev, **part} for part in post_filter_parts(ev))
+        else:
+            out.append(ev)
+    scores = [e for e in out if e["type"] == "Score"]
     if not scores:
-        return list(cycle_evs)
-    last = max(i for i, e in enumerate(cycle_evs) if e["type"] == "Score")
+        return out
+    last = max(i for i, e in enumerate(out) if e["type"] == "Score")
     extra = [{**e, "type": "NormalizeScore"} for e in scores]
-    return [*cycle_evs[: last + 1], *extra, *cycle_evs[last + 1 :]]
+    return [*out[: last + 1], *extra, *out[last + 1 :]]
 
 
 def steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:
@@ -533,7 +561,7 @@ def steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:
     start = next((e for e in cycle_evs if e["type"] == "CycleStart"), {})
     nodes = list(start.get("nodes") or [])
     out: list[dict[str, Any]] = []
-    for ev in _with_normalize(cycle_evs):
+    for ev in _step_events(cycle_evs):
         kind = ev["type"]
         plugin = ev.get("plugin") or ""
         if kind == "PreFilter" and ev.get("merged"):

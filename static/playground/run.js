@@ -496,7 +496,10 @@
     const box = $("preemption");
     box.innerHTML = "";
     if (p) {
-      box.appendChild(el("p", { id: "preemption-outcome" }, `${p.plugin || "PostFilter"}: ${p.code}${p.reasons.length ? " — " + p.reasons.join("; ") : ""}`));
+      // One line per PostFilter plugin that answered (charts.post_filter_parts).
+      const parts = p.code === "Success" ? [{ plugin: p.plugin, reasons: p.reasons }] : p.by_plugin;
+      box.appendChild(el("ul", { id: "preemption-outcome" }, parts.map((part) => el("li", { "data-plugin": part.plugin || "" },
+        `${part.plugin || "PostFilter"}: ${p.code}${part.reasons.length ? " — " + part.reasons.join("; ") : ""}`))));
       if (p.candidates.length) {
         box.appendChild(el("table", { class: "list compact", id: "candidates" },
           el("thead", {}, el("tr", {}, el("th", {}, "Candidate node"), el("th", {}, "Victims"))),

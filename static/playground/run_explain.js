@@ -40,7 +40,9 @@
   }
 
   // Any JSON value as markup: a list of objects as a table, an object as key/value rows.
-  function valueNode(v) {
+  // ``resource``: the resource an object of amounts is about (NodeResourcesFit's Filter keys
+  // its rows by resource name), so its amounts read as in the formula.
+  function valueNode(v, resource) {
     if (scalar(v)) return document.createTextNode(scalarText(v));
     if (Array.isArray(v)) {
       if (!v.length) return document.createTextNode("none");
@@ -51,18 +53,32 @@
     const keys = Object.keys(v);
     if (!keys.length) return document.createTextNode("none");
     return el("table", { class: "list compact explain-kv" }, el("tbody", {},
-      keys.slice(0, MAX_ROWS).map((k) => el("tr", { "data-key": k }, el("th", {}, k), el("td", {}, valueNode(v[k])))),
+      keys.slice(0, MAX_ROWS).map((k) => el("tr", { "data-key": k }, el("th", {}, k),
+        el("td", {}, valueNode(resource ? amount(resource, k, v[k]) : v[k], isObject(v[k]) ? k : null)))),
       keys.length > MAX_ROWS ? el("tr", {}, el("td", { colspan: "2", class: "help" }, `… ${keys.length - MAX_ROWS} more`)) : null));
   }
 
   function more(n) { return n > MAX_ROWS ? el("li", { class: "help" }, `… ${n - MAX_ROWS} more`) : null; }
+
+  // A resource row's amounts as the formula writes them: millicores, or bytes in Ki/Mi/Gi.
+  const AMOUNTS = new Set(["pod", "node", "requested", "allocatable", "free", "used", "request"]);
+  function amount(resource, key, v) {
+    if (!resource || !AMOUNTS.has(key) || typeof v !== "number") return v;
+    if (resource === "cpu") return `${v}m`;
+    if (resource === "memory" || resource === "ephemeral-storage" || resource.startsWith("hugepages-")) {
+      for (const [unit, size] of [["Gi", 2 ** 30], ["Mi", 2 ** 20], ["Ki", 2 ** 10]]) {
+        if (v && v % size === 0) return `${v / size}${unit}`;
+      }
+    }
+    return v;
+  }
 
   function rowsTable(rows) {
     const cols = [];
     rows.forEach((r) => Object.keys(r).forEach((k) => { if (!cols.includes(k)) cols.push(k); }));
     return el("table", { class: "list compact explain-rows" },
       el("thead", {}, el("tr", {}, cols.map((c) => el("th", {}, c)))),
-      el("tbody", {}, rows.slice(0, MAX_ROWS).map((r) => el("tr", {}, cols.map((c) => el("td", { "data-key": c }, valueNode(r[c]))))),
+      el("tbody", {}, rows.slice(0, MAX_ROWS).map((r) => el("tr", {}, cols.map((c) => el("td", { "data-key": c }, valueNode(amount(r.resource, c, r[c])))))),
         rows.length > MAX_ROWS ? el("tr", {}, el("td", { colspan: String(cols.length), class: "help" }, `… ${rows.length - MAX_ROWS} more`)) : null));
   }
 
@@ -293,7 +309,11 @@
     if (!current || page.state.selected !== cycle) return;
     current.textContent = "";
     const e = list.find((x) => x.point === "PostFilter");
-    if (e) preemptionNode(e).forEach((n) => current.appendChild(n));
+    if (!e) return;
+    preemptionNode(e).forEach((n) => current.appendChild(n));
+    // The candidates table below says all the short one (run.js) said, and more.
+    const short = $("candidates");
+    if (short && (e.inputs || {}).candidates) short.hidden = true;
   }
 
   document.addEventListener("run:panels", (event) => {

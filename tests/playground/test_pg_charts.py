@@ -185,6 +185,30 @@ def test_preemption_lists_the_chosen_node_victims_and_nominated_pod():
     assert overview.placements(events) == {"default/urgent": "n1"}
 
 
+def test_preemption_not_helpful_is_said_under_default_preemptions_own_step():
+    objects = [
+        make_node("n1", cpu="2"),
+        make_pod("low", cpu="1", node_name="n1", priority=1),
+        make_pod("big", cpu="8", priority=10),
+    ]
+    _, events = _run(objects)
+    cycle = charts.cycle_events(events, 1)
+    post = next(e for e in cycle if e["type"] == "PostFilter")
+    ours = [r for r in post["reasons"] if r.startswith("preemption: ")]
+    assert ours and "not helpful" in ours[0]
+    steps = [s for s in charts.steps(cycle) if s["point"] == "PostFilter"]
+    mine = next(s for s in steps if s["plugin"] == "DefaultPreemption")
+    assert mine["label"] == "PostFilter · DefaultPreemption"
+    assert mine["why"].startswith("DefaultPreemption: preemption is not helpful")
+    assert ours[0].rstrip(".") in mine["why"]
+    # The other PostFilter plugins keep their own reasons, in the profile's order, first.
+    others = [r for r in post["reasons"] if not r.startswith("preemption: ")]
+    parts = charts.preemption(cycle)["by_plugin"]
+    assert parts[-1] == {"plugin": "DefaultPreemption", "reasons": ours}
+    assert [r for p in parts[:-1] for r in p["reasons"]] == others
+    assert [s["plugin"] for s in steps] == [p["plugin"] for p in parts]
+
+
 class _WaitAtPermit:
     name = "Gate"
 
@@ -328,7 +352,8 @@ def test_steps_walk_every_event_of_the_cycle_with_an_explanation(mixed):
     _, events = mixed
     cycle = _cycle_of(events, "default/huge")
     steps = charts.steps(cycle)
-    assert [s["seq"] for s in steps if s["point"] != "NormalizeScore"] == [e["seq"] for e in cycle]
+    # Every event gives a step; NormalizeScore and a PostFilter split per plugin add steps.
+    assert sorted({s["seq"] for s in steps}) == [e["seq"] for e in cycle]
     assert all(s["help"] for s in steps)
     taint = next(s for s in steps if s["point"] == "Filter" and s["plugin"] == "TaintToleration")
     assert taint["why"].startswith("TaintToleration rejected 1 node: gpu:")
