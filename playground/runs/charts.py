@@ -13,7 +13,13 @@ from typing import Any, Final
 
 from .. import devices
 from .sampling import sampling_sentence
-from .verdicts import normalize_summary, normalize_why, winner_explanation
+from .verdicts import (
+    normalize_summary,
+    normalize_why,
+    post_filter_parts,
+    preemption,
+    winner_explanation,
+)
 
 Event = Mapping[str, Any]
 
@@ -61,15 +67,16 @@ POINT_HELP: Final[dict[str, str]] = {
     "PreScore": "PreScore plugins run once with the feasible nodes and precompute state for "
     "their Score step; Skip means the plugin has nothing to score for this pod, so its Score "
     "is skipped too. With a single feasible node neither PreScore nor Score runs.",
-    "Score": "Each Score plugin rates every feasible node (raw). A plugin with a NormalizeScore "
-    "step then rescales its own scores (TaintToleration, for one, maps them to 0-100 and "
-    "reverses them, so fewer untolerated taints score higher); after that every score lies in "
-    "0-100 (normalized) and the framework multiplies it by the plugin's weight (weighted).",
+    "Score": "Each Score plugin rates every feasible node (raw). Once every plugin has scored, "
+    "NormalizeScore rescales each plugin's column, then the framework multiplies each score by "
+    "its plugin's weight and adds them up (Combine).",
     "NormalizeScore": "A Score plugin's optional second step: it rescales that plugin's scores "
-    "for all feasible nodes at once, so they end up in 0-100 before the weight is applied.",
-    "Combine": "The framework adds the weighted scores per node and the highest total wins. "
-    "Upstream picks at random among tied nodes; the playground takes the first by name so a "
-    "run repeats exactly.",
+    "for all feasible nodes at once, so they end up in 0-100 before the weight is applied "
+    "(TaintToleration, for one, maps them to 0-100 and reverses them, so fewer untolerated "
+    "taints score higher). A plugin without it keeps its raw scores.",
+    "Combine": "The framework multiplies each normalized score by its plugin's weight and adds "
+    "them per node; the highest total wins. Upstream picks at random among tied nodes; the "
+    "playground takes the first by name so a run repeats exactly.",
     "CycleEnd": "The scheduling cycle's result: the chosen node, or the FitError that explains "
     "why no node fits.",
     "Reserve": "Still in the scheduling cycle: the scheduler assumes the pod on the chosen node "
@@ -349,50 +356,7 @@ def combine_bar(table: Mapping[str, Any], *, top_n: int = DEFAULT_TOP_N) -> dict
     }
 
 
-# -- preemption, binding -----------------------------------------------------------------------
-
-
-# DefaultPreemption prefixes its message so (scheduler_core/plugins/default_preemption.py); the
-# runtime joins the reasons of every PostFilter plugin that rejected, in the profile's order,
-# and names the first of them.
-PREEMPTION_PREFIX: Final = "preemption: "
-
-
-def post_filter_parts(ev: Event) -> list[dict[str, Any]]:
-    """The PostFilter event's reasons per plugin: DefaultPreemption's ("preemption: ...")
-    apart from those of the plugin the event names, which ran first."""
-    reasons = list(ev.get("reasons") or [])
-    plugin = ev.get("plugin") or ""
-    ours = [r for r in reasons if r.startswith(PREEMPTION_PREFIX)]
-    if not ours or plugin == "DefaultPreemption":
-        return [{"plugin": plugin, "reasons": reasons}]
-    others = [r for r in reasons if not r.startswith(PREEMPTION_PREFIX)]
-    return [{"plugin": plugin, "reasons": others}, {"plugin": "DefaultPreemption", "reasons": ours}]
-
-
-def preemption(cycle_evs: Sequence[Event]) -> dict[str, Any] | None:
-    """The PostFilter outcome: candidates (when recorded), victims, nominated node and pod."""
-    post = next((e for e in cycle_evs if e["type"] == "PostFilter"), None)
-    if post is None:
-        return None
-    start = cycle_evs[0]
-    nominated = post.get("nominated_node")
-    candidates = [
-        {"node": c.get("node"), "victims": list(c.get("victims") or [])}
-        for c in post.get("candidates") or []
-    ]
-    if not candidates and nominated:
-        candidates = [{"node": nominated, "victims": list(post.get("victims") or [])}]
-    return {
-        "plugin": post.get("plugin") or "",
-        "code": post.get("code"),
-        "reasons": list(post.get("reasons") or []),
-        "by_plugin": post_filter_parts(post),
-        "candidates": candidates,
-        "chosen": nominated,
-        "victims": list(post.get("victims") or []),
-        "nominated_pod": start.get("pod") if nominated else None,
-    }
+# -- binding -----------------------------------------------------------------------
 
 
 def binding_steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:

@@ -1,8 +1,9 @@
-"""The run page's sentences about scores: NormalizeScore per plugin and why the winner won.
+"""The run page's verdicts: NormalizeScore per plugin, why the winner won, the preemption.
 
-Built from a cycle's score table (``charts.score_table``): the recorded raw, normalized and
-weighted columns, nothing recomputed. Which rule a plugin normalises with comes from the engine's
-explain package, the same table its NormalizeScore explanations use.
+Built from a cycle's score table (``charts.score_table``) and its PostFilter event: the recorded
+values, nothing recomputed (the candidates' ordering comes from ``explain.json``). Which rule a
+plugin normalises with comes from the engine's explain package, the same table its
+NormalizeScore explanations use.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from scheduler_core.explain import NORMALIZE_RULES
+
+Event = Mapping[str, Any]
 
 # The rules in words, by the kind NORMALIZE_RULES gives.
 RULE_TEXT: Final[dict[str, str]] = {
@@ -141,4 +144,47 @@ def winner_explanation(table: Mapping[str, Any]) -> dict[str, Any]:
         "diffs": diffs,
         "text": f"{selected} won by {margin} over {runner} ({total} to {table['totals'][k]}): "
         f"{parts}.",
+    }
+
+
+# DefaultPreemption prefixes its message so (scheduler_core/plugins/default_preemption.py); the
+# runtime joins the reasons of every PostFilter plugin that rejected, in the profile's order,
+# and names the first of them.
+PREEMPTION_PREFIX: Final = "preemption: "
+
+
+def post_filter_parts(ev: Event) -> list[dict[str, Any]]:
+    """The PostFilter event's reasons per plugin: DefaultPreemption's ("preemption: ...")
+    apart from those of the plugin the event names, which ran first."""
+    reasons = list(ev.get("reasons") or [])
+    plugin = ev.get("plugin") or ""
+    ours = [r for r in reasons if r.startswith(PREEMPTION_PREFIX)]
+    if not ours or plugin == "DefaultPreemption":
+        return [{"plugin": plugin, "reasons": reasons}]
+    others = [r for r in reasons if not r.startswith(PREEMPTION_PREFIX)]
+    return [{"plugin": plugin, "reasons": others}, {"plugin": "DefaultPreemption", "reasons": ours}]
+
+
+def preemption(cycle_evs: Sequence[Event]) -> dict[str, Any] | None:
+    """The PostFilter outcome: candidates (when recorded), victims, nominated node and pod."""
+    post = next((e for e in cycle_evs if e["type"] == "PostFilter"), None)
+    if post is None:
+        return None
+    start = cycle_evs[0]
+    nominated = post.get("nominated_node")
+    candidates = [
+        {"node": c.get("node"), "victims": list(c.get("victims") or [])}
+        for c in post.get("candidates") or []
+    ]
+    if not candidates and nominated:
+        candidates = [{"node": nominated, "victims": list(post.get("victims") or [])}]
+    return {
+        "plugin": post.get("plugin") or "",
+        "code": post.get("code"),
+        "reasons": list(post.get("reasons") or []),
+        "by_plugin": post_filter_parts(post),
+        "candidates": candidates,
+        "chosen": nominated,
+        "victims": list(post.get("victims") or []),
+        "nominated_pod": start.get("pod") if nominated else None,
     }
