@@ -258,17 +258,16 @@
     const out = [el("p", { id: "preemption-text" }, e.text)];
     const candidates = inputs.candidates || [];
     if (candidates.length) {
-      out.push(el("h4", {}, "Candidates and their victims"));
-      out.push(el("table", { class: "list compact", id: "preemption-victims" },
-        el("thead", {}, el("tr", {}, ["Candidate", "PDB violations", "Victim", "Priority", "Start time", "PDB violated"].map((h) => el("th", {}, h)))),
-        el("tbody", {}, candidates.map((c) => {
-          const victims = c.victims.length ? c.victims : [null];
-          return victims.map((v, i) => el("tr", { class: c.node === chosen ? "chosen" : "", "data-node": c.node, "data-pod": v ? v.pod : "" },
-            i === 0 ? el("th", { rowspan: String(victims.length) }, c.node + (c.node === chosen ? " (chosen)" : "")) : null,
-            i === 0 ? el("td", { rowspan: String(victims.length) }, c.pdbViolations) : null,
-            el("td", {}, v ? v.pod : "none"), el("td", { class: "priority" }, v ? v.priority : ""),
-            el("td", {}, v ? (v.startTime || "not started") : ""), el("td", {}, v ? (v.violatesPDB ? "yes" : "no") : "")));
-        }))));
+      // Takes the place of run.js's short #candidates table (same id, one row per candidate).
+      out.push(el("table", { class: "list compact", id: "candidates", "data-detailed": "1" },
+        el("caption", {}, "Candidates and their victims"),
+        el("thead", {}, el("tr", {}, ["Candidate", "PDB violations", "Victims: priority, start time, PDB violated"].map((h) => el("th", {}, h)))),
+        el("tbody", {}, candidates.map((c) => el("tr", { class: c.node === chosen ? "chosen" : "", "data-node": c.node },
+          el("th", {}, c.node + (c.node === chosen ? " (chosen)" : "")),
+          el("td", {}, c.pdbViolations),
+          el("td", {}, c.victims.length ? el("ul", { class: "victims" }, c.victims.map((v) => el("li", { "data-pod": v.pod },
+            v.pod, ": priority ", el("span", { class: "priority" }, v.priority),
+            `, started ${v.startTime || "not yet"}, PDB violated: ${v.violatesPDB ? "yes" : "no"}`))) : "none"))))));
     }
     const criteria = inputs.criteria || [];
     if (criteria.length) {
@@ -310,10 +309,11 @@
     current.textContent = "";
     const e = list.find((x) => x.point === "PostFilter");
     if (!e) return;
-    preemptionNode(e).forEach((n) => current.appendChild(n));
-    // The candidates table below says all the short one (run.js) said, and more.
+    const nodes = preemptionNode(e);
+    const detailed = nodes.find((n) => n.id === "candidates");
     const short = $("candidates");
-    if (short && (e.inputs || {}).candidates) short.hidden = true;
+    if (detailed && short) short.replaceWith(detailed); // says all the short one said, and more
+    nodes.filter((n) => n !== detailed).forEach((n) => current.appendChild(n));
   }
 
   document.addEventListener("run:panels", (event) => {

@@ -166,8 +166,9 @@ def test_preemption_shows_the_victims_and_the_candidate_ordering(site):  # noqa:
     _wait(driver, lambda d: _text(d, "#preemption-criteria") is not None)
 
     victims = driver.execute_script(
-        "return [...document.querySelectorAll('#preemption-victims tbody tr')].map((r) =>"
-        " [r.dataset.node, r.dataset.pod, r.querySelector('td.priority').textContent]);"
+        "return [...document.querySelectorAll('#candidates[data-detailed] li[data-pod]')].map("
+        "(li) => [li.closest('tr').dataset.node, li.dataset.pod,"
+        " li.querySelector('.priority').textContent]);"
     )
     recorded = sorted((c["node"], v) for c in post["candidates"] for v in c["victims"])
     assert sorted((n, p) for n, p, _ in victims) == recorded
@@ -183,7 +184,8 @@ def test_preemption_shows_the_victims_and_the_candidate_ordering(site):  # noqa:
     # The two candidates tie on every criterion: the first by name is taken, and said so.
     assert criteria[-1] == ["first", True]
     assert f"{chosen} — decided here" in _text(driver, "#preemption-criteria tbody tr:last-child")
-    assert "(chosen)" in _text(driver, f'#preemption-victims tr[data-node="{chosen}"] th')
+    assert "(chosen)" in _text(driver, f'#candidates tr[data-node="{chosen}"] th')
+    assert len(driver.find_elements("css selector", "#candidates")) == 1
 
     # The eviction sits in the cycle list, after the cycle that caused it.
     row = '#timeline tr.eviction[data-evicted-by="1"]'
