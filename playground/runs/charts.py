@@ -17,6 +17,13 @@ from .figures import SCORE_MODES as SCORE_MODES
 from .figures import combine_bar as combine_bar
 from .figures import score_heatmap as score_heatmap
 from .sampling import sampling_sentence
+from .verdicts import (
+    normalize_summary,
+    normalize_why,
+    post_filter_parts,
+    preemption,
+    winner_explanation,
+)
 
 Event = Mapping[str, Any]
 
@@ -62,15 +69,16 @@ POINT_HELP: Final[dict[str, str]] = {
     "PreScore": "PreScore plugins run once with the feasible nodes and precompute state for "
     "their Score step; Skip means the plugin has nothing to score for this pod, so its Score "
     "is skipped too. With a single feasible node neither PreScore nor Score runs.",
-    "Score": "Each Score plugin rates every feasible node (raw). A plugin with a NormalizeScore "
-    "step then rescales its own scores (TaintToleration, for one, maps them to 0-100 and "
-    "reverses them, so fewer untolerated taints score higher); after that every score lies in "
-    "0-100 (normalized) and the framework multiplies it by the plugin's weight (weighted).",
+    "Score": "Each Score plugin rates every feasible node (raw). Once every plugin has scored, "
+    "NormalizeScore rescales each plugin's column, then the framework multiplies each score by "
+    "its plugin's weight and adds them up (Combine).",
     "NormalizeScore": "A Score plugin's optional second step: it rescales that plugin's scores "
-    "for all feasible nodes at once, so they end up in 0-100 before the weight is applied.",
-    "Combine": "The framework adds the weighted scores per node and the highest total wins. "
-    "Upstream picks at random among tied nodes; the playground takes the first by name so a "
-    "run repeats exactly.",
+    "for all feasible nodes at once, so they end up in 0-100 before the weight is applied "
+    "(TaintToleration, for one, maps them to 0-100 and reverses them, so fewer untolerated "
+    "taints score higher). A plugin without it keeps its raw scores.",
+    "Combine": "The framework multiplies each normalized score by its plugin's weight and adds "
+    "them per node; the highest total wins. Upstream picks at random among tied nodes; the "
+    "playground takes the first by name so a run repeats exactly.",
     "CycleEnd": "The scheduling cycle's result: the chosen node, or the FitError that explains "
     "why no node fits.",
     "Reserve": "Still in the scheduling cycle: the scheduler assumes the pod on the chosen node "
@@ -271,81 +279,7 @@ def score_table(cycle_evs: Sequence[Event]) -> dict[str, Any]:
     }
 
 
-def winner_explanation(table: Mapping[str, Any]) -> dict[str, Any]:
-    """Why the selected node won: the tie, or the plugins that put it ahead of the runner-up."""
-    selected = table["selected"]
-    if selected is None:
-        return {"selected": None, "text": "No node was selected."}
-    if not table["scored"] or not table["plugins"]:
-        return {
-            "selected": selected,
-            "text": f"{selected} was the only feasible node, so scoring was skipped.",
-            "diffs": [],
-        }
-    nodes = table["nodes"]
-    top = list(table["top"])
-    i = nodes.index(selected)
-    total = table["totals"][i]
-    if len(top) > 1:
-        others = ", ".join(n for n in top if n != selected)
-        return {
-            "selected": selected,
-            "ties": top,
-            "diffs": [],
-            "text": f"{selected} tied with {others} at {total}; the scheduler picks one of the "
-            "tied nodes (upstream: at random among them).",
-        }
-    runner = next((n for n in nodes if n != selected), None)
-    if runner is None:
-        return {"selected": selected, "diffs": [], "text": f"{selected} was the only node scored."}
-    k = nodes.index(runner)
-    diffs = [
-        {"plugin": p, "winner": a, "runner_up": b, "diff": a - b}
-        for p, a, b in zip(
-            table["plugins"],
-            table["values"]["weighted"][i],
-            table["values"]["weighted"][k],
-            strict=True,
-        )
-        if a != b
-    ]
-    diffs.sort(key=lambda d: (-d["diff"], d["plugin"]))
-    ahead = [f"{d['plugin']} +{d['diff']}" for d in diffs if d["diff"] > 0]
-    behind = [f"{d['plugin']} {d['diff']}" for d in diffs if d["diff"] < 0]
-    text = (
-        f"{selected} won with {total} against {runner} ({table['totals'][k]}), "
-        f"a margin of {total - table['totals'][k]}: ahead on {', '.join(ahead) or 'nothing'}"
-    )
-    if behind:
-        text += f"; behind on {', '.join(behind)}"
-    return {"selected": selected, "runner_up": runner, "diffs": diffs, "text": text + "."}
-
-
-# -- preemption, binding -----------------------------------------------------------------------
-
-
-def preemption(cycle_evs: Sequence[Event]) -> dict[str, Any] | None:
-    """The PostFilter outcome: candidates (when recorded), victims, nominated node and pod."""
-    post = next((e for e in cycle_evs if e["type"] == "PostFilter"), None)
-    if post is None:
-        return None
-    start = cycle_evs[0]
-    nominated = post.get("nominated_node")
-    candidates = [
-        {"node": c.get("node"), "victims": list(c.get("victims") or [])}
-        for c in post.get("candidates") or []
-    ]
-    if not candidates and nominated:
-        candidates = [{"node": nominated, "victims": list(post.get("victims") or [])}]
-    return {
-        "plugin": post.get("plugin") or "",
-        "code": post.get("code"),
-        "reasons": list(post.get("reasons") or []),
-        "candidates": candidates,
-        "chosen": nominated,
-        "victims": list(post.get("victims") or []),
-        "nominated_pod": start.get("pod") if nominated else None,
-    }
+# -- binding -----------------------------------------------------------------------
 
 
 def binding_steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:
@@ -428,29 +362,41 @@ def _why(ev: Event, nodes: Sequence[str]) -> str:
     if kind == "PostFilter":
         if ev.get("nominated_node"):
             victims = ", ".join(ev.get("victims") or []) or "none"
-            return f"Preemption nominated {ev['nominated_node']}; victims: {victims}."
-        return f"No preemption possible ({code}): {'; '.join(ev.get('reasons') or []) or '-'}."
+            n = len(ev.get("candidates") or [])
+            among = f" among {_count(n, 'candidate node')}" if n > 1 else ""
+            return f"Preemption nominated {ev['nominated_node']}{among}; victims: {victims}."
+        reasons = "; ".join(ev.get("reasons") or []).rstrip(".") or "-"
+        who = ev.get("plugin") or "PostFilter"
+        if "not helpful" in reasons.lower():
+            return f"{who}: preemption is not helpful ({code}): {reasons}."
+        if who != "DefaultPreemption":
+            return f"{who} did not make the pod schedulable ({code}): {reasons}."
+        return f"No preemption possible ({code}): {reasons}."
     if kind == "PreScore":
         if code == "Skip":
             return f"{ev['plugin']} has nothing to score for this pod (Skip)."
         return f"{ev['plugin']} prepared its state for Score ({code})."
     if kind == "Score":
-        pairs = list(zip(ev["nodes"], ev["weighted"], strict=False))
+        pairs = list(zip(ev["nodes"], ev["raw"], strict=False))
         if not pairs:
             return f"{ev['plugin']} scored no node."
         best = max(pairs, key=lambda p: (p[1], [-ord(c) for c in p[0]]))
         lo, hi = min(ev["raw"]), max(ev["raw"])
         return (
-            f"{ev['plugin']} gave raw scores {lo}..{hi}, normalized to "
-            f"{min(ev['normalized'])}..{max(ev['normalized'])}, × weight {ev.get('weight')}; "
-            f"best: {best[0]} ({best[1]})."
+            f"{ev['plugin']} gave raw scores {lo}..{hi} over "
+            f"{_count(len(pairs), 'node')}; highest raw: {best[0]} ({best[1]})."
         )
+    if kind == "NormalizeScore":
+        return normalize_why(ev["plugin"], ev["raw"], ev["normalized"], int(ev.get("weight", 1)))
     if kind == "Combine":
         if not ev.get("scored", True):
             return f"Only one feasible node: {ev.get('selected')} is chosen without scoring."
         tops = ev.get("top") or []
         tie = f" (tie among {', '.join(tops)})" if len(tops) > 1 else ""
-        return f"Highest total: {ev.get('selected')}{tie}."
+        return (
+            "Weighted sum: each plugin's normalized score × its weight, added per node. "
+            f"Highest total: {ev.get('selected')}{tie}."
+        )
     if kind == "CycleEnd":
         if ev.get("result") == "Scheduled":
             return f"Scheduled on {ev.get('node')}; the binding cycle follows."
@@ -468,16 +414,41 @@ def _why(ev: Event, nodes: Sequence[str]) -> str:
     return ""
 
 
+def _step_events(cycle_evs: Sequence[Event]) -> list[Event]:
+    """The events as steps: a NormalizeScore step per Score plugin after the last Score event,
+    and a rejecting PostFilter event split per plugin (``post_filter_parts``).
+
+    The Score event carries raw, normalized and weighted at once; upstream runs every plugin's
+    Score, then every plugin's NormalizeScore, then the weighted sum, so the step-through does.
+    The NormalizeScore steps keep their Score event's seq.
+    """
+    out: list[Event] = []
+    for ev in cycle_evs:
+        if ev["type"] == "PostFilter" and not ev.get("nominated_node"):
+            out.extend({**ev, **part} for part in post_filter_parts(ev))
+        else:
+            out.append(ev)
+    scores = [e for e in out if e["type"] == "Score"]
+    if not scores:
+        return out
+    last = max(i for i, e in enumerate(out) if e["type"] == "Score")
+    extra = [{**e, "type": "NormalizeScore"} for e in scores]
+    return [*out[: last + 1], *extra, *out[last + 1 :]]
+
+
 def steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:
     """The step-through of one cycle: one step per plugin per extension point, in order.
+
+    Score events give two steps each, in upstream's order: every plugin's Score (raw), then
+    every plugin's NormalizeScore; the Combine step is the weighted sum.
 
     Each step has ``point`` (extension point), ``plugin``, ``seq``, ``help`` (what the point
     does), ``plugin_help`` and ``why`` (what this plugin decided, from its event).
     """
     start = next((e for e in cycle_evs if e["type"] == "CycleStart"), {})
     nodes = list(start.get("nodes") or [])
-    out = []
-    for ev in cycle_evs:
+    out: list[dict[str, Any]] = []
+    for ev in _step_events(cycle_evs):
         kind = ev["type"]
         plugin = ev.get("plugin") or ""
         if kind == "PreFilter" and ev.get("merged"):
@@ -548,6 +519,7 @@ def cycle_detail(
         "heatmap": score_heatmap(table, mode=mode, top_n=top_n) if table["plugins"] else None,
         "combine": combine_bar(table, top_n=top_n) if table["plugins"] else None,
         "winner": winner_explanation(table),
+        "normalize": normalize_summary(table) if table["scored"] else [],
         "preemption": preemption(evs),
         "devices": next(
             (devices.matches_panel(e) for e in evs if e["type"] == devices.MATCHES), None

@@ -7,8 +7,9 @@ any column; a node search), the top N nodes for the score heatmap and the combin
 other nodes summed up as "the rest", and everything small (pre-filter, preemption, binding,
 step-through) as it is.
 
-An explanation of one score (its inputs and formula, computed by the engine on demand) belongs
-beside the score table: ``cycle_page`` is the place to add it, under ``"explain"``.
+The score table's page holds each plugin's three columns (raw, normalized, weighted) for its
+rows; a sort by a plugin reads the column ``smode`` names. An explanation of one cell (its inputs
+and formula) is computed by the engine on demand: ``explain_views``, ``explain.json``.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class PageParams:
     score_sort: str = "total"
     score_dir: str = "desc"
     score_query: str = ""
+    score_mode: str = "weighted"  # which of a plugin's three columns a sort by it reads
     page_size: int = PAGE_SIZE
 
     @classmethod
@@ -52,6 +54,7 @@ class PageParams:
         mode = get.get("mode", "weighted")
         fsort = get.get("fsort", "snapshot")
         sdir = get.get("sdir", "desc")
+        smode = get.get("smode", mode)
         return cls(
             mode=mode if mode in charts.SCORE_MODES else "weighted",
             top_n=number("top", charts.DEFAULT_TOP_N, 1, MAX_TOP_N),
@@ -62,6 +65,7 @@ class PageParams:
             score_sort=str(get.get("ssort", "total"))[:200] or "total",
             score_dir=sdir if sdir in ("asc", "desc") else "desc",
             score_query=str(get.get("sq", ""))[:200].strip(),
+            score_mode=smode if smode in charts.SCORE_MODES else "weighted",
             page_size=number("size", PAGE_SIZE, 1, MAX_PAGE_SIZE),
         )
 
@@ -111,7 +115,7 @@ def _score_order(table: Mapping[str, Any], params: PageParams) -> tuple[list[int
         idx.sort(key=lambda i: table["nodes"][i], reverse=desc)
     elif key in table["plugins"]:
         j = table["plugins"].index(key)
-        values = table["values"][params.mode]
+        values = table["values"][params.score_mode]
         idx.sort(key=lambda i: (-values[i][j] if desc else values[i][j], i))
     else:
         key, desc = "total", params.score_dir == "desc" if key == "total" else True
@@ -162,6 +166,7 @@ def score_page(table: Mapping[str, Any], params: PageParams) -> dict[str, Any]:
             "pages": pages,
             "matching": len(order),
             "sort": key,
+            "sort_mode": params.score_mode,
             "dir": direction,
             "query": params.score_query,
         },

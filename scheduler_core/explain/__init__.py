@@ -42,6 +42,7 @@ from scheduler_core.explain.api import at_cycle, explain_node
 from scheduler_core.explain.context import CycleContext, ExplainError, FilterView
 from scheduler_core.explain.filters import explain_filter
 from scheduler_core.explain.framework_steps import (
+    NORMALIZE_RULES,
     explain_normalize,
     explain_pre_filter,
     explain_selection,
@@ -54,6 +55,7 @@ from scheduler_core.explain.replay import at_scheduler_cycle
 from scheduler_core.explain.scores import explain_score
 
 __all__ = [
+    "NORMALIZE_RULES",
     "CycleContext",
     "ExplainError",
     "Explanation",

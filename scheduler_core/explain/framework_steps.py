@@ -6,7 +6,7 @@ call, the runtime's inputs); the weight and total are the profile's weights over
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.explain.record import Explanation, explanation
@@ -15,8 +15,9 @@ from scheduler_core.framework.runtime import PluginScores
 from scheduler_core.framework.types import NodeScore
 from scheduler_core.plugins import names
 
-# How each in-tree plugin normalises, in words: (kind, formula template).
-_KINDS: dict[str, tuple[str, str]] = {
+# How each in-tree plugin normalises, in words: (kind, formula template). A plugin missing here
+# has no NormalizeScore (kind "none") unless it brings its own ("own").
+NORMALIZE_RULES: Final[dict[str, tuple[str, str]]] = {
     names.TAINT_TOLERATION: ("reverse", "100 − 100 × raw / max"),
     names.NODE_AFFINITY: ("max", "100 × raw / max"),
     names.DYNAMIC_RESOURCES: ("max", "100 × raw / max"),
@@ -117,7 +118,7 @@ def explain_normalize(
     out = normalized_column(ctx, plugin, column)
     value, v = out[i], column[i]
     low, high = min(column), max(column)
-    kind, template = _KINDS.get(plugin, ("none", "normalized = raw"))
+    kind, template = NORMALIZE_RULES.get(plugin, ("none", "normalized = raw"))
     pl = ctx.plugin(plugin)
     if kind == "none" and (hasattr(pl, "normalize_batch") or isinstance(pl, fi.ScoreExtensions)):
         kind, template = "own", "the plugin's NormalizeScore"

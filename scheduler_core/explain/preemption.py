@@ -17,6 +17,7 @@ from scheduler_core.plugins.default_preemption import DefaultPreemption
 from scheduler_core.preemption import (
     Candidate,
     Evaluator,
+    RankingStep,
     filter_pods_with_pdb_violation,
     rank_candidates,
 )
@@ -89,9 +90,7 @@ def explain_preemption(ctx: CycleContext) -> Explanation:
     inputs["notCandidates"] = statuses
     inputs["candidates"] = [_candidate(c, pdbs) for c in candidates]
     chosen, steps = rank_candidates(candidates)
-    inputs["criteria"] = [
-        {"criterion": s.criterion, "scores": dict(s.scores), "kept": list(s.kept)} for s in steps
-    ]
+    inputs["criteria"] = [_criterion(s, i == len(steps) - 1) for i, s in enumerate(steps)]
     if chosen is None:
         reasons = sorted({s for s in statuses.values()})
         text = (
@@ -110,10 +109,10 @@ def explain_preemption(ctx: CycleContext) -> Explanation:
         )
     victims = sorted(p.key for p in chosen.victims)
     lines = [
-        f"{s.criterion}: "
-        + ", ".join(f"{n}={_show(v)}" for n, v in s.scores.items())
-        + f" → {', '.join(s.kept)}"
-        for s in steps
+        f"{c['criterion']}: "
+        + ", ".join(f"{n}={v}" for n, v in c["values"].items())
+        + f" → {', '.join(c['kept'])}"
+        for c in inputs["criteria"]
     ]
     if len(candidates) == 1:
         why_text = "it is the only candidate"
@@ -137,6 +136,22 @@ def explain_preemption(ctx: CycleContext) -> Explanation:
         value={"nominatedNode": chosen.name, "victims": victims},
         text=text,
     )
+
+
+def _criterion(step: RankingStep, last: bool) -> dict[str, Any]:
+    """One criterion of pickOneNodeForPreemption: each candidate's score, and its value as a
+    reader counts it (the scores are negated counts and priorities, higher being better), which
+    candidates it kept, and whether it decided (one left) or left a tie to the first by name."""
+    values = {n: -v if isinstance(v, int) else _show(v) for n, v in step.scores.items()}
+    decided = len(step.kept) == 1
+    return {
+        "criterion": step.criterion,
+        "scores": dict(step.scores),
+        "values": values,
+        "kept": list(step.kept),
+        "decided": decided,
+        "tieLeft": last and not decided,
+    }
 
 
 def _candidate(c: Candidate, pdbs: Any) -> dict[str, Any]:

@@ -27,6 +27,7 @@
     terminal: cfg.terminal,
     cycles: new Map(), // cycle -> row
     latestCycleOfPod: new Map(),
+    evictions: new Map(), // cycle -> the Delete events (preemption victims) it caused
     selected: null,
     detail: null,
     step: 0,
@@ -45,6 +46,8 @@
     progress: null,
   };
   window.runState = state; // for tests and the curious
+  // What static/playground/run_explain.js needs; it hears "run:panels" after each cycle's panels.
+  window.RunPage = { state, cfg, withShare };
 
   // -- helpers ---------------------------------------------------------------------------------
 
@@ -107,6 +110,10 @@
   function ingest(ev) {
     state.events.push(ev);
     const kind = ev.type;
+    if (kind === "Delete" && ev.cycle) {
+      if (!state.evictions.has(ev.cycle)) state.evictions.set(ev.cycle, []);
+      state.evictions.get(ev.cycle).push(ev);
+    }
     if (BINDING.has(kind)) {
       const row = state.cycles.get(state.latestCycleOfPod.get(ev.pod));
       if (row) { row.bindingEvents.push(ev); row.binding = bindingState(row.bindingEvents); }
@@ -249,6 +256,12 @@
       const tr = el("tr", { "data-cycle": r.cycle, class: `result-${r.result.toLowerCase()}${r.cycle === state.selected ? " selected" : ""}`, onclick: () => selectCycle(r.cycle, 0) },
         el("td", {}, r.cycle), el("td", {}, r.pod), el("td", {}, r.result), el("td", {}, r.node || ""), el("td", { class: `binding-${(r.binding || "").toLowerCase()}` }, r.binding));
       tbody.appendChild(tr);
+      // Victims evicted by this cycle's preemption, between it and the next cycle.
+      const evicted = state.evictions.get(r.cycle);
+      if (evicted) {
+        tbody.appendChild(el("tr", { class: "eviction", "data-evicted-by": r.cycle }, el("td", {}, "⤷"),
+          el("td", { colspan: "4" }, "evicted: " + evicted.map((e) => `${e.pod}${e.details && e.details.node ? ` from ${e.details.node}` : ""}`).join(", "))));
+      }
     });
     pager($("timeline-pager"), page, pages, (p) => { state.timelinePage = p; renderTimeline(); });
   }
@@ -368,7 +381,8 @@
 
   function detailQuery() {
     const p = new URLSearchParams({ mode: state.mode, top: String(state.topN), fpage: String(state.filterPage),
-      fsort: state.filterSort, spage: String(state.scorePage), ssort: state.scoreSort.key, sdir: state.scoreSort.dir });
+      fsort: state.filterSort, spage: String(state.scorePage), ssort: state.scoreSort.key, sdir: state.scoreSort.dir,
+      smode: state.scoreSort.mode || "weighted" });
     if (state.filterQuery) p.set("fq", state.filterQuery);
     if (state.scoreQuery) p.set("sq", state.scoreQuery);
     return p.toString();
@@ -465,7 +479,7 @@
         if (!c) return el("td", { class: "cell-none", "data-plugin": plugin, title: "not run" }, "·");
         const first = r.rejector === plugin;
         const cls = `cell-${c.code === "Success" ? "pass" : "reject"}${first ? " first-reject" : ""}`;
-        return el("td", { class: cls, "data-plugin": plugin, title: c.reasons.join("; ") },
+        return el("td", { class: `${cls} explain-cell`, "data-plugin": plugin, "data-mode": "filter", tabindex: "0", title: `${c.reasons.join("; ") || c.code} (Enter or click: explain)` },
           c.code === "Success" ? "✓" : `✗ ${c.reasons.join("; ") || c.code}`);
       });
       const verdict = r.verdict === null ? "not evaluated" : (r.verdict === "Success" ? (r.dropped ? "passed, not kept: enough found" : "feasible") : `${r.verdict} (${r.rejector || "?"})`);
@@ -481,15 +495,24 @@
     $("preemption-section").hidden = !p;
     const box = $("preemption");
     box.innerHTML = "";
-    if (!p) return;
-    box.appendChild(el("p", {}, `${p.plugin || "PostFilter"}: ${p.code}${p.reasons.length ? " — " + p.reasons.join("; ") : ""}`));
-    if (p.candidates.length) {
-      box.appendChild(el("table", { class: "list compact", id: "candidates" },
-        el("thead", {}, el("tr", {}, el("th", {}, "Candidate node"), el("th", {}, "Victims"))),
-        el("tbody", {}, p.candidates.map((c) => el("tr", { class: c.node === p.chosen ? "chosen" : "" },
-          el("td", {}, c.node + (c.node === p.chosen ? " (chosen)" : "")), el("td", {}, c.victims.join(", ") || "none"))))));
+    if (p) {
+      // One line per PostFilter plugin that answered (charts.post_filter_parts).
+      const parts = p.code === "Success" ? [{ plugin: p.plugin, reasons: p.reasons }] : p.by_plugin;
+      box.appendChild(el("ul", { id: "preemption-outcome" }, parts.map((part) => el("li", { "data-plugin": part.plugin || "" },
+        `${part.plugin || "PostFilter"}: ${p.code}${part.reasons.length ? " — " + part.reasons.join("; ") : ""}`))));
+      if (p.candidates.length) {
+        box.appendChild(el("table", { class: "list compact", id: "candidates" },
+          el("thead", {}, el("tr", {}, el("th", {}, "Candidate node"), el("th", {}, "Victims"))),
+          el("tbody", {}, p.candidates.map((c) => el("tr", { class: c.node === p.chosen ? "chosen" : "", "data-node": c.node },
+            el("td", {}, c.node + (c.node === p.chosen ? " (chosen)" : "")), el("td", {}, c.victims.join(", ") || "none"))))));
+      }
+      box.appendChild(el("p", { id: "nominated" }, p.chosen ? `Nominated: ${p.nominated_pod} → ${p.chosen}` : "No node nominated."));
+      // Victims' priorities, start times, PDBs and the ordering of the candidates: run_explain.js.
+      box.appendChild(el("div", { id: "preemption-explain" }));
     }
-    box.appendChild(el("p", { id: "nominated" }, p.chosen ? `Nominated: ${p.nominated_pod} → ${p.chosen}` : "No node nominated."));
+    // The cycle's panels are drawn (this is the last one renderDetail draws before the scores):
+    // run_explain.js draws its own sections and closes a stale explanation.
+    document.dispatchEvent(new CustomEvent("run:panels", { detail: d }));
   }
 
   // Mirrors figures.score_heatmap / figures.combine_bar (plus "the rest"): the mode changes without a request.
@@ -553,34 +576,45 @@
     $("weights").textContent = "Weights: " + t.plugins.map((p, j) => `${p} ×${t.weights[j]}`).join(", ");
     const fig = heatmapFigure(t, state.mode, topN);
     Plotly.react("heatmap", fig.data, fig.layout, { displayModeBar: false, responsive: true });
-    // The numbers as a paged table, sorted on the server by the column whose header was clicked.
+    // The numbers as a paged table, sorted on the server by the column whose header was clicked:
+    // each plugin's raw, normalized and weighted values side by side, then the weighted total.
     const page = t.table;
-    const sort = { key: page.sort, dir: page.dir };
-    const header = (key, label, attrs) => {
-      const on = sort.key === key;
-      return el("th", Object.assign({ "data-sort": key, "aria-sort": on ? (sort.dir === "asc" ? "ascending" : "descending") : "none" }, attrs),
-        el("button", { type: "button", class: `sort${on ? " sorted" : ""}`, title: "sort by this column (click again to reverse)", onclick: () => sortScores(key) },
+    const sort = { key: page.sort, dir: page.dir, mode: page.sort_mode || "weighted" };
+    const header = (key, mode, label, attrs) => {
+      const on = sort.key === key && (mode === null || sort.mode === mode);
+      return el("th", Object.assign({ "data-sort": key, "data-mode": mode, "aria-sort": on ? (sort.dir === "asc" ? "ascending" : "descending") : "none" }, attrs),
+        el("button", { type: "button", class: `sort${on ? " sorted" : ""}`, title: "sort by this column (click again to reverse)", onclick: () => sortScores(key, mode) },
           label, on ? (sort.dir === "asc" ? " ▲" : " ▼") : ""));
     };
+    const MODES = [["raw", "raw"], ["normalized", "norm."], ["weighted", "×w"]];
     const thead = $("score-table").querySelector("thead");
     thead.innerHTML = "";
-    thead.appendChild(el("tr", {}, header("node", "Node"), t.plugins.map((p, j) => header(p, `${p} ×${t.weights[j]}`, { "data-plugin": p })), header("total", "Total")));
+    thead.appendChild(el("tr", {}, header("node", null, "Node", { rowspan: "2" }),
+      t.plugins.map((p, j) => el("th", { colspan: "3", class: "plugin-group", "data-plugin": p }, `${p} ×${t.weights[j]}`)),
+      header("total", null, "Total (weighted)", { rowspan: "2", title: "the sum of the ×weight columns" })));
+    thead.appendChild(el("tr", { class: "sub" }, t.plugins.flatMap((p) => MODES.map(([m, label]) =>
+      header(p, m, label, { "data-plugin": p, class: `mode-${m}` })))));
     state.scorePage = page.page;
     const tbody = $("score-table").querySelector("tbody");
     tbody.innerHTML = "";
     page.nodes.forEach((n, i) => {
       const cls = n === t.selected ? "selected-node" : (t.top.includes(n) ? "tie-node" : "");
-      tbody.appendChild(el("tr", { "data-node": n, class: cls }, el("th", {}, n),
-        page.values[state.mode][i].map((v, j) => el("td", { "data-plugin": t.plugins[j] }, v)), el("td", { class: "total" }, page.totals[i])));
+      tbody.appendChild(el("tr", { "data-node": n, class: cls },
+        el("th", {}, el("button", { type: "button", class: "explain-node", "data-node": n, title: "explain every step for this node" }, n)),
+        t.plugins.flatMap((p, j) => MODES.map(([m]) => el("td", { class: `explain-cell mode-${m}`, "data-plugin": p, "data-mode": m, tabindex: "0",
+          title: `${p} ${m} (Enter or click: explain)` }, page.values[m][i][j]))),
+        el("td", { class: "total" }, page.totals[i])));
     });
     $("score-matching").textContent = page.query ? `${page.matching} of ${t.count} nodes match` : "";
     pager($("score-pager"), page.page, page.pages, (p) => { state.scorePage = p; reloadDetail(); });
   }
 
-  function sortScores(key) {
-    const current = state.detail ? { key: state.detail.scores.table.sort, dir: state.detail.scores.table.dir } : state.scoreSort;
-    const dir = current.key === key ? (current.dir === "asc" ? "desc" : "asc") : (key === "node" ? "asc" : "desc");
-    state.scoreSort = { key, dir };
+  function sortScores(key, mode) {
+    const table = state.detail ? state.detail.scores.table : null;
+    const current = table ? { key: table.sort, dir: table.dir, mode: table.sort_mode } : state.scoreSort;
+    const same = current.key === key && (mode === null || current.mode === mode);
+    const dir = same ? (current.dir === "asc" ? "desc" : "asc") : (key === "node" ? "asc" : "desc");
+    state.scoreSort = { key, dir, mode: mode || "weighted" };
     state.scorePage = 0;
     reloadDetail();
   }
@@ -611,7 +645,6 @@
   function pointGroup(point) {
     if (BINDING.has(point)) return "Binding";
     if (point === "CycleStart" || point === "CycleEnd") return point;
-    if (point === "PreScore") return "Score";
     return point;
   }
 

@@ -136,7 +136,7 @@ def test_run_a_demo_cluster_read_the_heatmap_and_step_through(site):
             assert {n: z[i][j] for i, n in enumerate(y)} == dict(
                 zip(ev["nodes"], ev[mode], strict=True)
             )
-    assert _css(driver, "#winner").text.startswith("node-1 tied with")
+    assert _css(driver, "#winner").text.startswith("6 nodes tied at ")
 
     # Step through: one plugin, one extension point, and back.
     assert _step(driver) == 0
@@ -270,7 +270,7 @@ def test_sort_the_paged_score_table_by_a_plugin(site, django_user_model):
     asc = sorted(value, key=lambda n: (value[n], rank[n]))
     assert desc != by_total
 
-    header = f'#score-table th[data-sort="{plugin}"] button'
+    header = f'#score-table th[data-sort="{plugin}"][data-mode="weighted"] button'
     _click(driver, header)
     _wait(driver, lambda d: _score_rows(d) == desc[:50])
     _click(driver, "#score-pager .page-next")
@@ -278,14 +278,14 @@ def test_sort_the_paged_score_table_by_a_plugin(site, django_user_model):
     _click(driver, header)  # again: ascending, back on the first page
     _wait(driver, lambda d: _score_rows(d) == asc[:50])
     assert "▲" in _css(driver, header).text
-    assert _css(driver, f'#score-table th[data-sort="{plugin}"]').get_attribute("aria-sort") == (
-        "ascending"
-    )
+    column = f'#score-table th[data-sort="{plugin}"][data-mode="weighted"]'
+    assert _css(driver, column).get_attribute("aria-sort") == "ascending"
 
-    # The sort reads the chosen mode's values; the Total header restores the default.
-    _click(driver, "[name=score-mode][value=raw]")
+    # Each plugin has a raw, a normalized and a weighted column; the raw one sorts by raw
+    # values, highest first; the Total header restores the default.
+    _click(driver, f'#score-table th[data-sort="{plugin}"][data-mode="raw"] button')
     raw = dict(zip(score["nodes"], score["raw"], strict=True))
-    _wait(driver, lambda d: _score_rows(d) == sorted(raw, key=lambda n: (raw[n], rank[n]))[:50])
+    _wait(driver, lambda d: _score_rows(d) == sorted(raw, key=lambda n: (-raw[n], rank[n]))[:50])
     _click(driver, '#score-table th[data-sort="total"] button')
     _wait(driver, lambda d: _score_rows(d) == by_total[:50])
 

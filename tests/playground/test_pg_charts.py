@@ -131,8 +131,32 @@ def test_winner_explanation_names_the_plugins_that_made_the_difference(mixed):
     runner = why["runner_up"]
     i, k = table["nodes"].index("big"), table["nodes"].index(runner)
     assert sum(d["diff"] for d in why["diffs"]) == table["totals"][i] - table["totals"][k]
-    assert why["diffs"][0]["diff"] > 0
-    assert f"against {runner}" in why["text"]
+    margin = table["totals"][i] - table["totals"][k]
+    assert why["margin"] == margin
+    # Largest difference first, each named with its sign.
+    assert [abs(d["diff"]) for d in why["diffs"]] == sorted(
+        (abs(d["diff"]) for d in why["diffs"]), reverse=True
+    )
+    named = ", ".join(
+        f"{d['plugin']} {'+' if d['diff'] > 0 else '−'}{abs(d['diff'])}" for d in why["diffs"]
+    )
+    assert why["text"].startswith(f"big won by {margin} over {runner} ")
+    assert why["text"].endswith(f": {named}.")
+
+
+def test_winner_explanation_lists_a_plugin_that_lost_ground_with_a_minus():
+    table = {
+        "selected": "a",
+        "scored": True,
+        "plugins": ["Fit", "Image"],
+        "weights": [1, 1],
+        "nodes": ["a", "b"],
+        "top": ["a"],
+        "totals": [100, 88],
+        "values": {"weighted": [[70, 30], [30, 58]]},
+    }
+    why = charts.winner_explanation(table)
+    assert why["text"] == "a won by 12 over b (100 to 88): Fit +40, Image −28."
 
 
 def test_a_tie_is_explained_as_a_tie():
@@ -140,7 +164,9 @@ def test_a_tie_is_explained_as_a_tie():
     table = charts.score_table(charts.cycle_events(events, 1))
     why = charts.winner_explanation(table)
     assert why["ties"] == ["a", "b"]
-    assert "tied with b" in why["text"]
+    total = table["totals"][0]
+    assert why["text"].startswith(f"2 nodes tied at {total}: a, b; picked a: ")
+    assert "first tied node by name" in why["text"]
     axis = charts.combine_bar(table)["layout"]["yaxis"]
     assert dict(zip(axis["tickvals"], axis["ticktext"], strict=True))["b"] == "b (tie)"
 
@@ -162,6 +188,30 @@ def test_preemption_lists_the_chosen_node_victims_and_nominated_pod():
     assert pre["candidates"] == [{"node": "n1", "victims": ["default/low"]}]
     assert pre["nominated_pod"] == "default/urgent"
     assert overview.placements(events) == {"default/urgent": "n1"}
+
+
+def test_preemption_not_helpful_is_said_under_default_preemptions_own_step():
+    objects = [
+        make_node("n1", cpu="2"),
+        make_pod("low", cpu="1", node_name="n1", priority=1),
+        make_pod("big", cpu="8", priority=10),
+    ]
+    _, events = _run(objects)
+    cycle = charts.cycle_events(events, 1)
+    post = next(e for e in cycle if e["type"] == "PostFilter")
+    ours = [r for r in post["reasons"] if r.startswith("preemption: ")]
+    assert ours and "not helpful" in ours[0]
+    steps = [s for s in charts.steps(cycle) if s["point"] == "PostFilter"]
+    mine = next(s for s in steps if s["plugin"] == "DefaultPreemption")
+    assert mine["label"] == "PostFilter · DefaultPreemption"
+    assert mine["why"].startswith("DefaultPreemption: preemption is not helpful")
+    assert ours[0].rstrip(".") in mine["why"]
+    # The other PostFilter plugins keep their own reasons, in the profile's order, first.
+    others = [r for r in post["reasons"] if not r.startswith("preemption: ")]
+    parts = charts.preemption(cycle)["by_plugin"]
+    assert parts[-1] == {"plugin": "DefaultPreemption", "reasons": ours}
+    assert [r for p in parts[:-1] for r in p["reasons"]] == others
+    assert [s["plugin"] for s in steps] == [p["plugin"] for p in parts]
 
 
 class _WaitAtPermit:
@@ -307,7 +357,8 @@ def test_steps_walk_every_event_of_the_cycle_with_an_explanation(mixed):
     _, events = mixed
     cycle = _cycle_of(events, "default/huge")
     steps = charts.steps(cycle)
-    assert [s["seq"] for s in steps] == [e["seq"] for e in cycle]
+    # Every event gives a step; NormalizeScore and a PostFilter split per plugin add steps.
+    assert sorted({s["seq"] for s in steps}) == [e["seq"] for e in cycle]
     assert all(s["help"] for s in steps)
     taint = next(s for s in steps if s["point"] == "Filter" and s["plugin"] == "TaintToleration")
     assert taint["why"].startswith("TaintToleration rejected 1 node: gpu:")
@@ -364,3 +415,51 @@ def test_compare_lines_up_placements_of_two_profiles():
 )
 def test_every_extension_point_has_an_explanation(point):
     assert len(charts.POINT_HELP[point]) > 40
+
+
+def test_steps_put_normalize_score_after_every_score_and_before_the_weighted_sum(mixed):
+    _, events = mixed
+    cycle = _cycle_of(events, "default/web")
+    steps = charts.steps(cycle)
+    points = [s["point"] for s in steps]
+    scores = [e for e in cycle if e["type"] == "Score"]
+    first_score, last_score = points.index("Score"), len(points) - 1 - points[::-1].index("Score")
+    normalize = [i for i, p in enumerate(points) if p == "NormalizeScore"]
+    assert max(i for i, p in enumerate(points) if p == "PreScore") < first_score
+    assert normalize == list(range(last_score + 1, last_score + 1 + len(scores)))
+    assert points[normalize[-1] + 1] == "Combine"
+    assert [steps[i]["plugin"] for i in normalize] == [e["plugin"] for e in scores]
+    taint = next(
+        s for s in steps if s["point"] == "NormalizeScore" and s["plugin"] == "TaintToleration"
+    )
+    assert "reversed" in taint["why"]
+    fit = next(e for e in scores if e["plugin"] == "NodeResourcesFit")
+    fit_step = next(
+        s for s in steps if s["point"] == "NormalizeScore" and s["plugin"] == "NodeResourcesFit"
+    )
+    assert fit_step["why"].startswith("NodeResourcesFit has no NormalizeScore")
+    assert f"raw {min(fit['raw'])}..{max(fit['raw'])}" in fit_step["why"]
+
+
+def test_normalize_summary_states_each_plugins_rule_and_ranges(mixed):
+    _, events = mixed
+    detail = charts.cycle_detail(events, _cycle_of(events, "default/web")[0]["cycle"])
+    rows = {r["plugin"]: r for r in detail["normalize"]}
+    scores = {e["plugin"]: e for e in _cycle_of(events, "default/web") if e["type"] == "Score"}
+    assert set(rows) == set(scores)
+    assert rows["TaintToleration"]["kind"] == "reverse"
+    assert rows["NodeResourcesFit"]["kind"] == "none"
+    for plugin, ev in scores.items():
+        row = rows[plugin]
+        assert (row["raw_min"], row["raw_max"]) == (min(ev["raw"]), max(ev["raw"]))
+        assert (row["normalized_min"], row["normalized_max"]) == (
+            min(ev["normalized"]),
+            max(ev["normalized"]),
+        )
+        i = ev["nodes"].index("big")
+        assert row["example"] == {
+            "node": "big",
+            "raw": ev["raw"][i],
+            "normalized": ev["normalized"][i],
+            "weighted": ev["weighted"][i],
+        }

@@ -417,9 +417,15 @@ def test_preemption_lists_victims_and_applies_the_criteria_in_order() -> None:
     assert first == {
         "criterion": "fewest PodDisruptionBudget violations",
         "scores": {"n1": 0, "n2": 0},
+        "values": {"n1": 0, "n2": 0},
         "kept": ["n1", "n2"],
+        "decided": False,
+        "tieLeft": False,
     }
     assert second["scores"] == {"n1": -1, "n2": -5} and second["kept"] == ["n1"]
+    # The values as a reader counts them (the highest victim priority), and where it ended.
+    assert second["values"] == {"n1": 1, "n2": 5} and second["decided"]
+    assert "lowest priority of the highest-priority victim: n1=1, n2=5 → n1" in ex["formula"]
     assert "lowest priority of the highest-priority victim" in ex["text"]
 
 
