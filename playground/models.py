@@ -203,6 +203,8 @@ class Run(models.Model):
     snapshot = models.JSONField(default=list, blank=True)
     config = models.JSONField(default=dict, blank=True)
     summary = models.JSONField(default=dict, blank=True)
+    # Cluster changes made between cycles (``playground.runs.script``), in the lesson format.
+    script = models.JSONField(default=list, blank=True)
     compare_with = models.ForeignKey(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

@@ -86,6 +86,7 @@ urlpatterns = [
     path("runs/<runref:pk>/", run_views.run_page, name="run"),
     path("runs/<runref:pk>/events.json", run_views.run_events_json, name="run_events"),
     path("runs/<runref:pk>/cycles.json", run_views.run_cycles_json, name="run_cycles"),
+    path("runs/<runref:pk>/changes.json", run_views.run_changes_json, name="run_changes"),
     path("runs/<runref:pk>/cycles/<int:cycle>.json", run_views.run_cycle_json, name="run_cycle"),
     path("runs/<runref:pk>/apply/", run_views.run_apply, name="run_apply"),
     path(

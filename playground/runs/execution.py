@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from scheduler_core.clock import SimulatedClock
+from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.events import Event
 from scheduler_core.scheduler import Scheduler
 
@@ -27,6 +28,8 @@ from .. import engine, plugins
 from ..models import Node, Pod, Run, RunCommand, RunCycle, RunEvent
 from .charts import CYCLE_TYPES
 from .columns import CycleEncoder, summary, summary_message
+from .script import ScriptError, ScriptPlayer, parse_script
+from .script import pod_key as script_pod_key
 from .selectors import stored_last_seq
 from .stream import broadcast_many, event_message, finished_message, progress_message
 
@@ -178,6 +181,13 @@ class Execution:
         self.cycles = 0
         self.stopped_early = False
         self.last_progress: tuple[int, int] | None = None
+        steps = parse_script(run.script or [])
+        self.script = ScriptPlayer(steps)
+        # Pods the script adds are scheduled too; those it deletes were not preempted.
+        self.pending += [
+            pod_key(s.value) for s in steps if s.action == "add_pod" and not is_bound(s.value)
+        ]
+        self.deleted = {script_pod_key(str(s.value)) for s in steps if s.action == "delete_pod"}
 
     # -- resuming ---------------------------------------------------------------------------------
 
@@ -303,6 +313,14 @@ class Execution:
 
     # -- the loop ---------------------------------------------------------------------------------
 
+    def _apply_script(self, *, idle: bool = False) -> int:
+        """Make the script's changes due between cycles (the engine records each one)."""
+        assert self.sched is not None
+        try:
+            return self.script.apply_due(self.sched, idle=idle)
+        except SchedulerCoreError as err:
+            raise ScriptError([("script", f"a change could not be made: {err}")]) from err
+
     def execute(self) -> None:
         from ..custom_plugins.services import registry_for
 
@@ -332,8 +350,11 @@ class Execution:
                     continue
             else:
                 self.poll_commands(every=COMMAND_POLL_SECONDS)
+                self._apply_script()
                 ran = sched.run_until_idle(max_cycles=1)
                 if not ran:
+                    if self._apply_script(idle=True):
+                        continue
                     break
             self.cycles += ran
             if self.cycles >= limit:
@@ -354,7 +375,7 @@ class Execution:
             for k in self.pending
             if k in outcomes and not outcomes[k].node and outcomes[k].message
         }
-        preempted = [k for k in self.bound if k not in outcomes]
+        preempted = [k for k in self.bound if k not in outcomes and k not in self.deleted]
         scheduled, unschedulable = self._counts()
         summary: dict[str, Any] = {
             "total": len(self.pending),

@@ -24,7 +24,7 @@ import contextlib
 import copy
 import logging
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import Any, Final
 
@@ -45,6 +45,7 @@ from .execution import (
     lease,
     pod_key,
 )
+from .script import ScriptError, ScriptStep, check_targets, script_json
 from .selectors import stored_last_seq
 from .stream import broadcast_many, finished_message
 
@@ -149,9 +150,11 @@ def _create(
     profile: Profile,
     pod_keys: Iterable[str] | None,
     label: str,
+    script: Sequence[ScriptStep] = (),
 ) -> Run:
     config = _check_config(profile)
     snapshot, pending = _snapshot(cluster, pod_keys)
+    _check_script(script, snapshot)
     return Run.objects.create(
         cluster=cluster,
         profile=profile,
@@ -161,7 +164,19 @@ def _create(
         snapshot=snapshot,
         config=config,
         summary={"total": len(pending), "scheduled": 0, "unschedulable": 0},
+        script=script_json(script),
     )
+
+
+def _check_script(script: Sequence[ScriptStep], snapshot: list[dict[str, Any]]) -> None:
+    """Raise ScriptError when a step names a node or pod the run's cluster will not have."""
+    if not script:
+        return
+    nodes = [(m.get("metadata") or {}).get("name", "") for m in snapshot if m.get("kind") == "Node"]
+    pods = [pod_key(m) for m in snapshot if m.get("kind") == "Pod"]
+    errors = check_targets(script, nodes, pods)
+    if errors:
+        raise ScriptError(errors)
 
 
 def _queue(run_id: int) -> None:
@@ -177,11 +192,13 @@ def run_start(
     profile: Profile,
     pod_keys: Iterable[str] | None = None,
     label: str = "",
+    script: Sequence[ScriptStep] = (),
 ) -> Run:
     """Store a pending run of ``profile`` over ``cluster`` and queue its task after commit.
 
     ``pod_keys`` (``namespace/name``) picks the pending pods to schedule; None means all.
-    Raises RunInvalid when the profile is invalid or a key is not a pending pod.
+    ``script`` is the cluster changes made between cycles. Raises RunInvalid when the profile
+    is invalid or a key is not a pending pod, ScriptError when a step names an unknown target.
     """
     with transaction.atomic():
         run = _create(
@@ -190,6 +207,7 @@ def run_start(
             profile=profile,
             pod_keys=pod_keys,
             label=label,
+            script=script,
         )
         _queue(run.pk)
     return run

@@ -1,0 +1,190 @@
+"""Runs with a script of cluster changes: validation, execution between cycles, the records."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from builders import make_node, make_pod, stored_events
+
+from playground import services
+from playground.runs import changes, script
+from playground.runs import services as runs
+
+pytestmark = pytest.mark.django_db
+
+
+def _paths(raw, **targets):
+    with pytest.raises(script.ScriptError) as err:
+        steps = script.parse_script(raw)
+        errors = script.check_targets(steps, targets.get("nodes", []), targets.get("pods", []))
+        if errors:
+            raise script.ScriptError(errors)
+    return {path: message for path, message in err.value.errors}
+
+
+def test_script_errors_name_the_field():
+    errors = _paths(
+        [
+            {"after_cycle": -1, "remove_node": "n1"},
+            {
+                "after_cycle": 1,
+                "add_node": {
+                    "metadata": {"name": "n9"},
+                    "status": {"allocatable": {"cpu": "lots"}},
+                },
+            },
+            {"after_cycle": 1, "set_labels": {"node": "n1", "labels": {"bad key!": "x"}}},
+            {"after_cycle": 1, "reboot_node": "n1"},
+            {"after_cycle": 2, "delete_pod": ""},
+        ]
+    )
+    assert set(errors) == {
+        "script[0].after_cycle",
+        "script[1].add_node.status.allocatable.cpu",
+        "script[2].set_labels.labels",
+        "script[3].reboot_node",
+        "script[4].delete_pod",
+    }
+    assert "bad key!" in errors["script[2].set_labels.labels"]
+
+
+def test_script_targets_must_exist_when_the_step_runs():
+    errors = _paths(
+        [
+            {"after_cycle": 1, "remove_node": "n2"},
+            {
+                "after_cycle": 2,
+                "set_taints": {"node": "n3", "taints": [{"key": "k", "effect": "NoSchedule"}]},
+            },
+            {"after_cycle": 0, "add_node": {"metadata": {"name": "n3"}}},
+            {"after_cycle": 3, "delete_pod": "ghost"},
+        ],
+        nodes=["n1"],
+        pods=["default/a"],
+    )
+    assert errors == {
+        "script[0].remove_node": "no node 'n2' in the cluster",
+        "script[3].delete_pod": "no pod default/ghost in the cluster",
+    }
+
+
+def test_player_hands_out_steps_after_their_cycle_or_when_idle():
+    steps = script.parse_script(
+        [{"after_cycle": 3, "remove_node": "b"}, {"after_cycle": 1, "remove_node": "a"}]
+    )
+    player = script.ScriptPlayer(steps)
+    assert player.due(0) == []
+    assert [s.value for s in player.due(1)] == ["a"]
+    assert player.due(2) == []
+    assert [s.value for s in player.due(2, idle=True)] == ["b"]
+    assert player.due(9, idle=True) == []
+
+
+def _cluster(user, *objects):
+    cluster = services.cluster_create(owner=user, name="c1")
+    services.cluster_import_yaml(
+        cluster=cluster, user=user, text=yaml.safe_dump_all(objects, sort_keys=False)
+    )
+    return cluster
+
+
+BIG_NODE = {
+    "metadata": {"name": "n4"},
+    "status": {"allocatable": {"cpu": "16", "memory": "32Gi", "pods": "110"}},
+}
+SMALL_NODE = {
+    "metadata": {"name": "n3"},
+    "status": {"allocatable": {"cpu": "1", "memory": "32Gi", "pods": "110"}},
+}
+
+
+def test_run_applies_the_script_between_cycles_and_records_which_hint_moved_the_pod(
+    user, django_capture_on_commit_callbacks
+):
+    cluster = _cluster(user, make_node("n1", cpu="2"), make_pod("big", cpu="8"))
+    profile = services.profile_create(owner=user, name="default", config={})
+    steps = script.parse_script(
+        [{"after_cycle": 1, "add_node": SMALL_NODE}, {"after_cycle": 1, "add_node": BIG_NODE}]
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        run = runs.run_start(user=user, cluster=cluster, profile=profile, script=steps)
+    run.refresh_from_db()
+    assert run.status == "succeeded", run.error_message
+    assert run.script == [s.to_dict() for s in steps]
+    assert run.placements == {"default/big": "n4"}
+
+    events = stored_events(run)
+    added = [e for e in events if e["type"] == "ClusterChange"]
+    assert [e["details"]["node"] for e in added] == ["n3", "n4"]
+    assert all(e["cycle"] == 1 for e in added)
+    # The second attempt at the pod comes after the change, in cycle 2.
+    starts = [e for e in events if e["type"] == "CycleStart"]
+    assert [e["seq"] > added[-1]["seq"] for e in starts] == [False, True]
+
+    grouped = changes.run_changes(run=run)
+    assert [(c["after_cycle"], c["text"]) for c in grouped] == [
+        (1, "node n3 added"),
+        (1, "node n4 added"),
+    ]
+    assert grouped[0]["moved"] == []
+    assert grouped[0]["kept"] == [
+        {
+            "pod": "default/big",
+            "from": "unschedulable",
+            "to": "unschedulable",
+            "event": "NodeAdd",
+            "plugin": "NodeResourcesFit",
+            "hint": "QueueSkip",
+            "hints": {"NodeResourcesFit": "QueueSkip"},
+        }
+    ]
+    [move] = grouped[1]["moved"]
+    assert (move["pod"], move["from"], move["plugin"], move["hint"], move["event"]) == (
+        "default/big",
+        "unschedulable",
+        "NodeResourcesFit",
+        "Queue",
+        "NodeAdd",
+    )
+    assert move["to"] in ("activeQ", "backoffQ")
+
+
+def test_run_with_a_step_on_an_unknown_node_is_refused_and_nothing_stored(user):
+    cluster = _cluster(user, make_node("n1"), make_pod("a"))
+    profile = services.profile_create(owner=user, name="default", config={})
+    steps = script.parse_script([{"after_cycle": 1, "remove_node": "n7"}])
+    with pytest.raises(script.ScriptError) as err:
+        runs.run_start(user=user, cluster=cluster, profile=profile, script=steps)
+    assert err.value.errors == [("script[0].remove_node", "no node 'n7' in the cluster")]
+    assert not cluster.runs.exists()
+
+
+def test_pod_changes_are_recorded_and_a_deleted_pod_frees_its_node(
+    user, django_capture_on_commit_callbacks
+):
+    cluster = _cluster(
+        user,
+        make_node("n1", cpu="2"),
+        make_pod("old", cpu="2", node_name="n1"),
+        make_pod("new", cpu="2"),
+    )
+    profile = services.profile_create(owner=user, name="default", config={})
+    steps = script.parse_script(
+        [
+            {"after_cycle": 1, "delete_pod": "old"},
+            {
+                "after_cycle": 2,
+                "add_pod": {"metadata": {"name": "late"}, "spec": {"containers": [{"name": "c"}]}},
+            },
+        ]
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        run = runs.run_start(user=user, cluster=cluster, profile=profile, script=steps)
+    run.refresh_from_db()
+    assert run.status == "succeeded", run.error_message
+    assert run.placements == {"default/new": "n1", "default/late": "n1"}
+    assert run.summary["preempted"] == []
+    grouped = changes.run_changes(run=run)
+    assert [c["text"] for c in grouped] == ["pod default/old deleted", "pod default/late added"]
+    assert grouped[0]["events"] == ["AssignedPodDelete"]
+    assert [m["pod"] for m in grouped[0]["moved"]] == ["default/new"]
