@@ -6,7 +6,7 @@ from . import dra_views, views
 from .custom_plugins import views as custom_plugin_views
 from .lessons.urls import urlpatterns as lesson_urlpatterns
 from .profiles import views as profile_views
-from .runs import explain_views
+from .runs import change_views, explain_views
 from .runs import views as run_views
 from .runs.refs import RunRefConverter
 
@@ -83,6 +83,11 @@ urlpatterns = [
         name="custom_plugin_check",
     ),
     path("clusters/<int:pk>/run", run_views.run_new, name="run_new"),
+    path(
+        "clusters/<int:pk>/run-with-changes/",
+        change_views.run_with_changes,
+        name="run_with_changes",
+    ),
     path("runs/<runref:pk>/", run_views.run_page, name="run"),
     path("runs/<runref:pk>/events.json", run_views.run_events_json, name="run_events"),
     path("runs/<runref:pk>/cycles.json", run_views.run_cycles_json, name="run_cycles"),

@@ -188,3 +188,86 @@ def test_pod_changes_are_recorded_and_a_deleted_pod_frees_its_node(
     assert [c["text"] for c in grouped] == ["pod default/old deleted", "pod default/late added"]
     assert grouped[0]["events"] == ["AssignedPodDelete"]
     assert [m["pod"] for m in grouped[0]["moved"]] == ["default/new"]
+
+
+def _rows(*rows):
+    data = {
+        "step-TOTAL_FORMS": str(len(rows)),
+        "step-INITIAL_FORMS": "0",
+        "step-MIN_NUM_FORMS": "0",
+        "step-MAX_NUM_FORMS": "20",
+    }
+    for i, row in enumerate(rows):
+        data.update({f"step-{i}-{k}": v for k, v in row.items()})
+    return data
+
+
+def test_run_with_changes_form_puts_each_error_on_its_field(alice_client, user):
+    cluster = _cluster(user, make_node("n1"), make_pod("a"))
+    profile = services.profile_create(owner=user, name="default", config={})
+    url = f"/clusters/{cluster.pk}/run-with-changes/"
+    response = alice_client.post(
+        url,
+        {
+            "profile": profile.pk,
+            **_rows(
+                {
+                    "action": "set_taints",
+                    "after_cycle": "1",
+                    "target": "n1",
+                    "value": "k=v:Sometimes",
+                },
+                {"action": "remove_node", "after_cycle": "", "target": "n1"},
+                {"action": "add_node", "after_cycle": "0", "value": "kind: Node\nmetadata: {}\n"},
+            ),
+        },
+    )
+    assert response.status_code == 400
+    forms = response.context["formset"].forms
+    assert forms[0].errors["value"][0].startswith("line 1: effect 'Sometimes' is not one of")
+    assert forms[1].errors["after_cycle"][0].startswith("say after which cycle")
+    assert str(forms[2].errors["value"][0]) == "metadata.name: is required"
+    assert not cluster.runs.exists()
+
+    # A valid row naming a node the cluster lacks: the error is on the target.
+    response = alice_client.post(
+        url,
+        {
+            "profile": profile.pk,
+            **_rows({"action": "remove_node", "after_cycle": "1", "target": "n9"}),
+        },
+    )
+    assert response.status_code == 400
+    assert response.context["formset"].forms[0].errors["target"] == ["no node 'n9' in the cluster"]
+    assert not cluster.runs.exists()
+
+
+def test_run_with_changes_form_starts_a_run_with_the_script(
+    alice_client, user, django_capture_on_commit_callbacks
+):
+    cluster = _cluster(user, make_node("n1"), make_pod("a"))
+    profile = services.profile_create(owner=user, name="default", config={})
+    with django_capture_on_commit_callbacks(execute=True):
+        response = alice_client.post(
+            f"/clusters/{cluster.pk}/run-with-changes/",
+            {
+                "profile": profile.pk,
+                **_rows(
+                    {
+                        "action": "set_labels",
+                        "after_cycle": "1",
+                        "target": "n1",
+                        "value": "disk=ssd\nzone=a",
+                    },
+                    {"action": ""},
+                ),
+            },
+        )
+    run = cluster.runs.get()
+    assert response.status_code == 302 and "/runs/" in response["Location"]
+    assert run.script == [
+        {"after_cycle": 1, "set_labels": {"node": "n1", "labels": {"disk": "ssd", "zone": "a"}}}
+    ]
+    page = alice_client.get(response["Location"])
+    assert b'id="section-cluster-events"' in page.content
+    assert b"after cycle 1: node n1 labels set to disk=ssd" in page.content

@@ -1,0 +1,51 @@
+"""HTTP layer of runs with changes: a run with a script of cluster changes, "try a change"."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from .. import selectors as cluster_selectors
+from . import services
+from .forms import ScriptFormSet, add_script_errors, script_from_formset
+from .script import ScriptError
+
+
+@login_required
+def run_with_changes(request: HttpRequest, pk: int) -> HttpResponse:
+    """Start a run of the cluster whose script changes it between cycles."""
+    cluster = cluster_selectors.cluster_for_user(request.user, pk)
+    profiles = cluster_selectors.profiles_for_user(request.user)
+    formset = ScriptFormSet(request.POST or None, prefix="step")
+    error = ""
+    if request.method == "POST":
+        steps = script_from_formset(formset)
+        profile_id = request.POST.get("profile", "")
+        if not profile_id.isdigit():
+            error = "profile: choose a profile"
+        elif steps is not None:
+            profile = cluster_selectors.profile_for_user(request.user, int(profile_id))
+            try:
+                run = services.run_start(
+                    user=request.user,
+                    cluster=cluster,
+                    profile=profile,
+                    label="with changes",
+                    script=steps,
+                )
+            except ScriptError as err:
+                add_script_errors(formset, err.errors)
+            except services.RunInvalid as err:
+                error = str(err)
+            else:
+                return redirect("playground:run", pk=run.pk)
+        if error:
+            messages.error(request, error)
+    return render(
+        request,
+        "playground/runs/run_with_changes.html",
+        {"cluster": cluster, "profiles": profiles, "formset": formset},
+        status=400 if request.method == "POST" else 200,
+    )
