@@ -6,11 +6,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from .. import selectors as cluster_selectors
-from . import services
-from .forms import ScriptFormSet, add_script_errors, script_from_formset
+from . import services, try_change
+from .forms import ScriptFormSet, add_script_errors, script_from_formset, try_change_form
 from .script import ScriptError
+from .views import run_for_request
 
 
 @login_required
@@ -49,3 +52,21 @@ def run_with_changes(request: HttpRequest, pk: int) -> HttpResponse:
         {"cluster": cluster, "profiles": profiles, "formset": formset},
         status=400 if request.method == "POST" else 200,
     )
+
+
+@require_POST
+def run_try_change(request: HttpRequest, pk: int) -> HttpResponse:
+    """Re-run a finished run with one change to its profile; open the comparison of the two."""
+    run = run_for_request(request, pk)
+    back = reverse("playground:run", args=[run.pk]) + "#section-try-change"
+    form = try_change_form(run, request.POST)
+    if not form.is_valid():
+        for field, errors in form.errors.items():
+            messages.error(request, f"{field}: {' '.join(errors)}")
+        return redirect(back)
+    try:
+        new = try_change.run_try_change(user=request.user, run=run, change=form.change())
+    except try_change.ChangeInvalid as err:
+        messages.error(request, str(err))
+        return redirect(back)
+    return redirect("playground:compare", a=run.pk, b=new.pk)

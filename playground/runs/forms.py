@@ -12,7 +12,7 @@ import yaml
 from django import forms
 
 from .. import kube, yaml_limits
-from . import script
+from . import script, try_change
 
 STEP_ROWS: Final = 4
 _MANIFEST_ACTIONS: Final = ("add_node", "add_pod")
@@ -120,3 +120,47 @@ def _place(used: list[Any], errors: list[tuple[str, str]]) -> None:
         action = str(form.cleaned_data.get("action") or "")
         where = path.split(action, 1)[1].lstrip(".") if action and action in path else ""
         form.add_error(_field_of(path, action), f"{where}: {message}" if where else message)
+
+
+class TryChangeForm(forms.Form):
+    """One change to a finished run's profile: the field a value belongs to is required."""
+
+    kind = forms.ChoiceField(choices=list(try_change.KINDS.items()))
+    plugin = forms.ChoiceField(required=False, choices=())
+    weight = forms.IntegerField(required=False, min_value=1, max_value=100)
+    strategy = forms.ChoiceField(
+        required=False, choices=[("", "")] + [(s, s) for s in try_change.STRATEGIES]
+    )
+
+    def __init__(self, *args: Any, plugins: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["plugin"].choices = [("", "")] + [(p, p) for p in plugins]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        kind = data.get("kind")
+        if kind in ("weight", "enable", "disable") and not data.get("plugin"):
+            self.add_error("plugin", "choose a plugin")
+        if kind == "weight" and data.get("weight") is None and "weight" not in self.errors:
+            self.add_error("weight", "give the new weight")
+        if kind == "strategy" and not data.get("strategy"):
+            self.add_error("strategy", "choose a scoring strategy")
+        return data
+
+    def change(self) -> try_change.ProfileChange:
+        data = self.cleaned_data
+        kind = data["kind"]
+        return try_change.ProfileChange(
+            kind=kind,
+            plugin=try_change.FIT if kind == "strategy" else data.get("plugin") or "",
+            weight=data.get("weight") if kind == "weight" else None,
+            strategy=data.get("strategy") or "" if kind == "strategy" else "",
+        )
+
+
+def try_change_form(run: Any, data: Any = None) -> TryChangeForm:
+    """The "Try a change" form of a run page: every plugin the run's profile owner can use."""
+    from ..custom_plugins.services import registry_for
+    from ..engine import plugin_names
+
+    return TryChangeForm(data, plugins=plugin_names(registry_for(run.profile.owner)))

@@ -20,7 +20,8 @@ from django.views.decorators.http import require_POST
 
 from .. import selectors as cluster_selectors
 from ..models import Run
-from . import changes, charts, overview, paging, script, selectors, services
+from . import changes, charts, overview, paging, script, selectors, services, try_change
+from .forms import try_change_form
 from .refs import run_ref
 
 TIMELINE_PAGE = 100
@@ -93,6 +94,9 @@ def run_page(request: HttpRequest, pk: int) -> HttpResponse:
     summary = run.summary or {}
     context["timeline"] = rows
     context["script_steps"] = script.script_described(run.script)
+    if run.is_terminal and context["profile_linked"] and request.user.is_authenticated:
+        context["try_form"] = try_change_form(run)
+        context["try_weights"] = try_change.score_plugins(run.config)
     context["progress"] = {
         "pods": summary.get("total", 0),
         "bound": summary.get("scheduled", 0),
