@@ -100,3 +100,23 @@
   }
   load();
 })();
+
+// A link into the run page may name a section (?section=section-filter, from the course's
+// glossary): scroll to it once the page has drawn it (the cycle panels appear after a cycle
+// is selected).
+(function () {
+  "use strict";
+  const wanted = new URLSearchParams(location.search).get("section");
+  if (!wanted || !/^[a-z-]+$/.test(wanted)) return;
+  let tries = 0;
+  const timer = setInterval(() => {
+    const node = document.getElementById(wanted);
+    if (node && node.getClientRects().length) {
+      clearInterval(timer);
+      node.scrollIntoView({ block: "start" });
+      node.classList.add("section-target");
+    } else if (++tries > 100) {
+      clearInterval(timer);
+    }
+  }, 100);
+})();
