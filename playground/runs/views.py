@@ -94,7 +94,7 @@ def run_page(request: HttpRequest, pk: int) -> HttpResponse:
     summary = run.summary or {}
     context["timeline"] = rows
     context["script_steps"] = script.script_described(run.script)
-    if run.is_terminal and context["profile_linked"] and request.user.is_authenticated:
+    if context["profile_linked"] and request.user.is_authenticated:  # shown once it finishes
         context["try_form"] = try_change_form(run)
         context["try_weights"] = try_change.score_plugins(run.config)
     context["progress"] = {

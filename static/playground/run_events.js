@@ -120,3 +120,19 @@
     }
   }, 100);
 })();
+
+// "Try a change" waits for the run to finish: shown when the status badge says so.
+(function () {
+  "use strict";
+  const section = document.getElementById("section-try-change");
+  const status = document.getElementById("run-status");
+  if (!section || !status || !section.hidden) return;
+  const DONE = new Set(["succeeded", "failed", "cancelled"]);
+  const observer = new MutationObserver(() => {
+    if (DONE.has(status.textContent.trim())) {
+      section.hidden = false;
+      observer.disconnect();
+    }
+  });
+  observer.observe(status, { childList: true, characterData: true, subtree: true });
+})();
