@@ -290,6 +290,7 @@ class RunCommand(models.Model):
         CANCEL = "cancel", "Cancel"
         ALLOW = "allow", "Allow"
         REJECT = "reject", "Reject"
+        CHANGE = "change", "Change the cluster"  # message: one script step as JSON
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="commands")
     kind = models.CharField(max_length=16, choices=Kind.choices)

@@ -103,6 +103,7 @@ urlpatterns = [
     path("runs/<runref:pk>/permit/", run_views.run_permit, name="run_permit"),
     path("runs/<runref:pk>/cancel/", run_views.run_cancel, name="run_cancel"),
     path("runs/<runref:pk>/try/", change_views.run_try_change, name="run_try_change"),
+    path("runs/<runref:pk>/change/", change_views.run_change, name="run_change"),
     path("compare/<runref:a>/<runref:b>/", run_views.compare, name="compare"),
     *lesson_urlpatterns,
 ]

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from .. import selectors as cluster_selectors
-from . import services, try_change
-from .forms import ScriptFormSet, add_script_errors, script_from_formset, try_change_form
+from . import selectors, services, try_change
+from .forms import (
+    ScriptFormSet,
+    ScriptStepForm,
+    add_script_errors,
+    script_from_formset,
+    try_change_form,
+)
 from .script import ScriptError
 from .views import run_for_request
 
@@ -70,3 +76,25 @@ def run_try_change(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, str(err))
         return redirect(back)
     return redirect("playground:compare", a=run.pk, b=new.pk)
+
+
+@require_POST
+def run_change(request: HttpRequest, pk: int) -> HttpResponse:
+    """Change a running run's cluster now (the websocket ``change`` command's HTTP twin)."""
+    run = run_for_request(request, pk)
+    back = reverse("playground:run", args=[run.pk]) + "#section-cluster-events"
+    if not selectors.run_may_command(user=request.user, run=run):
+        raise Http404("No such run")
+    form = ScriptStepForm(request.POST, prefix="now")
+    step = form.step() if form.is_valid() else None
+    if step is None:
+        for field, errors in form.errors.items() or [("action", ["choose a change"])]:
+            messages.error(request, f"{field}: {' '.join(errors)}")
+        return redirect(back)
+    try:
+        services.run_change(run_id=run.pk, step=step)
+    except services.RunCommandRefused as err:
+        messages.error(request, str(err))
+    else:
+        messages.success(request, "The change is made between the next two cycles.")
+    return redirect(back)

@@ -11,6 +11,7 @@ envelope. Together they cover every seq once, in order.
 from __future__ import annotations
 
 import copy
+import json
 import time
 from datetime import timedelta
 from typing import Any, Final
@@ -28,7 +29,7 @@ from .. import engine, plugins
 from ..models import Node, Pod, Run, RunCommand, RunCycle, RunEvent
 from .charts import CYCLE_TYPES
 from .columns import CycleEncoder, summary, summary_message
-from .script import ScriptError, ScriptPlayer, parse_script
+from .script import ScriptError, ScriptPlayer, apply_step, parse_script
 from .script import pod_key as script_pod_key
 from .selectors import stored_last_seq
 from .stream import broadcast_many, event_message, finished_message, progress_message
@@ -192,10 +193,10 @@ class Execution:
     # -- resuming ---------------------------------------------------------------------------------
 
     def _check_replayable(self) -> None:
-        if self.run.commands.filter(kind__in=["allow", "reject"]).exists():
+        if self.run.commands.filter(kind__in=["allow", "reject", "change"]).exists():
             raise RuntimeError(
-                "the worker stopped while pods waited at Permit; "
-                "the answers given cannot be replayed"
+                "the worker stopped after a user answered a pod waiting at Permit or changed "
+                "the cluster; those commands cannot be replayed"
             )
         self.replayed = dict(RunEvent.objects.filter(run_id=self.run_id).values_list("seq", "type"))
         ranges = RunCycle.objects.filter(run_id=self.run_id).values_list("seq_first", "seq_last")
@@ -296,6 +297,8 @@ class Execution:
 
     def _apply(self, command: RunCommand) -> str:
         assert self.sched is not None
+        if command.kind == RunCommand.Kind.CHANGE:
+            return self._change_now(command.message)
         waiting = next((wp for wp in self.sched.waiting_pods() if wp.pod.key == command.pod), None)
         if waiting is None:
             return "not waiting at Permit"
@@ -305,6 +308,16 @@ class Execution:
         plugin = command.plugin or min(waiting.pending, default=plugins.APPROVAL_GATE)
         self.sched.reject_waiting_pod(command.pod, plugin, command.message or REJECTED_BY_USER)
         return "rejected"
+
+    def _change_now(self, message: str) -> str:
+        """A user's change to the cluster between two cycles (a script step, made now)."""
+        assert self.sched is not None
+        try:
+            [step] = parse_script([json.loads(message)])
+            apply_step(self.sched, step)
+        except (ValueError, SchedulerCoreError) as err:
+            return f"refused: {err}"
+        return "applied"
 
     @staticmethod
     def _mark(command: RunCommand, result: str) -> None:

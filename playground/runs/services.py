@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
 import logging
 import uuid
 from collections.abc import Iterable, Sequence
@@ -45,7 +46,7 @@ from .execution import (
     lease,
     pod_key,
 )
-from .script import ScriptError, ScriptStep, check_targets, script_json
+from .script import ScriptError, ScriptStep, check_targets, parse_script, script_json
 from .selectors import stored_last_seq
 from .stream import broadcast_many, finished_message
 
@@ -58,6 +59,7 @@ __all__ = [
     "RunCommandRefused",
     "RunInvalid",
     "run_cancel",
+    "run_change",
     "run_command",
     "run_compare_start",
     "run_decide_permit",
@@ -298,7 +300,8 @@ def run_decide_permit(
 
 
 def run_command(*, run_id: int, command: dict[str, Any]) -> dict[str, Any]:
-    """Apply a websocket client's command (``cancel``, ``allow``, ``reject``); returns the ack.
+    """Apply a websocket client's command (``cancel``, ``allow``, ``reject``, ``change``);
+    returns the ack.
 
     Raises RunCommandRefused for an unknown or malformed command.
     """
@@ -319,7 +322,33 @@ def run_command(*, run_id: int, command: dict[str, Any]) -> dict[str, Any]:
             message=str(command.get("message") or ""),
         )
         return {"kind": "ack", "run": run_id, "command": name, "pod": pod}
+    if name == "change":
+        step = command.get("step")
+        try:
+            step = json.loads(step) if isinstance(step, str) else step
+        except ValueError as err:
+            raise RunCommandRefused(f"step: not JSON: {err}") from err
+        run_change(run_id=run_id, step=step)
+        return {"kind": "ack", "run": run_id, "command": name}
     raise RunCommandRefused(f"unknown command {name!r}")
+
+
+def run_change(*, run_id: int, step: Any) -> RunCommand:
+    """Queue a change to a running run's cluster, made between two cycles (``step`` in the
+    script's stored form; its ``after_cycle`` is ignored: the change is made now)."""
+    if isinstance(step, dict):
+        step = {"after_cycle": 0, **{k: v for k, v in step.items() if k != "after_cycle"}}
+    try:
+        parse_script([step], "step")
+    except ScriptError as err:
+        raise RunCommandRefused(str(err)) from err
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run_id)
+        if run.is_terminal:
+            raise RunCommandRefused(f"run {run_id} has finished ({run.status})")
+        return RunCommand.objects.create(
+            run=run, kind=RunCommand.Kind.CHANGE, message=json.dumps(step)
+        )
 
 
 def run_recover_stale() -> int:

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_POST
 from .. import selectors as cluster_selectors
 from ..models import Run
 from . import changes, charts, overview, paging, script, selectors, services, try_change
-from .forms import try_change_form
+from .forms import ScriptStepForm, try_change_form
 from .refs import run_ref
 
 TIMELINE_PAGE = 100
@@ -94,6 +94,8 @@ def run_page(request: HttpRequest, pk: int) -> HttpResponse:
     summary = run.summary or {}
     context["timeline"] = rows
     context["script_steps"] = script.script_described(run.script)
+    if not run.is_terminal and selectors.run_may_command(user=request.user, run=run):
+        context["change_form"] = ScriptStepForm(prefix="now")
     if context["profile_linked"] and request.user.is_authenticated:  # shown once it finishes
         context["try_form"] = try_change_form(run)
         context["try_weights"] = try_change.score_plugins(run.config)

@@ -121,18 +121,20 @@
   }, 100);
 })();
 
-// "Try a change" waits for the run to finish: shown when the status badge says so.
+// "Try a change" appears and "Change the cluster now" goes once the run has finished (when the
+// status badge says so).
 (function () {
   "use strict";
-  const section = document.getElementById("section-try-change");
   const status = document.getElementById("run-status");
-  if (!section || !status || !section.hidden) return;
+  const show = document.getElementById("section-try-change");
+  const hide = document.getElementById("change-now-form");
+  if (!status || (!show && !hide)) return;
   const DONE = new Set(["succeeded", "failed", "cancelled"]);
   const observer = new MutationObserver(() => {
-    if (DONE.has(status.textContent.trim())) {
-      section.hidden = false;
-      observer.disconnect();
-    }
+    if (!DONE.has(status.textContent.trim())) return;
+    if (show) show.hidden = false;
+    if (hide) hide.hidden = true;
+    observer.disconnect();
   });
   observer.observe(status, { childList: true, characterData: true, subtree: true });
 })();

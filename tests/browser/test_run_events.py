@@ -81,5 +81,6 @@ def test_a_node_added_after_cycle_1_schedules_the_pod_and_the_page_says_which_hi
     _css(driver, "#try-change-form [name=weight]").send_keys("5")
     _css(driver, "#try-change-run").click()
     _wait(driver, lambda d: "/compare/" in d.current_url)
+    assert _css(driver, "#profile-b").text == "mine · NodeResourcesFit weight 5"
     new = Run.objects.exclude(pk=run.pk).get()
     assert new.script == run.script and new.compare_with_id == run.pk

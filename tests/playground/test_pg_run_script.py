@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 from builders import make_node, make_pod, stored_events
@@ -271,3 +273,64 @@ def test_run_with_changes_form_starts_a_run_with_the_script(
     page = alice_client.get(response["Location"])
     assert b'id="section-cluster-events"' in page.content
     assert b"after cycle 1: node n1 labels set to disk=ssd" in page.content
+
+
+def test_a_change_command_is_made_between_cycles_and_refused_when_malformed(
+    user, django_capture_on_commit_callbacks
+):
+    from playground.models import RunCommand
+
+    cluster = _cluster(user, make_node("n1", cpu="2"), make_pod("big", cpu="8"))
+    profile = services.profile_create(owner=user, name="default", config={})
+    run = runs.run_start(user=user, cluster=cluster, profile=profile)  # queued, not executed
+    with pytest.raises(runs.RunCommandRefused, match=r"step\[0\].add_node.metadata.name"):
+        runs.run_command(
+            run_id=run.pk, command={"command": "change", "step": '{"add_node": {"metadata": {}}}'}
+        )
+    with pytest.raises(runs.RunCommandRefused, match="step: not JSON"):
+        runs.run_command(run_id=run.pk, command={"command": "change", "step": "{"})
+    ack = runs.run_command(
+        run_id=run.pk,
+        command={"command": "change", "step": json.dumps({"add_node": BIG_NODE})},
+    )
+    assert ack == {"kind": "ack", "run": run.pk, "command": "change"}
+    runs.run_execute(run_id=run.pk)
+    run.refresh_from_db()
+    assert run.status == "succeeded", run.error_message
+    assert run.placements == {"default/big": "n4"}
+    assert RunCommand.objects.get(run=run).result == "applied"
+    assert [c["text"] for c in changes.run_changes(run=run)] == ["node n4 added"]
+    with pytest.raises(runs.RunCommandRefused, match="has finished"):
+        runs.run_change(run_id=run.pk, step={"remove_node": "n1"})
+
+
+def test_change_now_form_on_a_running_run_page_queues_the_command(alice_client, user):
+    from django.urls import reverse
+
+    from playground.models import RunCommand
+
+    cluster = _cluster(user, make_node("n1"), make_pod("a"))
+    profile = services.profile_create(owner=user, name="default", config={})
+    run = runs.run_start(user=user, cluster=cluster, profile=profile)  # queued, not executed
+    page = alice_client.get(reverse("playground:run", args=[run.pk])).content.decode()
+    assert 'id="change-now-form"' in page
+    url = reverse("playground:run_change", args=[run.pk])
+    response = alice_client.post(
+        url, {"now-action": "set_labels", "now-after_cycle": "0", "now-value": "a=b"}, follow=True
+    )
+    assert "target: name the node or pod" in response.content.decode()
+    assert not RunCommand.objects.exists()
+    alice_client.post(
+        url,
+        {
+            "now-action": "set_labels",
+            "now-after_cycle": "0",
+            "now-target": "n1",
+            "now-value": "a=b",
+        },
+    )
+    command = RunCommand.objects.get(run=run)
+    assert json.loads(command.message) == {
+        "after_cycle": 0,
+        "set_labels": {"node": "n1", "labels": {"a": "b"}},
+    }
