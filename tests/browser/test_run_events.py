@@ -84,3 +84,6 @@ def test_a_node_added_after_cycle_1_schedules_the_pod_and_the_page_says_which_hi
     assert _css(driver, "#profile-b").text == "mine · NodeResourcesFit weight 5"
     new = Run.objects.exclude(pk=run.pk).get()
     assert new.script == run.script and new.compare_with_id == run.pk
+    # The compare page reloads until both runs finish: let it, then leave it.
+    _wait(driver, lambda d: not d.find_elements("css selector", "#compare-waiting"))
+    site.open("/static/playground/run.css")
