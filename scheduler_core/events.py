@@ -275,6 +275,9 @@ class Pop(QueueEvent):
 
 @dataclass(frozen=True, slots=True)
 class Backoff(QueueEvent):
+    """A pending pod entered backoffQ: ``details`` {"until", "event", "from"}, and "plugin" and
+    "hints" as MoveToActive has them when a cluster event's queueing hints moved it."""
+
     type: ClassVar[str] = "Backoff"
 
 

@@ -76,6 +76,10 @@ def group_changes(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def run_has_changes(*, run: Run) -> bool:
+    return RunEvent.objects.filter(run=run, type="ClusterChange").exists()
+
+
 def run_changes(*, run: Run) -> list[dict[str, Any]]:
     """The run's cluster changes, grouped (``group_changes``), from its stored events."""
     starts = list(

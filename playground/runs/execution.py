@@ -353,6 +353,7 @@ class Execution:
             if sched.waiting:
                 # Pods wait for a user: time is real until they are answered or time out.
                 self.poll_commands(every=0)
+                self._apply_script()
                 ran = sched.run_until_idle(max_cycles=1, until=self.clock.now())
                 if not ran:
                     self.flush()

@@ -6,7 +6,8 @@ often it is delivered. The task drives the engine on a simulated clock (``execut
 each scheduling cycle as one ``RunCycle`` row and the other events as ``RunEvent`` rows, and
 broadcasts them to the run's channel group after they are committed.
 
-A run is a simulation: it never changes its cluster. ``run_apply_placements`` binds a finished
+A run is a simulation: it never changes its cluster. Its script (``runs.script``) and "change"
+commands change the run's own copy between cycles. ``run_apply_placements`` binds a finished
 run's placements into the cluster when the user asks for it.
 
 Exactly-once effects without exactly-once delivery: an execution claims the run with a fresh

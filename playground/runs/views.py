@@ -96,6 +96,7 @@ def run_page(request: HttpRequest, pk: int) -> HttpResponse:
     context["script_steps"] = script.script_described(run.script)
     if not run.is_terminal and selectors.run_may_command(user=request.user, run=run):
         context["change_form"] = ScriptStepForm(prefix="now")
+    context["has_changes"] = bool(run.script) or changes.run_has_changes(run=run)
     if context["profile_linked"] and request.user.is_authenticated:  # shown once it finishes
         context["try_form"] = try_change_form(run)
         context["try_weights"] = try_change.score_plugins(run.config)

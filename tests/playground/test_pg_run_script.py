@@ -300,6 +300,7 @@ def test_a_change_command_is_made_between_cycles_and_refused_when_malformed(
     assert run.placements == {"default/big": "n4"}
     assert RunCommand.objects.get(run=run).result == "applied"
     assert [c["text"] for c in changes.run_changes(run=run)] == ["node n4 added"]
+    assert changes.run_has_changes(run=run)  # the page keeps its Cluster events section
     with pytest.raises(runs.RunCommandRefused, match="has finished"):
         runs.run_change(run_id=run.pk, step={"remove_node": "n1"})
 
