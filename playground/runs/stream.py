@@ -49,7 +49,6 @@ def last_seq_of(envelope: dict[str, Any]) -> int:
 def batch_message(run_id: int, envelopes: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"kind": "batch", "run": run_id, "messages": list(envelopes)}
 
-
 log = logging.getLogger(__name__)
 
 
