@@ -213,6 +213,16 @@ def script_json(steps: Iterable[ScriptStep]) -> list[dict[str, Any]]:
     return [s.to_dict() for s in steps]
 
 
+def added_manifests(raw: Any) -> list[dict[str, Any]]:
+    """The nodes and pods a stored script adds, as manifests (for the run's usage charts)."""
+    kinds = {"add_node": "Node", "add_pod": "Pod"}
+    return [
+        {"apiVersion": "v1", "kind": kinds[s.action], **s.value}
+        for s in parse_script(raw or [])
+        if s.action in kinds
+    ]
+
+
 def script_described(raw: Any) -> list[dict[str, Any]]:
     """A stored script as the run page lists it: [{"after_cycle", "text"}]."""
     return [{"after_cycle": s.after_cycle, "text": s.describe()} for s in parse_script(raw or [])]

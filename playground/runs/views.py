@@ -190,6 +190,7 @@ def _resources(
     from scheduler_core.api import Node, Pod
 
     manifests = run.snapshot or cluster_selectors.cluster_manifests(run.cluster)
+    manifests = [*manifests, *script.added_manifests(run.script)]  # nodes a script adds
     pending = {e["pod"] for e in events if e.get("type") in ("CycleStart", "Enqueue")}
     nodes, pods = [], []
     for m in manifests:

@@ -335,3 +335,18 @@ def test_change_now_form_on_a_running_run_page_queues_the_command(alice_client, 
         "after_cycle": 0,
         "set_labels": {"node": "n1", "labels": {"a": "b"}},
     }
+
+
+def test_usage_charts_count_the_nodes_a_script_adds(
+    alice_client, user, django_capture_on_commit_callbacks
+):
+    from django.urls import reverse
+
+    cluster = _cluster(user, make_node("n1", cpu="2"), make_pod("big", cpu="8"))
+    profile = services.profile_create(owner=user, name="default", config={})
+    steps = script.parse_script([{"after_cycle": 1, "add_node": BIG_NODE}])
+    with django_capture_on_commit_callbacks(execute=True):
+        run = runs.run_start(user=user, cluster=cluster, profile=profile, script=steps)
+    usage = alice_client.get(reverse("playground:run_usage", args=[run.pk])).json()["usage"]
+    rows = {r["node"]: r["cpu"] for r in usage["rows"]}
+    assert rows["n4"]["after_pct"] == 50.0 and rows["n1"]["after"] == 0
