@@ -58,7 +58,8 @@ class ScriptStep:
         if self.action == "remove_node":
             return f"node {v} removed"
         if self.action == "set_labels":
-            return f"node {v['node']} labels set to {kube.format_key_values(v['labels']) or '{}'}"
+            shown = ", ".join(f"{k}={val}" for k, val in v["labels"].items())
+            return f"node {v['node']} labels set to {shown or 'none'}"
         if self.action == "set_taints":
             shown = kube.format_taints(v["taints"]).replace("\n", ", ")
             return f"node {v['node']} taints set to {shown or 'none'}"

@@ -272,7 +272,7 @@ def test_run_with_changes_form_starts_a_run_with_the_script(
     ]
     page = alice_client.get(response["Location"])
     assert b'id="section-cluster-events"' in page.content
-    assert b"after cycle 1: node n1 labels set to disk=ssd" in page.content
+    assert b"after cycle 1: node n1 labels set to disk=ssd, zone=a" in page.content
 
 
 def test_a_change_command_is_made_between_cycles_and_refused_when_malformed(
