@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-import yaml
-from builders import make_node, make_pod
+from builders import cluster_with, make_node, make_pod
 from test_runs import _css, _wait, daphne_url, site  # noqa: F401 (fixtures)
 
 from playground import services
@@ -23,13 +22,8 @@ status:
 
 def _cluster(django_user_model):
     user = django_user_model.objects.get(username="runner")
-    cluster = services.cluster_create(owner=user, name="too small")
-    services.cluster_import_yaml(
-        cluster=cluster,
-        user=user,
-        text=yaml.safe_dump_all(
-            [make_node("n1", cpu="2"), make_pod("big", cpu="8")], sort_keys=False
-        ),
+    cluster = cluster_with(
+        user, make_node("n1", cpu="2"), make_pod("big", cpu="8"), name="too small"
     )
     services.profile_create(owner=user, name="mine", config={})
     return cluster

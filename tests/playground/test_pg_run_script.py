@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
-from builders import make_node, make_pod, stored_events
+from builders import cluster_with, make_node, make_pod, stored_events
 
 from playground import services
 from playground.runs import changes, script
@@ -82,14 +81,6 @@ def test_player_hands_out_steps_after_their_cycle_or_when_idle():
     assert player.due(9, idle=True) == []
 
 
-def _cluster(user, *objects):
-    cluster = services.cluster_create(owner=user, name="c1")
-    services.cluster_import_yaml(
-        cluster=cluster, user=user, text=yaml.safe_dump_all(objects, sort_keys=False)
-    )
-    return cluster
-
-
 BIG_NODE = {
     "metadata": {"name": "n4"},
     "status": {"allocatable": {"cpu": "16", "memory": "32Gi", "pods": "110"}},
@@ -103,7 +94,7 @@ SMALL_NODE = {
 def test_run_applies_the_script_between_cycles_and_records_which_hint_moved_the_pod(
     user, django_capture_on_commit_callbacks
 ):
-    cluster = _cluster(user, make_node("n1", cpu="2"), make_pod("big", cpu="8"))
+    cluster = cluster_with(user, make_node("n1", cpu="2"), make_pod("big", cpu="8"))
     profile = services.profile_create(owner=user, name="default", config={})
     steps = script.parse_script(
         [{"after_cycle": 1, "add_node": SMALL_NODE}, {"after_cycle": 1, "add_node": BIG_NODE}]
@@ -152,7 +143,7 @@ def test_run_applies_the_script_between_cycles_and_records_which_hint_moved_the_
 
 
 def test_run_with_a_step_on_an_unknown_node_is_refused_and_nothing_stored(user):
-    cluster = _cluster(user, make_node("n1"), make_pod("a"))
+    cluster = cluster_with(user, make_node("n1"), make_pod("a"))
     profile = services.profile_create(owner=user, name="default", config={})
     steps = script.parse_script([{"after_cycle": 1, "remove_node": "n7"}])
     with pytest.raises(script.ScriptError) as err:
@@ -164,7 +155,7 @@ def test_run_with_a_step_on_an_unknown_node_is_refused_and_nothing_stored(user):
 def test_pod_changes_are_recorded_and_a_deleted_pod_frees_its_node(
     user, django_capture_on_commit_callbacks
 ):
-    cluster = _cluster(
+    cluster = cluster_with(
         user,
         make_node("n1", cpu="2"),
         make_pod("old", cpu="2", node_name="n1"),
@@ -205,7 +196,7 @@ def _rows(*rows):
 
 
 def test_run_with_changes_form_puts_each_error_on_its_field(alice_client, user):
-    cluster = _cluster(user, make_node("n1"), make_pod("a"))
+    cluster = cluster_with(user, make_node("n1"), make_pod("a"))
     profile = services.profile_create(owner=user, name="default", config={})
     url = f"/clusters/{cluster.pk}/run-with-changes/"
     response = alice_client.post(
@@ -247,7 +238,7 @@ def test_run_with_changes_form_puts_each_error_on_its_field(alice_client, user):
 def test_run_with_changes_form_starts_a_run_with_the_script(
     alice_client, user, django_capture_on_commit_callbacks
 ):
-    cluster = _cluster(user, make_node("n1"), make_pod("a"))
+    cluster = cluster_with(user, make_node("n1"), make_pod("a"))
     profile = services.profile_create(owner=user, name="default", config={})
     with django_capture_on_commit_callbacks(execute=True):
         response = alice_client.post(
@@ -280,7 +271,7 @@ def test_a_change_command_is_made_between_cycles_and_refused_when_malformed(
 ):
     from playground.models import RunCommand
 
-    cluster = _cluster(user, make_node("n1", cpu="2"), make_pod("big", cpu="8"))
+    cluster = cluster_with(user, make_node("n1", cpu="2"), make_pod("big", cpu="8"))
     profile = services.profile_create(owner=user, name="default", config={})
     run = runs.run_start(user=user, cluster=cluster, profile=profile)  # queued, not executed
     with pytest.raises(runs.RunCommandRefused, match=r"step\[0\].add_node.metadata.name"):
@@ -310,7 +301,7 @@ def test_change_now_form_on_a_running_run_page_queues_the_command(alice_client, 
 
     from playground.models import RunCommand
 
-    cluster = _cluster(user, make_node("n1"), make_pod("a"))
+    cluster = cluster_with(user, make_node("n1"), make_pod("a"))
     profile = services.profile_create(owner=user, name="default", config={})
     run = runs.run_start(user=user, cluster=cluster, profile=profile)  # queued, not executed
     page = alice_client.get(reverse("playground:run", args=[run.pk])).content.decode()
@@ -342,7 +333,7 @@ def test_usage_charts_count_the_nodes_a_script_adds(
 ):
     from django.urls import reverse
 
-    cluster = _cluster(user, make_node("n1", cpu="2"), make_pod("big", cpu="8"))
+    cluster = cluster_with(user, make_node("n1", cpu="2"), make_pod("big", cpu="8"))
     profile = services.profile_create(owner=user, name="default", config={})
     steps = script.parse_script([{"after_cycle": 1, "add_node": BIG_NODE}])
     with django_capture_on_commit_callbacks(execute=True):

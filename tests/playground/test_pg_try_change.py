@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-import yaml
-from builders import make_node, make_pod, stored_events
+from builders import cluster_with, make_node, make_pod, stored_events
 from django.urls import reverse
 
 from playground import services
@@ -21,14 +20,8 @@ def _url(run):
 
 @pytest.fixture
 def finished(user, django_capture_on_commit_callbacks):
-    cluster = services.cluster_create(owner=user, name="c1")
-    services.cluster_import_yaml(
-        cluster=cluster,
-        user=user,
-        text=yaml.safe_dump_all(
-            [make_node("n1", cpu="4"), make_node("n2", cpu="8"), make_pod("a", cpu="1")],
-            sort_keys=False,
-        ),
+    cluster = cluster_with(
+        user, make_node("n1", cpu="4"), make_node("n2", cpu="8"), make_pod("a", cpu="1")
     )
     profile = services.profile_create(owner=user, name="mine", config={})
     with django_capture_on_commit_callbacks(execute=True):
