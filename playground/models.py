@@ -203,6 +203,8 @@ class Run(models.Model):
     snapshot = models.JSONField(default=list, blank=True)
     config = models.JSONField(default=dict, blank=True)
     summary = models.JSONField(default=dict, blank=True)
+    # Cluster changes made between cycles (``playground.runs.script``), in the lesson format.
+    script = models.JSONField(default=list, blank=True)
     compare_with = models.ForeignKey(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
@@ -288,6 +290,7 @@ class RunCommand(models.Model):
         CANCEL = "cancel", "Cancel"
         ALLOW = "allow", "Allow"
         REJECT = "reject", "Reject"
+        CHANGE = "change", "Change the cluster"  # message: one script step as JSON
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="commands")
     kind = models.CharField(max_length=16, choices=Kind.choices)

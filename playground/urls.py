@@ -6,7 +6,7 @@ from . import dra_views, views
 from .custom_plugins import views as custom_plugin_views
 from .lessons.urls import urlpatterns as lesson_urlpatterns
 from .profiles import views as profile_views
-from .runs import explain_views
+from .runs import change_views, explain_views
 from .runs import views as run_views
 from .runs.refs import RunRefConverter
 
@@ -83,9 +83,15 @@ urlpatterns = [
         name="custom_plugin_check",
     ),
     path("clusters/<int:pk>/run", run_views.run_new, name="run_new"),
+    path(
+        "clusters/<int:pk>/run-with-changes/",
+        change_views.run_with_changes,
+        name="run_with_changes",
+    ),
     path("runs/<runref:pk>/", run_views.run_page, name="run"),
     path("runs/<runref:pk>/events.json", run_views.run_events_json, name="run_events"),
     path("runs/<runref:pk>/cycles.json", run_views.run_cycles_json, name="run_cycles"),
+    path("runs/<runref:pk>/changes.json", run_views.run_changes_json, name="run_changes"),
     path("runs/<runref:pk>/cycles/<int:cycle>.json", run_views.run_cycle_json, name="run_cycle"),
     path("runs/<runref:pk>/apply/", run_views.run_apply, name="run_apply"),
     path(
@@ -96,6 +102,8 @@ urlpatterns = [
     path("runs/<runref:pk>/usage.json", run_views.run_usage_json, name="run_usage"),
     path("runs/<runref:pk>/permit/", run_views.run_permit, name="run_permit"),
     path("runs/<runref:pk>/cancel/", run_views.run_cancel, name="run_cancel"),
+    path("runs/<runref:pk>/try/", change_views.run_try_change, name="run_try_change"),
+    path("runs/<runref:pk>/change/", change_views.run_change, name="run_change"),
     path("compare/<runref:a>/<runref:b>/", run_views.compare, name="compare"),
     *lesson_urlpatterns,
 ]

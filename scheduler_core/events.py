@@ -275,6 +275,9 @@ class Pop(QueueEvent):
 
 @dataclass(frozen=True, slots=True)
 class Backoff(QueueEvent):
+    """A pending pod entered backoffQ: ``details`` {"until", "event", "from"}, and "plugin" and
+    "hints" as MoveToActive has them when a cluster event's queueing hints moved it."""
+
     type: ClassVar[str] = "Backoff"
 
 
@@ -294,10 +297,21 @@ class MoveToActive(QueueEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class StayUnschedulable(QueueEvent):
+    """A cluster event did not move an unschedulable pod: every rejecting plugin's queueing hint
+    registered for it said QueueSkip. ``details``: {"event": "NodeAdd", "from": "unschedulable",
+    "plugin": None, "hints": {"NodeAffinity": "QueueSkip"}} (only when a hint was asked)."""
+
+    type: ClassVar[str] = "StayUnschedulable"
+
+
+@dataclass(frozen=True, slots=True)
 class ClusterChange(QueueEvent):
     """A node was added, updated or removed between cycles (``pod`` is ""): ``details`` has
     "node", "action" ("add", "update", "remove") and "events", the cluster events it sent to
-    the queue (["NodeUpdateNodeLabel", "NodeUpdateNodeTaint"]); the moves it caused follow."""
+    the queue (["NodeUpdateNodeLabel", "NodeUpdateNodeTaint"]); the moves it caused follow
+    (MoveToActive, Backoff, StayUnschedulable). A pod added or deleted with ``record=True`` has
+    "pod" (``namespace/name``) instead of "node", and "action" "add" or "delete"."""
 
     type: ClassVar[str] = "ClusterChange"
 
@@ -336,6 +350,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Backoff,
         Unschedulable,
         MoveToActive,
+        StayUnschedulable,
         Nominate,
         Delete,
         ClusterChange,

@@ -37,6 +37,7 @@ from scheduler_core.events import (
     PreBind,
     QueueEvent,
     Reserve,
+    StayUnschedulable,
     Unreserve,
     Unschedulable,
     cycle_event_count,
@@ -62,9 +63,11 @@ from scheduler_core.plugins.dynamic_resources import (
     pod_claims,
 )
 from scheduler_core.queue import (
+    EVENT_ASSIGNED_POD_ADD,
     EVENT_ASSIGNED_POD_DELETE,
     EVENT_NODE_ADD,
     EVENT_NODE_DELETE,
+    EVENT_UNSCHEDULED_POD_ADD,
     EVENTS_OF_INTEREST,
     ClusterEvent,
     QueuedPodInfo,
@@ -79,6 +82,7 @@ _QUEUE_EVENTS: dict[str, type[QueueEvent]] = {
     "Backoff": Backoff,
     "Unschedulable": Unschedulable,
     "MoveToActive": MoveToActive,
+    "StayUnschedulable": StayUnschedulable,
     "Nominate": Nominate,
     "Delete": Delete,
 }
@@ -280,9 +284,15 @@ class Scheduler:
         details = {"node": node, "action": action, "events": [str(e) for e in events]}
         self._make(ClusterChange, "", details=details)
 
-    def add_pod(self, manifest: Mapping[str, Any]) -> Pod:
-        """Add a pod: bound pods join their node, pending ones the queue."""
+    def add_pod(self, manifest: Mapping[str, Any], *, record: bool = False) -> Pod:
+        """Add a pod: bound pods join their node, pending ones the queue. ``record`` emits a
+        ClusterChange first (a change between cycles, not the initial pods)."""
         pod = Pod(apply_api_defaults(manifest))
+        if record:
+            event = EVENT_ASSIGNED_POD_ADD if pod.node_name else EVENT_UNSCHEDULED_POD_ADD
+            self._make(
+                ClusterChange, "", details={"pod": pod.key, "action": "add", "events": [str(event)]}
+            )
         if pod.node_name:
             self.cluster.add_pod(pod)
             self.outcomes.setdefault(pod.key, Outcome()).node = pod.node_name
@@ -293,8 +303,15 @@ class Scheduler:
             self.queue.add(pod)
         return pod
 
-    def delete_pod(self, key: str) -> None:
-        """Delete a pod by ``namespace/name``, bound, waiting or pending."""
+    def delete_pod(self, key: str, *, record: bool = False) -> None:
+        """Delete a pod by ``namespace/name``, bound, waiting or pending; ``record`` emits a
+        ClusterChange first."""
+        if record:
+            bound_now = any(p.key == key for p in self.cluster.pods.values())
+            events = [str(EVENT_ASSIGNED_POD_DELETE)] if bound_now else []
+            self._make(
+                ClusterChange, "", details={"pod": key, "action": "delete", "events": events}
+            )
         if self._waiting_by_key(key) is not None:
             # Rejecting unreserves and requeues it; the pending-pod branch below removes it.
             self.reject_waiting_pod(key, "", "pod deleted while waiting on permit")

@@ -163,3 +163,16 @@ def bulk_store(cluster, manifests):
     Node.objects.bulk_create(rows["Node"])
     Pod.objects.bulk_create(rows["Pod"])
     return cluster
+
+
+def cluster_with(user, *objects, name="c1"):
+    """A cluster of ``user`` holding the given manifests, imported as YAML."""
+    import yaml
+
+    from playground import services
+
+    cluster = services.cluster_create(owner=user, name=name)
+    services.cluster_import_yaml(
+        cluster=cluster, user=user, text=yaml.safe_dump_all(objects, sort_keys=False)
+    )
+    return cluster

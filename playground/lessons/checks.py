@@ -16,8 +16,9 @@ from scheduler_core.scheduler import Scheduler
 
 from .. import engine, plugins
 from ..runs import charts
+from ..runs.script import ScriptStep, play
 from ..runs.services import EventCycles
-from .loader import Lesson, Question, RunPointer, ScriptAction
+from .loader import Lesson, Question, RunPointer
 
 NONE = "none"
 
@@ -43,25 +44,15 @@ class LessonRun:
         return self.cycles[k]
 
 
-def _apply(sched: Scheduler, action: ScriptAction) -> None:
-    if action.action == "add_node":
-        sched.add_node(action.value)
-    elif action.action == "remove_node":
-        sched.remove_node(str(action.value))
-    elif action.action == "delete_pod":
-        sched.delete_pod(_pod_key(str(action.value)))
-    elif action.action == "add_pod":
-        sched.add_pod(action.value)
-
-
 def run_lesson(
     snapshot: Sequence[Mapping[str, Any]],
     config: Mapping[str, Any],
-    script: Iterable[ScriptAction] = (),
+    script: Iterable[ScriptStep] = (),
     *,
     extenders: Sequence[Any] | None = None,
 ) -> LessonRun:
-    """Run the engine to the end over ``snapshot``, applying each script action after its cycle."""
+    """Run the engine to the end over ``snapshot``, applying each script step after its cycle
+    (``runs.script.play``, as a run's execution does)."""
     events: list[dict[str, Any]] = []
     sched = Scheduler(
         config,
@@ -73,11 +64,7 @@ def run_lesson(
         extenders=extenders,
         extender_policy=engine.extender_policy(),
     )
-    for action in sorted(script, key=lambda a: a.after_cycle):
-        while sched.cycle < action.after_cycle and sched.run_until_idle(max_cycles=1):
-            pass
-        _apply(sched, action)
-    sched.run_until_idle()
+    play(sched, script)
     return LessonRun(events=events, placements=sched.placements())
 
 

@@ -17,6 +17,8 @@ from typing import Any, Final
 
 import yaml
 
+from ..runs.script import ScriptError, ScriptStep, parse_script
+
 COURSE_DIR: Final = Path(__file__).resolve().parent / "course"
 DEFAULT_PROFILE: Final = "default"
 
@@ -40,7 +42,6 @@ QUESTION_KINDS: Final[dict[str, tuple[tuple[str, ...], str]]] = {
     "requeue": (("cycle",), "name"),  # where a cluster event moved cycle k's parked pod
 }
 SCORE_VALUES: Final = ("raw", "normalized", "weighted")
-SCRIPT_ACTIONS: Final = ("add_node", "remove_node", "delete_pod", "add_pod")
 _SLUG: Final = re.compile(r"^(\d\d)-([a-z0-9-]+)$")
 # A narrative step names its run-page step in a comment: <!-- show: cycle 1, Filter -->
 # (optionally with a plugin: <!-- show: cycle 1, Score, NodeAffinity -->).
@@ -91,15 +92,6 @@ class Step:
 
 
 @dataclass(frozen=True, slots=True)
-class ScriptAction:
-    """A cluster change a lesson makes after cycle ``after_cycle`` (kind in SCRIPT_ACTIONS)."""
-
-    after_cycle: int
-    action: str
-    value: Any
-
-
-@dataclass(frozen=True, slots=True)
 class Lesson:
     number: int
     slug: str
@@ -110,7 +102,7 @@ class Lesson:
     profiles: dict[str, dict[str, Any]]  # name -> KubeSchedulerConfiguration
     questions: tuple[Question, ...]
     terms: tuple[str, ...] = ()
-    script: tuple[ScriptAction, ...] = ()
+    script: tuple[ScriptStep, ...] = ()
     note: str = ""  # what the lesson cannot show in the browser yet
     path: Path = field(default=COURSE_DIR)
 
@@ -221,21 +213,12 @@ def _question(raw: Any, i: int, steps: int, profiles: dict[str, Any]) -> Questio
     )
 
 
-def _script(raw: Any) -> tuple[ScriptAction, ...]:
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise LessonError("lesson.yaml.script", "must be a list")
-    out = []
-    for i, item in enumerate(raw):
-        where = f"lesson.yaml.script[{i}]"
-        actions = [a for a in SCRIPT_ACTIONS if isinstance(item, dict) and a in item]
-        if not isinstance(item, dict) or not isinstance(item.get("after_cycle"), int):
-            raise LessonError(where, "needs an integer after_cycle")
-        if len(actions) != 1:
-            raise LessonError(where, f"needs exactly one of {', '.join(SCRIPT_ACTIONS)}")
-        out.append(ScriptAction(item["after_cycle"], actions[0], item[actions[0]]))
-    return tuple(out)
+def _script(raw: Any) -> tuple[ScriptStep, ...]:
+    try:
+        return parse_script(raw, "lesson.yaml.script")
+    except ScriptError as err:
+        where, message = err.errors[0]
+        raise LessonError(where, message) from err
 
 
 def load_lesson(path: Path) -> Lesson:

@@ -9,6 +9,7 @@ from typing import Any
 
 import markdown
 import yaml
+from django.urls import reverse
 
 from ..models import Run
 from .checks import run_step
@@ -76,10 +77,48 @@ def glossary() -> list[dict[str, Any]]:
     raw = yaml.safe_load((COURSE_DIR / "glossary.yaml").read_text(encoding="utf-8")) or []
     by_number = {lesson.number: lesson for lesson in course()}
     entries = [
-        {"term": e["term"], "text": e["text"], "lesson": by_number.get(int(e["lesson"]))}
+        {
+            "term": e["term"],
+            "text": e["text"],
+            "lesson": by_number.get(int(e["lesson"])),
+            "section": str(e.get("section") or ""),
+        }
         for e in raw
     ]
     return sorted(entries, key=lambda e: e["term"].lower())
+
+
+def glossary_with_runs(*, session: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The glossary, each term with ``run_url``: the run page section that shows it, in the
+    visitor's run of its lesson, else in the latest finished run of the lesson's demo cluster
+    ("" when neither exists). The run page scrolls to ``?section=``."""
+    entries = glossary()
+    lessons = {e["lesson"].slug: e["lesson"] for e in entries if e["lesson"] and e["section"]}
+    runs: dict[str, int] = {}
+    demo_runs = (
+        Run.objects.filter(
+            cluster__is_demo=True,
+            cluster__owner=None,
+            cluster__name__in=[lesson.cluster_name for lesson in lessons.values()],
+            status=Run.Status.SUCCEEDED,
+        )
+        .order_by("-created", "-id")
+        .values_list("cluster__name", "pk")
+    )
+    by_cluster: dict[str, int] = {}
+    for name, pk in demo_runs:
+        by_cluster.setdefault(name, pk)
+    for slug, lesson in lessons.items():
+        mine = lesson_run_id(lesson=lesson, profile=DEFAULT_PROFILE, session=session)
+        found = mine or by_cluster.get(lesson.cluster_name)
+        if found:
+            runs[slug] = found
+    out = []
+    for e in entries:
+        run_id = runs.get(e["lesson"].slug) if e["lesson"] and e["section"] else None
+        url = f"{reverse('playground:run', args=[run_id])}?section={e['section']}" if run_id else ""
+        out.append({**e, "run_url": url})
+    return out
 
 
 @functools.cache

@@ -138,6 +138,7 @@ def lesson_run_start(
         cluster=cluster,
         profile=stored,
         label=f"Lesson {lesson.number}",
+        script=lesson.script,
     )
     mine = dict(session.get(SESSION_RUNS) or {})
     mine[lesson.slug] = {**(mine.get(lesson.slug) or {}), profile: run.pk}

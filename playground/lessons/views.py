@@ -26,7 +26,7 @@ def course_page(request: HttpRequest) -> HttpResponse:
         "playground/lessons/course.html",
         {
             "rows": rows,
-            "glossary": selectors.glossary(),
+            "glossary": selectors.glossary_with_runs(session=request.session),
             "next_row": next((r for r in rows if not r["done"]), rows[0] if rows else None),
         },
     )

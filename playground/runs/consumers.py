@@ -27,9 +27,10 @@ from ..models import Run
 from . import catchup, selectors, services, stream
 
 MAX_FRAME_CHARS: Final = 4096
-COMMANDS: Final = ("cancel", "allow", "reject")
-# Longest accepted value of each command field: namespace/name of a pod, a plugin name, a message.
-FIELD_LIMITS: Final = {"command": 16, "pod": 317, "plugin": 128, "message": 1024}
+COMMANDS: Final = ("cancel", "allow", "reject", "change")
+# Longest accepted value of each command field: namespace/name of a pod, a plugin name, a
+# message, a cluster change (one script step as JSON).
+FIELD_LIMITS: Final = {"command": 16, "pod": 317, "plugin": 128, "message": 1024, "step": 20000}
 COMMANDS_PER_WINDOW: Final = 20
 COMMAND_WINDOW: Final = 10.0  # seconds
 CLOSE_NOT_FOUND = 4404

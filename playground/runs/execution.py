@@ -11,6 +11,7 @@ envelope. Together they cover every seq once, in order.
 from __future__ import annotations
 
 import copy
+import json
 import time
 from datetime import timedelta
 from typing import Any, Final
@@ -20,6 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from scheduler_core.clock import SimulatedClock
+from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.events import Event
 from scheduler_core.scheduler import Scheduler
 
@@ -28,6 +30,8 @@ from ..models import Node, Pod, Run, RunCommand, RunCycle, RunEvent
 from .charts import CYCLE_TYPES
 from .columns import CycleEncoder, summary, summary_message
 from .limits import permit_max_wait_seconds
+from .script import ScriptError, ScriptPlayer, apply_step, parse_script
+from .script import pod_key as script_pod_key
 from .selectors import stored_last_seq
 from .stream import broadcast_many, event_message, finished_message, progress_message
 
@@ -179,14 +183,21 @@ class Execution:
         self.cycles = 0
         self.stopped_early = False
         self.last_progress: tuple[int, int] | None = None
+        steps = parse_script(run.script or [])
+        self.script = ScriptPlayer(steps)
+        # Pods the script adds are scheduled too; those it deletes were not preempted.
+        self.pending += [
+            pod_key(s.value) for s in steps if s.action == "add_pod" and not is_bound(s.value)
+        ]
+        self.deleted = {script_pod_key(str(s.value)) for s in steps if s.action == "delete_pod"}
 
     # -- resuming ---------------------------------------------------------------------------------
 
     def _check_replayable(self) -> None:
-        if self.run.commands.filter(kind__in=["allow", "reject"]).exists():
+        if self.run.commands.filter(kind__in=["allow", "reject", "change"]).exists():
             raise RuntimeError(
-                "the worker stopped while pods waited at Permit; "
-                "the answers given cannot be replayed"
+                "the worker stopped after a user answered a pod waiting at Permit or changed "
+                "the cluster; those commands cannot be replayed"
             )
         self.replayed = dict(RunEvent.objects.filter(run_id=self.run_id).values_list("seq", "type"))
         ranges = RunCycle.objects.filter(run_id=self.run_id).values_list("seq_first", "seq_last")
@@ -302,6 +313,8 @@ class Execution:
 
     def _apply(self, command: RunCommand) -> str:
         assert self.sched is not None
+        if command.kind == RunCommand.Kind.CHANGE:
+            return self._change_now(command.message)
         waiting = next((wp for wp in self.sched.waiting_pods() if wp.pod.key == command.pod), None)
         if waiting is None:
             return "not waiting at Permit"
@@ -312,12 +325,30 @@ class Execution:
         self.sched.reject_waiting_pod(command.pod, plugin, command.message or REJECTED_BY_USER)
         return "rejected"
 
+    def _change_now(self, message: str) -> str:
+        """A user's change to the cluster between two cycles (a script step, made now)."""
+        assert self.sched is not None
+        try:
+            [step] = parse_script([json.loads(message)])
+            apply_step(self.sched, step)
+        except (ValueError, SchedulerCoreError) as err:
+            return f"refused: {err}"
+        return "applied"
+
     @staticmethod
     def _mark(command: RunCommand, result: str) -> None:
         command.applied, command.result = timezone.now(), result
         command.save(update_fields=["applied", "result"])
 
     # -- the loop ---------------------------------------------------------------------------------
+
+    def _apply_script(self, *, idle: bool = False) -> int:
+        """Make the script's changes due between cycles (the engine records each one)."""
+        assert self.sched is not None
+        try:
+            return self.script.apply_due(self.sched, idle=idle)
+        except SchedulerCoreError as err:
+            raise ScriptError([("script", f"a change could not be made: {err}")]) from err
 
     def execute(self) -> None:
         from ..custom_plugins.services import registry_for
@@ -338,6 +369,7 @@ class Execution:
             if sched.waiting:
                 # Pods wait for a user: time is real until they are answered or time out.
                 self.poll_commands(every=0)
+                self._apply_script()
                 ran = sched.run_until_idle(max_cycles=1, until=self.clock.now())
                 if not ran:
                     self.flush()
@@ -348,8 +380,11 @@ class Execution:
                     continue
             else:
                 self.poll_commands(every=COMMAND_POLL_SECONDS)
+                self._apply_script()
                 ran = sched.run_until_idle(max_cycles=1)
                 if not ran:
+                    if self._apply_script(idle=True):
+                        continue
                     break
             self.cycles += ran
             if self.cycles >= limit:
@@ -370,7 +405,7 @@ class Execution:
             for k in self.pending
             if k in outcomes and not outcomes[k].node and outcomes[k].message
         }
-        preempted = [k for k in self.bound if k not in outcomes]
+        preempted = [k for k in self.bound if k not in outcomes and k not in self.deleted]
         scheduled, unschedulable = self._counts()
         summary: dict[str, Any] = {
             "total": len(self.pending),

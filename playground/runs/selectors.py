@@ -11,7 +11,7 @@ from django.http import Http404
 
 from .. import selectors as cluster_selectors
 from ..models import Cluster, Run, RunCycle, RunEvent
-from . import stream
+from . import script, stream
 from .columns import decode_cycle, summary_message
 
 SUMMARY_FIELDS: Final = (
@@ -291,6 +291,7 @@ def run_resources(
     from scheduler_core.quantity import NANO
 
     manifests = run.snapshot or cluster_selectors.cluster_manifests(run.cluster)
+    manifests = [*manifests, *script.added_manifests(run.script)]  # nodes a script adds
     pending = {e["pod"] for e in events if e.get("type") in ("CycleStart", "Enqueue")}
     nodes, pods = [], []
     for m in manifests:

@@ -6,7 +6,8 @@ often it is delivered. The task drives the engine on a simulated clock (``execut
 each scheduling cycle as one ``RunCycle`` row and the other events as ``RunEvent`` rows, and
 broadcasts them to the run's channel group after they are committed.
 
-A run is a simulation: it never changes its cluster. ``run_apply_placements`` binds a finished
+A run is a simulation: it never changes its cluster. Its script (``runs.script``) and "change"
+commands change the run's own copy between cycles. ``run_apply_placements`` binds a finished
 run's placements into the cluster when the user asks for it.
 
 Exactly-once effects without exactly-once delivery: an execution claims the run with a fresh
@@ -22,9 +23,10 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
 import logging
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import Any, Final
 
@@ -45,6 +47,7 @@ from .execution import (
     lease,
     pod_key,
 )
+from .script import ScriptError, ScriptStep, check_targets, parse_script, script_json
 from .selectors import stored_last_seq
 from .stream import broadcast_many, finished_message
 
@@ -57,6 +60,7 @@ __all__ = [
     "RunCommandRefused",
     "RunInvalid",
     "run_cancel",
+    "run_change",
     "run_command",
     "run_compare_start",
     "run_decide_permit",
@@ -142,9 +146,11 @@ def _create(
     profile: Profile,
     pod_keys: Iterable[str] | None,
     label: str,
+    script: Sequence[ScriptStep] = (),
 ) -> Run:
     config = _check_config(profile)
     snapshot, pending = _snapshot(cluster, pod_keys)
+    _check_script(script, snapshot)
     return Run.objects.create(
         cluster=cluster,
         profile=profile,
@@ -154,7 +160,19 @@ def _create(
         snapshot=snapshot,
         config=config,
         summary={"total": len(pending), "scheduled": 0, "unschedulable": 0},
+        script=script_json(script),
     )
+
+
+def _check_script(script: Sequence[ScriptStep], snapshot: list[dict[str, Any]]) -> None:
+    """Raise ScriptError when a step names a node or pod the run's cluster will not have."""
+    if not script:
+        return
+    nodes = [(m.get("metadata") or {}).get("name", "") for m in snapshot if m.get("kind") == "Node"]
+    pods = [pod_key(m) for m in snapshot if m.get("kind") == "Pod"]
+    errors = check_targets(script, nodes, pods)
+    if errors:
+        raise ScriptError(errors)
 
 
 def _queue(run_id: int) -> None:
@@ -170,11 +188,13 @@ def run_start(
     profile: Profile,
     pod_keys: Iterable[str] | None = None,
     label: str = "",
+    script: Sequence[ScriptStep] = (),
 ) -> Run:
     """Store a pending run of ``profile`` over ``cluster`` and queue its task after commit.
 
     ``pod_keys`` (``namespace/name``) picks the pending pods to schedule; None means all.
-    Raises RunInvalid when the profile is invalid or a key is not a pending pod.
+    ``script`` is the cluster changes made between cycles. Raises RunInvalid when the profile
+    is invalid or a key is not a pending pod, ScriptError when a step names an unknown target.
     """
     with transaction.atomic():
         run = _create(
@@ -183,6 +203,7 @@ def run_start(
             profile=profile,
             pod_keys=pod_keys,
             label=label,
+            script=script,
         )
         _queue(run.pk)
     return run
@@ -273,7 +294,8 @@ def run_decide_permit(
 
 
 def run_command(*, run_id: int, command: dict[str, Any]) -> dict[str, Any]:
-    """Apply a websocket client's command (``cancel``, ``allow``, ``reject``); returns the ack.
+    """Apply a websocket client's command (``cancel``, ``allow``, ``reject``, ``change``);
+    returns the ack.
 
     Raises RunCommandRefused for an unknown or malformed command.
     """
@@ -294,7 +316,33 @@ def run_command(*, run_id: int, command: dict[str, Any]) -> dict[str, Any]:
             message=str(command.get("message") or ""),
         )
         return {"kind": "ack", "run": run_id, "command": name, "pod": pod}
+    if name == "change":
+        step = command.get("step")
+        try:
+            step = json.loads(step) if isinstance(step, str) else step
+        except ValueError as err:
+            raise RunCommandRefused(f"step: not JSON: {err}") from err
+        run_change(run_id=run_id, step=step)
+        return {"kind": "ack", "run": run_id, "command": name}
     raise RunCommandRefused(f"unknown command {name!r}")
+
+
+def run_change(*, run_id: int, step: Any) -> RunCommand:
+    """Queue a change to a running run's cluster, made between two cycles (``step`` in the
+    script's stored form; its ``after_cycle`` is ignored: the change is made now)."""
+    if isinstance(step, dict):
+        step = {"after_cycle": 0, **{k: v for k, v in step.items() if k != "after_cycle"}}
+    try:
+        parse_script([step], "step")
+    except ScriptError as err:
+        raise RunCommandRefused(str(err)) from err
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run_id)
+        if run.is_terminal:
+            raise RunCommandRefused(f"run {run_id} has finished ({run.status})")
+        return RunCommand.objects.create(
+            run=run, kind=RunCommand.Kind.CHANGE, message=json.dumps(step)
+        )
 
 
 def run_recover_stale() -> int:

@@ -20,8 +20,9 @@ from django.views.decorators.http import require_POST
 
 from .. import selectors as cluster_selectors
 from ..models import Run
+from . import changes, overview, paging, script, selectors, services, try_change
 from . import compare as compare_page
-from . import overview, paging, selectors, services
+from .forms import ScriptStepForm, try_change_form
 from .refs import run_ref
 
 TIMELINE_PAGE = 100
@@ -72,6 +73,7 @@ def _run_context(request: HttpRequest, run: Run) -> dict[str, Any]:
             "ws": f"/ws/runs/{run_ref(run.pk)}/",
             "events": reverse("playground:run_events", args=[run.pk]),
             "cycles": reverse("playground:run_cycles", args=[run.pk]),
+            "changes": reverse("playground:run_changes", args=[run.pk]),
             "cycle": reverse("playground:run_cycle", args=[run.pk, 0]).rsplit("0.json", 1)[0],
             "usage": reverse("playground:run_usage", args=[run.pk]),
             "permit": reverse("playground:run_permit", args=[run.pk]),
@@ -91,6 +93,13 @@ def run_page(request: HttpRequest, pk: int) -> HttpResponse:
     rows, count = selectors.run_cycle_summaries(run=run, limit=TIMELINE_PAGE)
     summary = run.summary or {}
     context["timeline"] = rows
+    context["script_steps"] = script.script_described(run.script)
+    if not run.is_terminal and selectors.run_may_command(user=request.user, run=run):
+        context["change_form"] = ScriptStepForm(prefix="now")
+    context["has_changes"] = bool(run.script) or changes.run_has_changes(run=run)
+    if context["profile_linked"] and request.user.is_authenticated:  # shown once it finishes
+        context["try_form"] = try_change_form(run)
+        context["try_weights"] = try_change.score_plugins(run.config)
     context["progress"] = {
         "pods": summary.get("total", 0),
         "bound": summary.get("scheduled", 0),
@@ -122,6 +131,19 @@ def run_events_json(request: HttpRequest, pk: int) -> JsonResponse:
             "waiting": (run.summary or {}).get("waiting", ""),
             "messages": envelopes,
             "more": len(envelopes) == EVENTS_PAGE,
+        }
+    )
+
+
+def run_changes_json(request: HttpRequest, pk: int) -> JsonResponse:
+    """The run's script and the cluster changes made so far, each with the pods it moved."""
+    run = run_for_request(request, pk)
+    return JsonResponse(
+        {
+            "run": run.pk,
+            "terminal": run.is_terminal,
+            "script": script.script_described(run.script),
+            "changes": changes.run_changes(run=run),
         }
     )
 

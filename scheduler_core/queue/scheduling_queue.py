@@ -112,6 +112,8 @@ class SchedulingQueue:
     - ``Pop`` {"queue": "active"|"backoff", "attempts", "cycle"};
     - ``Unschedulable`` {"plugins", "pending_plugins", "error", "cycle"}: an attempt failed
       (followed by the event for where the pod went);
+    - ``StayUnschedulable`` {"event", "from", "plugin": None, "hints"}: a cluster event left
+      the pod where it was, every asked hint having said QueueSkip (only when hints were asked);
     - ``Nominate`` {"node": name or None}: the pod's nominated node changed;
     - ``Delete`` {"from": queue or "in-flight"}.
     """
@@ -345,9 +347,12 @@ class SchedulingQueue:
             if qpi.gated and not match_any_cluster_event(event, qpi.gating_plugin_events):
                 continue
             verdict = self._worth_requeuing(qpi, event, target_uid, old, new)
-            if verdict.strategy is Strategy.SKIP:
-                continue
             origin = GATED if qpi.gated else UNSCHEDULABLE
+            if verdict.strategy is Strategy.SKIP:
+                if verdict.hints:  # the hints that kept it, for the record
+                    why = verdict.details()
+                    self._emit("StayUnschedulable", qpi.pod, event=label, **{"from": origin}, **why)
+                continue
             self._unschedulable.pop(qpi.key, None)
             self._requeue(qpi, verdict, label, origin)
         self._active.add_event_if_any_in_flight(event, target_uid, old, new)

@@ -120,3 +120,17 @@ def test_a_narrative_step_points_at_a_run_page_step_that_must_exist():
     assert [(f.question, f.message) for f in failures] == [
         ("step 3", "show: no Combine step in cycle 9")
     ]
+
+
+def test_glossary_sections_are_ids_of_the_run_page():
+    from pathlib import Path
+
+    from playground.lessons.selectors import glossary
+
+    templates = Path(__file__).resolve().parents[3] / "templates" / "playground"
+    page = "".join(
+        p.read_text() for p in [templates / "run_detail.html", *templates.glob("runs/_*.html")]
+    )
+    for e in glossary():
+        assert e["section"], e["term"]
+        assert f'id="{e["section"]}"' in page, e["term"]

@@ -165,3 +165,33 @@ def test_lesson_page_shows_the_cluster_at_a_glance(client):
     assert "pod affinity, pod anti-affinity</td>" in rules
     big = client.get(reverse("playground:lesson", args=["nodes-to-score"])).content.decode()
     assert "… and 488 more like them" in big
+
+
+def test_queue_lesson_run_makes_its_scripted_change_and_the_glossary_links_to_it(
+    client, django_capture_on_commit_callbacks
+):
+    from playground.runs.changes import run_changes
+
+    lesson = lesson_by_slug("scheduling-queue")
+    assert lesson.script
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("playground:lesson_run", args=[lesson.slug]), {"profile": "default"})
+    run = Run.objects.get()
+    run.refresh_from_db()
+    assert run.status == "succeeded", run.error_message
+    assert run.script == [step.to_dict() for step in lesson.script]
+    # What the lesson check verifies, the run shows: node-3 added after cycle 2, the parked pod
+    # moved by a hint and scheduled there.
+    [change] = run_changes(run=run)
+    assert (change["after_cycle"], change["text"]) == (2, "node node-3 added")
+    assert change["moved"] and all(m["hint"] == "Queue" for m in change["moved"])
+    assert "node-3" in run.placements.values()
+    checked = lesson_runs(lesson=lesson)["default"].placements
+    assert run.placements == {k: checked[k] for k in run.placements}
+
+    body = client.get(reverse("playground:course")).content.decode()
+    run_url = reverse("playground:run", args=[run.pk])
+    assert f'href="{run_url}?section=section-cluster-events"' in body
+    assert f'href="{run_url}?section=queue"' in body
+    page = client.get(run_url).content.decode()
+    assert 'id="section-cluster-events"' in page and 'id="queue"' in page
