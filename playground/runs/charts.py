@@ -572,12 +572,30 @@ def steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:
                 "seq": ev["seq"],
                 "point": kind,
                 "plugin": plugin,
+                "code": ev.get("code"),
                 "label": label,
                 "help": POINT_HELP.get(kind, ""),
                 "plugin_help": PLUGIN_HELP.get(plugin, ""),
                 "why": _why(ev, nodes),
             }
         )
+    return _upstream_order(out)
+
+
+# Reserve and Permit close the scheduling cycle upstream; the engine records the cycle's end
+# (its chosen node) before them, so the step-through moves that step after them.
+_SCHEDULING_TAIL: Final = frozenset({"Reserve", "Permit", devices.ALLOCATION})
+
+
+def _upstream_order(out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    end = next((i for i, s in enumerate(out) if s["point"] == "CycleEnd"), None)
+    if end is not None:
+        tail = end + 1
+        while tail < len(out) and out[tail]["point"] in _SCHEDULING_TAIL:
+            tail += 1
+        out.insert(tail - 1, out.pop(end))
+    for i, step in enumerate(out):
+        step["index"] = i
     return out
 
 

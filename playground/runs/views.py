@@ -20,7 +20,7 @@ from django.views.decorators.http import require_POST
 
 from .. import selectors as cluster_selectors
 from ..models import Run
-from . import charts, overview, paging, selectors, services
+from . import charts, overview, paging, queue_view, selectors, services
 from .refs import run_ref
 
 TIMELINE_PAGE = 100
@@ -143,6 +143,7 @@ def run_cycle_json(request: HttpRequest, pk: int, cycle: int) -> JsonResponse:
     detail = paging.cycle_page(events, cycle, paging.PageParams.from_query(request.GET))
     if detail is None:
         raise Http404("No such cycle")
+    detail["queue"] = queue_view.run_cycle_queue(run=run, cycle=cycle)
     return JsonResponse(detail)
 
 
