@@ -67,29 +67,28 @@ class QueueFold:
             self.pods[pod] = row
         return row
 
-    def apply(self, ev: Event) -> dict[str, Any] | None:
-        """Fold one event; the move it makes (or the note it deserves), else None."""
+    def apply(self, ev: Event, *, explain: bool = True) -> dict[str, Any] | None:
+        """Fold one event; the move it makes (or the note it deserves), else None.
+
+        ``explain=False`` only folds (the events before the cycle asked for, where no move is
+        shown).
+        """
         kind, pod = ev.get("type"), str(ev.get("pod") or "")
         d: Mapping[str, Any] = ev.get("details") or {}
         self.now = max(self.now, float(ev.get("time") or 0.0))
-        move: dict[str, Any] = {
-            "seq": ev.get("seq"),
-            "time": float(ev.get("time") or 0.0),
-            "type": kind,
-            "pod": pod,
-            "event": d.get("event") or d.get("in_flight_event"),
-            "plugin": d.get("plugin"),
-            "hints": d.get("hints") or {},
-        }
         if kind == "ClusterChange":
+            if not explain:
+                return None
             events = ", ".join(d.get("events") or [])
-            move["text"] = (
-                f"Cluster event: node {d.get('node')} {d.get('action')}"
+            return {
+                **_move_head(ev, d),
+                "from": None,
+                "to": None,
+                "text": f"Cluster event: node {d.get('node')} {d.get('action')}"
                 + (f" ({events})" if events else "")
                 + ": the queue asks the plugins that rejected each waiting pod whether it may "
-                "now fit."
-            )
-            return move
+                "now fit.",
+            }
         if kind == "Bind" and ev.get("code") != "Success":
             return None
         if kind in ("Delete", "Bind") and pod not in self.pods:
@@ -97,12 +96,17 @@ class QueueFold:
         row = self._row(pod)
         before = row["queue"]
         text = self._fold(kind, row, d, ev)
-        if text is None:
-            return None
-        move.update({"from": before, "to": row["queue"], "text": text, "row": dict(row)})
         if row["queue"] is None:
             del self.pods[pod]
-        return move
+        if text is None or not explain:
+            return None
+        return {
+            **_move_head(ev, d),
+            "from": before,
+            "to": row["queue"],
+            "text": text,
+            "row": dict(row),
+        }
 
     def _fold(self, kind: Any, row: dict[str, Any], d: Mapping[str, Any], ev: Event) -> str | None:
         pod, before = row["pod"], row["queue"]
@@ -185,6 +189,18 @@ class QueueFold:
         }
 
 
+def _move_head(ev: Event, d: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "seq": ev.get("seq"),
+        "time": float(ev.get("time") or 0.0),
+        "type": ev.get("type"),
+        "pod": str(ev.get("pod") or ""),
+        "event": d.get("event") or d.get("in_flight_event"),
+        "plugin": d.get("plugin"),
+        "hints": d.get("hints") or {},
+    }
+
+
 def active_order(row: Mapping[str, Any]) -> tuple[float, float, int]:
     """PrioritySort's key: higher priority first, then earlier queued, then arrival."""
     return (-row["priority"], row["queued_at"], row["order"])
@@ -222,8 +238,8 @@ def cycle_queue(
             break
         if at_start is None and seq >= start:
             at_start, now = fold.queues(), fold.now
-        move = fold.apply(ev)
-        if move is not None and at_start is not None:
+        move = fold.apply(ev, explain=at_start is not None)
+        if move is not None:
             moves.append(move)
     if at_start is None:
         at_start, now = fold.queues(), fold.now

@@ -162,3 +162,69 @@ def test_the_cycle_end_step_comes_after_reserve_and_before_the_binding_cycle():
     ]
     assert [s["index"] for s in steps] == list(range(len(steps)))
     assert sorted(s["seq"] for s in steps) == [e["seq"] for e in cycle]
+
+
+def test_a_cluster_event_that_requeues_a_pod_is_explained_with_its_hint():
+    pod = "default/big"
+    events = [
+        {"type": "Enqueue", "seq": 0, "pod": pod, "time": 0.0, "details": {"queue": "active"}},
+        {"type": "Pop", "seq": 1, "pod": pod, "time": 0.0, "details": {"attempts": 1, "cycle": 1}},
+        {"type": "CycleStart", "seq": 2, "cycle": 1, "pod": pod},
+        {"type": "CycleEnd", "seq": 3, "cycle": 1, "pod": pod, "result": "Unschedulable"},
+        {
+            "type": "Unschedulable",
+            "seq": 4,
+            "pod": pod,
+            "time": 0.0,
+            "details": {"plugins": ["NodeResourcesFit", "NodeAffinity"], "cycle": 1},
+        },
+        {
+            "type": "Enqueue",
+            "seq": 5,
+            "pod": pod,
+            "time": 0.0,
+            "details": {"queue": "unschedulable"},
+        },
+        {
+            "type": "ClusterChange",
+            "seq": 6,
+            "pod": "",
+            "time": 5.0,
+            "details": {"node": "n2", "action": "add", "events": ["NodeAdd"]},
+        },
+        {
+            "type": "MoveToActive",
+            "seq": 7,
+            "pod": pod,
+            "time": 5.0,
+            "details": {
+                "event": "NodeAdd",
+                "from": "unschedulable",
+                "plugin": "NodeResourcesFit",
+                "hints": {"NodeAffinity": "QueueSkip", "NodeResourcesFit": "Queue"},
+            },
+        },
+        {"type": "Pop", "seq": 8, "pod": pod, "time": 5.0, "details": {"attempts": 2, "cycle": 2}},
+        {"type": "CycleStart", "seq": 9, "cycle": 2, "pod": pod},
+    ]
+    q = _queue_of(events, 1, {pod: 7})
+    assert [(m["type"], m["from"], m["to"]) for m in q["moves"]] == [
+        ("Pop", "active", "in_flight"),
+        ("Unschedulable", "in_flight", "in_flight"),
+        ("Enqueue", "in_flight", "unschedulable"),
+        ("ClusterChange", None, None),
+        ("MoveToActive", "unschedulable", "active"),
+    ]
+    texts = [m["text"] for m in q["moves"]]
+    assert texts[2] == (
+        "default/big goes to the unschedulable pool: it waits for a cluster event that "
+        "NodeResourcesFit, NodeAffinity registered, whose queueing hint says Queue."
+    )
+    assert texts[3].startswith("Cluster event: node n2 add (NodeAdd)")
+    assert texts[4] == (
+        "default/big: the unschedulable pool → activeQ on NodeAdd and NodeResourcesFit's "
+        "queueing hint said Queue (NodeAffinity said QueueSkip)."
+    )
+    assert q["moves"][-1]["row"] == {**q["moves"][-1]["row"], "queue": "active", "priority": 7}
+    second = _queue_of(events, 2, {pod: 7})
+    assert _pods(second, "active") == [pod] and second["moves"][0]["row"]["attempts"] == 2
