@@ -321,7 +321,7 @@
         if (count > items.length || items.length > 200) ul.appendChild(el("li", { class: "help" }, `… ${count - Math.min(items.length, 200)} more`));
       });
       const flying = q.by.in_flight || [];
-      $("queue-flight").textContent = flying.length ? `In flight (popped, being scheduled): ${flying.map((r) => r.pod + (r.attempts ? ` (attempt ${r.attempts})` : "")).join(", ")}` : "";
+      $("queue-flight").textContent = flying.length ? `In flight (popped: being scheduled, or waiting to bind): ${flying.map((r) => r.pod + (r.attempts ? ` (attempt ${r.attempts})` : "")).join(", ")}` : "";
       $("queue-order").textContent = q.order;
       const ol = $("queue-moves");
       ol.innerHTML = "";

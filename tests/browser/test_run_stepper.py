@@ -272,3 +272,34 @@ def test_the_queue_panel_follows_the_steps_of_a_pod_that_fails_then_is_bound(sit
     # The latest queue, from the stream, is one click away.
     _css(driver, "#queue-live").click()
     _wait(driver, lambda d: _queue(d, "backoff") == [] and "latest" in _css(d, "#queue-when").text)
+
+
+def test_a_permit_answered_after_a_wait_lights_wait_on_permit(site):  # noqa: F811
+    from django.contrib.auth import get_user_model
+
+    from playground import plugins
+
+    def drive(sched):
+        sched.run_until_idle(max_cycles=4)  # the simulated clock would time the waits out
+        sched.allow_waiting_pod("default/gang-0")
+        sched.run_until_idle(max_cycles=1)
+
+    run, _, _ = record_run(
+        Cluster.objects.get(name="Approval gate"),
+        Profile.objects.get(name="Approval gate"),
+        registry=plugins.registry(),
+        drive=drive,
+        user=get_user_model().objects.get(username="runner"),
+    )
+    steps = _steps(run, 1)
+    wait = next(s["index"] for s in steps if s["point"] == "Permit" and s["code"] == "Wait")
+    allowed = next(s["index"] for s in steps if s["point"] == "Permit" and s["code"] == "Success")
+    _open(site, run)
+    driver = site.driver
+    _css(driver, '#framework [data-dpoint="Permit"]').click()
+    _wait(driver, lambda d: _step(d) == wait)
+    assert "fw-active" in _css(driver, '[data-fwgroup="scheduling"]').get_attribute("class")
+    _css(driver, '#framework [data-dpoint="WaitOnPermit"]').click()
+    _wait(driver, lambda d: _step(d) == allowed)
+    assert _css(driver, "#framework .fw-current").get_attribute("data-dpoint") == "WaitOnPermit"
+    assert "fw-active" in _css(driver, '[data-fwgroup="binding"]').get_attribute("class")

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from playground import demo, services
 from playground.models import Cluster, Profile
-from playground.runs import charts, queue_view
+from playground.runs import queue_view
 from scheduler_core.scheduler import Scheduler
 
 
@@ -144,24 +144,6 @@ def test_the_cycle_json_carries_the_queue_from_the_stored_events(django_user_mod
     assert body["queue"]["order"].startswith("activeQ is ordered by QueueSort (PrioritySort)")
     last = client.get(reverse("playground:run_cycle", args=[run.pk, 1])).json()
     assert [m["type"] for m in last["queue"]["moves"]][-1] == "Backoff"
-
-
-def test_the_cycle_end_step_comes_after_reserve_and_before_the_binding_cycle():
-    events = _engine_events(_demo_manifests("Preemption scenario"))
-    cycle = charts.cycle_events(events, 2)
-    steps = charts.steps(cycle)
-    points = [s["point"] for s in steps]
-    assert points[points.index("Combine") :] == [
-        "Combine",
-        "Reserve",
-        "Reserve",
-        "CycleEnd",
-        "PreBind",
-        "PreBind",
-        "Bind",
-    ]
-    assert [s["index"] for s in steps] == list(range(len(steps)))
-    assert sorted(s["seq"] for s in steps) == [e["seq"] for e in cycle]
 
 
 def test_a_cluster_event_that_requeues_a_pod_is_explained_with_its_hint():
