@@ -60,6 +60,8 @@
         document.querySelectorAll(sel).forEach((n) => n.classList.add("current-plugin"));
       }
       document.querySelectorAll("#binding li").forEach((li) => li.classList.toggle("current-plugin", Number(li.dataset.seq) === s.seq));
+      // The cycle's start and end have no section: presenter mode shows the queue instead.
+      document.body.classList.toggle("step-queue", s.point === "CycleStart" || s.point === "CycleEnd");
       markDiagram();
       const key = `${d.cycle}:${state.step}`;
       if (key !== lastMarked) { lastMarked = key; scrollToCurrent(); }
@@ -69,7 +71,9 @@
     // heading, or around its current plugin when that lies further down. Nothing moves when
     // what matters is visible already.
     function scrollToCurrent() {
-      const sec = document.querySelector("#cycle-detail section.point.current:not([hidden])");
+      const queueShown = document.body.classList.contains("presenter") && document.body.classList.contains("step-queue");
+      const sec = document.querySelector("#cycle-detail section.point.current:not([hidden])") ||
+        (queueShown ? $("queue-when").parentElement : null);
       if (!sec) return;
       const stepperBox = $("stepper");
       const top = stepperBox.getBoundingClientRect().bottom;

@@ -207,6 +207,16 @@ def test_the_keyboard_help_lists_the_keys_and_each_does_what_it_says(site):  # n
         if s.is_displayed()
     ]
     assert shown == ["Filter"]
+    # The cycle's first step has no section of its own: the queue stands in, without the list.
+    _press(driver, Keys.HOME)
+    _wait(driver, lambda d: _css(d, "#queue").is_displayed())
+    assert _css(driver, "#queue-moves").is_displayed()
+    assert not _css(driver, "#timeline").is_displayed()
+    assert not [
+        s
+        for s in driver.find_elements("css selector", "#cycle-detail section.point")
+        if s.is_displayed()
+    ]
     _open(site, run, cycle=2, step=mid)
     assert "presenter" in _css(driver, "body").get_attribute("class")
     _press(driver, "f")
