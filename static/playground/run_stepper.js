@@ -83,6 +83,10 @@
         const r = node.getBoundingClientRect();
         return r.top >= top - 1 && r.bottom <= window.innerHeight + 1;
       };
+      if (sec.tagName === "H2") { // the queue, from its heading down
+        if (!visible(sec)) sec.scrollIntoView({ block: "start", behavior: "smooth" });
+        return;
+      }
       const r = sec.getBoundingClientRect();
       if (r.height <= room) {
         if (!visible(sec)) sec.scrollIntoView({ block: "nearest", behavior: "smooth" });
