@@ -344,6 +344,7 @@ def test_queue_panel_shows_the_pods_left_unschedulable(site, django_user_model):
     assert {r["pod"]: " ".join(r["plugins"]) for r in q["unschedulable"]} | {
         r["pod"]: r["plugin"] for r in q["gated"]
     } == expected
+    run.refresh_from_db()  # fetched while the run was still going
     assert run.placements == {
         "default/small": "n1",
         "default/huge": None,
