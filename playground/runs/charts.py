@@ -591,7 +591,7 @@ _SCHEDULING_TAIL: Final = frozenset({"Reserve", "Permit", devices.ALLOCATION})
 def _upstream_order(out: list[dict[str, Any]]) -> list[dict[str, Any]]:
     end = next((i for i, s in enumerate(out) if s["point"] == "CycleEnd"), None)
     if end is not None:
-        tail, waiting = end + 1, set()
+        tail, waiting = end + 1, set[str]()
         while tail < len(out) and out[tail]["point"] in _SCHEDULING_TAIL:
             step = out[tail]
             if step["point"] == "Permit":
