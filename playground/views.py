@@ -16,8 +16,8 @@ from django.views.decorators.http import require_POST
 
 from . import engine, forms, manifests, selectors, services
 from .custom_plugins.services import registry_for
-from .models import Cluster
 from .lessons import selectors as lesson_selectors
+from .models import Cluster
 from .runs import selectors as run_selectors
 from .uploads import SKIPPED_ATTR
 

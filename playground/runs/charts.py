@@ -466,12 +466,37 @@ def steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:
                 "seq": ev["seq"],
                 "point": kind,
                 "plugin": plugin,
+                "code": ev.get("code"),
                 "label": label,
                 "help": POINT_HELP.get(kind, ""),
                 "plugin_help": PLUGIN_HELP.get(plugin, ""),
                 "why": _why(ev, nodes),
             }
         )
+    return _upstream_order(out)
+
+
+# Reserve and Permit close the scheduling cycle upstream; the engine records the cycle's end
+# (its chosen node) before them, so the step-through moves that step after them. A Permit answer
+# after a Wait (allowed, rejected, timed out) belongs to the binding cycle's WaitOnPermit.
+_SCHEDULING_TAIL: Final = frozenset({"Reserve", "Permit", devices.ALLOCATION})
+
+
+def _upstream_order(out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    end = next((i for i, s in enumerate(out) if s["point"] == "CycleEnd"), None)
+    if end is not None:
+        tail, waiting = end + 1, set[str]()
+        while tail < len(out) and out[tail]["point"] in _SCHEDULING_TAIL:
+            step = out[tail]
+            if step["point"] == "Permit":
+                if step["plugin"] in waiting:
+                    break
+                if step["code"] == "Wait":
+                    waiting.add(step["plugin"])
+            tail += 1
+        out.insert(tail - 1, out.pop(end))
+    for i, step in enumerate(out):
+        step["index"] = i
     return out
 
 

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_POST
 
 from .. import selectors as cluster_selectors
 from ..models import Run
-from . import changes, overview, paging, script, selectors, services, try_change
+from . import changes, overview, paging, queue_view, script, selectors, services, try_change
 from . import compare as compare_page
 from .forms import ScriptStepForm, try_change_form
 from .refs import run_ref
@@ -165,6 +165,7 @@ def run_cycle_json(request: HttpRequest, pk: int, cycle: int) -> JsonResponse:
     detail = paging.cycle_page(events, cycle, paging.PageParams.from_query(request.GET))
     if detail is None:
         raise Http404("No such cycle")
+    detail["queue"] = queue_view.run_cycle_queue(run=run, cycle=cycle)
     return JsonResponse(detail)
 
 

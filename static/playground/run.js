@@ -304,22 +304,7 @@
     return out;
   }
 
-  function renderQueue() {
-    const q = queueState();
-    ["active", "backoff", "unschedulable"].forEach((name) => {
-      const ul = document.querySelector(`#queue [data-queue="${name}"]`);
-      const items = name === "unschedulable" ? q.unschedulable.concat(q.gated.map((g) => Object.assign({ gated: true }, g))) : q[name];
-      document.querySelector(`#queue [data-q="${name}"]`).textContent = `(${items.length})`;
-      ul.innerHTML = "";
-      items.slice(0, 200).forEach((row) => {
-        const plugins = row.gated ? (row.plugin ? [row.plugin] : []) : (row.plugins || []);
-        let extra = plugins.length ? ` · ${row.gated ? "gated by " : ""}${plugins.join(", ")}` : "";
-        if (name === "backoff") extra = ` · ${fmtSeconds(row.remaining)} left${extra}`;
-        ul.appendChild(el("li", { "data-pod": row.pod, "data-plugins": plugins.join(" "), "data-remaining": row.remaining }, row.pod, el("small", {}, extra)));
-      });
-      if (items.length > 200) ul.appendChild(el("li", { class: "help" }, `… ${items.length - 200} more`));
-    });
-  }
+  function renderQueue() { stepper.renderQueue(); }
 
   // Mirrors overview.waiting_pods.
   function waitingPods() {
@@ -640,79 +625,11 @@
     });
   }
 
-  // -- step-through ----------------------------------------------------------------------------
+  // -- step-through (static/playground/run_stepper.js) ----------------------------------------
 
-  function pointGroup(point) {
-    if (BINDING.has(point)) return "Binding";
-    if (point === "CycleStart" || point === "CycleEnd") return point;
-    return point;
-  }
-
-  function markStep() {
-    const d = state.detail;
-    if (!d || !d.steps.length) return;
-    const s = d.steps[state.step];
-    const order = d.steps.map((x) => pointGroup(x.point));
-    const current = pointGroup(s.point);
-    const seen = new Set(order.slice(0, state.step + 1));
-    document.querySelectorAll("#cycle-detail section.point").forEach((sec) => {
-      const p = sec.dataset.point;
-      sec.classList.toggle("current", p === current);
-      sec.classList.toggle("future", !seen.has(p) && order.includes(p));
-    });
-    document.querySelectorAll("#cycle-detail .current-plugin").forEach((n) => n.classList.remove("current-plugin"));
-    if (s.plugin) {
-      const sel = `section[data-point="${current}"] [data-plugin="${CSS.escape(s.plugin)}"]`;
-      document.querySelectorAll(sel).forEach((n) => n.classList.add("current-plugin"));
-    }
-    document.querySelectorAll("#binding li").forEach((li) => li.classList.toggle("current-plugin", Number(li.dataset.seq) === s.seq));
-  }
-
-  function renderStep() {
-    const d = state.detail;
-    if (!d || !d.steps.length) return;
-    const s = d.steps[state.step];
-    $("step-position").textContent = `step ${state.step + 1} / ${d.steps.length}`;
-    $("step-position").dataset.step = String(state.step);
-    $("step-label").textContent = s.label;
-    $("step-label").dataset.point = s.point;
-    $("step-label").dataset.plugin = s.plugin;
-    $("step-why").textContent = s.why;
-    $("step-help").textContent = s.help;
-    $("step-plugin-help").textContent = s.plugin_help ? `${s.plugin}: ${s.plugin_help}` : "";
-    markStep();
-    writeHash();
-  }
-
-  function move(delta, byPoint) {
-    const d = state.detail;
-    if (!d || !d.steps.length) return;
-    let i = state.step;
-    if (!byPoint) {
-      i = Math.max(0, Math.min(d.steps.length - 1, i + delta));
-    } else if (delta > 0) {
-      const p = d.steps[i].point;
-      while (i < d.steps.length - 1 && d.steps[i].point === p) i++;
-    } else {
-      // Back to the first plugin of the previous extension point (or of this one, if mid-way).
-      const p = d.steps[i].point;
-      while (i > 0 && d.steps[i - 1].point === p) i--;
-      if (i === state.step && i > 0) {
-        i--;
-        const q = d.steps[i].point;
-        while (i > 0 && d.steps[i - 1].point === q) i--;
-      }
-    }
-    state.step = i;
-    renderStep();
-  }
-
-  function moveCycle(delta) {
-    const keys = [...state.cycles.keys()];
-    const idx = keys.indexOf(state.selected);
-    const next = keys[idx + delta];
-    if (next !== undefined) selectCycle(next, 0);
-  }
+  const stepper = window.RunStepper({ state, $, el, fmtSeconds, writeHash, selectCycle, queueState });
+  function markStep() { stepper.markStep(); }
+  function renderStep() { stepper.renderStep(); }
 
   function readHash() {
     const params = new URLSearchParams(location.hash.slice(1));
@@ -742,12 +659,7 @@
 
   // -- wiring ----------------------------------------------------------------------------------
 
-  $("step-next").addEventListener("click", () => move(1, false));
-  $("step-prev").addEventListener("click", () => move(-1, false));
-  $("step-next-point").addEventListener("click", () => move(1, true));
-  $("step-prev-point").addEventListener("click", () => move(-1, true));
-  $("step-first").addEventListener("click", () => { state.step = 0; renderStep(); });
-  $("step-last").addEventListener("click", () => { if (state.detail) { state.step = state.detail.steps.length - 1; renderStep(); } });
+  stepper.wire();
   $("filter-sort").addEventListener("change", () => { state.filterSort = $("filter-sort").value; state.filterPage = 0; reloadDetail(); });
   $("filter-search").addEventListener("input", debounce(() => { state.filterQuery = $("filter-search").value.trim(); state.filterPage = 0; reloadDetail(); }, 250));
   $("score-search").addEventListener("input", debounce(() => { state.scoreQuery = $("score-search").value.trim(); state.scorePage = 0; reloadDetail(); }, 250));
@@ -768,19 +680,6 @@
     reloadDetail();
   });
   $("cancel-run").addEventListener("click", () => sendCommand({ command: "cancel" }));
-  document.addEventListener("keydown", (event) => {
-    const tag = (event.target.tagName || "").toLowerCase();
-    if (tag === "input" || tag === "textarea" || tag === "select" || event.ctrlKey || event.metaKey || event.altKey) return;
-    const keys = {
-      ArrowRight: () => move(1, event.shiftKey), ArrowLeft: () => move(-1, event.shiftKey),
-      j: () => move(1, false), k: () => move(-1, false), J: () => move(1, true), K: () => move(-1, true),
-      n: () => moveCycle(1), p: () => moveCycle(-1),
-      Home: () => { state.step = 0; renderStep(); },
-      End: () => { if (state.detail) { state.step = state.detail.steps.length - 1; renderStep(); } },
-    };
-    const action = keys[event.key];
-    if (action) { event.preventDefault(); action(); }
-  });
   window.addEventListener("hashchange", () => {
     const h = readHash();
     if (h.cycle !== null && h.cycle !== state.selected) selectCycle(h.cycle, h.step);

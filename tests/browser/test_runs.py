@@ -322,6 +322,7 @@ def test_queue_panel_shows_the_pods_left_unschedulable(site, django_user_model):
     _start(site, "Too small", "Default")
     run = Run.objects.get()
     _wait(driver, lambda d: _css(d, "#run-status").text == "succeeded")
+    _css(driver, "#queue-live").click()  # the latest queue, not the one at the selected step
     expected = {
         "default/huge": "NodeResourcesFit",
         "default/picky": "NodeAffinity",

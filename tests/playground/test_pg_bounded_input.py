@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 import yaml
 from builders import make_node, make_pod

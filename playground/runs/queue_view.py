@@ -1,0 +1,318 @@
+"""The scheduling queue as one cycle found it, and the moves during that cycle.
+
+``cycles/<n>.json`` carries it under ``"queue"``: activeQ, backoffQ and the unschedulable pool
+(gated pods included) just before the cycle's pod was popped, each pod with its priority,
+attempts, the time it was queued and, in backoffQ, when its backoff ends; then every queue
+event up to the next cycle's pop, each saying where a pod went and why (the cluster event, the
+plugin whose queueing hint moved it). A run can hold thousands of cycles, so the browser is never
+sent the run's queue events: it gets one cycle's start and moves, and replays the moves as it
+steps. Derived from the stored queue events only (``scheduler_core.queue.SchedulingQueue``
+documents them); nothing here decides where a pod goes.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from ..models import Run, RunCycle, RunEvent
+from .charts import QUEUE_TYPES, Event
+
+EVENT_TYPES: Final = QUEUE_TYPES | {"Bind", "ClusterChange"}
+LISTED: Final = 100  # pods listed per queue; the counts cover them all
+MAX_MOVES: Final = 300
+ORDER_NOTE: Final = (
+    "activeQ is ordered by QueueSort (PrioritySort): priority, then the time the pod was "
+    "queued (earlier first; pods queued at the same time keep the order they came in). "
+    "backoffQ is ordered by when each pod's backoff ends."
+)
+QUEUE_NAMES: Final = {
+    "active": "activeQ",
+    "backoff": "backoffQ",
+    "unschedulable": "the unschedulable pool",
+    "gated": "the unschedulable pool (gated)",
+    "in_flight": "in flight",
+    None: "nowhere",
+}
+_PLACES: Final = ("active", "backoff", "unschedulable", "gated", "in_flight")
+
+
+def _plugins(names: Sequence[str]) -> str:
+    return ", ".join(names) or "no plugin"
+
+
+class QueueFold:
+    """Where each pending pod is after the queue events seen so far, one row per pod."""
+
+    def __init__(self, priorities: Mapping[str, int]) -> None:
+        self._priorities = priorities
+        self.pods: dict[str, dict[str, Any]] = {}
+        self.now = 0.0
+
+    def _row(self, pod: str) -> dict[str, Any]:
+        row = self.pods.get(pod)
+        if row is None:
+            row = {
+                "pod": pod,
+                "queue": None,
+                "priority": self._priorities.get(pod, 0),
+                "attempts": 0,
+                "queued_at": self.now,
+                "order": 0,
+                "until": None,
+                "plugins": [],
+                "plugin": None,
+            }
+            self.pods[pod] = row
+        return row
+
+    def apply(self, ev: Event, *, explain: bool = True) -> dict[str, Any] | None:
+        """Fold one event; the move it makes (or the note it deserves), else None.
+
+        ``explain=False`` only folds (the events before the cycle asked for, where no move is
+        shown).
+        """
+        kind, pod = ev.get("type"), str(ev.get("pod") or "")
+        d: Mapping[str, Any] = ev.get("details") or {}
+        self.now = max(self.now, float(ev.get("time") or 0.0))
+        if kind == "ClusterChange":
+            if not explain:
+                return None
+            events = ", ".join(d.get("events") or [])
+            return {
+                **_move_head(ev, d),
+                "from": None,
+                "to": None,
+                "text": f"Cluster event: node {d.get('node')} {d.get('action')}"
+                + (f" ({events})" if events else "")
+                + ": the queue asks the plugins that rejected each waiting pod whether it may "
+                "now fit.",
+            }
+        if kind == "Bind" and ev.get("code") != "Success":
+            return None
+        if kind in ("Delete", "Bind") and pod not in self.pods:
+            return None
+        row = self._row(pod)
+        before = row["queue"]
+        text = self._fold(kind, row, d, ev)
+        if row["queue"] is None:
+            del self.pods[pod]
+        if text is None or not explain:
+            return None
+        return {
+            **_move_head(ev, d),
+            "from": before,
+            "to": row["queue"],
+            "text": text,
+            "row": dict(row),
+        }
+
+    def _fold(self, kind: Any, row: dict[str, Any], d: Mapping[str, Any], ev: Event) -> str | None:
+        pod, before = row["pod"], row["queue"]
+        why = _hint_text(d)
+        if kind == "Enqueue":
+            queue = d.get("queue") or "active"
+            row.update(queue=queue, until=None)
+            if before is None:
+                row.update(queued_at=self.now, order=ev.get("seq", 0))
+            if queue == "gated":
+                row["plugin"] = d.get("plugin")
+                return (
+                    f"{pod} is gated by {d.get('plugin')} (PreEnqueue): it waits outside activeQ."
+                )
+            if queue == "unschedulable":
+                return (
+                    f"{pod} goes to the unschedulable pool: it waits for a cluster event that "
+                    f"{_plugins(row['plugins'])} registered, whose queueing hint says Queue."
+                )
+            if before == "in_flight":
+                return f"{pod} goes straight back to activeQ{why}."
+            return f"{pod} enters activeQ ({d.get('event')})."
+        if kind == "MoveToActive":
+            row.update(queue="active", until=None, plugin=None)
+            return f"{pod}: {QUEUE_NAMES.get(d.get('from'), d.get('from'))} → activeQ{why}."
+        if kind == "Backoff":
+            row.update(queue="backoff", until=d.get("until"), plugin=None)
+            ends = f"its backoff ends at {_seconds(d.get('until'))}"
+            if before == "in_flight" or d.get("from") is None:
+                return f"{pod} goes to backoffQ after the failed attempt{why}: {ends}."
+            return (
+                f"{pod}: {QUEUE_NAMES.get(d.get('from'), d.get('from'))} → backoffQ{why}: {ends}."
+            )
+        if kind == "Pop":
+            row.update(queue="in_flight", attempts=d.get("attempts") or row["attempts"] + 1)
+            if d.get("queue") == "backoff":
+                return (
+                    f"{pod} is popped from backoffQ (attempt {row['attempts']}): activeQ was "
+                    "empty, so the head of backoffQ goes first (PopFromBackoffQ)."
+                )
+            return (
+                f"{pod} is popped from activeQ (attempt {row['attempts']}): it is the head of "
+                "activeQ, highest priority first, then earliest queued."
+            )
+        if kind == "Unschedulable":
+            row["plugins"] = list(d.get("plugins") or []) + list(d.get("pending_plugins") or [])
+            # The attempt's failure re-stamps the pod: its place in QueueSort order starts anew.
+            row.update(queued_at=self.now, order=ev.get("seq", 0))
+            if d.get("error"):
+                return f"{pod}'s attempt ended in an error: it will back off and retry."
+            return f"{pod}'s attempt failed: rejected by {_plugins(row['plugins'])}."
+        if kind == "Nominate":
+            node = d.get("node")
+            return (
+                f"{pod} is nominated to {node}: the next attempt tries that node first."
+                if node
+                else f"{pod} has no nominated node any more."
+            )
+        if kind == "Delete":
+            row["queue"] = None
+            return f"{pod} was deleted: it leaves {QUEUE_NAMES.get(before, before)}."
+        if kind == "Bind":
+            row["queue"] = None
+            return f"{pod} is bound to {ev.get('node')}: it leaves the scheduling queue."
+        return None
+
+    def queues(self) -> dict[str, Any]:
+        """Each place's pods in its order (first LISTED), and how many there are."""
+        by: dict[str, list[dict[str, Any]]] = {p: [] for p in _PLACES}
+        for row in self.pods.values():
+            if row["queue"] in by:
+                by[row["queue"]].append(dict(row))
+        by["active"].sort(key=active_order)
+        by["backoff"].sort(key=lambda r: (r["until"] or 0.0, -r["priority"], r["order"]))
+        for place in ("unschedulable", "gated", "in_flight"):
+            by[place].sort(key=lambda r: (r["queued_at"], r["order"]))
+        return {
+            "pods": {p: rows[:LISTED] for p, rows in by.items()},
+            "counts": {p: len(rows) for p, rows in by.items()},
+        }
+
+
+def _move_head(ev: Event, d: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "seq": ev.get("seq"),
+        "time": float(ev.get("time") or 0.0),
+        "type": ev.get("type"),
+        "pod": str(ev.get("pod") or ""),
+        "event": d.get("event") or d.get("in_flight_event"),
+        "plugin": d.get("plugin"),
+        "hints": d.get("hints") or {},
+    }
+
+
+def active_order(row: Mapping[str, Any]) -> tuple[float, float, int]:
+    """PrioritySort's key: higher priority first, then earlier queued, then arrival."""
+    return (-row["priority"], row["queued_at"], row["order"])
+
+
+def _seconds(value: Any) -> str:
+    return "-" if value is None else f"t={round(float(value), 1)} s"
+
+
+def _hint_text(d: Mapping[str, Any]) -> str:
+    """Why a move happened, from the cluster event and the queueing hint that said Queue."""
+    event, plugin = d.get("in_flight_event") or d.get("event"), d.get("plugin")
+    if not event:
+        return ""
+    text = f": {event} happened during the attempt" if d.get("in_flight_event") else f" on {event}"
+    if plugin:
+        text += f" and {plugin}'s queueing hint said Queue"
+    skipped = sorted(p for p, answer in (d.get("hints") or {}).items() if answer != "Queue")
+    if skipped:
+        text += f" ({', '.join(skipped)} said QueueSkip)"
+    return text
+
+
+def cycle_queue(
+    events: Iterable[Event], *, start: int, end: int | None, priorities: Mapping[str, int]
+) -> dict[str, Any]:
+    """The queues before seq ``start`` and the moves in ``[start, end)`` (to the end if None)."""
+    fold = QueueFold(priorities)
+    moves: list[dict[str, Any]] = []
+    at_start: dict[str, Any] | None = None
+    now = 0.0
+    for ev in events:
+        seq = int(ev.get("seq", 0))
+        if end is not None and seq >= end:
+            break
+        if at_start is None and seq >= start:
+            at_start, now = fold.queues(), fold.now
+        move = fold.apply(ev, explain=at_start is not None)
+        if move is not None:
+            moves.append(move)
+    if at_start is None:
+        at_start, now = fold.queues(), fold.now
+    return {
+        "now": now,
+        "order": ORDER_NOTE,
+        "listed": LISTED,
+        **at_start,
+        "moves": moves[:MAX_MOVES],
+        "more_moves": max(0, len(moves) - MAX_MOVES),
+    }
+
+
+# -- from the database ---------------------------------------------------------------------------
+
+_PRIORITIES: OrderedDict[int, dict[str, int]] = OrderedDict()
+_PRIORITIES_KEPT: Final = 8
+
+
+def run_priorities(run_id: int) -> dict[str, int]:
+    """Each pod's priority (spec.priority) in the run's snapshot, kept for a few recent runs.
+
+    The snapshot is copied when the run starts and never changes, so it is read once.
+    """
+    if run_id in _PRIORITIES:
+        _PRIORITIES.move_to_end(run_id)
+        return _PRIORITIES[run_id]
+    snapshot = Run.objects.filter(pk=run_id).values_list("snapshot", flat=True).first() or []
+    out: dict[str, int] = {}
+    for m in snapshot:
+        if isinstance(m, dict) and m.get("kind") == "Pod":
+            meta = m.get("metadata") or {}
+            key = f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
+            try:
+                out[key] = int((m.get("spec") or {}).get("priority") or 0)
+            except (TypeError, ValueError):
+                out[key] = 0
+    _PRIORITIES[run_id] = out
+    while len(_PRIORITIES) > _PRIORITIES_KEPT:
+        _PRIORITIES.popitem(last=False)
+    return out
+
+
+def _pop_seq(events: Sequence[Event], cycle: int, before: int) -> int:
+    """The seq of the Pop that began ``cycle`` (the last before ``before``), else ``before``."""
+    for ev in reversed(events):
+        seq = int(ev["seq"])
+        if seq >= before:
+            continue
+        if ev.get("type") == "Pop" and (ev.get("details") or {}).get("cycle") == cycle:
+            return seq
+        if ev.get("type") == "Pop":
+            break  # another pod's pop: this cycle's own came first or not at all
+    return before
+
+
+def run_cycle_queue(*, run: Run, cycle: int) -> dict[str, Any] | None:
+    """``cycle_queue`` for a stored cycle of ``run``; None for an unknown cycle."""
+    first = (
+        RunCycle.objects.filter(run=run, cycle=cycle).values_list("seq_first", flat=True).first()
+    )
+    if first is None:
+        return None
+    following = (
+        RunCycle.objects.filter(run=run, seq_first__gt=first)
+        .order_by("seq_first")
+        .values_list("cycle", "seq_first")
+        .first()
+    )
+    rows = RunEvent.objects.filter(run=run, type__in=sorted(EVENT_TYPES)).order_by("seq")
+    if following is not None:
+        rows = rows.filter(seq__lt=following[1])
+    events = list(rows.values_list("payload", flat=True))
+    start = _pop_seq(events, cycle, first)
+    end = _pop_seq(events, following[0], following[1]) if following is not None else None
+    return cycle_queue(events, start=start, end=end, priorities=run_priorities(run.pk))

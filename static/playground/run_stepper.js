@@ -1,0 +1,373 @@
+// The run page's step-through: moving through one cycle's steps (buttons and keys), the
+// framework diagram lighting the current extension point, the current step kept in view,
+// presenter mode, the keyboard help, and the scheduling queue as it was at the step.
+// run.js calls window.RunStepper(api) once and delegates to what it returns. Nothing here
+// decides anything: the steps come from charts.steps, the queue from runs/queue_view.py.
+(function () {
+  "use strict";
+  const BINDING = new Set(["Reserve", "Permit", "WaitOnPermit", "PreBind", "Bind", "PostBind", "Unreserve", "DeviceAllocation"]);
+  // The diagram's box for a step's extension point (CycleEnd lights the whole scheduling cycle).
+  const DIAGRAM = {
+    CycleStart: "QueueSort", PreFilter: "PreFilter", Filter: "Filter", DeviceMatches: "Filter",
+    PostFilter: "PostFilter", PreScore: "PreScore", Score: "Score", NormalizeScore: "NormalizeScore",
+    Combine: "Select", Reserve: "Reserve", DeviceAllocation: "Reserve", Unreserve: "Reserve",
+    Permit: "Permit", WaitOnPermit: "WaitOnPermit", PreBind: "PreBind", Bind: "Bind", PostBind: "PostBind",
+  };
+  const PRESENTER_KEY = "playground.runPresenter";
+  const QUEUES = ["active", "backoff", "unschedulable"];
+
+  window.RunStepper = function (api) {
+    const { state, $, el, fmtSeconds } = api;
+    let lastMarked = null; // "cycle:step" last scrolled to, so a redraw does not scroll again
+
+    // -- steps and their grouping ---------------------------------------------------------------
+
+    // The section of the page that shows a step's extension point: PreScore and NormalizeScore
+    // have their own sections when the cycle fills them, else the Score section shows them.
+    function pointGroup(point) {
+      if (BINDING.has(point)) return "Binding";
+      if (point === "PreScore" || point === "NormalizeScore") {
+        const own = document.querySelector(`#cycle-detail section.point[data-point="${point}"]`);
+        return own && !own.hidden ? point : "Score";
+      }
+      return point;
+    }
+
+    // A Permit step after a Wait is the binding cycle's WaitOnPermit being answered.
+    function diagramPoint(steps, i) {
+      const s = steps[i];
+      if (s.point === "Permit" && s.code !== "Wait" &&
+          steps.slice(0, i).some((x) => x.point === "Permit" && x.code === "Wait")) return "WaitOnPermit";
+      return DIAGRAM[s.point] || null;
+    }
+
+    function current() {
+      const d = state.detail;
+      return d && d.steps.length ? d.steps[state.step] : null;
+    }
+
+    function markStep() {
+      const d = state.detail;
+      const s = current();
+      if (!s) return;
+      const order = d.steps.map((x) => pointGroup(x.point));
+      const group = pointGroup(s.point);
+      const seen = new Set(order.slice(0, state.step + 1));
+      document.querySelectorAll("#cycle-detail section.point").forEach((sec) => {
+        const p = sec.dataset.point;
+        sec.classList.toggle("current", p === group);
+        sec.classList.toggle("future", !seen.has(p) && order.includes(p));
+      });
+      document.querySelectorAll("#cycle-detail .current-plugin").forEach((n) => n.classList.remove("current-plugin"));
+      if (s.plugin) {
+        const sel = `section[data-point="${group}"] [data-plugin="${CSS.escape(s.plugin)}"]`;
+        document.querySelectorAll(sel).forEach((n) => n.classList.add("current-plugin"));
+      }
+      document.querySelectorAll("#binding li").forEach((li) => li.classList.toggle("current-plugin", Number(li.dataset.seq) === s.seq));
+      // The cycle's start and end have no section: presenter mode shows the queue instead.
+      document.body.classList.toggle("step-queue", s.point === "CycleStart" || s.point === "CycleEnd");
+      markDiagram();
+      const key = `${d.cycle}:${state.step}`;
+      if (key !== lastMarked) { lastMarked = key; scrollToCurrent(); }
+    }
+
+    // The current section in view below the sticky stepper: whole when it fits, else from its
+    // heading, or around its current plugin when that lies further down. Nothing moves when
+    // what matters is visible already.
+    function scrollToCurrent() {
+      const queueShown = document.body.classList.contains("presenter") && document.body.classList.contains("step-queue");
+      const sec = document.querySelector("#cycle-detail section.point.current:not([hidden])") ||
+        (queueShown ? $("queue-when").parentElement : null);
+      if (!sec) return;
+      const stepperBox = $("stepper");
+      const top = stepperBox.getBoundingClientRect().bottom;
+      const room = window.innerHeight - Math.max(0, top);
+      document.documentElement.style.scrollPaddingTop = `${Math.round(stepperBox.offsetHeight) + 8}px`;
+      const visible = (node) => {
+        const r = node.getBoundingClientRect();
+        return r.top >= top - 1 && r.bottom <= window.innerHeight + 1;
+      };
+      if (sec.tagName === "H2") { // the queue, from its heading down
+        if (!visible(sec)) sec.scrollIntoView({ block: "start", behavior: "smooth" });
+        return;
+      }
+      const r = sec.getBoundingClientRect();
+      if (r.height <= room) {
+        if (!visible(sec)) sec.scrollIntoView({ block: "nearest", behavior: "smooth" });
+        return;
+      }
+      const heading = sec.querySelector("h3") || sec;
+      const cell = sec.querySelector(".current-plugin");
+      if (cell && cell.getBoundingClientRect().bottom - r.top > room) {
+        if (!visible(cell)) cell.scrollIntoView({ block: "center", behavior: "smooth" });
+      } else if (!visible(heading) || (cell && !visible(cell))) {
+        sec.scrollIntoView({ block: "start", behavior: "smooth" });
+      }
+    }
+
+    function renderStep() {
+      const d = state.detail;
+      const s = current();
+      if (!s) return;
+      $("step-position").textContent = `step ${state.step + 1} / ${d.steps.length}`;
+      $("step-position").dataset.step = String(state.step);
+      $("step-label").textContent = s.label;
+      $("step-label").dataset.point = s.point;
+      $("step-label").dataset.plugin = s.plugin;
+      $("step-why").textContent = s.why;
+      $("step-help").textContent = s.help;
+      $("step-plugin-help").textContent = s.plugin_help ? `${s.plugin}: ${s.plugin_help}` : "";
+      markStep();
+      renderQueue();
+      api.writeHash();
+    }
+
+    function go(i) {
+      const d = state.detail;
+      if (!d || !d.steps.length) return;
+      state.step = Math.max(0, Math.min(d.steps.length - 1, i));
+      renderStep();
+    }
+
+    function move(delta, byPoint) {
+      const d = state.detail;
+      if (!d || !d.steps.length) return;
+      let i = state.step;
+      if (!byPoint) {
+        i += delta;
+      } else if (delta > 0) {
+        const p = d.steps[i].point;
+        while (i < d.steps.length - 1 && d.steps[i].point === p) i++;
+      } else {
+        // Back to the first plugin of the previous extension point (or of this one, if mid-way).
+        const p = d.steps[i].point;
+        while (i > 0 && d.steps[i - 1].point === p) i--;
+        if (i === state.step && i > 0) {
+          i--;
+          const q = d.steps[i].point;
+          while (i > 0 && d.steps[i - 1].point === q) i--;
+        }
+      }
+      go(i);
+    }
+
+    function moveCycle(delta) {
+      const keys = [...state.cycles.keys()];
+      const next = keys[keys.indexOf(state.selected) + delta];
+      if (next !== undefined) api.selectCycle(next, 0);
+    }
+
+    // -- the framework diagram ------------------------------------------------------------------
+
+    function markDiagram() {
+      const d = state.detail;
+      const s = current();
+      const points = new Set(d ? d.steps.map((x, i) => diagramPoint(d.steps, i)) : []);
+      const here = s ? diagramPoint(d.steps, state.step) : null;
+      document.querySelectorAll("#framework [data-dpoint]").forEach((box) => {
+        const p = box.dataset.dpoint;
+        const none = p !== "Queue" && !points.has(p);
+        box.disabled = none;
+        box.classList.toggle("fw-none", none);
+        box.classList.toggle("fw-current", p === here);
+        box.setAttribute("aria-current", p === here ? "step" : "false");
+      });
+      const group = here === null && s && s.point === "CycleEnd" ? "scheduling" : null;
+      document.querySelectorAll("#framework [data-fwgroup]").forEach((g) => {
+        const inGroup = g.querySelector(".fw-current") !== null;
+        g.classList.toggle("fw-active", inGroup || g.dataset.fwgroup === group);
+      });
+    }
+
+    function jumpToPoint(point) {
+      const d = state.detail;
+      if (point === "Queue") { $("queue").scrollIntoView({ block: "nearest", behavior: "smooth" }); return; }
+      if (!d) return;
+      const i = d.steps.findIndex((x, j) => diagramPoint(d.steps, j) === point);
+      if (i >= 0) go(i);
+    }
+
+    // -- presenter mode and the keyboard help ---------------------------------------------------
+
+    function setPresenter(on) {
+      document.body.classList.toggle("presenter", on);
+      $("presenter-toggle").setAttribute("aria-pressed", on ? "true" : "false");
+      try { localStorage.setItem(PRESENTER_KEY, on ? "1" : "0"); } catch (err) { /* private mode */ }
+      lastMarked = null;
+      if (state.detail) markStep();
+    }
+    function togglePresenter() { setPresenter(!document.body.classList.contains("presenter")); }
+
+    function toggleHelp() {
+      const dialog = $("key-help");
+      if (dialog.open) dialog.close();
+      else dialog.showModal();
+    }
+
+    // Every key the page answers to: the handler and the help dialog both read this table.
+    const KEYS = [
+      { keys: ["ArrowRight", "j"], label: ["→", "j"], text: "next step (the next plugin)", run: () => move(1, false) },
+      { keys: ["ArrowLeft", "k"], label: ["←", "k"], text: "previous step (the previous plugin)", run: () => move(-1, false) },
+      { keys: ["Shift+ArrowRight", "J"], label: ["Shift+→", "J"], text: "next extension point", run: () => move(1, true) },
+      { keys: ["Shift+ArrowLeft", "K"], label: ["Shift+←", "K"], text: "previous extension point (its first plugin)", run: () => move(-1, true) },
+      { keys: ["Home"], label: ["Home"], text: "first step of the cycle", run: () => go(0) },
+      { keys: ["End"], label: ["End"], text: "last step of the cycle", run: () => go(Infinity) },
+      { keys: ["n"], label: ["n"], text: "next cycle", run: () => moveCycle(1) },
+      { keys: ["p"], label: ["p"], text: "previous cycle", run: () => moveCycle(-1) },
+      { keys: ["f"], label: ["f"], text: "presenter mode on or off (large type, one section per screen)", run: togglePresenter },
+      { keys: ["?"], label: ["?"], text: "this help", run: toggleHelp },
+    ];
+
+    function keyName(event) {
+      const base = event.key;
+      return event.shiftKey && base.startsWith("Arrow") ? `Shift+${base}` : base;
+    }
+
+    // Typing goes to the field; a radio, checkbox or button never keeps the stepping keys.
+    function typing(target) {
+      if (!target || !target.tagName) return false;
+      if (target.isContentEditable) return true;
+      const tag = target.tagName.toLowerCase();
+      if (tag === "textarea" || tag === "select") return true;
+      return tag === "input" && !["radio", "checkbox", "button", "submit", "reset"].includes(target.type);
+    }
+
+    function onKey(event) {
+      if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+      if ($("key-help").open && event.key !== "?") return; // the dialog handles Escape itself
+      const name = keyName(event);
+      const entry = KEYS.find((k) => k.keys.includes(name));
+      if (!entry) {
+        if (event.key === "Escape" && document.body.classList.contains("presenter")) setPresenter(false);
+        return;
+      }
+      event.preventDefault(); // a focused radio would otherwise take the arrow for itself
+      entry.run();
+    }
+
+    function renderHelp() {
+      const tbody = $("key-help-table").querySelector("tbody");
+      tbody.innerHTML = "";
+      KEYS.forEach((k) => tbody.appendChild(el("tr", { "data-keys": k.keys.join(" ") },
+        el("th", {}, k.label.flatMap((name, i) => [i ? " or " : "", el("kbd", {}, name)])), el("td", {}, k.text))));
+    }
+
+    // -- the queue at this step ----------------------------------------------------------------
+
+    // The queue block of cycles/<n>.json replayed up to the current step: every move up to the
+    // latest step reached (all of them at the last step, which ends the cycle).
+    function queueAtStep() {
+      const d = state.detail;
+      const q = d && d.queue;
+      if (!q) return null;
+      const pods = new Map();
+      const counts = Object.assign({}, q.counts);
+      Object.entries(q.pods).forEach(([place, rows]) => rows.forEach((r) => pods.set(r.pod, Object.assign({}, r))));
+      const steps = d.steps;
+      const last = state.step >= steps.length - 1;
+      const upto = Math.max(-1, ...steps.slice(0, state.step + 1).map((s) => s.seq));
+      const before = state.step > 0 ? Math.max(-1, ...steps.slice(0, state.step).map((s) => s.seq)) : -Infinity;
+      const moved = new Set();
+      let now = q.now;
+      const moves = q.moves.map((m) => {
+        const done = last || m.seq <= upto;
+        const fresh = done && !(m.seq <= before); // reached at this very step
+        if (done && m.row) {
+          if (m.from && counts[m.from] !== undefined) counts[m.from] = Math.max(0, counts[m.from] - 1);
+          if (m.to && counts[m.to] !== undefined) counts[m.to] += 1;
+          pods.delete(m.pod);
+          if (m.to) pods.set(m.pod, Object.assign({}, m.row));
+          if (fresh && m.from !== m.to) moved.add(m.pod);
+        }
+        if (done && m.time !== undefined) now = Math.max(now, m.time);
+        return Object.assign({ done, fresh }, m);
+      });
+      const by = { active: [], backoff: [], unschedulable: [], gated: [], in_flight: [] };
+      pods.forEach((r) => { if (by[r.queue]) by[r.queue].push(r); });
+      by.active.sort((a, b) => b.priority - a.priority || a.queued_at - b.queued_at || a.order - b.order);
+      by.backoff.sort((a, b) => (a.until || 0) - (b.until || 0) || b.priority - a.priority || a.order - b.order);
+      ["unschedulable", "gated", "in_flight"].forEach((p) => by[p].sort((a, b) => a.queued_at - b.queued_at || a.order - b.order));
+      return { by, counts, moves, moved, now, order: q.order, more: q.more_moves };
+    }
+
+    // The stream's latest queue (run.js's queueState), in the same shape.
+    function queueNow() {
+      const q = api.queueState();
+      const by = { active: q.active, backoff: q.backoff, unschedulable: q.unschedulable, gated: q.gated, in_flight: q.in_flight };
+      const counts = {};
+      Object.keys(by).forEach((k) => { counts[k] = by[k].length; });
+      return { by, counts, moves: [], moved: new Set(), now: q.now, order: "", more: 0 };
+    }
+
+    function podItem(name, row, now, moved) {
+      const gated = row.queue === "gated" || row.q === "gated";
+      const plugins = gated ? (row.plugin ? [row.plugin] : []) : (row.plugins || []);
+      const bits = [];
+      if (plugins.length) bits.push(`${gated ? "gated by " : ""}${plugins.join(", ")}`);
+      if (row.priority !== undefined) bits.push(`priority ${row.priority}`);
+      if (row.attempts) bits.push(`${row.attempts} attempt${row.attempts === 1 ? "" : "s"}`);
+      let remaining = row.remaining;
+      if (name === "backoff" && row.until !== undefined && row.until !== null) {
+        remaining = Math.max(0, row.until - now);
+        bits.push(`backoff ends t=${Math.round(row.until * 10) / 10} s (${fmtSeconds(remaining)} left)`);
+      } else if (name === "backoff") {
+        bits.push(`${fmtSeconds(remaining)} left`);
+      }
+      return el("li", { "data-pod": row.pod, "data-plugins": plugins.join(" "), "data-remaining": remaining,
+        "data-priority": row.priority, "data-attempts": row.attempts, class: moved.has(row.pod) ? "queue-moved" : null },
+      row.pod, el("small", {}, bits.length ? ` · ${bits.join(" · ")}` : ""));
+    }
+
+    function renderQueue() {
+      const live = $("queue-live").checked || !(state.detail && state.detail.queue);
+      const q = live ? queueNow() : queueAtStep();
+      $("queue-when").textContent = live ? "latest, from the stream" :
+        `at cycle ${state.detail.cycle}, step ${state.step + 1} (t=${Math.round(q.now * 10) / 10} s)`;
+      QUEUES.forEach((name) => {
+        const ul = document.querySelector(`#queue [data-queue="${name}"]`);
+        const items = name === "unschedulable" ? q.by.unschedulable.concat(q.by.gated) : q.by[name];
+        const count = name === "unschedulable" ? q.counts.unschedulable + q.counts.gated : q.counts[name];
+        document.querySelector(`#queue [data-q="${name}"]`).textContent = `(${count})`;
+        ul.innerHTML = "";
+        items.slice(0, 200).forEach((row) => ul.appendChild(podItem(name, row, q.now, q.moved)));
+        if (count > items.length || items.length > 200) ul.appendChild(el("li", { class: "help" }, `… ${count - Math.min(items.length, 200)} more`));
+      });
+      const flying = q.by.in_flight || [];
+      $("queue-flight").textContent = flying.length ? `In flight (popped: being scheduled, or waiting to bind): ${flying.map((r) => r.pod + (r.attempts ? ` (attempt ${r.attempts})` : "")).join(", ")}` : "";
+      $("queue-order").textContent = q.order;
+      const ol = $("queue-moves");
+      ol.innerHTML = "";
+      q.moves.forEach((m) => ol.appendChild(el("li", { "data-seq": m.seq, "data-pod": m.pod, "data-type": m.type,
+        "data-from": m.from || "", "data-to": m.to || "", class: `${m.done ? "move-done" : "move-later"}${m.fresh ? " move-now" : ""}` }, m.text)));
+      if (q.more) ol.appendChild(el("li", { class: "help" }, `… ${q.more} more moves`));
+      $("queue-moves-title").hidden = !q.moves.length;
+    }
+
+    // -- wiring -----------------------------------------------------------------------------------
+
+    function wire() {
+      $("step-next").addEventListener("click", () => move(1, false));
+      $("step-prev").addEventListener("click", () => move(-1, false));
+      $("step-next-point").addEventListener("click", () => move(1, true));
+      $("step-prev-point").addEventListener("click", () => move(-1, true));
+      $("step-first").addEventListener("click", () => go(0));
+      $("step-last").addEventListener("click", () => go(Infinity));
+      $("presenter-toggle").addEventListener("click", togglePresenter);
+      $("key-help-open").addEventListener("click", toggleHelp);
+      $("key-help-close").addEventListener("click", () => $("key-help").close());
+      $("queue-live").addEventListener("change", renderQueue);
+      document.querySelectorAll("#framework [data-dpoint]").forEach((box) => box.addEventListener("click", () => jumpToPoint(box.dataset.dpoint)));
+      document.addEventListener("keydown", onKey, true);
+      // A select keeps the arrow keys once chosen from: hand them back to the page.
+      document.addEventListener("change", (event) => {
+        if (event.target && event.target.tagName === "SELECT") event.target.blur();
+      });
+      renderHelp();
+      let saved = null;
+      try { saved = localStorage.getItem(PRESENTER_KEY); } catch (err) { /* private mode */ }
+      if (saved === "1") setPresenter(true);
+    }
+
+    return { pointGroup, markStep, renderStep, move, moveCycle, go, renderQueue, wire, keys: KEYS };
+  };
+})();
