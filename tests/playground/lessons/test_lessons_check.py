@@ -88,6 +88,34 @@ def test_run_step_points_at_the_run_pages_step_of_that_extension_point():
     assert all(s["point"] != "Combine" for s in steps[:index])
 
 
+def test_a_pointer_names_one_plugins_normalize_score_step_between_score_and_combine():
+    from playground.runs import charts
+
+    lesson = loader.lesson_by_slug("scoring")
+    assert lesson is not None
+    run = lesson_runs(lesson=lesson)["default"]
+    steps = charts.steps(run.cycles[1])
+    index = checks.run_step(run, loader.RunPointer(1, "NormalizeScore", "TaintToleration"))
+    assert index is not None
+    assert (steps[index]["point"], steps[index]["plugin"]) == ("NormalizeScore", "TaintToleration")
+    points = [s["point"] for s in steps]
+    assert max(i for i, p in enumerate(points) if p == "Score") < index < points.index("Combine")
+    # PodTopologySpread skips this pod at PreScore: it has no NormalizeScore step to point at.
+    skipped = loader.RunPointer(1, "NormalizeScore", "PodTopologySpread")
+    assert checks.run_step(run, skipped) is None
+
+
+def test_a_score_question_reads_the_column_it_names():
+    lesson = loader.lesson_by_slug("scoring")
+    assert lesson is not None
+    run = lesson_runs(lesson=lesson)["default"]
+    q = lesson.question("taint-normalized")
+    assert q is not None and checks.engine_answer(run, q) == 100
+    raw = dataclasses.replace(q, params={**q.params, "value": "raw"})
+    weighted = dataclasses.replace(q, params={**q.params, "value": "weighted"})
+    assert (checks.engine_answer(run, raw), checks.engine_answer(run, weighted)) == (0, 300)
+
+
 def test_lessons_are_numbered_in_order_and_glossary_points_at_real_lessons():
     from playground.lessons.selectors import glossary
 

@@ -26,6 +26,19 @@ def test_course_page_lists_every_lesson_with_the_diagram_and_glossary(client):
     assert 'id="framework"' in body and 'id="glossary"' in body
 
 
+def test_course_page_tells_lecturers_how_to_teach_with_the_run_page(client):
+    body = client.get(reverse("playground:course")).content.decode()
+    start = body.index('id="teaching"')
+    teaching = body[start : body.index("</section>", start)]
+    for words in (
+        "presenter mode",
+        "#cycle=K&amp;step=N",
+        "schedule only this pod",
+        "Try a change",
+    ):
+        assert words in teaching, words
+
+
 def test_home_page_starts_newcomers_on_lesson_one(client):
     body = client.get(reverse("playground:home")).content.decode()
     assert reverse("playground:lesson", args=[course()[0].slug]) in body
