@@ -201,6 +201,49 @@ def test_new_visitor_takes_the_preemption_lesson(page):
     _wait(driver, lambda d: "/lessons/binding-cycle/" in d.current_url)
 
 
+def test_new_visitor_checks_a_score_of_the_scoring_lesson_in_its_explanation(page):
+    driver = page.driver
+    page.open("/lessons/scoring/?step=2")
+    assert _answer(driver, "taint-normalized", "0")[0] == "Not quite: the engine says 100."
+
+    # The question's step opens beside the narrative: TaintToleration's NormalizeScore.
+    _css(driver, "#q-taint-normalized .open-step").click()
+    _wait(driver, lambda d: d.find_elements("css selector", "#run-frame"))
+    assert int(_css(driver, ".lesson").get_attribute("data-step")) == 2
+    assert _css(driver, "#step-title").text.endswith("NormalizeScore")
+    driver.switch_to.frame(_css(driver, "#run-frame"))
+    try:
+        label = _css(driver, "#step-label")
+        _wait(driver, lambda d: label.get_attribute("data-point") == "NormalizeScore")
+        assert "TaintToleration" in label.text
+        rule = _css(driver, "#normalize tr[data-plugin=TaintToleration]")
+        assert rule.get_attribute("data-kind") == "reverse" and "0..0" in rule.text
+
+        # Click node-3's raw ImageLocality score: the panel explains that very number.
+        cell = _css(
+            driver,
+            "#score-table tr[data-node=node-3] td[data-plugin=ImageLocality][data-mode=raw]",
+        )
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", cell)
+        value = cell.text
+        assert value.isdigit()
+        cell.click()
+        shown = "#explain-panel .explanation.matches-cell"
+        _wait(driver, lambda d: d.find_elements("css selector", f"{shown} .explain-value"))
+        step = _css(driver, shown)
+        assert (step.get_attribute("data-point"), step.get_attribute("data-plugin")) == (
+            "Score",
+            "ImageLocality",
+        )
+        formula = step.find_element("css selector", ".explain-formula code").text
+        assert "clamp" in formula and formula.rsplit("=", 1)[1].strip() == value
+        assert step.find_element("css selector", ".explain-value").text == value
+        with _viewport_1280x800(driver):
+            driver.save_screenshot(str(ARTIFACTS / "lesson-07-explained-score.png"))
+    finally:
+        driver.switch_to.default_content()
+
+
 @pytest.mark.parametrize("lesson", course(), ids=lambda lesson: f"{lesson.number:02d}")
 def test_lesson_page_screenshot_has_no_overlapping_text(page, lesson):
     driver = page.driver
