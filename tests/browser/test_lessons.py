@@ -193,6 +193,16 @@ def test_new_visitor_takes_the_preemption_lesson(page):
         _wait(driver, lambda d: "node-1" in _css(d, "#nominated").text)
         chosen = _css(driver, "#candidates tr.chosen").text
         assert "low-1" in chosen and "low-2" in chosen
+        # The criteria table the narrative reads: the budget keeps two, priority decides.
+        _wait(driver, lambda d: d.find_elements("css selector", "#preemption-criteria tr.decided"))
+        rows = driver.find_elements("css selector", "#preemption-criteria tbody tr")
+        assert [r.get_attribute("data-criterion") for r in rows] == [
+            "fewest PodDisruptionBudget violations",
+            "lowest priority of the highest-priority victim",
+        ]
+        assert rows[1].text.endswith("node-1 — decided here")
+        priorities = driver.find_elements("css selector", "#candidates tr.chosen .priority")
+        assert [p.text for p in priorities] == ["100", "100"]
     finally:
         driver.switch_to.default_content()
     _next_step(driver)
