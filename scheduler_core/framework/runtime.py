@@ -8,7 +8,7 @@ nominated pods, PreScore Skip, Score with NormalizeScore and range checks.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import compress
 from typing import Any, ParamSpec
 
@@ -74,16 +74,52 @@ class ScoreWeightOverflowError(FrameworkError):
         self.overflow = overflow
 
 
-@dataclass(slots=True)
 class PluginScores:
-    """One Score plugin's results over the scored nodes, in node order."""
+    """One Score plugin's results over the scored nodes, in node order.
 
-    name: str
-    weight: int
-    raw: list[int]
-    normalized: list[int]
-    # ``normalized`` as an int64 array when the runtime made one (the cycle sums these).
-    array: Any = field(default=None, repr=False, compare=False)
+    Kept as the plugin gave them: int64 columns (``raw_array``, and ``array`` for the
+    normalized values, which the cycle sums) when it scored over columns, else lists. ``raw``
+    and ``normalized`` read as lists, made from the columns only when someone reads them.
+    """
+
+    __slots__ = ("name", "weight", "_raw", "_normalized", "raw_array", "array")
+
+    def __init__(
+        self, name: str, weight: int, raw: Sequence[int], normalized: Sequence[int]
+    ) -> None:
+        self.name = name
+        self.weight = weight
+        self.raw_array: Any = raw if isinstance(raw, np.ndarray) else None
+        self.array: Any = normalized if isinstance(normalized, np.ndarray) else None
+        self._raw: list[int] | None = None if self.raw_array is not None else list(raw)
+        self._normalized: list[int] | None = None if self.array is not None else list(normalized)
+
+    @property
+    def raw(self) -> list[int]:
+        if self._raw is None:
+            self._raw = self.raw_array.tolist()
+        return self._raw
+
+    @raw.setter
+    def raw(self, values: list[int]) -> None:
+        self._raw, self.raw_array = list(values), None
+
+    @property
+    def normalized(self) -> list[int]:
+        if self._normalized is None:
+            self._normalized = self.array.tolist()
+        return self._normalized
+
+    @normalized.setter
+    def normalized(self, values: list[int]) -> None:
+        self._normalized, self.array = list(values), None
+
+    def raw_values(self) -> Sequence[int]:
+        """The raw scores as they are stored (an int64 array or a list)."""
+        return self.raw_array if self.raw_array is not None else self.raw
+
+    def __repr__(self) -> str:
+        return f"PluginScores({self.name!r}, weight={self.weight}, raw={self.raw})"
 
 
 @dataclass(slots=True)
@@ -134,6 +170,7 @@ class Framework:
         self.score_weights: dict[str, int] = {}
         # id(plugin) -> (plugin, implements PreFilterExtensions); the plugin keeps the id valid.
         self._extensions: dict[int, tuple[object, fi.PreFilterExtensions | None]] = {}
+        self._score_extensions: dict[int, tuple[object, fi.ScoreExtensions | None]] = {}
         self.plugins: dict[str, Any] = {}
         self._build(profile, registry)
 
@@ -331,6 +368,14 @@ class Framework:
         if found is None:
             ext = pl if isinstance(pl, fi.PreFilterExtensions) else None
             found = self._extensions[id(pl)] = (pl, ext)
+        return found[1]
+
+    def _score_extensions_of(self, pl: fi.ScorePlugin) -> fi.ScoreExtensions | None:
+        """The plugin if it has ScoreExtensions (NormalizeScore), remembered like the above."""
+        found = self._score_extensions.get(id(pl))
+        if found is None:
+            ext = pl if isinstance(pl, fi.ScoreExtensions) else None
+            found = self._score_extensions[id(pl)] = (pl, ext)
         return found[1]
 
     def run_pre_filter_extension_add_pod(
@@ -569,63 +614,55 @@ class Framework:
     def run_score_plugins(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[PluginScores], Status]:
-        out: list[PluginScores] = []
+        """Score, then NormalizeScore, then the range check, each over every plugin. A plugin's
+        ``score_batch`` and ``normalize_batch`` (every node at once, lists or int64 arrays) are
+        preferred to its per-node Score and its NormalizeScore over NodeScores."""
+        ran: list[tuple[fi.ScorePlugin, Sequence[int]]] = []
         for pl in self.score_plugins:
             if pl.name in state.skip_score_plugins:
                 continue
-            raw: list[int] = []
-            batch = getattr(pl, "score_batch", None)
+            # score_columns gives int64 arrays, score_batch lists: the same rule either way.
+            batch = getattr(pl, "score_columns", None) or getattr(pl, "score_batch", None)
             if batch is not None:
                 raw, s = batch(state, pod, nodes)
                 if not s.is_success():
                     msg = f'running Score plugins: plugin "{pl.name}" failed with: {s.message()}'
                     return [], Status(Code.ERROR, (msg,))
-            else:
-                for ni in nodes:
-                    score, s = pl.score(state, pod, ni)
-                    if not s.is_success():
-                        msg = (
-                            f'running Score plugins: plugin "{pl.name}" failed with: {s.message()}'
-                        )
-                        return [], Status(Code.ERROR, (msg,))
-                    raw.append(score)
-            out.append(PluginScores(pl.name, self.score_weights[pl.name], raw, raw))
-        ran = [pl for pl in self.score_plugins if pl.name not in state.skip_score_plugins]
-        for ps, pl in zip(out, ran, strict=True):
+                ran.append((pl, raw))
+                continue
+            values: list[int] = []
+            for ni in nodes:
+                score, s = pl.score(state, pod, ni)
+                if not s.is_success():
+                    msg = f'running Score plugins: plugin "{pl.name}" failed with: {s.message()}'
+                    return [], Status(Code.ERROR, (msg,))
+                values.append(score)
+            ran.append((pl, values))
+        normalized: list[Sequence[int]] = []
+        for pl, raw in ran:
             fast = getattr(pl, "normalize_batch", None)
+            ext = self._score_extensions_of(pl) if fast is None else None
             if fast is not None:
                 # normalize_batch(state, pod, raw) -> normalized: NormalizeScore without NodeScores.
-                ps.normalized = fast(state, pod, ps.raw)
-                continue
-            if isinstance(pl, fi.ScoreExtensions):
-                scores = [NodeScore(ni.node.name, v) for ni, v in zip(nodes, ps.raw, strict=True)]
-                s = pl.normalize_score(state, pod, scores)
+                normalized.append(fast(state, pod, raw))
+            elif ext is not None:
+                scores = [NodeScore(ni.node.name, v) for ni, v in zip(nodes, raw, strict=True)]
+                s = ext.normalize_score(state, pod, scores)
                 if not s.is_success():
                     msg = (
                         f'running Normalize on Score plugins: plugin "{pl.name}" failed with: '
                         f"{s.message()}"
                     )
                     return [], Status(Code.ERROR, (msg,))
-                ps.normalized = [ns.score for ns in scores]
-        for ps in out:
-            if not ps.normalized:
-                continue
-            values = np.asarray(ps.normalized)
-            if values.dtype == np.int64 and values.ndim == 1:  # plain ints only
-                ps.array = values
-                low, high = int(values.min()), int(values.max())
+                normalized.append([ns.score for ns in scores])
             else:
-                low, high = min(ps.normalized), max(ps.normalized)
-            if low >= fi.MIN_NODE_SCORE and high <= fi.MAX_NODE_SCORE:
-                continue
-            for v in ps.normalized:
-                if v > fi.MAX_NODE_SCORE or v < fi.MIN_NODE_SCORE:
-                    msg = (
-                        f'applying score defaultWeights on Score plugins: plugin "{ps.name}" '
-                        f"returns an invalid score {v}, it should in the range of "
-                        f"[{fi.MIN_NODE_SCORE}, {fi.MAX_NODE_SCORE}] after normalizing"
-                    )
-                    return [], Status(Code.ERROR, (msg,))
+                normalized.append(raw)
+        out: list[PluginScores] = []
+        for (pl, raw), column in zip(ran, normalized, strict=True):
+            ps = _in_range(pl.name, self.score_weights[pl.name], raw, column)
+            if isinstance(ps, Status):
+                return [], ps
+            out.append(ps)
         return out, SUCCESS
 
     # -- binding cycle --------------------------------------------------------------------------
@@ -728,6 +765,36 @@ def _failure(point: str, name: str, s: Status) -> Status:
 def _step(steps: Steps | None, name: str, status: Status, timeout: float | None = None) -> None:
     if steps is not None:
         steps.append((name, status.with_plugin(name), timeout))
+
+
+def _in_range(
+    name: str, weight: int, raw: Sequence[int], normalized: Sequence[int]
+) -> PluginScores | Status:
+    """The plugin's scores, or the Error status when a normalized one is out of range."""
+    values: Any = normalized
+    if not isinstance(values, np.ndarray) and len(values):
+        values = np.asarray(values)
+        if values.dtype != np.int64 or values.ndim != 1:  # not plain ints: checked one by one
+            bad = [v for v in normalized if v > fi.MAX_NODE_SCORE or v < fi.MIN_NODE_SCORE]
+            if bad:
+                return _out_of_range(name, bad[0])
+            return PluginScores(name, weight, raw, normalized)
+        normalized = values
+    if len(values) and (
+        int(values.min()) < fi.MIN_NODE_SCORE or int(values.max()) > fi.MAX_NODE_SCORE
+    ):
+        bad_at = np.flatnonzero((values < fi.MIN_NODE_SCORE) | (values > fi.MAX_NODE_SCORE))
+        return _out_of_range(name, int(values[bad_at[0]]))
+    return PluginScores(name, weight, raw, normalized)
+
+
+def _out_of_range(name: str, value: int) -> Status:
+    msg = (
+        f'applying score defaultWeights on Score plugins: plugin "{name}" '
+        f"returns an invalid score {value}, it should in the range of "
+        f"[{fi.MIN_NODE_SCORE}, {fi.MAX_NODE_SCORE}] after normalizing"
+    )
+    return Status(Code.ERROR, (msg,))
 
 
 _P = ParamSpec("_P")

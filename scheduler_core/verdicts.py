@@ -1,0 +1,117 @@
+"""One cycle's per-node results as the engine computes them: columns, made into dicts on demand.
+
+Filter visits hundreds of nodes a cycle and Score ranks them; the cycle itself only needs the
+feasible nodes and the best total. Who reads a node's Filter status or its total (the trace,
+the events, an explanation) gets them from these, built the first time they are read. A cycle
+nobody looks at (the bench, a run without listeners) never builds a dict per node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
+from typing import Any
+
+from scheduler_core.framework.status import SUCCESS, Status
+
+
+class FilterVerdicts(MutableMapping[str, Status]):
+    """Node name -> Filter status, in the order the nodes were evaluated.
+
+    Kept as the walk reports it (runs of passing nodes, then the rejected nodes' statuses),
+    and made into one dict when first read or written one node at a time.
+    """
+
+    __slots__ = ("_parts", "_dict")
+
+    def __init__(self) -> None:
+        self._parts: list[Sequence[str] | Mapping[str, Status]] = []
+        self._dict: dict[str, Status] | None = None
+
+    def add_passed(self, names: Sequence[str]) -> None:
+        """These nodes passed every Filter plugin."""
+        if self._dict is None:
+            self._parts.append(names)
+        else:
+            self._dict.update(dict.fromkeys(names, SUCCESS))
+
+    def add_statuses(self, statuses: Mapping[str, Status]) -> None:
+        """These nodes' statuses (the rejected ones, usually)."""
+        if not statuses:
+            return
+        if self._dict is None:
+            self._parts.append(statuses)
+        else:
+            self._dict.update(statuses)
+
+    def _built(self) -> dict[str, Status]:
+        d = self._dict
+        if d is None:
+            d = {}
+            for part in self._parts:
+                if isinstance(part, Mapping):
+                    d.update(part)
+                else:
+                    d.update(dict.fromkeys(part, SUCCESS))
+            self._dict, self._parts = d, []
+        return d
+
+    def __getitem__(self, node: str) -> Status:
+        return self._built()[node]
+
+    def __setitem__(self, node: str, status: Status) -> None:
+        self._built()[node] = status
+
+    def __delitem__(self, node: str) -> None:
+        del self._built()[node]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+    def __bool__(self) -> bool:
+        return bool(self._parts) or bool(self._dict)
+
+    def __repr__(self) -> str:
+        return f"FilterVerdicts({self._built()!r})"
+
+
+class Totals(Mapping[str, int]):
+    """Node name -> total score, over the scored nodes in the order they were scored.
+
+    Holds the names and an int64 column (or a list); the dict is made when first read.
+    """
+
+    __slots__ = ("_names", "_values", "_dict")
+
+    def __init__(self, names: Sequence[str] = (), values: Any = ()) -> None:
+        self._names = names
+        self._values = values
+        self._dict: dict[str, int] | None = None
+
+    def _built(self) -> dict[str, int]:
+        d = self._dict
+        if d is None:
+            values = self._values
+            values = values.tolist() if hasattr(values, "tolist") else values
+            d = self._dict = dict(zip(self._names, values, strict=True))
+        return d
+
+    def __getitem__(self, node: str) -> int:
+        return self._built()[node]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._names) if self._dict is None else len(self._dict)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __eq__(self, other: object) -> bool:
+        return self._built() == other if isinstance(other, Mapping) else NotImplemented
+
+    def __repr__(self) -> str:
+        return f"Totals({self._built()!r})"
