@@ -20,6 +20,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
+from scheduler_core.verdicts import Totals
+
 if TYPE_CHECKING:
     from scheduler_core.cycle import CycleRecord
 
@@ -420,7 +422,8 @@ def cycle_events(
         # Nodes share Status objects (every feasible node the same Success): each distinct
         # status is read once, then the three columns are gathered per node.
         per_status: dict[int, tuple[str | None, tuple[str, ...] | None, str | None]] = {}
-        statuses = [rec.filter.get(node) for node in rec.nodes]
+        verdicts = rec.filter.as_dict() if hasattr(rec.filter, "as_dict") else rec.filter
+        statuses = list(map(verdicts.get, rec.nodes))
         for node_st in statuses:
             if node_st is None or id(node_st) in per_status:
                 continue
@@ -472,26 +475,35 @@ def cycle_events(
         )
     for name, st in rec.pre_score_steps:
         add(PreScore, plugin=name, code=st.code.upstream, reasons=st.reasons)
+    scored_nodes = tuple(rec.scored_nodes)
     for ps in rec.scores:
+        normalized = tuple(ps.normalized)
         add(
             Score,
             plugin=ps.name,
             weight=ps.weight,
-            nodes=tuple(rec.scored_nodes),
+            nodes=scored_nodes,
             raw=tuple(ps.raw),
-            normalized=tuple(ps.normalized),
+            normalized=normalized,
             weighted=(
-                tuple((ps.array * ps.weight).tolist())
+                normalized
+                if ps.weight == 1
+                else tuple((ps.array * ps.weight).tolist())
                 if ps.array is not None
-                else tuple(v * ps.weight for v in ps.normalized)
+                else tuple(v * ps.weight for v in normalized)
             ),
         )
     if rec.selected is not None or rec.totals:
-        names = tuple(rec.totals) if rec.totals else tuple(rec.top)
+        totals = rec.totals
+        if isinstance(totals, Totals):
+            names, values = tuple(totals.names()), tuple(totals.values_list())
+        else:
+            names = tuple(totals) if totals else tuple(rec.top)
+            values = tuple(totals[n] for n in names) if totals else ()
         add(
             Combine,
             nodes=names,
-            totals=tuple(rec.totals[n] for n in names) if rec.totals else (),
+            totals=values,
             top=tuple(rec.top),
             selected=rec.selected,
             scored=bool(rec.scored_nodes),

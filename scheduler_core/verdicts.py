@@ -55,6 +55,10 @@ class FilterVerdicts(MutableMapping[str, Status]):
             self._dict, self._parts = d, []
         return d
 
+    def as_dict(self) -> dict[str, Status]:
+        """The verdicts as a plain dict (the same one each time: do not change it)."""
+        return self._built()
+
     def __getitem__(self, node: str) -> Status:
         return self._built()[node]
 
@@ -93,10 +97,16 @@ class Totals(Mapping[str, int]):
     def _built(self) -> dict[str, int]:
         d = self._dict
         if d is None:
-            values = self._values
-            values = values.tolist() if hasattr(values, "tolist") else values
-            d = self._dict = dict(zip(self._names, values, strict=True))
+            d = self._dict = dict(zip(self._names, self.values_list(), strict=True))
         return d
+
+    def names(self) -> Sequence[str]:
+        return self._names
+
+    def values_list(self) -> list[int]:
+        """The totals in the order of ``names()``."""
+        values = self._values
+        return values.tolist() if hasattr(values, "tolist") else list(values)
 
     def __getitem__(self, node: str) -> int:
         return self._built()[node]

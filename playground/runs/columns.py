@@ -26,7 +26,8 @@ from typing import Any, Final
 
 from scheduler_core.events import CycleEnd, CycleStart, Event, Filter, filter_plugin_rows, jsonable
 
-VERSION: Final = 1
+VERSION: Final = 2  # 2: an event's seq, cycle, pod and time are left out when they follow
+# from the CycleStart's (seq: the CycleStart's plus the event's position)
 LEVEL: Final = 1  # zlib level: 6 stores ~10% less and costs ~30% more time
 
 # Per event type: the fields that are columns, and how each is encoded.
@@ -71,13 +72,19 @@ class _Table(dict[Any, int]):
         return value
 
 
-_FIELDS: dict[type[Event], tuple[str, ...]] = {}
+_BASE: Final = ("seq", "cycle", "pod", "time")  # fields every event has, in to_dict() order
+_PLAIN: Final = (str, int, float, bool, type(None))  # JSON as they are
+_FIELDS: dict[type[Event], tuple[tuple[str, str | None], ...]] = {}
 
 
-def _field_names(cls: type[Event]) -> tuple[str, ...]:
+def _layout(cls: type[Event]) -> tuple[tuple[str, str | None], ...]:
+    """The event type's own fields (not the base ones), each with its column kind or None."""
     names = _FIELDS.get(cls)
     if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+        spec = COLUMNS.get(cls.type, {})
+        names = _FIELDS[cls] = tuple(
+            (f.name, spec.get(f.name)) for f in dataclasses.fields(cls) if f.name not in _BASE
+        )
     return names
 
 
@@ -118,19 +125,28 @@ class CycleEncoder:
         header_events: list[dict[str, Any]] = []
         index: dict[str, int] | None = None
         mapped: dict[tuple[Any, ...], int] = {}  # columns already stored (Score.nodes repeat)
-        for ev in events:
-            spec = COLUMNS.get(ev.type, {})
+        for position, ev in enumerate(events):
             out: dict[str, Any] = {"type": ev.type}
+            if position == 0:
+                out.update(seq=ev.seq, cycle=ev.cycle, pod=ev.pod, time=ev.time)
+            else:
+                if ev.seq != start.seq + position:
+                    out["seq"] = ev.seq
+                if ev.cycle != start.cycle:
+                    out["cycle"] = ev.cycle
+                if ev.pod != start.pod:
+                    out["pod"] = ev.pod
+                if ev.time != start.time:
+                    out["time"] = ev.time
             if isinstance(ev, Filter) and ev.plugin:
-                out.update(seq=ev.seq, cycle=ev.cycle, pod=ev.pod, time=ev.time, plugin=ev.plugin)
+                out["plugin"] = ev.plugin
                 out[_DERIVED] = 1
                 header_events.append(out)
                 continue
-            for name in _field_names(type(ev)):
+            for name, kind in _layout(type(ev)):
                 value = getattr(ev, name)
-                kind = spec.get(name)
                 if kind is None or not value:
-                    out[name] = jsonable(value)
+                    out[name] = value if isinstance(value, _PLAIN) else jsonable(value)
                     continue
                 if kind == "nodes":
                     out[name] = {"$nodes": 1}
@@ -204,7 +220,19 @@ def decode_cycle(data: bytes, run_nodes: Sequence[str] | None) -> list[dict[str,
     strings: list[Any] = header["strings"]
     reasons: list[Any] = header["reasons"]
     out: list[dict[str, Any]] = []
-    for ev in header["events"]:
+    events: list[dict[str, Any]] = header["events"]
+    if header["v"] >= 2 and events:
+        first = events[0]
+        events = [
+            {
+                "type": ev["type"],
+                "seq": ev.get("seq", first["seq"] + position),
+                **{key: ev.get(key, first[key]) for key in _BASE[1:]},
+                **{k: v for k, v in ev.items() if k not in _BASE and k != "type"},
+            }
+            for position, ev in enumerate(events)
+        ]
+    for ev in events:
         for name, value in ev.items():
             if not isinstance(value, dict) or len(value) != 1:
                 continue

@@ -49,6 +49,7 @@ def last_seq_of(envelope: dict[str, Any]) -> int:
 def batch_message(run_id: int, envelopes: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"kind": "batch", "run": run_id, "messages": list(envelopes)}
 
+
 log = logging.getLogger(__name__)
 
 
