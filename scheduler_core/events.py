@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
-from scheduler_core.verdicts import Totals
+from scheduler_core.verdicts import Totals, verdict_columns
 
 if TYPE_CHECKING:
     from scheduler_core.cycle import CycleRecord
@@ -419,27 +419,7 @@ def cycle_events(
         node_names=tuple(rec.pre_filter_nodes) if rec.pre_filter_nodes is not None else None,
     )
     if rec.filter or rec.filter_plugins:
-        # Nodes share Status objects (every feasible node the same Success): each distinct
-        # status is read once, then the three columns are gathered per node.
-        per_status: dict[int, tuple[str | None, tuple[str, ...] | None, str | None]] = {}
-        verdicts = rec.filter.as_dict() if hasattr(rec.filter, "as_dict") else rec.filter
-        statuses = list(map(verdicts.get, rec.nodes))
-        for node_st in statuses:
-            if node_st is None or id(node_st) in per_status:
-                continue
-            if node_st.is_success():
-                per_status[id(node_st)] = (node_st.code.upstream, (), None)
-            else:
-                per_status[id(node_st)] = (
-                    node_st.code.upstream,
-                    node_st.reasons,
-                    node_st.plugin or None,
-                )
-        unevaluated = (None, None, None)
-        rows_per_node = [unevaluated if st is None else per_status[id(st)] for st in statuses]
-        verdict: list[str | None] = [r[0] for r in rows_per_node]
-        verdict_reasons: list[tuple[str, ...] | None] = [r[1] for r in rows_per_node]
-        rejector: list[str | None] = [r[2] for r in rows_per_node]
+        verdict, verdict_reasons, rejector = verdict_columns(rec.filter, rec.nodes)
         if filter_rows:
             rows = filter_plugin_rows(rec.filter_plugins, verdict, verdict_reasons, rejector)
             for p, (codes, reasons) in zip(rec.filter_plugins, rows, strict=True):

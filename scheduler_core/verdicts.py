@@ -55,6 +55,15 @@ class FilterVerdicts(MutableMapping[str, Status]):
             self._dict, self._parts = d, []
         return d
 
+    def all_passed(self, count: int) -> bool:
+        """Whether ``count`` distinct nodes were evaluated, every one passing (the nodes are
+        told apart by the walk: it visits each node once)."""
+        if self._dict is not None:
+            return len(self._dict) == count and all(st is SUCCESS for st in self._dict.values())
+        if any(isinstance(part, Mapping) for part in self._parts):
+            return False
+        return sum(len(part) for part in self._parts) == count
+
     def as_dict(self) -> dict[str, Status]:
         """The verdicts as a plain dict (the same one each time: do not change it)."""
         return self._built()
@@ -79,6 +88,37 @@ class FilterVerdicts(MutableMapping[str, Status]):
 
     def __repr__(self) -> str:
         return f"FilterVerdicts({self._built()!r})"
+
+
+VerdictColumns = tuple[
+    tuple[str | None, ...], tuple[tuple[str, ...] | None, ...], tuple[str | None, ...]
+]
+
+
+def verdict_columns(verdicts: Mapping[str, Status], nodes: Sequence[str]) -> VerdictColumns:
+    """The Filter verdict row over ``nodes``: code, reasons and rejecting plugin per node
+    (None, None, None for a node not evaluated)."""
+    n = len(nodes)
+    if isinstance(verdicts, FilterVerdicts) and verdicts.all_passed(n):
+        return ("Success",) * n, ((),) * n, (None,) * n
+    found = verdicts.as_dict() if isinstance(verdicts, FilterVerdicts) else verdicts
+    statuses = list(map(found.get, nodes))
+    # Nodes share Status objects (every feasible node the same Success): each distinct status
+    # is read once, then the three columns are gathered per node.
+    per_status: dict[int, tuple[str | None, tuple[str, ...] | None, str | None]] = {}
+    for st in statuses:
+        if st is None or id(st) in per_status:
+            continue
+        if st.is_success():
+            per_status[id(st)] = (st.code.upstream, (), None)
+        else:
+            per_status[id(st)] = (st.code.upstream, st.reasons, st.plugin or None)
+    unevaluated = (None, None, None)
+    rows = [unevaluated if st is None else per_status[id(st)] for st in statuses]
+    if not rows:
+        return (), (), ()
+    codes, reasons, rejector = zip(*rows, strict=True)
+    return codes, reasons, rejector
 
 
 class Totals(Mapping[str, int]):
