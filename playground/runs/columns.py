@@ -72,6 +72,8 @@ class _Table(dict[Any, int]):
         return value
 
 
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
+_TEXTS_KEPT: Final = 4096  # event texts remembered per run (forgotten all at once past that)
 _BASE: Final = ("seq", "cycle", "pod", "time")  # fields every event has, in to_dict() order
 _PLAIN: Final = (str, int, float, bool, type(None))  # JSON as they are
 _FIELDS: dict[type[Event], tuple[tuple[str, str | None], ...]] = {}
@@ -97,6 +99,28 @@ class CycleEncoder:
         self._indexed: tuple[str, ...] | None = None
         self._sorted: tuple[str, ...] = ()
         self._sorted_of: tuple[str, ...] | None = None
+        # JSON of the events without columns, by their fields: a run repeats the same PreFilter
+        # and PreScore steps cycle after cycle.
+        self._texts: dict[Any, str] = {}
+
+    def _text(self, ev: Event, base: dict[str, Any]) -> str:
+        """The header JSON of an event without columns (``base``: its type and base fields)."""
+        layout = _layout(type(ev))
+        values = tuple(getattr(ev, name) for name, _ in layout)
+        key: Any = (ev.type, tuple(base.items()), values)
+        try:
+            text = self._texts.get(key)
+        except TypeError:  # a dict among the fields: not remembered
+            key, text = None, None
+        if text is None:
+            for (name, _), value in zip(layout, values, strict=True):
+                base[name] = value if isinstance(value, _PLAIN) else jsonable(value)
+            text = _dumps(base)
+            if key is not None:
+                if len(self._texts) >= _TEXTS_KEPT:
+                    self._texts.clear()
+                self._texts[key] = text
+        return text
 
     def _node_index(self, nodes: tuple[str, ...]) -> dict[str, int]:
         if self._indexed is not nodes and self._indexed != nodes:
@@ -122,7 +146,7 @@ class CycleEncoder:
         reasons[None] = 0
         columns: list[tuple[str, int]] = []
         chunks: list[bytes] = []
-        header_events: list[dict[str, Any]] = []
+        header_events: list[str] = []
         index: dict[str, int] | None = None
         mapped: dict[tuple[Any, ...], int] = {}  # columns already stored (Score.nodes repeat)
         for position, ev in enumerate(events):
@@ -141,7 +165,10 @@ class CycleEncoder:
             if isinstance(ev, Filter) and ev.plugin:
                 out["plugin"] = ev.plugin
                 out[_DERIVED] = 1
-                header_events.append(out)
+                header_events.append(_dumps(out))
+                continue
+            if ev.type not in COLUMNS:
+                header_events.append(self._text(ev, out))
                 continue
             for name, kind in _layout(type(ev)):
                 value = getattr(ev, name)
@@ -190,16 +217,16 @@ class CycleEncoder:
                 out[name] = {f"${kind}": len(columns)}
                 columns.append((col.typecode, len(col)))
                 chunks.append(col.tobytes())
-            header_events.append(out)
+            header_events.append(_dumps(out))
         header = {
             "v": VERSION,
             "nodes": None if nodes == self.run_nodes else list(nodes),
             "strings": list(strings),
             "reasons": [None if r is None else list(r) for r in reasons],
             "columns": columns,
-            "events": header_events,
         }
-        head = json.dumps(header, separators=(",", ":")).encode()
+        # The events' JSON texts are joined as they are (some remembered from earlier cycles).
+        head = (_dumps(header)[:-1] + ',"events":[' + ",".join(header_events) + "]}").encode()
         return zlib.compress(len(head).to_bytes(4, "big") + head + b"".join(chunks), LEVEL)
 
 
