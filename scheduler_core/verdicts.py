@@ -21,11 +21,12 @@ class FilterVerdicts(MutableMapping[str, Status]):
     and made into one dict when first read or written one node at a time.
     """
 
-    __slots__ = ("_parts", "_dict")
+    __slots__ = ("_parts", "_dict", "_rejected")
 
     def __init__(self) -> None:
         self._parts: list[Sequence[str] | Mapping[str, Status]] = []
         self._dict: dict[str, Status] | None = None
+        self._rejected = False  # some status that is not Success was added
 
     def add_passed(self, names: Sequence[str]) -> None:
         """These nodes passed every Filter plugin."""
@@ -38,6 +39,7 @@ class FilterVerdicts(MutableMapping[str, Status]):
         """These nodes' statuses (the rejected ones, usually)."""
         if not statuses:
             return
+        self._rejected = self._rejected or any(st is not SUCCESS for st in statuses.values())
         if self._dict is None:
             self._parts.append(statuses)
         else:
@@ -56,13 +58,8 @@ class FilterVerdicts(MutableMapping[str, Status]):
         return d
 
     def all_passed(self, count: int) -> bool:
-        """Whether ``count`` distinct nodes were evaluated, every one passing (the nodes are
-        told apart by the walk: it visits each node once)."""
-        if self._dict is not None:
-            return len(self._dict) == count and all(st is SUCCESS for st in self._dict.values())
-        if any(isinstance(part, Mapping) for part in self._parts):
-            return False
-        return sum(len(part) for part in self._parts) == count
+        """Whether ``count`` nodes were evaluated, every one passing."""
+        return not self._rejected and len(self._built()) == count
 
     def as_dict(self) -> dict[str, Status]:
         """The verdicts as a plain dict (the same one each time: do not change it)."""
@@ -72,6 +69,7 @@ class FilterVerdicts(MutableMapping[str, Status]):
         return self._built()[node]
 
     def __setitem__(self, node: str, status: Status) -> None:
+        self._rejected = self._rejected or status is not SUCCESS
         self._built()[node] = status
 
     def __delitem__(self, node: str) -> None:

@@ -201,3 +201,23 @@ def test_large_inputs_are_parsed_fast_and_still_checked(user, monkeypatch):
     services.cluster_import_yaml(cluster=cluster, user=user, text=json.dumps(make_node("y")))
     assert list(cluster.nodes.values_list("name", flat=True)) == ["y"]
     assert Profile.objects.count() == 0
+
+
+def test_a_record_of_the_first_format_still_decodes():
+    """Version 1 wrote every event's seq, cycle, pod and time; version 2 leaves them out."""
+    import zlib
+
+    group = next(split_cycles(_engine_events(_many(5, 1))))
+    encoder = CycleEncoder()
+    raw = zlib.decompress(encoder.encode(group))
+    size = int.from_bytes(raw[:4], "big")
+    header = json.loads(raw[4 : 4 + size])
+    assert header["v"] == 2 and "seq" not in header["events"][1]
+    header["v"] = 1
+    header["events"] = [
+        {"type": e["type"], "seq": ev.seq, "cycle": ev.cycle, "pod": ev.pod, "time": ev.time, **e}
+        for e, ev in zip(header["events"], group, strict=True)
+    ]
+    head = json.dumps(header).encode()
+    old = zlib.compress(len(head).to_bytes(4, "big") + head + raw[4 + size :])
+    assert decode_cycle(old, encoder.run_nodes) == [e.to_dict() for e in group]

@@ -1,0 +1,51 @@
+"""A cycle's per-node results kept as the walk gives them and made into dicts when read."""
+
+from __future__ import annotations
+
+from scheduler_core.framework.status import SUCCESS, Code, Status
+from scheduler_core.verdicts import FilterVerdicts, Totals, verdict_columns
+
+NODES = ["a", "b", "c", "d"]
+TAINTED = Status(Code.UNSCHEDULABLE, ("untolerated taint",), "TaintToleration")
+
+
+def test_filter_verdicts_read_as_the_dict_the_walk_would_have_filled() -> None:
+    v = FilterVerdicts()
+    v.add_passed(["c", "a"])
+    v.add_statuses({"d": TAINTED})
+    v.add_passed(["b"])
+    assert list(v.items()) == [("c", SUCCESS), ("a", SUCCESS), ("d", TAINTED), ("b", SUCCESS)]
+    assert len(v) == 4 and "d" in v and v.get("x") is None
+    v["a"] = TAINTED  # written after it was read: the dict is changed in place
+    v.add_passed(["e"])
+    assert v.as_dict() == {"c": SUCCESS, "a": TAINTED, "d": TAINTED, "b": SUCCESS, "e": SUCCESS}
+
+
+def test_verdict_columns_of_a_mixed_walk_and_of_an_all_passing_one() -> None:
+    v = FilterVerdicts()
+    v.add_passed(["b", "a"])
+    v.add_statuses({"c": TAINTED})
+    assert not v.all_passed(4)
+    assert verdict_columns(v, NODES) == (
+        ("Success", "Success", "Unschedulable", None),
+        ((), (), ("untolerated taint",), None),
+        (None, None, "TaintToleration", None),
+    )
+    every = FilterVerdicts()
+    every.add_passed(NODES[2:])
+    every.add_passed(NODES[:2])
+    assert every.all_passed(4) and not every.all_passed(5)
+    plain = dict(every.items())
+    assert verdict_columns(every, NODES) == verdict_columns(plain, NODES)
+    assert verdict_columns(every, NODES)[0] == ("Success",) * 4
+    assert not FilterVerdicts() and verdict_columns(FilterVerdicts(), []) == ((), (), ())
+
+
+def test_totals_from_a_column_read_as_a_dict_in_score_order() -> None:
+    import numpy as np
+
+    t = Totals(["b", "a"], np.array([7, 9], dtype=np.int64))
+    assert len(t) == 2 and t.values_list() == [7, 9]
+    assert dict(t) == {"b": 7, "a": 9} and t == {"a": 9, "b": 7}
+    assert type(t["a"]) is int and list(t) == ["b", "a"]
+    assert not Totals()
