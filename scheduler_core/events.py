@@ -44,9 +44,27 @@ class Event:
         return out
 
 
+class IntColumn(tuple[int, ...]):
+    """A per-node integer field of an event: a tuple like any other, that also keeps the int64
+    array it was made from (``array``), so a consumer storing columns need not convert back."""
+
+    array: Any
+
+    @classmethod
+    def of(cls, array: Any) -> IntColumn:
+        column = cls(array.tolist())
+        column.array = array
+        return column
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def jsonable(value: Any) -> Any:
     """A field value as JSON: tuples become lists, recursively."""
     if isinstance(value, tuple | list):
+        if _SCALARS.issuperset(map(type, value)):  # node names, scores: no element to convert
+            return list(value)
         return [jsonable(v) for v in value]
     if isinstance(value, dict):
         return {k: jsonable(v) for k, v in value.items()}
@@ -457,26 +475,26 @@ def cycle_events(
         add(PreScore, plugin=name, code=st.code.upstream, reasons=st.reasons)
     scored_nodes = tuple(rec.scored_nodes)
     for ps in rec.scores:
-        normalized = tuple(ps.normalized)
+        raw = IntColumn.of(ps.raw_array) if ps.raw_array is not None else tuple(ps.raw)
+        if ps.array is not None:
+            normalized: tuple[int, ...] = IntColumn.of(ps.array)
+            weighted = normalized if ps.weight == 1 else IntColumn.of(ps.array * ps.weight)
+        else:
+            normalized = tuple(ps.normalized)
+            weighted = normalized if ps.weight == 1 else tuple(v * ps.weight for v in normalized)
         add(
             Score,
             plugin=ps.name,
             weight=ps.weight,
             nodes=scored_nodes,
-            raw=tuple(ps.raw),
+            raw=raw,
             normalized=normalized,
-            weighted=(
-                normalized
-                if ps.weight == 1
-                else tuple((ps.array * ps.weight).tolist())
-                if ps.array is not None
-                else tuple(v * ps.weight for v in normalized)
-            ),
+            weighted=weighted,
         )
     if rec.selected is not None or rec.totals:
         totals = rec.totals
         if isinstance(totals, Totals):
-            names, values = tuple(totals.names()), tuple(totals.values_list())
+            names, values = tuple(totals.names()), totals.column()
         else:
             names = tuple(totals) if totals else tuple(rec.top)
             values = tuple(totals[n] for n in names) if totals else ()

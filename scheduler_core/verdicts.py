@@ -141,6 +141,14 @@ class Totals(Mapping[str, int]):
     def names(self) -> Sequence[str]:
         return self._names
 
+    def column(self) -> tuple[int, ...]:
+        """The totals in the order of ``names()``, as an event's column."""
+        from scheduler_core.events import IntColumn  # events imports this module
+
+        if hasattr(self._values, "tolist"):
+            return IntColumn.of(self._values)
+        return tuple(self._values)
+
     def values_list(self) -> list[int]:
         """The totals in the order of ``names()``."""
         values = self._values

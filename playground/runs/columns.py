@@ -24,6 +24,8 @@ from array import array
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+import numpy as np
+
 from scheduler_core.events import CycleEnd, CycleStart, Event, Filter, filter_plugin_rows, jsonable
 
 VERSION: Final = 2  # 2: an event's seq, cycle, pod and time are left out when they follow
@@ -57,6 +59,20 @@ def _ints(values: Sequence[int]) -> array[int]:
         except OverflowError:
             continue
     return array("q", values)
+
+
+# array typecodes and the numpy types of the same size, narrowest first.
+_NUMPY_TYPES: Final = (("b", np.int8), ("h", np.int16), ("i", np.int32), ("q", np.int64))
+
+
+def _narrowed(values: Any) -> tuple[str, bytes]:
+    """An int64 array in the smallest signed type that holds it: (typecode, bytes)."""
+    low, high = int(values.min()), int(values.max())
+    for typecode, dtype in _NUMPY_TYPES:
+        limits = np.iinfo(dtype)
+        if limits.min <= low and high <= limits.max:
+            return typecode, values.astype(dtype).tobytes()
+    raise AssertionError("an int64 array fits int64")
 
 
 def _narrow(col: array[int], size: int) -> array[int]:
@@ -201,6 +217,20 @@ class CycleEncoder:
                         index = self._node_index(nodes)
                     col = array("H" if len(nodes) < 2**16 else "I", map(index.__getitem__, value))
                     mapped[value] = len(columns)
+                elif getattr(value, "array", None) is not None:
+                    # An IntColumn: its int64 array is narrowed and stored as it is.
+                    arr = value.array
+                    if (arr == arr[0]).all():
+                        out[name] = {"$k": [value[0], len(value)]}
+                        continue
+                    key = _narrowed(arr)
+                    k = mapped.get(key)
+                    if k is None:
+                        k = mapped[key] = len(columns)
+                        columns.append((key[0], len(arr)))
+                        chunks.append(key[1])
+                    out[name] = {"$q": k}
+                    continue
                 else:
                     # Constant columns (a plugin that scores every node alike) and repeated
                     # ones (weighted = normalized at weight 1) cost a C-speed comparison, not a

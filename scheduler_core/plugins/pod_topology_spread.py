@@ -634,14 +634,13 @@ class PodTopologySpread:
 
     def _default_constraints(self, pod: Pod, action: str) -> list[Constraint]:
         parsed = self._parsed_defaults
-        if parsed is None:
-            constraints = parse_constraints(self.default_constraints, pod.labels, action)
+        found = parsed.get(action) if parsed is not None else None
+        if found is not None:
+            constraints = found
         else:
-            constraints = parsed.get(action)
-            if constraints is None:
-                constraints = parsed[action] = parse_constraints(
-                    self.default_constraints, pod.labels, action
-                )
+            constraints = parse_constraints(self.default_constraints, pod.labels, action)
+            if parsed is not None:
+                parsed[action] = constraints
         if not constraints:
             return []
         selector = default_selector(pod, self.handle.snapshot.objects)

@@ -49,3 +49,27 @@ def test_totals_from_a_column_read_as_a_dict_in_score_order() -> None:
     assert dict(t) == {"b": 7, "a": 9} and t == {"a": 9, "b": 7}
     assert type(t["a"]) is int and list(t) == ["b", "a"]
     assert not Totals()
+
+
+def test_score_events_carry_int_columns_that_read_as_plain_tuples() -> None:
+    import json
+
+    from scheduler_core.case import CaseRun
+    from scheduler_core.events import IntColumn, Score, cycle_events
+
+    nodes = [
+        {"metadata": {"name": f"n{i}"}, "status": {"allocatable": {"cpu": f"{i + 1}", "pods": "9"}}}
+        for i in range(4)
+    ]
+    queue = [{"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}}]
+    queue[0]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "500m"}}
+    _, rec = next(CaseRun({"nodes": nodes, "queue": queue}).cycles())
+    events = cycle_events(rec, cycle=1, time=0.0, seq=0)
+    scores = [e for e in events if isinstance(e, Score)]
+    fit = next(e for e in scores if e.plugin == "NodeResourcesFit")
+    assert isinstance(fit.raw, IntColumn) and fit.raw == tuple(fit.raw.array.tolist())
+    assert len(set(fit.raw)) > 1  # the nodes differ in size: a real column
+    weighted = next(e for e in scores if e.weight != 1)
+    assert weighted.weighted == tuple(v * weighted.weight for v in weighted.normalized)
+    assert json.loads(json.dumps(fit.to_dict()))["raw"] == list(fit.raw)
+    assert all(type(v) is int for v in fit.to_dict()["raw"])
