@@ -60,6 +60,8 @@ class CycleRecord:
     post_filter_status: Status | None = None
     scores: list[PluginScores] = field(default_factory=list)
     scored_nodes: list[str] = field(default_factory=list)
+    scored_rows: Any = None  # scored_nodes' positions in ``nodes`` (an int array), when known
+    top_rows: Any = None  # and top's
     totals: Mapping[str, int] = field(default_factory=Totals)
     top: list[str] = field(default_factory=list)
     selected: str | None = None
@@ -346,6 +348,9 @@ class CycleRunner:
                 return
             rec.scores = scores
             rec.scored_nodes = names
+            found = columns_of(feasible)
+            # The columns' rows are positions in the snapshot's node order (rec.nodes).
+            rec.scored_rows = found[1] if found is not None else None
             acc = np.zeros(len(names), dtype=np.int64)
             for ps in scores:
                 values = ps.array if ps.array is not None else np.asarray(ps.normalized, np.int64)
@@ -371,6 +376,7 @@ class CycleRunner:
             rows = found[1][totals_arr == totals_arr.max()]
             rows = rows[np.argsort(found[0].name_rank()[rows])]
             rec.top = found[0].names()[rows].tolist()
+            rec.top_rows = rows
         elif totals_arr is not None:
             best_at = np.flatnonzero(totals_arr == totals_arr.max()).tolist()
             rec.top = sorted(names[i] for i in best_at)

@@ -60,6 +60,19 @@ class IntColumn(tuple[int, ...]):
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
+class NameColumn(tuple[str, ...]):
+    """Node names of an event, like any tuple, that also keeps their positions in the cycle's
+    node order (``rows``, an int array): a consumer storing columns need not look them up."""
+
+    rows: Any
+
+    @classmethod
+    def of(cls, names: Sequence[str], rows: Any) -> NameColumn:
+        column = cls(names)
+        column.rows = rows
+        return column
+
+
 def jsonable(value: Any) -> Any:
     """A field value as JSON: tuples become lists, recursively."""
     if isinstance(value, tuple | list):
@@ -473,7 +486,11 @@ def cycle_events(
         )
     for name, st in rec.pre_score_steps:
         add(PreScore, plugin=name, code=st.code.upstream, reasons=st.reasons)
-    scored_nodes = tuple(rec.scored_nodes)
+    scored_nodes: tuple[str, ...] = (
+        NameColumn.of(rec.scored_nodes, rec.scored_rows)
+        if rec.scored_rows is not None and len(rec.scored_rows) == len(rec.scored_nodes)
+        else tuple(rec.scored_nodes)
+    )
     for ps in rec.scores:
         raw = IntColumn.of(ps.raw_array) if ps.raw_array is not None else tuple(ps.raw)
         if ps.array is not None:
@@ -494,7 +511,8 @@ def cycle_events(
     if rec.selected is not None or rec.totals:
         totals = rec.totals
         if isinstance(totals, Totals):
-            names, values = tuple(totals.names()), totals.column()
+            same = totals.names() is rec.scored_nodes
+            names, values = scored_nodes if same else tuple(totals.names()), totals.column()
         else:
             names = tuple(totals) if totals else tuple(rec.top)
             values = tuple(totals[n] for n in names) if totals else ()
@@ -502,7 +520,11 @@ def cycle_events(
             Combine,
             nodes=names,
             totals=values,
-            top=tuple(rec.top),
+            top=(
+                NameColumn.of(rec.top, rec.top_rows)
+                if rec.top_rows is not None and len(rec.top_rows) == len(rec.top)
+                else tuple(rec.top)
+            ),
             selected=rec.selected,
             scored=bool(rec.scored_nodes),
         )

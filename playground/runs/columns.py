@@ -209,14 +209,22 @@ class CycleEncoder:
                 elif kind == "r":
                     col = _narrow(array("I", map(reasons.__getitem__, value)), len(reasons))
                 elif kind == "i":
-                    k = mapped.get(value)
+                    # A NameColumn knows its positions in the node order: no lookup per name.
+                    rows = getattr(value, "rows", None)
+                    key = value if rows is None else ("rows", id(value))
+                    k = mapped.get(key)
                     if k is not None:
                         out[name] = {"$i": k}
                         continue
-                    if index is None:
-                        index = self._node_index(nodes)
-                    col = array("H" if len(nodes) < 2**16 else "I", map(index.__getitem__, value))
-                    mapped[value] = len(columns)
+                    wide = len(nodes) >= 2**16
+                    col = array("I" if wide else "H")
+                    if rows is not None:
+                        col.frombytes(rows.astype(np.uint32 if wide else np.uint16).tobytes())
+                    else:
+                        if index is None:
+                            index = self._node_index(nodes)
+                        col.extend(map(index.__getitem__, value))
+                    mapped[key] = len(columns)
                 elif getattr(value, "array", None) is not None:
                     # An IntColumn: its int64 array is narrowed and stored as it is.
                     arr = value.array

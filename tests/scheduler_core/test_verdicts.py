@@ -55,7 +55,7 @@ def test_score_events_carry_int_columns_that_read_as_plain_tuples() -> None:
     import json
 
     from scheduler_core.case import CaseRun
-    from scheduler_core.events import IntColumn, Score, cycle_events
+    from scheduler_core.events import IntColumn, NameColumn, Score, cycle_events
 
     nodes = [
         {"metadata": {"name": f"n{i}"}, "status": {"allocatable": {"cpu": f"{i + 1}", "pods": "9"}}}
@@ -73,3 +73,8 @@ def test_score_events_carry_int_columns_that_read_as_plain_tuples() -> None:
     assert weighted.weighted == tuple(v * weighted.weight for v in weighted.normalized)
     assert json.loads(json.dumps(fit.to_dict()))["raw"] == list(fit.raw)
     assert all(type(v) is int for v in fit.to_dict()["raw"])
+    # Score.nodes and Combine.top know their positions in the cycle's node order.
+    combine = next(e for e in events if e.type == "Combine")
+    for names in (fit.nodes, combine.nodes, combine.top):
+        assert isinstance(names, NameColumn)
+        assert [rec.nodes[i] for i in names.rows.tolist()] == list(names)
