@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
+from scheduler_core.event_columns import IntColumn, NameColumn
 from scheduler_core.verdicts import Totals, verdict_columns
 
 if TYPE_CHECKING:
@@ -44,33 +45,7 @@ class Event:
         return out
 
 
-class IntColumn(tuple[int, ...]):
-    """A per-node integer field of an event: a tuple like any other, that also keeps the int64
-    array it was made from (``array``), so a consumer storing columns need not convert back."""
-
-    array: Any
-
-    @classmethod
-    def of(cls, array: Any) -> IntColumn:
-        column = cls(array.tolist())
-        column.array = array
-        return column
-
-
 _SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-class NameColumn(tuple[str, ...]):
-    """Node names of an event, like any tuple, that also keeps their positions in the cycle's
-    node order (``rows``, an int array): a consumer storing columns need not look them up."""
-
-    rows: Any
-
-    @classmethod
-    def of(cls, names: Sequence[str], rows: Any) -> NameColumn:
-        column = cls(names)
-        column.rows = rows
-        return column
 
 
 def jsonable(value: Any) -> Any:

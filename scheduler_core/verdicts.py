@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
+from scheduler_core.event_columns import IntColumn
 from scheduler_core.framework.status import SUCCESS, Status
 
 
@@ -143,8 +144,6 @@ class Totals(Mapping[str, int]):
 
     def column(self) -> tuple[int, ...]:
         """The totals in the order of ``names()``, as an event's column."""
-        from scheduler_core.events import IntColumn  # events imports this module
-
         if hasattr(self._values, "tolist"):
             return IntColumn.of(self._values)
         return tuple(self._values)
