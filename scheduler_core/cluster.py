@@ -20,27 +20,34 @@ def apply_api_defaults(raw: Mapping[str, Any]) -> dict[str, Any]:
 
     Requests default from limits where only limits are set, namespace ``default``,
     ``schedulerName: default-scheduler``, a UID, and the priority and preemption policy defaults.
+    ``raw`` is left as it was: the parts this changes are copies, the rest is shared (nothing
+    writes into a pod's manifest once it is parsed).
     """
-    pod: dict[str, Any] = copy.deepcopy(dict(raw))
-    meta = pod.setdefault("metadata", {})
-    meta.setdefault("namespace", "default")
+    pod: dict[str, Any] = dict(raw)
+    meta = pod["metadata"] = dict(pod.get("metadata") or {})
     if not meta.get("namespace"):
         meta["namespace"] = "default"
     meta.setdefault("uid", f"uid-{meta['namespace']}-{meta.get('name', '')}")
-    spec = pod.setdefault("spec", {})
+    spec = pod["spec"] = dict(pod.get("spec") or {})
     if not spec.get("schedulerName"):
         spec["schedulerName"] = "default-scheduler"
     for key in ("containers", "initContainers"):
-        for c in spec.get(key) or ():
-            res = c.get("resources")
-            if not res or not res.get("limits"):
-                continue
-            reqs = res.setdefault("requests", {})
-            if reqs is None:
-                reqs = res["requests"] = {}
-            for name, amount in res["limits"].items():
-                reqs.setdefault(name, amount)
+        containers = spec.get(key)
+        if containers:
+            spec[key] = [_requests_from_limits(c) for c in containers]
     return pod
+
+
+def _requests_from_limits(container: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The container with each limit that has no request as that request (a copy if changed)."""
+    res = container.get("resources")
+    if not res or not res.get("limits"):
+        return container
+    reqs = res.get("requests") or {}
+    missing = {name: amount for name, amount in res["limits"].items() if name not in reqs}
+    if not missing and res.get("requests") is not None:
+        return container
+    return {**container, "resources": {**res, "requests": {**reqs, **missing}}}
 
 
 class Cluster:
@@ -118,15 +125,28 @@ class Cluster:
 
     def bind(self, pod: Pod, node_name: str) -> Pod:
         """Return the pod as bound to node_name and add it to that node."""
-        raw = copy.deepcopy(dict(pod.raw))
-        raw.setdefault("spec", {})["nodeName"] = node_name
-        status = raw.get("status")
-        if isinstance(status, dict):
-            status.pop("nominatedNodeName", None)
-        bound = Pod(raw)
+        bound = bound_to(pod, node_name)
         self.remove_pod(pod)
         self.add_pod(bound)
         return bound
+
+
+def bound_to(pod: Pod, node_name: str) -> Pod:
+    """The pod as the API returns it once bound: ``spec.nodeName`` set, no nomination.
+
+    A copy of the parsed pod with only those fields (and the manifest's path to them) new:
+    nothing else about a pod changes on binding, so nothing else is parsed again.
+    """
+    raw = dict(pod.raw)
+    raw["spec"] = {**(raw.get("spec") or {}), "nodeName": node_name}
+    status = raw.get("status")
+    if isinstance(status, dict) and "nominatedNodeName" in status:
+        raw["status"] = {k: v for k, v in status.items() if k != "nominatedNodeName"}
+    bound = copy.copy(pod)
+    bound.raw = raw
+    bound.node_name = node_name
+    bound.nominated_node_name = ""
+    return bound
 
 
 KIND_LISTS: dict[str, str] = {

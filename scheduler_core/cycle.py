@@ -8,7 +8,7 @@ each step decided in a CycleRecord, whose to_dict() is one cycle of a conformanc
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -43,6 +43,7 @@ from scheduler_core.sampling import (
     next_start_index,
     nodes_to_find,
 )
+from scheduler_core.verdicts import FilterVerdicts, Totals
 
 
 @dataclass(slots=True)
@@ -53,13 +54,15 @@ class CycleRecord:
     profile: str | None
     pre_filter: Status | None = None
     pre_filter_nodes: list[str] | None = None
-    filter: dict[str, Status] = field(default_factory=dict)
+    filter: FilterVerdicts = field(default_factory=FilterVerdicts)
     feasible: list[str] = field(default_factory=list)
     post_filter: PostFilterResult | None = None
     post_filter_status: Status | None = None
     scores: list[PluginScores] = field(default_factory=list)
     scored_nodes: list[str] = field(default_factory=list)
-    totals: dict[str, int] = field(default_factory=dict)
+    scored_rows: Any = None  # scored_nodes' positions in ``nodes`` (an int array), when known
+    top_rows: Any = None  # and top's
+    totals: Mapping[str, int] = field(default_factory=Totals)
     top: list[str] = field(default_factory=list)
     selected: str | None = None
     message: str | None = None
@@ -331,7 +334,7 @@ class CycleRunner:
         names = names_of(feasible)
         totals_arr = None
         if not fwk.has_score_plugins() and not self.extenders:
-            rec.totals = dict.fromkeys(names, 1)
+            rec.totals = Totals(names, [1] * len(names))
         else:
             s = fwk.run_pre_score_plugins(state, pod, feasible, rec.pre_score_steps)
             if not s.is_success():
@@ -345,14 +348,17 @@ class CycleRunner:
                 return
             rec.scores = scores
             rec.scored_nodes = names
+            found = columns_of(feasible)
+            # The columns' rows are positions in the snapshot's node order (rec.nodes).
+            rec.scored_rows = found[1] if found is not None else None
             acc = np.zeros(len(names), dtype=np.int64)
             for ps in scores:
                 values = ps.array if ps.array is not None else np.asarray(ps.normalized, np.int64)
                 acc += values * ps.weight
-            totals: list[int] = acc.tolist()
             totals_arr = acc
             if self.extenders:
                 totals_arr = None
+                totals: list[int] = acc.tolist()
                 # Extender priorities join the totals: score x weight x (100 / 10) each.
                 by_node = extender_scores(self.extenders, pod, feasible)
                 per_ext: dict[str, list[int]] = {}
@@ -364,12 +370,13 @@ class CycleRunner:
                     rec.scores.append(
                         PluginScores(f"{EXTENDER_NAME}:{ext_name}", 1, values, values)
                     )
-            rec.totals = dict(zip(names, totals, strict=True))
+            rec.totals = Totals(names, totals if totals_arr is None else totals_arr)
         found = columns_of(feasible) if totals_arr is not None else None
         if totals_arr is not None and found is not None:
             rows = found[1][totals_arr == totals_arr.max()]
             rows = rows[np.argsort(found[0].name_rank()[rows])]
             rec.top = found[0].names()[rows].tolist()
+            rec.top_rows = rows
         elif totals_arr is not None:
             best_at = np.flatnonzero(totals_arr == totals_arr.max()).tolist()
             rec.top = sorted(names[i] for i in best_at)

@@ -20,6 +20,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
+from scheduler_core.event_columns import IntColumn, NameColumn
+from scheduler_core.verdicts import Totals, verdict_columns
+
 if TYPE_CHECKING:
     from scheduler_core.cycle import CycleRecord
 
@@ -42,9 +45,14 @@ class Event:
         return out
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def jsonable(value: Any) -> Any:
     """A field value as JSON: tuples become lists, recursively."""
     if isinstance(value, tuple | list):
+        if _SCALARS.issuperset(map(type, value)):  # node names, scores: no element to convert
+            return list(value)
         return [jsonable(v) for v in value]
     if isinstance(value, dict):
         return {k: jsonable(v) for k, v in value.items()}
@@ -432,26 +440,7 @@ def cycle_events(
         node_names=tuple(rec.pre_filter_nodes) if rec.pre_filter_nodes is not None else None,
     )
     if rec.filter or rec.filter_plugins:
-        # Nodes share Status objects (every feasible node the same Success): each distinct
-        # status is read once, then the three columns are gathered per node.
-        per_status: dict[int, tuple[str | None, tuple[str, ...] | None, str | None]] = {}
-        statuses = [rec.filter.get(node) for node in rec.nodes]
-        for node_st in statuses:
-            if node_st is None or id(node_st) in per_status:
-                continue
-            if node_st.is_success():
-                per_status[id(node_st)] = (node_st.code.upstream, (), None)
-            else:
-                per_status[id(node_st)] = (
-                    node_st.code.upstream,
-                    node_st.reasons,
-                    node_st.plugin or None,
-                )
-        unevaluated = (None, None, None)
-        rows_per_node = [unevaluated if st is None else per_status[id(st)] for st in statuses]
-        verdict: list[str | None] = [r[0] for r in rows_per_node]
-        verdict_reasons: list[tuple[str, ...] | None] = [r[1] for r in rows_per_node]
-        rejector: list[str | None] = [r[2] for r in rows_per_node]
+        verdict, verdict_reasons, rejector = verdict_columns(rec.filter, rec.nodes)
         if filter_rows:
             rows = filter_plugin_rows(rec.filter_plugins, verdict, verdict_reasons, rejector)
             for p, (codes, reasons) in zip(rec.filter_plugins, rows, strict=True):
@@ -487,27 +476,45 @@ def cycle_events(
         )
     for name, st in rec.pre_score_steps:
         add(PreScore, plugin=name, code=st.code.upstream, reasons=st.reasons)
+    scored_nodes: tuple[str, ...] = (
+        NameColumn.of(rec.scored_nodes, rec.scored_rows)
+        if rec.scored_rows is not None and len(rec.scored_rows) == len(rec.scored_nodes)
+        else tuple(rec.scored_nodes)
+    )
     for ps in rec.scores:
+        raw = IntColumn.of(ps.raw_array) if ps.raw_array is not None else tuple(ps.raw)
+        if ps.array is not None:
+            normalized: tuple[int, ...] = IntColumn.of(ps.array)
+            weighted = normalized if ps.weight == 1 else IntColumn.of(ps.array * ps.weight)
+        else:
+            normalized = tuple(ps.normalized)
+            weighted = normalized if ps.weight == 1 else tuple(v * ps.weight for v in normalized)
         add(
             Score,
             plugin=ps.name,
             weight=ps.weight,
-            nodes=tuple(rec.scored_nodes),
-            raw=tuple(ps.raw),
-            normalized=tuple(ps.normalized),
-            weighted=(
-                tuple((ps.array * ps.weight).tolist())
-                if ps.array is not None
-                else tuple(v * ps.weight for v in ps.normalized)
-            ),
+            nodes=scored_nodes,
+            raw=raw,
+            normalized=normalized,
+            weighted=weighted,
         )
     if rec.selected is not None or rec.totals:
-        names = tuple(rec.totals) if rec.totals else tuple(rec.top)
+        totals = rec.totals
+        if isinstance(totals, Totals):
+            same = totals.names() is rec.scored_nodes
+            names, values = scored_nodes if same else tuple(totals.names()), totals.column()
+        else:
+            names = tuple(totals) if totals else tuple(rec.top)
+            values = tuple(totals[n] for n in names) if totals else ()
         add(
             Combine,
             nodes=names,
-            totals=tuple(rec.totals[n] for n in names) if rec.totals else (),
-            top=tuple(rec.top),
+            totals=values,
+            top=(
+                NameColumn.of(rec.top, rec.top_rows)
+                if rec.top_rows is not None and len(rec.top_rows) == len(rec.top)
+                else tuple(rec.top)
+            ),
             selected=rec.selected,
             scored=bool(rec.scored_nodes),
         )

@@ -26,8 +26,9 @@ from scheduler_core.framework.columns import (
 )
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.runtime import Framework
-from scheduler_core.framework.status import SUCCESS, Code, Status
+from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import Diagnosis, NodeInfo
+from scheduler_core.verdicts import FilterVerdicts
 
 MIN_FEASIBLE_NODES_TO_FIND: Final = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND: Final = 5
@@ -135,7 +136,7 @@ def find_nodes_that_pass_filters(
     *,
     start: int,
     to_find: int,
-    verdicts: dict[str, Status],
+    verdicts: FilterVerdicts,
     diagnosis: Diagnosis,
 ) -> Walk:
     """Walk ``nodes`` from ``start`` (modulo their number), wrapping, until Filter has passed
@@ -178,8 +179,8 @@ def find_nodes_that_pass_filters(
         if idx is not None and base is not None:
             rows.append(idx[: len(flags)][flags])
             remember_columns(found, base[0], rows[-1])
-        verdicts.update(dict.fromkeys(names_of(found), SUCCESS))
-        verdicts.update(rejected)
+        verdicts.add_passed(names_of(found))
+        verdicts.add_statuses(rejected)
         diagnosis.node_to_status.update(rejected)
         # Rejections share a few Status values; each adds its plugin once.
         for status in {id(st): st for st in rejected.values()}.values():

@@ -24,9 +24,12 @@ from array import array
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+import numpy as np
+
 from scheduler_core.events import CycleEnd, CycleStart, Event, Filter, filter_plugin_rows, jsonable
 
-VERSION: Final = 1
+VERSION: Final = 2  # 2: an event's seq, cycle, pod and time are left out when they follow
+# from the CycleStart's (seq: the CycleStart's plus the event's position)
 LEVEL: Final = 1  # zlib level: 6 stores ~10% less and costs ~30% more time
 
 # Per event type: the fields that are columns, and how each is encoded.
@@ -58,6 +61,20 @@ def _ints(values: Sequence[int]) -> array[int]:
     return array("q", values)
 
 
+# array typecodes and the numpy types of the same size, narrowest first.
+_NUMPY_TYPES: Final = (("b", np.int8), ("h", np.int16), ("i", np.int32), ("q", np.int64))
+
+
+def _narrowed(values: Any) -> tuple[str, bytes]:
+    """An int64 array in the smallest signed type that holds it: (typecode, bytes)."""
+    low, high = int(values.min()), int(values.max())
+    for typecode, dtype in _NUMPY_TYPES:
+        limits = np.iinfo(dtype)
+        if limits.min <= low and high <= limits.max:
+            return typecode, values.astype(dtype).tobytes()
+    raise AssertionError("an int64 array fits int64")
+
+
 def _narrow(col: array[int], size: int) -> array[int]:
     """An id column as bytes when its table has fewer than 256 entries."""
     return array("B", col) if size <= 256 else col
@@ -71,13 +88,21 @@ class _Table(dict[Any, int]):
         return value
 
 
-_FIELDS: dict[type[Event], tuple[str, ...]] = {}
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
+_TEXTS_KEPT: Final = 4096  # event texts remembered per run (forgotten all at once past that)
+_BASE: Final = ("seq", "cycle", "pod", "time")  # fields every event has, in to_dict() order
+_PLAIN: Final = (str, int, float, bool, type(None))  # JSON as they are
+_FIELDS: dict[type[Event], tuple[tuple[str, str | None], ...]] = {}
 
 
-def _field_names(cls: type[Event]) -> tuple[str, ...]:
+def _layout(cls: type[Event]) -> tuple[tuple[str, str | None], ...]:
+    """The event type's own fields (not the base ones), each with its column kind or None."""
     names = _FIELDS.get(cls)
     if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+        spec = COLUMNS.get(cls.type, {})
+        names = _FIELDS[cls] = tuple(
+            (f.name, spec.get(f.name)) for f in dataclasses.fields(cls) if f.name not in _BASE
+        )
     return names
 
 
@@ -90,6 +115,28 @@ class CycleEncoder:
         self._indexed: tuple[str, ...] | None = None
         self._sorted: tuple[str, ...] = ()
         self._sorted_of: tuple[str, ...] | None = None
+        # JSON of the events without columns, by their fields: a run repeats the same PreFilter
+        # and PreScore steps cycle after cycle.
+        self._texts: dict[Any, str] = {}
+
+    def _text(self, ev: Event, base: dict[str, Any]) -> str:
+        """The header JSON of an event without columns (``base``: its type and base fields)."""
+        layout = _layout(type(ev))
+        values = tuple(getattr(ev, name) for name, _ in layout)
+        key: Any = (ev.type, tuple(base.items()), values)
+        try:
+            text = self._texts.get(key)
+        except TypeError:  # a dict among the fields: not remembered
+            key, text = None, None
+        if text is None:
+            for (name, _), value in zip(layout, values, strict=True):
+                base[name] = value if isinstance(value, _PLAIN) else jsonable(value)
+            text = _dumps(base)
+            if key is not None:
+                if len(self._texts) >= _TEXTS_KEPT:
+                    self._texts.clear()
+                self._texts[key] = text
+        return text
 
     def _node_index(self, nodes: tuple[str, ...]) -> dict[str, int]:
         if self._indexed is not nodes and self._indexed != nodes:
@@ -115,22 +162,34 @@ class CycleEncoder:
         reasons[None] = 0
         columns: list[tuple[str, int]] = []
         chunks: list[bytes] = []
-        header_events: list[dict[str, Any]] = []
+        header_events: list[str] = []
         index: dict[str, int] | None = None
         mapped: dict[tuple[Any, ...], int] = {}  # columns already stored (Score.nodes repeat)
-        for ev in events:
-            spec = COLUMNS.get(ev.type, {})
+        for position, ev in enumerate(events):
             out: dict[str, Any] = {"type": ev.type}
+            if position == 0:
+                out.update(seq=ev.seq, cycle=ev.cycle, pod=ev.pod, time=ev.time)
+            else:
+                if ev.seq != start.seq + position:
+                    out["seq"] = ev.seq
+                if ev.cycle != start.cycle:
+                    out["cycle"] = ev.cycle
+                if ev.pod != start.pod:
+                    out["pod"] = ev.pod
+                if ev.time != start.time:
+                    out["time"] = ev.time
             if isinstance(ev, Filter) and ev.plugin:
-                out.update(seq=ev.seq, cycle=ev.cycle, pod=ev.pod, time=ev.time, plugin=ev.plugin)
+                out["plugin"] = ev.plugin
                 out[_DERIVED] = 1
-                header_events.append(out)
+                header_events.append(_dumps(out))
                 continue
-            for name in _field_names(type(ev)):
+            if ev.type not in COLUMNS:
+                header_events.append(self._text(ev, out))
+                continue
+            for name, kind in _layout(type(ev)):
                 value = getattr(ev, name)
-                kind = spec.get(name)
                 if kind is None or not value:
-                    out[name] = jsonable(value)
+                    out[name] = value if isinstance(value, _PLAIN) else jsonable(value)
                     continue
                 if kind == "nodes":
                     out[name] = {"$nodes": 1}
@@ -150,14 +209,36 @@ class CycleEncoder:
                 elif kind == "r":
                     col = _narrow(array("I", map(reasons.__getitem__, value)), len(reasons))
                 elif kind == "i":
-                    k = mapped.get(value)
+                    # A NameColumn knows its positions in the node order: no lookup per name.
+                    rows = getattr(value, "rows", None)
+                    key = value if rows is None else ("rows", id(value))
+                    k = mapped.get(key)
                     if k is not None:
                         out[name] = {"$i": k}
                         continue
-                    if index is None:
-                        index = self._node_index(nodes)
-                    col = array("H" if len(nodes) < 2**16 else "I", map(index.__getitem__, value))
-                    mapped[value] = len(columns)
+                    wide = len(nodes) >= 2**16
+                    col = array("I" if wide else "H")
+                    if rows is not None:
+                        col.frombytes(rows.astype(np.uint32 if wide else np.uint16).tobytes())
+                    else:
+                        if index is None:
+                            index = self._node_index(nodes)
+                        col.extend(map(index.__getitem__, value))
+                    mapped[key] = len(columns)
+                elif getattr(value, "array", None) is not None:
+                    # An IntColumn: its int64 array is narrowed and stored as it is.
+                    arr = value.array
+                    if (arr == arr[0]).all():
+                        out[name] = {"$k": [value[0], len(value)]}
+                        continue
+                    key = _narrowed(arr)
+                    k = mapped.get(key)
+                    if k is None:
+                        k = mapped[key] = len(columns)
+                        columns.append((key[0], len(arr)))
+                        chunks.append(key[1])
+                    out[name] = {"$q": k}
+                    continue
                 else:
                     # Constant columns (a plugin that scores every node alike) and repeated
                     # ones (weighted = normalized at weight 1) cost a C-speed comparison, not a
@@ -174,16 +255,16 @@ class CycleEncoder:
                 out[name] = {f"${kind}": len(columns)}
                 columns.append((col.typecode, len(col)))
                 chunks.append(col.tobytes())
-            header_events.append(out)
+            header_events.append(_dumps(out))
         header = {
             "v": VERSION,
             "nodes": None if nodes == self.run_nodes else list(nodes),
             "strings": list(strings),
             "reasons": [None if r is None else list(r) for r in reasons],
             "columns": columns,
-            "events": header_events,
         }
-        head = json.dumps(header, separators=(",", ":")).encode()
+        # The events' JSON texts are joined as they are (some remembered from earlier cycles).
+        head = (_dumps(header)[:-1] + ',"events":[' + ",".join(header_events) + "]}").encode()
         return zlib.compress(len(head).to_bytes(4, "big") + head + b"".join(chunks), LEVEL)
 
 
@@ -204,7 +285,19 @@ def decode_cycle(data: bytes, run_nodes: Sequence[str] | None) -> list[dict[str,
     strings: list[Any] = header["strings"]
     reasons: list[Any] = header["reasons"]
     out: list[dict[str, Any]] = []
-    for ev in header["events"]:
+    events: list[dict[str, Any]] = header["events"]
+    if header["v"] >= 2 and events:
+        first = events[0]
+        events = [
+            {
+                "type": ev["type"],
+                "seq": ev.get("seq", first["seq"] + position),
+                **{key: ev.get(key, first[key]) for key in _BASE[1:]},
+                **{k: v for k, v in ev.items() if k not in _BASE and k != "type"},
+            }
+            for position, ev in enumerate(events)
+        ]
+    for ev in events:
         for name, value in ev.items():
             if not isinstance(value, dict) or len(value) != 1:
                 continue

@@ -17,7 +17,7 @@ from datetime import timedelta
 from typing import Any, Final
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from scheduler_core.clock import SimulatedClock
@@ -133,20 +133,45 @@ def store_items(run_id: int, items: list[Item], *, run_nodes: list[str] | None =
     """Insert the items (inside the caller's transaction); a row already stored is skipped."""
     if run_nodes is not None:
         Run.objects.filter(pk=run_id, node_names__isnull=True).update(node_names=run_nodes)
-    RunEvent.objects.bulk_create(
-        [
-            RunEvent(run_id=run_id, seq=p["seq"], type=p["type"], cycle=owner, payload=p)
-            for kind, p, owner in items
-            if kind == "event"
-        ],
-        batch_size=BATCH_ITEMS,
-        ignore_conflicts=True,
-    )
+    insert_events(run_id, [(p, owner) for kind, p, owner in items if kind == "event"])
     RunCycle.objects.bulk_create(
         [RunCycle(run_id=run_id, **row) for kind, row, _ in items if kind == "cycle"],
         batch_size=100,
         ignore_conflicts=True,
     )
+
+
+def insert_events(run_id: int, events: list[tuple[dict[str, Any], int | None]]) -> None:
+    """Insert RunEvent rows (payload, owner cycle), skipping a seq already stored.
+
+    Thousands of small rows a run: one prepared INSERT run many times, the payload encoded by
+    the json module, instead of a model instance and its SQL compiled per row.
+    """
+    if not events:
+        return
+    vendor = connection.vendor
+    if vendor not in ("sqlite", "postgresql"):
+        RunEvent.objects.bulk_create(
+            [
+                RunEvent(run_id=run_id, seq=p["seq"], type=p["type"], cycle=owner, payload=p)
+                for p, owner in events
+            ],
+            batch_size=BATCH_ITEMS,
+            ignore_conflicts=True,
+        )
+        return
+    q = connection.ops.quote_name
+    columns = ", ".join(q(c) for c in ("run_id", "seq", "type", "cycle", "payload"))
+    if vendor == "sqlite":
+        sql = f"INSERT OR IGNORE INTO {q(RunEvent._meta.db_table)} ({columns}) "
+        sql += "VALUES (%s, %s, %s, %s, %s)"
+    else:
+        sql = f"INSERT INTO {q(RunEvent._meta.db_table)} ({columns}) "
+        sql += "VALUES (%s, %s, %s, %s, %s::jsonb) ON CONFLICT DO NOTHING"
+    dumps = json.JSONEncoder(separators=(",", ":")).encode
+    rows = [(run_id, p["seq"], p["type"], owner, dumps(p)) for p, owner in events]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, rows)
 
 
 def item_messages(run_id: int, items: list[Item]) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ nominated pods, PreScore Skip, Score with NormalizeScore and range checks.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import compress
 from typing import Any, ParamSpec
 
@@ -19,6 +19,8 @@ from scheduler_core.errors import SchedulerCoreError, UnknownPluginError
 from scheduler_core.framework import interfaces as fi
 from scheduler_core.framework.columns import columns_of, remember_columns
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.plugin_scores import PluginScores as PluginScores  # re-exported
+from scheduler_core.framework.plugin_scores import in_range
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.score_weights import ERR_OVERFLOW, WeightOverflow, first_overflow
 from scheduler_core.framework.status import SUCCESS, Code, Status
@@ -75,18 +77,6 @@ class ScoreWeightOverflowError(FrameworkError):
 
 
 @dataclass(slots=True)
-class PluginScores:
-    """One Score plugin's results over the scored nodes, in node order."""
-
-    name: str
-    weight: int
-    raw: list[int]
-    normalized: list[int]
-    # ``normalized`` as an int64 array when the runtime made one (the cycle sums these).
-    array: Any = field(default=None, repr=False, compare=False)
-
-
-@dataclass(slots=True)
 class PreFilterOutcome:
     result: PreFilterResult | None
     status: Status
@@ -134,6 +124,7 @@ class Framework:
         self.score_weights: dict[str, int] = {}
         # id(plugin) -> (plugin, implements PreFilterExtensions); the plugin keeps the id valid.
         self._extensions: dict[int, tuple[object, fi.PreFilterExtensions | None]] = {}
+        self._score_extensions: dict[int, tuple[object, fi.ScoreExtensions | None]] = {}
         self.plugins: dict[str, Any] = {}
         self._build(profile, registry)
 
@@ -331,6 +322,14 @@ class Framework:
         if found is None:
             ext = pl if isinstance(pl, fi.PreFilterExtensions) else None
             found = self._extensions[id(pl)] = (pl, ext)
+        return found[1]
+
+    def _score_extensions_of(self, pl: fi.ScorePlugin) -> fi.ScoreExtensions | None:
+        """The plugin if it has ScoreExtensions (NormalizeScore), remembered like the above."""
+        found = self._score_extensions.get(id(pl))
+        if found is None:
+            ext = pl if isinstance(pl, fi.ScoreExtensions) else None
+            found = self._score_extensions[id(pl)] = (pl, ext)
         return found[1]
 
     def run_pre_filter_extension_add_pod(
@@ -569,63 +568,55 @@ class Framework:
     def run_score_plugins(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[PluginScores], Status]:
-        out: list[PluginScores] = []
+        """Score, then NormalizeScore, then the range check, each over every plugin. A plugin's
+        ``score_batch`` and ``normalize_batch`` (every node at once, lists or int64 arrays) are
+        preferred to its per-node Score and its NormalizeScore over NodeScores."""
+        ran: list[tuple[fi.ScorePlugin, Sequence[int]]] = []
         for pl in self.score_plugins:
             if pl.name in state.skip_score_plugins:
                 continue
-            raw: list[int] = []
-            batch = getattr(pl, "score_batch", None)
+            # score_columns gives int64 arrays, score_batch lists: the same rule either way.
+            batch = getattr(pl, "score_columns", None) or getattr(pl, "score_batch", None)
             if batch is not None:
                 raw, s = batch(state, pod, nodes)
                 if not s.is_success():
                     msg = f'running Score plugins: plugin "{pl.name}" failed with: {s.message()}'
                     return [], Status(Code.ERROR, (msg,))
-            else:
-                for ni in nodes:
-                    score, s = pl.score(state, pod, ni)
-                    if not s.is_success():
-                        msg = (
-                            f'running Score plugins: plugin "{pl.name}" failed with: {s.message()}'
-                        )
-                        return [], Status(Code.ERROR, (msg,))
-                    raw.append(score)
-            out.append(PluginScores(pl.name, self.score_weights[pl.name], raw, raw))
-        ran = [pl for pl in self.score_plugins if pl.name not in state.skip_score_plugins]
-        for ps, pl in zip(out, ran, strict=True):
+                ran.append((pl, raw))
+                continue
+            values: list[int] = []
+            for ni in nodes:
+                score, s = pl.score(state, pod, ni)
+                if not s.is_success():
+                    msg = f'running Score plugins: plugin "{pl.name}" failed with: {s.message()}'
+                    return [], Status(Code.ERROR, (msg,))
+                values.append(score)
+            ran.append((pl, values))
+        normalized: list[Sequence[int]] = []
+        for pl, raw in ran:
             fast = getattr(pl, "normalize_batch", None)
+            ext = self._score_extensions_of(pl) if fast is None else None
             if fast is not None:
                 # normalize_batch(state, pod, raw) -> normalized: NormalizeScore without NodeScores.
-                ps.normalized = fast(state, pod, ps.raw)
-                continue
-            if isinstance(pl, fi.ScoreExtensions):
-                scores = [NodeScore(ni.node.name, v) for ni, v in zip(nodes, ps.raw, strict=True)]
-                s = pl.normalize_score(state, pod, scores)
+                normalized.append(fast(state, pod, raw))
+            elif ext is not None:
+                scores = [NodeScore(ni.node.name, v) for ni, v in zip(nodes, raw, strict=True)]
+                s = ext.normalize_score(state, pod, scores)
                 if not s.is_success():
                     msg = (
                         f'running Normalize on Score plugins: plugin "{pl.name}" failed with: '
                         f"{s.message()}"
                     )
                     return [], Status(Code.ERROR, (msg,))
-                ps.normalized = [ns.score for ns in scores]
-        for ps in out:
-            if not ps.normalized:
-                continue
-            values = np.asarray(ps.normalized)
-            if values.dtype == np.int64 and values.ndim == 1:  # plain ints only
-                ps.array = values
-                low, high = int(values.min()), int(values.max())
+                normalized.append([ns.score for ns in scores])
             else:
-                low, high = min(ps.normalized), max(ps.normalized)
-            if low >= fi.MIN_NODE_SCORE and high <= fi.MAX_NODE_SCORE:
-                continue
-            for v in ps.normalized:
-                if v > fi.MAX_NODE_SCORE or v < fi.MIN_NODE_SCORE:
-                    msg = (
-                        f'applying score defaultWeights on Score plugins: plugin "{ps.name}" '
-                        f"returns an invalid score {v}, it should in the range of "
-                        f"[{fi.MIN_NODE_SCORE}, {fi.MAX_NODE_SCORE}] after normalizing"
-                    )
-                    return [], Status(Code.ERROR, (msg,))
+                normalized.append(raw)
+        out: list[PluginScores] = []
+        for (pl, raw), column in zip(ran, normalized, strict=True):
+            ps = in_range(pl.name, self.score_weights[pl.name], raw, column)
+            if isinstance(ps, Status):
+                return [], ps
+            out.append(ps)
         return out, SUCCESS
 
     # -- binding cycle --------------------------------------------------------------------------

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+import numpy as np
+
 from scheduler_core.api import Node, Pod
 from scheduler_core.dra.allocator import AllocationError, Allocator, FailedOnNode
 from scheduler_core.dra.explain import explain_node
@@ -34,6 +36,7 @@ from scheduler_core.labels import NodeSelector, node_selector
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import (
     FrozenState,
+    ScoreValues,
     default_normalize_score,
     normalize_values,
 )
@@ -288,19 +291,25 @@ class DynamicResources:
     def score_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status]:
-        """Score for every node at once: without claims each node scores 0."""
+        scores, status = self.score_columns(state, pod, nodes)
+        return scores.tolist(), status
+
+    def score_columns(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[Any, Status]:
+        """Score for every node at once (an int64 array): without claims each node scores 0."""
         s = state.get(_STATE_KEY)
         if isinstance(s, _NoClaims):
-            return [0] * len(nodes), SUCCESS
+            return np.zeros(len(nodes), dtype=np.int64), SUCCESS
         out = []
         for ni in nodes:
             value, st = self.score(state, pod, ni)
             if not st.is_success():
-                return [], st
+                return np.zeros(0, dtype=np.int64), st
             out.append(value)
-        return out, SUCCESS
+        return np.asarray(out, dtype=np.int64), SUCCESS
 
-    def normalize_batch(self, state: CycleState, pod: Pod, raw: list[int]) -> list[int]:
+    def normalize_batch(self, state: CycleState, pod: Pod, raw: ScoreValues) -> ScoreValues:
         return normalize_values(MAX_NODE_SCORE, False, raw)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:

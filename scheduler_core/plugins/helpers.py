@@ -6,11 +6,16 @@ Mirrors framework/plugins/helper in kube-scheduler v1.35.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
+
+import numpy as np
 
 from scheduler_core.api import Taint, Toleration
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.types import NodeScore
+
+# Scores of many nodes: a list, or an int64 array when computed over node columns.
+ScoreValues = Any
 
 
 def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeScore]) -> None:
@@ -30,18 +35,26 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeS
         s.score = max_priority - v if reverse else v
 
 
-def normalize_values(max_priority: int, reverse: bool, values: list[int]) -> list[int]:
-    """default_normalize_score over plain values (the batch form of NormalizeScore)."""
-    max_count = max(values, default=0)
+def normalize_values(max_priority: int, reverse: bool, values: ScoreValues) -> ScoreValues:
+    """default_normalize_score over plain values (the batch form of NormalizeScore): an int64
+    array gives an int64 array, a list a list."""
+    column = isinstance(values, np.ndarray)
+    arr = values if column else np.asarray(values, dtype=np.int64)
+    if not len(arr):
+        return values
+    max_count = int(arr.max())
     if max_count <= 0:
-        return [max_priority] * len(values) if reverse else list(values)
-    if min(values, default=0) >= 0:
+        out = np.full(len(arr), max_priority, dtype=np.int64) if reverse else arr
+    elif int(arr.min()) >= 0:
+        # Non-negative values: floor division is Go's truncation.
+        out = max_priority * arr // max_count
         if reverse:
-            return [max_priority - max_priority * v // max_count for v in values]
-        return [max_priority * v // max_count for v in values]
-    scores = [NodeScore("", v) for v in values]
-    default_normalize_score(max_priority, reverse, scores)
-    return [s.score for s in scores]
+            out = max_priority - out
+    else:
+        scores = [NodeScore("", v) for v in arr.tolist()]
+        default_normalize_score(max_priority, reverse, scores)
+        out = np.asarray([s.score for s in scores], dtype=np.int64)
+    return out if column else out.tolist()
 
 
 def tolerations_tolerate_taint(tolerations: Sequence[Toleration], taint: Taint) -> bool:

@@ -77,6 +77,13 @@ class ImageLocality:
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status]:
         """Score for many nodes; a node with none of the pod's images scores the minimum."""
+        scores, status = self.score_columns(state, pod, nodes)
+        return scores.tolist(), status
+
+    def score_columns(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[Any, Status]:
+        """score_batch as an int64 array."""
         total = self.handle.snapshot.num_nodes()
         images = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
         n = len(images)
@@ -85,17 +92,15 @@ class ImageLocality:
         if found is not None and n > 0:
             cols, idx = found
             if not cols.has_images[idx].any():
-                return [zero] * len(nodes), SUCCESS
+                return np.full(len(nodes), zero, dtype=np.int64), SUCCESS
             # Each image's scaled score per node is kept with the snapshot's columns.
             sums = np.zeros(len(idx), dtype=np.int64)
             for img in images:
                 sums += _image_scores(cols, img, total)[idx]
             max_threshold = MAX_CONTAINER_THRESHOLD * n
             clipped = np.minimum(np.maximum(sums, MIN_THRESHOLD), max_threshold)
-            result: list[int] = (
-                MAX_NODE_SCORE * (clipped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
-            ).tolist()
-            return result, SUCCESS
+            scaled = MAX_NODE_SCORE * (clipped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+            return scaled, SUCCESS
         out: list[int] = []
         for ni in nodes:
             states = ni.image_states
@@ -108,7 +113,7 @@ class ImageLocality:
                 if st is not None:
                     total_score += scaled_image_score(st, total)
             out.append(calculate_priority(total_score, n) if total_score else zero)
-        return out, SUCCESS
+        return np.asarray(out, dtype=np.int64), SUCCESS
 
 
 def new(args: Any, handle: Handle) -> ImageLocality:

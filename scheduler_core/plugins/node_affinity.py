@@ -26,6 +26,7 @@ from scheduler_core.labels import (
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import (
     FrozenState,
+    ScoreValues,
     default_normalize_score,
     normalize_values,
 )
@@ -198,21 +199,28 @@ class NodeAffinity:
     def score_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status]:
-        """Score for many nodes: each matching term's weight, added over node masks."""
+        scores, status = self.score_columns(state, pod, nodes)
+        return scores.tolist(), status
+
+    def score_columns(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[Any, Status]:
+        """Score for many nodes as an int64 array: each matching term's weight, added over
+        node masks."""
         found = columns_of(nodes)
         s = state.get(_PRE_SCORE_KEY)
         terms = s.terms if isinstance(s, _PreScoreState) else pod.preferred_node_terms
         if found is None:
-            return [self.score(state, pod, ni)[0] for ni in nodes], SUCCESS
+            scores = [self.score(state, pod, ni)[0] for ni in nodes]
+            return np.asarray(scores, dtype=np.int64), SUCCESS
         cols, idx = found
         acc = np.zeros(cols.n, dtype=np.int64)
         for group in (self.added_pref_terms, terms):
             for t in group or ():
                 acc += cols.node_selector_term_mask(t.term) * t.weight
-        result: list[int] = acc[idx].tolist()
-        return result, SUCCESS
+        return acc[idx], SUCCESS
 
-    def normalize_batch(self, state: CycleState, pod: Pod, raw: list[int]) -> list[int]:
+    def normalize_batch(self, state: CycleState, pod: Pod, raw: ScoreValues) -> ScoreValues:
         return normalize_values(MAX_NODE_SCORE, False, raw)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:

@@ -619,6 +619,10 @@ class PodTopologySpread:
         self.handle = handle
         self.default_constraints = default_constraints
         self.system_defaulted = system_defaulted
+        # The defaults parsed once per action when no pod label enters them (matchLabelKeys).
+        self._parsed_defaults: dict[str, list[Constraint]] | None = (
+            {} if not any(c.get("matchLabelKeys") for c in default_constraints) else None
+        )
 
     # -- constraints ---------------------------------------------------------------------------
 
@@ -629,7 +633,14 @@ class PodTopologySpread:
         return self._default_constraints(pod, action)
 
     def _default_constraints(self, pod: Pod, action: str) -> list[Constraint]:
-        constraints = parse_constraints(self.default_constraints, pod.labels, action)
+        parsed = self._parsed_defaults
+        found = parsed.get(action) if parsed is not None else None
+        if found is not None:
+            constraints = found
+        else:
+            constraints = parse_constraints(self.default_constraints, pod.labels, action)
+            if parsed is not None:
+                parsed[action] = constraints
         if not constraints:
             return []
         selector = default_selector(pod, self.handle.snapshot.objects)

@@ -20,6 +20,7 @@ from scheduler_core.framework.types import NodeInfo, NodeScore
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import (
     FrozenState,
+    ScoreValues,
     default_normalize_score,
     do_not_schedule_taint,
     find_untolerated_taint,
@@ -99,6 +100,13 @@ class TaintToleration:
     def score_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status]:
+        scores, status = self.score_columns(state, pod, nodes)
+        return scores.tolist(), status
+
+    def score_columns(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[Any, Status]:
+        """Score of every node as an int64 array: untolerated PreferNoSchedule taints."""
         s = read_state(state, _PRE_SCORE_KEY, _PreScoreState)
         counts: dict[tuple[Taint, ...], int] = {(): 0}
         cols = columns_of(nodes)
@@ -112,8 +120,7 @@ class TaintToleration:
                     if t.effect == "PreferNoSchedule"
                     and not tolerations_tolerate_taint(s.tolerations, t)
                 )
-            result: list[int] = table[ids[cols[1]] + 1].tolist()
-            return result, SUCCESS
+            return table[ids[cols[1]] + 1], SUCCESS
         tainted = list(range(len(nodes)))
         out = [0] * len(nodes)
         for i in tainted:
@@ -127,9 +134,9 @@ class TaintToleration:
                     and not tolerations_tolerate_taint(s.tolerations, t)
                 )
             out[i] = c
-        return out, SUCCESS
+        return np.asarray(out, dtype=np.int64), SUCCESS
 
-    def normalize_batch(self, state: CycleState, pod: Pod, raw: list[int]) -> list[int]:
+    def normalize_batch(self, state: CycleState, pod: Pod, raw: ScoreValues) -> ScoreValues:
         return normalize_values(MAX_NODE_SCORE, True, raw)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:

@@ -201,3 +201,50 @@ def test_large_inputs_are_parsed_fast_and_still_checked(user, monkeypatch):
     services.cluster_import_yaml(cluster=cluster, user=user, text=json.dumps(make_node("y")))
     assert list(cluster.nodes.values_list("name", flat=True)) == ["y"]
     assert Profile.objects.count() == 0
+
+
+def test_a_record_of_the_first_format_still_decodes():
+    """Version 1 wrote every event's seq, cycle, pod and time; version 2 leaves them out."""
+    import zlib
+
+    group = next(split_cycles(_engine_events(_many(5, 1))))
+    encoder = CycleEncoder()
+    raw = zlib.decompress(encoder.encode(group))
+    size = int.from_bytes(raw[:4], "big")
+    header = json.loads(raw[4 : 4 + size])
+    assert header["v"] == 2 and "seq" not in header["events"][1]
+    header["v"] = 1
+    header["events"] = [
+        {"type": e["type"], "seq": ev.seq, "cycle": ev.cycle, "pod": ev.pod, "time": ev.time, **e}
+        for e, ev in zip(header["events"], group, strict=True)
+    ]
+    head = json.dumps(header).encode()
+    old = zlib.compress(len(head).to_bytes(4, "big") + head + raw[4 + size :])
+    assert decode_cycle(old, encoder.run_nodes) == [e.to_dict() for e in group]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bench_run_prints_its_figures_and_leaves_nothing_behind(tmp_path):
+    case = tmp_path / "case.json"
+    case.write_text(
+        json.dumps(
+            {
+                "name": "tiny",
+                "nodes": [make_node(f"n{i}", cpu="2") for i in range(3)],
+                "queue": [make_pod(f"p{i}", cpu="1") for i in range(4)]
+                + [make_pod("big", cpu="8")],
+            }
+        )
+    )
+    out = StringIO()
+    call_command("bench_run", str(case), "--percentage", "100", stdout=out, stderr=StringIO())
+    result = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert (result["case"], result["nodes"], result["pods"], result["cycles"]) == ("tiny", 3, 5, 5)
+    assert result["evaluatedNodeCycles"] == 15  # every node of every cycle at 100 %
+    # The seconds are rounded to milliseconds, the ratios computed before rounding.
+    ratio = result["runSeconds"] / result["engineSeconds"]
+    assert result["ratio"] == pytest.approx(ratio, rel=0.1)
+    cpu_ratio = result["runCpuSeconds"] / result["engineCpuSeconds"]
+    assert result["cpuRatio"] == pytest.approx(cpu_ratio, rel=0.1)
+    assert result["storedBytes"] > 0 and result["bytesPerNodeCycle"] > 0
+    assert not Cluster.objects.exists() and not Run.objects.exists()

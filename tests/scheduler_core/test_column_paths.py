@@ -532,8 +532,8 @@ def test_image_locality_columns_equal_per_node() -> None:
 def test_most_allocated_columns_equal_per_node(use_requested: bool) -> None:
     snap, plain = cluster()
     args = (use_requested, 400, 2, 3 * 1024**3, 1)
-    fast = most_allocated_cpu_memory(snap.node_info_list, *args)
-    assert fast == most_allocated_cpu_memory(plain.node_info_list, *args)
+    fast = list(most_allocated_cpu_memory(snap.node_info_list, *args))
+    assert fast == list(most_allocated_cpu_memory(plain.node_info_list, *args))
     assert len(set(fast)) > 3
 
 

@@ -6,8 +6,12 @@ configuration) into a throwaway cluster, runs it through the same path as the Ru
 JSON with Django's test client, and times the engine alone on the same snapshot and
 configuration. The last line printed is one JSON object:
 
-    {"case", "nodes", "pods", "cycles", "engineSeconds", "runSeconds", "storedBytes",
-     "evaluatedNodeCycles", "bytesPerNodeCycle", "pageSeconds", "cycleSeconds"}
+    {"case", "nodes", "pods", "cycles", "engineSeconds", "runSeconds", "ratio",
+     "engineCpuSeconds", "runCpuSeconds", "cpuRatio", "storedBytes", "evaluatedNodeCycles",
+     "bytesPerNodeCycle", "pageSeconds", "cycleSeconds"}
+
+``ratio`` is runSeconds / engineSeconds; ``cpuRatio`` the same in CPU seconds of this process,
+which says more on a machine busy with other work.
 
 ``--percentage`` sets percentageOfNodesToScore (0: the adaptive default, 100: every node).
 """
@@ -135,6 +139,10 @@ class Command(BaseCommand):
                 "cycles": RunCycle.objects.filter(run=run).count(),
                 "engineSeconds": round(engine, 3),
                 "runSeconds": round(run_seconds, 3),
+                "ratio": round(run_seconds / engine, 2) if engine else None,
+                "engineCpuSeconds": round(engine_cpu, 3),
+                "runCpuSeconds": round(run_cpu, 3),
+                "cpuRatio": round(run_cpu / engine_cpu, 2) if engine_cpu else None,
                 "storedBytes": size,
                 "evaluatedNodeCycles": evaluated,
                 "bytesPerNodeCycle": round(size / evaluated, 2) if evaluated else None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
@@ -78,7 +78,7 @@ def balanced_cpu_memory(
     cpu_weight: int,
     mem_req: int,
     mem_weight: int,
-) -> list[int]:
+) -> Any:  # an int64 array over node columns, else a list
     """balanced_resource_scorer over cpu then memory for many nodes, inlined for speed.
 
     With one fraction or none the deviation is 0, so such a node scores MAX_NODE_SCORE.
@@ -94,7 +94,7 @@ def balanced_cpu_memory(
             score = ((1 - np.abs(cpu_fraction - mem_fraction) / 2) * float(MAX_NODE_SCORE)).astype(
                 np.int64
             )
-        result: list[int] = np.where(one, MAX_NODE_SCORE, score).tolist()
+        result = np.where(one, MAX_NODE_SCORE, score)
         return result
     out: list[int] = []
     append = out.append
@@ -166,16 +166,23 @@ class BalancedAllocation:
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status]:
         """Score every node at once (the per-node Score, without a call per node)."""
+        scores, status = self.score_columns(state, pod, nodes)
+        return scores.tolist(), status
+
+    def score_columns(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[Any, Status]:
+        """score_batch as an int64 array."""
         s = state.get(_PRE_SCORE_KEY)
         if not isinstance(s, _PreScoreState):
             # Score without PreScore: upstream computes the requests on the spot and gives
             # a best-effort pod 0 everywhere.
             requests = self.scorer.pod_request_list(pod)
             if _is_best_effort(requests):
-                return [0] * len(nodes), SUCCESS
+                return np.zeros(len(nodes), dtype=np.int64), SUCCESS
             s = _PreScoreState(requests, self.scorer.entries(requests))
         if not self.scorer.resources:
-            return [], error("resources not found")
+            return np.zeros(0, dtype=np.int64), error("resources not found")
         return self.scorer.score_nodes(s.entries, nodes), SUCCESS
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
@@ -361,8 +361,15 @@ class Fit:
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status]:
         """Score every node at once (the per-node Score, without a call per node)."""
+        scores, status = self.score_columns(state, pod, nodes)
+        return scores.tolist(), status
+
+    def score_columns(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[Any, Status]:
+        """score_batch as an int64 array."""
         if not self.scorer.resources:
-            return [], error("resources not found")
+            return np.zeros(0, dtype=np.int64), error("resources not found")
         s = self._pre_score_state(state, pod)
         return self.scorer.score_nodes(s.entries, nodes), SUCCESS
 

@@ -6,6 +6,7 @@ Mirrors plugins/noderesources/least_allocated.go in kube-scheduler v1.35.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -50,7 +51,7 @@ def least_allocated_cpu_memory(
     cpu_weight: int,
     mem_req: int,
     mem_weight: int,
-) -> list[int]:
+) -> Any:  # an int64 array over node columns, else a list
     """least_allocated_scorer over cpu then memory for many nodes, inlined for speed."""
     cols = cpu_memory_columns(nodes, use_requested, cpu_req, mem_req)
     if cols is not None:
@@ -70,9 +71,7 @@ def least_allocated_cpu_memory(
             weight_sum = (cpu_cap != 0) * cpu_weight + (mem_cap != 0) * mem_weight
             total = cpu_score * cpu_weight + mem_score * mem_weight
             if (total >= 0).all():
-                result: list[int] = np.where(
-                    weight_sum == 0, 0, total // np.maximum(weight_sum, 1)
-                ).tolist()
+                result = np.where(weight_sum == 0, 0, total // np.maximum(weight_sum, 1))
                 return result
     out: list[int] = []
     append = out.append

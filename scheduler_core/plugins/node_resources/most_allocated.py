@@ -6,6 +6,7 @@ Mirrors plugins/noderesources/most_allocated.go in kube-scheduler v1.35.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,7 @@ def most_allocated_cpu_memory(
     cpu_weight: int,
     mem_req: int,
     mem_weight: int,
-) -> list[int]:
+) -> Any:  # an int64 array over node columns, else a list
     """most_allocated_scorer over cpu then memory for many nodes, inlined for speed."""
     cols = cpu_memory_columns(nodes, use_requested, cpu_req, mem_req)
     if cols is not None:
@@ -75,9 +76,7 @@ def most_allocated_cpu_memory(
             total = (cpu_cap != 0) * cpu_score * cpu_weight + (
                 mem_cap != 0
             ) * mem_score * mem_weight
-            result: list[int] = np.where(
-                weight_sum == 0, 0, total // np.maximum(weight_sum, 1)
-            ).tolist()
+            result = np.where(weight_sum == 0, 0, total // np.maximum(weight_sum, 1))
             return result
     out: list[int] = []
     append = out.append

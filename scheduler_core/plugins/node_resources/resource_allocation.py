@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
+import numpy as np
+
 from scheduler_core import quantity as q
 from scheduler_core.api import (
     CPU,
@@ -51,7 +53,8 @@ Scorer = Callable[[Sequence[int], Sequence[int], Sequence[int]], int]
 # The same scorer specialised to exactly cpu then memory, over many nodes at once:
 # (nodes, use_requested, cpu request, cpu weight, memory request, memory weight) -> scores.
 # It must give what Scorer gives on the amounts score_nodes would gather.
-CpuMemoryBatch = Callable[[Sequence[NodeInfo], bool, int, int, int, int], list[int]]
+# Returns the scores as an int64 array (over node columns) or a list.
+CpuMemoryBatch = Callable[[Sequence[NodeInfo], bool, int, int, int, int], Sequence[int]]
 
 
 def go_quo(a: int, b: int) -> int:
@@ -262,8 +265,8 @@ class ResourceAllocationScorer:
             out.append((kind, name, req, spec.weight))
         return tuple(out)
 
-    def score_nodes(self, entries: Sequence[Entry], nodes: Sequence[NodeInfo]) -> list[int]:
-        """The score of each node, in order."""
+    def score_nodes(self, entries: Sequence[Entry], nodes: Sequence[NodeInfo]) -> Any:
+        """The score of each node, in order, as an int64 array."""
         use_requested = self.use_requested
         batch = self.cpu_memory_batch
         if (
@@ -273,7 +276,8 @@ class ResourceAllocationScorer:
             and entries[1][0] == KIND_MEMORY
         ):
             (_, _, cpu_req, cpu_weight), (_, _, mem_req, mem_weight) = entries
-            return batch(nodes, use_requested, cpu_req, cpu_weight, mem_req, mem_weight)
+            scores = batch(nodes, use_requested, cpu_req, cpu_weight, mem_req, mem_weight)
+            return np.asarray(scores, dtype=np.int64)
         scorer = self.scorer
         out: list[int] = []
         for ni in nodes:
@@ -281,7 +285,7 @@ class ResourceAllocationScorer:
             out.append(
                 scorer([a[1] for a in amounts], [a[2] for a in amounts], [a[3] for a in amounts])
             )
-        return out
+        return np.asarray(out, dtype=np.int64)
 
     def node_amounts(
         self, entries: Sequence[Entry], ni: NodeInfo

@@ -164,4 +164,4 @@ def test_cpu_memory_fast_path_matches_generic_scorer() -> None:
                     [ni.allocatable.milli_cpu, ni.allocatable.memory],
                 )
             )
-        assert ba.balanced_cpu_memory(nodes, use_requested, cpu, 1, mem, 1) == expected
+        assert list(ba.balanced_cpu_memory(nodes, use_requested, cpu, 1, mem, 1)) == expected

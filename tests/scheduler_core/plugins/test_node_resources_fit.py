@@ -506,4 +506,4 @@ def test_cpu_memory_fast_path_matches_generic_scorer(batch: Any, scorer: Any) ->
                     allocs.append(a)
                     weights.append(w)
             expected.append(scorer(reqs, allocs, weights))
-        assert batch(nodes, use_requested, cpu, wc, mem, wm) == expected
+        assert list(batch(nodes, use_requested, cpu, wc, mem, wm)) == expected

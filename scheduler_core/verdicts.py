@@ -1,0 +1,172 @@
+"""One cycle's per-node results as the engine computes them: columns, made into dicts on demand.
+
+Filter visits hundreds of nodes a cycle and Score ranks them; the cycle itself only needs the
+feasible nodes and the best total. Who reads a node's Filter status or its total (the trace,
+the events, an explanation) gets them from these, built the first time they are read. A cycle
+nobody looks at (the bench, a run without listeners) never builds a dict per node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
+from typing import Any
+
+from scheduler_core.event_columns import IntColumn
+from scheduler_core.framework.status import SUCCESS, Status
+
+
+class FilterVerdicts(MutableMapping[str, Status]):
+    """Node name -> Filter status, in the order the nodes were evaluated.
+
+    Kept as the walk reports it (runs of passing nodes, then the rejected nodes' statuses),
+    and made into one dict when first read or written one node at a time.
+    """
+
+    __slots__ = ("_parts", "_dict", "_rejected")
+
+    def __init__(self) -> None:
+        self._parts: list[Sequence[str] | Mapping[str, Status]] = []
+        self._dict: dict[str, Status] | None = None
+        self._rejected = False  # some status that is not Success was added
+
+    def add_passed(self, names: Sequence[str]) -> None:
+        """These nodes passed every Filter plugin."""
+        if self._dict is None:
+            self._parts.append(names)
+        else:
+            self._dict.update(dict.fromkeys(names, SUCCESS))
+
+    def add_statuses(self, statuses: Mapping[str, Status]) -> None:
+        """These nodes' statuses (the rejected ones, usually)."""
+        if not statuses:
+            return
+        self._rejected = self._rejected or any(st is not SUCCESS for st in statuses.values())
+        if self._dict is None:
+            self._parts.append(statuses)
+        else:
+            self._dict.update(statuses)
+
+    def _built(self) -> dict[str, Status]:
+        d = self._dict
+        if d is None:
+            d = {}
+            for part in self._parts:
+                if isinstance(part, Mapping):
+                    d.update(part)
+                else:
+                    d.update(dict.fromkeys(part, SUCCESS))
+            self._dict, self._parts = d, []
+        return d
+
+    def all_passed(self, count: int) -> bool:
+        """Whether ``count`` nodes were evaluated, every one passing."""
+        return not self._rejected and len(self._built()) == count
+
+    def as_dict(self) -> dict[str, Status]:
+        """The verdicts as a plain dict (the same one each time: do not change it)."""
+        return self._built()
+
+    def __getitem__(self, node: str) -> Status:
+        return self._built()[node]
+
+    def __setitem__(self, node: str, status: Status) -> None:
+        self._rejected = self._rejected or status is not SUCCESS
+        self._built()[node] = status
+
+    def __delitem__(self, node: str) -> None:
+        del self._built()[node]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+    def __bool__(self) -> bool:
+        return bool(self._parts) or bool(self._dict)
+
+    def __repr__(self) -> str:
+        return f"FilterVerdicts({self._built()!r})"
+
+
+VerdictColumns = tuple[
+    tuple[str | None, ...], tuple[tuple[str, ...] | None, ...], tuple[str | None, ...]
+]
+
+
+def verdict_columns(verdicts: Mapping[str, Status], nodes: Sequence[str]) -> VerdictColumns:
+    """The Filter verdict row over ``nodes``: code, reasons and rejecting plugin per node
+    (None, None, None for a node not evaluated)."""
+    n = len(nodes)
+    if isinstance(verdicts, FilterVerdicts) and verdicts.all_passed(n):
+        return ("Success",) * n, ((),) * n, (None,) * n
+    found = verdicts.as_dict() if isinstance(verdicts, FilterVerdicts) else verdicts
+    statuses = list(map(found.get, nodes))
+    # Nodes share Status objects (every feasible node the same Success): each distinct status
+    # is read once, then the three columns are gathered per node.
+    per_status: dict[int, tuple[str | None, tuple[str, ...] | None, str | None]] = {}
+    for st in statuses:
+        if st is None or id(st) in per_status:
+            continue
+        if st.is_success():
+            per_status[id(st)] = (st.code.upstream, (), None)
+        else:
+            per_status[id(st)] = (st.code.upstream, st.reasons, st.plugin or None)
+    unevaluated = (None, None, None)
+    rows = [unevaluated if st is None else per_status[id(st)] for st in statuses]
+    if not rows:
+        return (), (), ()
+    codes, reasons, rejector = zip(*rows, strict=True)
+    return codes, reasons, rejector
+
+
+class Totals(Mapping[str, int]):
+    """Node name -> total score, over the scored nodes in the order they were scored.
+
+    Holds the names and an int64 column (or a list); the dict is made when first read.
+    """
+
+    __slots__ = ("_names", "_values", "_dict")
+
+    def __init__(self, names: Sequence[str] = (), values: Any = ()) -> None:
+        self._names = names
+        self._values = values
+        self._dict: dict[str, int] | None = None
+
+    def _built(self) -> dict[str, int]:
+        d = self._dict
+        if d is None:
+            d = self._dict = dict(zip(self._names, self.values_list(), strict=True))
+        return d
+
+    def names(self) -> Sequence[str]:
+        return self._names
+
+    def column(self) -> tuple[int, ...]:
+        """The totals in the order of ``names()``, as an event's column."""
+        if hasattr(self._values, "tolist"):
+            return IntColumn.of(self._values)
+        return tuple(self._values)
+
+    def values_list(self) -> list[int]:
+        """The totals in the order of ``names()``."""
+        values = self._values
+        return values.tolist() if hasattr(values, "tolist") else list(values)
+
+    def __getitem__(self, node: str) -> int:
+        return self._built()[node]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._names) if self._dict is None else len(self._dict)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __eq__(self, other: object) -> bool:
+        return self._built() == other if isinstance(other, Mapping) else NotImplemented
+
+    def __repr__(self) -> str:
+        return f"Totals({self._built()!r})"
