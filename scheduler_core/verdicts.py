@@ -101,23 +101,30 @@ def verdict_columns(verdicts: Mapping[str, Status], nodes: Sequence[str]) -> Ver
     if isinstance(verdicts, FilterVerdicts) and verdicts.all_passed(n):
         return ("Success",) * n, ((),) * n, (None,) * n
     found = verdicts.as_dict() if isinstance(verdicts, FilterVerdicts) else verdicts
-    statuses = list(map(found.get, nodes))
-    # Nodes share Status objects (every feasible node the same Success): each distinct status
-    # is read once, then the three columns are gathered per node.
-    per_status: dict[int, tuple[str | None, tuple[str, ...] | None, str | None]] = {}
-    for st in statuses:
-        if st is None or id(st) in per_status:
-            continue
-        if st.is_success():
-            per_status[id(st)] = (st.code.upstream, (), None)
-        else:
-            per_status[id(st)] = (st.code.upstream, st.reasons, st.plugin or None)
-    unevaluated = (None, None, None)
-    rows = [unevaluated if st is None else per_status[id(st)] for st in statuses]
-    if not rows:
-        return (), (), ()
-    codes, reasons, rejector = zip(*rows, strict=True)
-    return codes, reasons, rejector
+    # Only the evaluated nodes are visited in Python (a sampled cycle evaluates a few hundred of
+    # thousands); nodes share Status objects (every feasible node the same Success), so each
+    # distinct status is read once. The columns over ``nodes`` are then gathered by dict lookups
+    # (a node missing from a column's dict reads None: not evaluated, or no rejecting plugin).
+    code_of: dict[str, str] = {}
+    reasons_of: dict[str, tuple[str, ...]] = {}
+    rejector_of: dict[str, str] = {}
+    per_status: dict[int, tuple[str, tuple[str, ...], str | None]] = {}
+    for node, st in found.items():
+        info = per_status.get(id(st))
+        if info is None:
+            if st.is_success():
+                info = (st.code.upstream, (), None)
+            else:
+                info = (st.code.upstream, st.reasons, st.plugin or None)
+            per_status[id(st)] = info
+        code_of[node], reasons_of[node], rejector = info
+        if rejector is not None:
+            rejector_of[node] = rejector
+    return (
+        tuple(map(code_of.get, nodes)),
+        tuple(map(reasons_of.get, nodes)),
+        tuple(map(rejector_of.get, nodes)),
+    )
 
 
 class Totals(Mapping[str, int]):

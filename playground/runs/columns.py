@@ -77,7 +77,11 @@ def _narrowed(values: Any) -> tuple[str, bytes]:
 
 def _narrow(col: array[int], size: int) -> array[int]:
     """An id column as bytes when its table has fewer than 256 entries."""
-    return array("B", col) if size <= 256 else col
+    if size > 256:
+        return col
+    narrow = array("B")
+    narrow.frombytes(np.frombuffer(col, dtype=f"u{col.itemsize}").astype(np.uint8).tobytes())
+    return narrow
 
 
 class _Table(dict[Any, int]):
