@@ -13,7 +13,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any, Final
 
-from .manifests import _suffix, ensure_uid
+from .clusters.controllers import _suffix, ensure_uid
 
 API: Final = "resource.k8s.io/v1"
 POD_CLAIM_NAME_ANNOTATION: Final = "resource.kubernetes.io/pod-claim-name"

@@ -9,7 +9,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from . import dra_forms, manifests, selectors, services
+from . import dra_forms, manifests
+from .clusters import selectors, services
 from .models import Cluster
 
 # Where a claim's field paths land in ClaimForm (the rest become form-wide errors).

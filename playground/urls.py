@@ -3,6 +3,7 @@
 from django.urls import path, register_converter
 
 from . import dra_views, views
+from .clusters import views as cluster_views
 from .custom_plugins import views as custom_plugin_views
 from .lessons.urls import urlpatterns as lesson_urlpatterns
 from .profiles import views as profile_views
@@ -17,45 +18,53 @@ app_name = "playground"
 urlpatterns = [
     path("", views.home, name="home"),
     path("signup/", views.signup, name="signup"),
-    path("clusters/new/", views.cluster_new, name="cluster_new"),
-    path("clusters/<int:pk>/", views.cluster_detail, name="cluster"),
-    path("clusters/<int:pk>/edit/", views.cluster_edit, name="cluster_edit"),
-    path("clusters/<int:pk>/delete/", views.cluster_delete, name="cluster_delete"),
-    path("clusters/<int:pk>/copy/", views.cluster_copy, name="cluster_copy"),
-    path("clusters/<int:pk>/share/", views.cluster_share, name="cluster_share"),
-    path("clusters/<int:pk>/reset-pods/", views.cluster_reset_pods, name="cluster_reset_pods"),
-    path("clusters/<int:pk>/import/", views.cluster_import, name="cluster_import"),
-    path("clusters/<int:pk>/export.yaml", views.cluster_export, name="cluster_export"),
-    path("clusters/<int:pk>/nodes/new/", views.node_form, name="node_new"),
-    path("clusters/<int:pk>/nodes/<str:name>/edit/", views.node_form, name="node_edit"),
-    path("clusters/<int:pk>/nodes/<str:name>/delete/", views.node_delete, name="node_delete"),
-    path("clusters/<int:pk>/pods/new/", views.pod_form, name="pod_new"),
+    path("clusters/new/", cluster_views.cluster_new, name="cluster_new"),
+    path("clusters/<int:pk>/", cluster_views.cluster_detail, name="cluster"),
+    path("clusters/<int:pk>/edit/", cluster_views.cluster_edit, name="cluster_edit"),
+    path("clusters/<int:pk>/delete/", cluster_views.cluster_delete, name="cluster_delete"),
+    path("clusters/<int:pk>/copy/", cluster_views.cluster_copy, name="cluster_copy"),
+    path("clusters/<int:pk>/share/", cluster_views.cluster_share, name="cluster_share"),
+    path(
+        "clusters/<int:pk>/reset-pods/", cluster_views.cluster_reset_pods, name="cluster_reset_pods"
+    ),
+    path("clusters/<int:pk>/import/", cluster_views.cluster_import, name="cluster_import"),
+    path("clusters/<int:pk>/export.yaml", cluster_views.cluster_export, name="cluster_export"),
+    path("clusters/<int:pk>/nodes/new/", cluster_views.node_form, name="node_new"),
+    path("clusters/<int:pk>/nodes/<str:name>/edit/", cluster_views.node_form, name="node_edit"),
+    path(
+        "clusters/<int:pk>/nodes/<str:name>/delete/", cluster_views.node_delete, name="node_delete"
+    ),
+    path("clusters/<int:pk>/pods/new/", cluster_views.pod_form, name="pod_new"),
     path("clusters/<int:pk>/devices/new/", dra_views.device_pool_new, name="device_pool_new"),
     path("clusters/<int:pk>/claims/new/", dra_views.claim_new, name="claim_new"),
-    path("clusters/<int:pk>/workloads/new/", views.pod_form, name="workload_new"),
+    path("clusters/<int:pk>/workloads/new/", cluster_views.pod_form, name="workload_new"),
     path(
-        "clusters/<int:pk>/pods/<str:namespace>/<str:name>/edit/", views.pod_form, name="pod_edit"
+        "clusters/<int:pk>/pods/<str:namespace>/<str:name>/edit/",
+        cluster_views.pod_form,
+        name="pod_edit",
     ),
     path(
         "clusters/<int:pk>/pods/<str:namespace>/<str:name>/delete/",
-        views.pod_delete,
+        cluster_views.pod_delete,
         name="pod_delete",
     ),
     path(
         "clusters/<int:pk>/objects/<int:object_pk>/delete/",
-        views.object_delete,
+        cluster_views.object_delete,
         name="object_delete",
     ),
-    path("shared/<uuid:token>/", views.shared_cluster, name="shared_cluster"),
+    path("shared/<uuid:token>/", cluster_views.shared_cluster, name="shared_cluster"),
     path(
-        "shared/<uuid:token>/export.yaml", views.shared_cluster_export, name="shared_cluster_export"
+        "shared/<uuid:token>/export.yaml",
+        cluster_views.shared_cluster_export,
+        name="shared_cluster_export",
     ),
-    path("api/sync/<str:kind>/", views.manifest_sync, name="manifest_sync"),
-    path("profiles/new/", views.profile_new, name="profile_new"),
-    path("profiles/<int:pk>/", views.profile_detail, name="profile"),
-    path("profiles/<int:pk>/export.yaml", views.profile_export, name="profile_export"),
-    path("profiles/<int:pk>/delete/", views.profile_delete, name="profile_delete"),
-    path("api/profiles/effective/", views.profile_effective, name="profile_effective"),
+    path("api/sync/<str:kind>/", cluster_views.manifest_sync, name="manifest_sync"),
+    path("profiles/new/", profile_views.profile_new, name="profile_new"),
+    path("profiles/<int:pk>/", profile_views.profile_detail, name="profile"),
+    path("profiles/<int:pk>/export.yaml", profile_views.profile_export, name="profile_export"),
+    path("profiles/<int:pk>/delete/", profile_views.profile_delete, name="profile_delete"),
+    path("api/profiles/effective/", profile_views.profile_effective, name="profile_effective"),
     path("profiles/import/", profile_views.profile_import_page, name="profile_import"),
     path("custom-plugins/", custom_plugin_views.custom_plugin_list, name="custom_plugins"),
     path("custom-plugins/new/", custom_plugin_views.custom_plugin_new, name="custom_plugin_new"),

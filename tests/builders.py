@@ -94,7 +94,7 @@ def record_run(cluster, profile, *, registry=None, status="succeeded", drive=Non
     scheduler (to continue it) and the list the events are appended to. Stands in for
     ``playground.runs.services.run_start`` where a test wants a run without the task.
     """
-    from playground import selectors
+    from playground.clusters import selectors
     from playground.models import Run
     from scheduler_core.scheduler import Scheduler
 
@@ -169,7 +169,7 @@ def cluster_with(user, *objects, name="c1"):
     """A cluster of ``user`` holding the given manifests, imported as YAML."""
     import yaml
 
-    from playground import services
+    from playground.clusters import services
 
     cluster = services.cluster_create(owner=user, name=name)
     services.cluster_import_yaml(

@@ -14,10 +14,11 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 
 from .. import manifests
+from ..clusters.services import demo_cluster_put
 from ..manifests import SourceObject
 from ..models import Cluster, Profile, Run
+from ..profiles.services import demo_profile_put
 from ..runs import services as runs
-from ..services import demo_cluster_put, demo_profile_put
 from . import extender
 from .checks import Failure, LessonRun, check_lesson, engine_answer, matches, run_lesson, shown
 from .loader import Lesson, Question, course

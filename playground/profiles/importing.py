@@ -17,10 +17,11 @@ from scheduler_core.config import ConfigError
 from scheduler_core.config.migrate import IN_TREE, migrate
 from scheduler_core.plugins.custom import CustomPluginSpec
 
-from .. import engine, services
+from .. import engine
 from ..custom_plugins import selectors as plugin_selectors
 from ..custom_plugins import services as plugin_services
 from ..models import Profile
+from . import services
 
 
 @dataclass

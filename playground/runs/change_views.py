@@ -9,7 +9,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from .. import selectors as cluster_selectors
+from ..clusters import selectors as cluster_selectors
+from ..profiles import selectors as profile_selectors
 from . import selectors, services, try_change
 from .forms import (
     ScriptFormSet,
@@ -26,7 +27,7 @@ from .views import run_for_request
 def run_with_changes(request: HttpRequest, pk: int) -> HttpResponse:
     """Start a run of the cluster whose script changes it between cycles."""
     cluster = cluster_selectors.cluster_for_user(request.user, pk)
-    profiles = cluster_selectors.profiles_for_user(request.user)
+    profiles = profile_selectors.profiles_for_user(request.user)
     formset = ScriptFormSet(request.POST or None, prefix="step")
     error = ""
     if request.method == "POST":
@@ -35,7 +36,7 @@ def run_with_changes(request: HttpRequest, pk: int) -> HttpResponse:
         if not profile_id.isdigit():
             error = "profile: choose a profile"
         elif steps is not None:
-            profile = cluster_selectors.profile_for_user(request.user, int(profile_id))
+            profile = profile_selectors.profile_for_user(request.user, int(profile_id))
             try:
                 run = services.run_start(
                     user=request.user,

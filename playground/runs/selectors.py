@@ -9,7 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Max, Q, QuerySet
 from django.http import Http404
 
-from .. import selectors as cluster_selectors
+from ..clusters import selectors as cluster_selectors
 from ..models import Cluster, Run, RunCycle, RunEvent
 from . import script, stream
 from .columns import decode_cycle, summary_message

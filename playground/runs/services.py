@@ -110,7 +110,7 @@ def _snapshot(cluster: Cluster, pod_keys: Iterable[str] | None) -> tuple[list[An
 
     Pending pods outside ``pod_keys`` are left out of the snapshot altogether.
     """
-    from ..selectors import cluster_manifests
+    from ..clusters.selectors import cluster_manifests
 
     wanted = None if pod_keys is None else list(dict.fromkeys(pod_keys))
     everything = cluster_manifests(cluster)
@@ -509,8 +509,8 @@ def run_apply_placements(*, run: Run, user: AbstractBaseUser) -> tuple[Cluster, 
     deleted. Raises RunCommandRefused when the run has not
     succeeded, was applied already, or the user may not change the cluster.
     """
-    from .. import services as cluster_services
-    from ..services import writable_cluster
+    from ..clusters import services as cluster_services
+    from ..clusters.services import writable_cluster
 
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run.pk)

@@ -18,8 +18,9 @@ from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_POST
 
-from .. import selectors as cluster_selectors
+from ..clusters import selectors as cluster_selectors
 from ..models import Run
+from ..profiles import selectors as profile_selectors
 from . import changes, overview, paging, queue_view, script, selectors, services, try_change
 from . import compare as compare_page
 from .forms import ScriptStepForm, try_change_form
@@ -192,10 +193,10 @@ def run_new(request: HttpRequest, pk: int) -> HttpResponse:
     profile_id = _int(request.POST.get("profile"), 0)
     if not profile_id:
         return HttpResponseBadRequest("choose a profile")
-    profile = cluster_selectors.profile_for_user(request.user, profile_id)
+    profile = profile_selectors.profile_for_user(request.user, profile_id)
     other_id = _int(request.POST.get("profile_b"), 0)
     if other_id:
-        other = cluster_selectors.profile_for_user(request.user, other_id)
+        other = profile_selectors.profile_for_user(request.user, other_id)
         try:
             run_a, run_b = services.run_compare_start(
                 user=request.user, cluster=cluster, profile_a=profile, profile_b=other

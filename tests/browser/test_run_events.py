@@ -6,8 +6,8 @@ import pytest
 from builders import cluster_with, make_node, make_pod
 from test_runs import _css, _wait, daphne_url, site  # noqa: F401 (fixtures)
 
-from playground import services
 from playground.models import Run
+from playground.profiles import services as profile_services
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -25,7 +25,7 @@ def _cluster(django_user_model):
     cluster = cluster_with(
         user, make_node("n1", cpu="2"), make_pod("big", cpu="8"), name="too small"
     )
-    services.profile_create(owner=user, name="mine", config={})
+    profile_services.profile_create(owner=user, name="mine", config={})
     return cluster
 
 

@@ -13,8 +13,10 @@ import pytest
 from builders import bulk_store, make_node, make_pod, record_run
 from django.urls import reverse
 
-from playground import demo, services
+from playground import demo
+from playground.clusters import services
 from playground.models import Profile
+from playground.services import demo_load
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -52,7 +54,7 @@ def site(page, django_user_model):
     """The browser logged in as a fresh user on the live server, demo profiles loaded."""
     from django.test import Client
 
-    services.demo_load()
+    demo_load()
     user = django_user_model.objects.create_user("layout", password="unused-pass-123")
     client = Client()
     client.force_login(user)

@@ -7,9 +7,10 @@ from functools import partial
 import pytest
 from django.urls import reverse
 
-from playground import services
+from playground.clusters import services
 from playground.models import Cluster, Run, RunEvent
 from playground.runs.refs import run_ref
+from playground.services import demo_load
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -57,7 +58,7 @@ def site(browser, daphne_url, django_user_model):
     """The browser logged in as a fresh user on the daphne server, demo data loaded."""
     from django.test import Client
 
-    services.demo_load()
+    demo_load()
     user = django_user_model.objects.create_user("runner", password="unused-pass-123")
     client = Client()
     client.force_login(user)

@@ -16,8 +16,8 @@ from celery import Celery
 from stack import _free_port, _need, _wait_port, stored_seqs
 from test_runs_stack import _big_cluster, _wait_for
 
-from playground import services
 from playground.models import Run, RunEvent
+from playground.profiles import services as profile_services
 from playground.runs import services as runs
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -59,7 +59,7 @@ def redis_server():
 
 @pytest.fixture
 def profile(user):
-    return services.profile_create(owner=user, name="default", config={})
+    return profile_services.profile_create(owner=user, name="default", config={})
 
 
 def _queued(user, cluster, profile, monkeypatch) -> Run:

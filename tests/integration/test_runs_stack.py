@@ -15,8 +15,10 @@ from builders import bulk_store, make_node, make_pod
 from django.test import Client
 from stack import stored_seqs
 
-from playground import demo, services
+from playground import demo
+from playground.clusters import services
 from playground.models import Pod, Run, RunCycle, RunEvent
+from playground.profiles import services as profile_services
 from playground.runs.refs import run_ref
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -101,7 +103,7 @@ def small_cluster(user):
 
 @pytest.fixture
 def profile(user):
-    return services.profile_create(owner=user, name="default", config={})
+    return profile_services.profile_create(owner=user, name="default", config={})
 
 
 def _event_seqs(messages):

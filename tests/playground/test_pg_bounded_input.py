@@ -8,7 +8,8 @@ from builders import make_node, make_pod
 from django.test import Client
 from django.urls import reverse
 
-from playground import services, yaml_limits
+from playground import yaml_limits
+from playground.clusters import services
 from playground.manifests import ManifestProblems
 from playground.models import KubeObject, Node, Pod
 

@@ -16,13 +16,15 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 
-from playground import services
+from playground.clusters import services
 from playground.models import Cluster, Profile, Run, RunCycle, RunEvent
+from playground.profiles import services as profile_services
 from playground.runs import services as runs
 from playground.runs import stream as events
 from playground.runs import tasks
 from playground.runs.refs import run_ref
 from playground.runs.routing import websocket_urlpatterns
+from playground.services import demo_load
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -44,7 +46,7 @@ def cluster(user):
 
 @pytest.fixture
 def profile(user):
-    return services.profile_create(owner=user, name="default", config={})
+    return profile_services.profile_create(owner=user, name="default", config={})
 
 
 @pytest.fixture
@@ -174,7 +176,7 @@ async def test_other_users_cannot_watch_a_private_run(finished_run, other_user):
 
 
 async def test_anyone_watches_a_demo_run_but_only_its_starter_commands_it(user, other_user):
-    await sync_to_async(services.demo_load)()
+    await sync_to_async(demo_load)()
     cluster = await sync_to_async(Cluster.objects.get)(is_demo=True, name="Three zones")
     profile = await sync_to_async(Profile.objects.get)(is_demo=True, name="Default")
 

@@ -7,12 +7,15 @@ import yaml
 from builders import make_node, make_pod
 from django.urls import reverse
 
-from playground import selectors, services
+from playground.clusters import services
 from playground.custom_plugins import services as plugin_services
 from playground.models import Cluster, CustomPlugin, Profile, Run
+from playground.profiles import selectors as profile_selectors
+from playground.profiles import services as profile_services
 from playground.runs import charts
 from playground.runs import selectors as run_selectors
 from playground.runs import services as runs
+from playground.services import demo_load
 
 pytestmark = pytest.mark.django_db
 
@@ -53,7 +56,7 @@ def _cycle_for(run: Run, pod: str):
 def test_shipped_plugins_in_a_run_matrix_scores_and_explanation(
     user, django_capture_on_commit_callbacks
 ):
-    services.demo_load()
+    demo_load()
     cluster = Cluster.objects.get(is_demo=True, name="Blinking lights")
     profile = Profile.objects.get(is_demo=True, name="Custom plugins")
     run = _start(django_capture_on_commit_callbacks, user=user, cluster=cluster, profile=profile)
@@ -95,7 +98,7 @@ def test_cel_runtime_error_fails_the_pod_with_an_error_naming_plugin_and_key(
             }
         ]
     }
-    profile = services.profile_create(owner=user, name="broken", config=config)
+    profile = profile_services.profile_create(owner=user, name="broken", config=config)
     run = _start(django_capture_on_commit_callbacks, user=user, cluster=cluster, profile=profile)
     message = run.summary["messages"]["default/p"]
     assert "custom plugin Broken filter expression: no such key: nope" in message
@@ -110,9 +113,9 @@ def test_custom_plugin_of_another_user_is_unknown_to_my_profiles(user, other_use
             {"schedulerName": "s", "plugins": {"filter": {"enabled": [{"name": "Theirs"}]}}}
         ]
     }
-    with pytest.raises(services.ProfileInvalid):
-        services.profile_create(owner=user, name="x", config=config)
-    assert services.profile_create(owner=other_user, name="x", config=config)
+    with pytest.raises(profile_services.ProfileInvalid):
+        profile_services.profile_create(owner=user, name="x", config=config)
+    assert profile_services.profile_create(owner=other_user, name="x", config=config)
 
 
 def test_profile_with_custom_plugin_round_trips_through_export_and_import(user, other_user):
@@ -133,8 +136,8 @@ def test_profile_with_custom_plugin_round_trips_through_export_and_import(user, 
             }
         ]
     }
-    profile = services.profile_create(owner=user, name="lights", config=config)
-    text = selectors.profile_export_yaml(profile)
+    profile = profile_services.profile_create(owner=user, name="lights", config=config)
+    text = profile_selectors.profile_export_yaml(profile)
     docs = list(yaml.safe_load_all(text))
     assert docs[1]["kind"] == "CustomPlugin" and docs[1]["metadata"]["name"] == "Lights"
     from playground.profiles.importing import profile_import
@@ -144,7 +147,7 @@ def test_profile_with_custom_plugin_round_trips_through_export_and_import(user, 
     assert imported.config["profiles"] == profile.config["profiles"]
     copied = CustomPlugin.objects.get(owner=other_user, name="Lights")
     assert copied.as_definition() == CustomPlugin.objects.get(owner=user).as_definition()
-    assert selectors.profile_export_yaml(imported) == text
+    assert profile_selectors.profile_export_yaml(imported) == text
 
 
 def test_custom_plugin_form_reports_compile_errors_at_the_point_and_saves(alice_client, user):
@@ -197,7 +200,7 @@ def test_import_page_refuses_unknown_versions_and_stores_nothing(alice_client, u
 
 
 def test_renaming_onto_an_existing_name_is_refused_and_demo_edits_make_a_copy(user):
-    services.demo_load()
+    demo_load()
     mine = plugin_services.custom_plugin_save(
         owner=user, definition={"name": "A", "points": {"filter": "true"}}
     )

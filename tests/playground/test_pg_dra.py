@@ -9,8 +9,10 @@ import yaml
 from django.core.management import call_command
 from django.urls import reverse
 
-from playground import demo_dra, devices, manifests, selectors, services
+from playground import demo_dra, devices, manifests
+from playground.clusters import selectors, services
 from playground.models import Cluster, KubeObject, Run
+from playground.profiles import services as profile_services
 from playground.runs import charts
 from playground.runs import services as runs
 from scheduler_core.scheduler import Scheduler
@@ -135,7 +137,7 @@ def test_applying_a_run_writes_allocations_back_to_the_claims(
 ):
     cluster = services.cluster_create(owner=user, name="dra")
     services.cluster_import_yaml(cluster=cluster, user=user, text=demo_dra.MANIFESTS)
-    profile = services.profile_create(owner=user, name="default", config={})
+    profile = profile_services.profile_create(owner=user, name="default", config={})
     with django_capture_on_commit_callbacks(execute=True):
         run = runs.run_start(user=user, cluster=cluster, profile=profile)
     run.refresh_from_db()
@@ -290,7 +292,7 @@ def test_pods_of_a_template_get_their_own_claims_and_run(user, django_capture_on
             {"name": "gpu", "resourceClaimName": claim.name}
         ]
         assert claim.name.startswith(f"{owner['name']}-gpu-")
-    profile = services.profile_create(owner=user, name="default", config={})
+    profile = profile_services.profile_create(owner=user, name="default", config={})
     with django_capture_on_commit_callbacks(execute=True):
         run = runs.run_start(user=user, cluster=cluster, profile=profile)
     run.refresh_from_db()

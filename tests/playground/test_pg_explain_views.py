@@ -6,15 +6,17 @@ import pytest
 from builders import make_node, make_pod, record_run
 from django.urls import reverse
 
-from playground import services
+from playground.clusters import services
 from playground.models import Cluster, Profile, RunCommand
+from playground.profiles import services as profile_services
+from playground.services import demo_load
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def recorded():
-    services.demo_load()
+    demo_load()
     cluster = Cluster.objects.get(name="Three zones")
     run, _, events = record_run(cluster, Profile.objects.get(name="Default"))
     return run, events
@@ -60,7 +62,7 @@ def test_unknown_cycle_node_or_run_is_404(client, recorded, other_user):
     cluster = services.cluster_create(owner=other_user, name="bob's")
     services.node_save(cluster=cluster, user=other_user, manifest=make_node("n1"))
     services.pod_save(cluster=cluster, user=other_user, manifest=make_pod("p1"))
-    profile = services.profile_create(
+    profile = profile_services.profile_create(
         owner=other_user, name="bp", config={"profiles": [{"schedulerName": "default-scheduler"}]}
     )
     bobs, _, _ = record_run(cluster, profile, user=other_user)

@@ -14,7 +14,7 @@ from test_pg_views import _profile_post
 sys.path.insert(0, str(Path(__file__).parents[1] / "scheduler_core"))
 from extender_server import ExtenderServer  # noqa: E402
 
-from playground import services
+from playground.clusters import services
 from playground.models import Profile, Run
 from playground.runs import services as runs
 

@@ -3,7 +3,10 @@
 import pytest
 import yaml
 
-from playground import forms, kube
+from playground import kube
+from playground.clusters.node_forms import NodeForm
+from playground.clusters.pod_forms import PodForm
+from playground.profiles.forms import SchedulerProfileForm, problem_field
 
 
 def _node_data(**overrides):
@@ -28,7 +31,7 @@ def _node_data(**overrides):
 
 
 def test_node_form_builds_manifest():
-    form = forms.NodeForm(_node_data())
+    form = NodeForm(_node_data())
     assert form.is_valid(), form.errors
     manifest = form.cleaned_data["manifest"]
     assert manifest["metadata"]["labels"] == {
@@ -47,12 +50,12 @@ def test_node_form_builds_manifest():
 
 
 def test_node_form_round_trips_through_initial():
-    form = forms.NodeForm(_node_data())
+    form = NodeForm(_node_data())
     assert form.is_valid()
     manifest = form.cleaned_data["manifest"]
-    again = forms.NodeForm(
+    again = NodeForm(
         {
-            **forms.NodeForm.initial_from_manifest(manifest),
+            **NodeForm.initial_from_manifest(manifest),
             "count": "1",
             "mode": "form",
             "manifest_yaml": "",
@@ -70,7 +73,7 @@ def test_node_form_keeps_fields_it_does_not_show():
         "spec": {"podCIDR": "10.0.0.0/24"},
         "status": {"conditions": [{"type": "Ready", "status": "True"}]},
     }
-    form = forms.NodeForm(_node_data(manifest_yaml=yaml.safe_dump(base)))
+    form = NodeForm(_node_data(manifest_yaml=yaml.safe_dump(base)))
     assert form.is_valid()
     manifest = form.cleaned_data["manifest"]
     assert manifest["spec"]["podCIDR"] == "10.0.0.0/24"
@@ -88,7 +91,7 @@ def test_node_form_keeps_fields_it_does_not_show():
     ids=["bad-quantity", "bad-taint-effect-line-2", "bad-label-key-line-2", "bad-extended"],
 )
 def test_node_form_errors_name_field_and_line(field, value, expected):
-    form = forms.NodeForm(_node_data(**{field: value}))
+    form = NodeForm(_node_data(**{field: value}))
     assert not form.is_valid()
     assert expected in " ".join(form.errors[field])
 
@@ -97,7 +100,7 @@ def test_node_yaml_mode_uses_the_yaml_and_reports_its_line():
     text = (
         "apiVersion: v1\nkind: Node\nmetadata:\n  name: y\nstatus:\n  allocatable:\n    cpu: 2x\n"
     )
-    form = forms.NodeForm(_node_data(mode="yaml", manifest_yaml=text, cpu="bad"))
+    form = NodeForm(_node_data(mode="yaml", manifest_yaml=text, cpu="bad"))
     assert not form.is_valid()
     assert list(form.errors) == ["manifest_yaml"]
     assert "line 7" in form.errors["manifest_yaml"][0]
@@ -133,7 +136,7 @@ def _pod_data(**overrides):
 
 
 def test_pod_form_builds_every_scheduling_field():
-    form = forms.PodForm(_pod_data())
+    form = PodForm(_pod_data())
     assert form.is_valid(), form.errors
     spec = form.cleaned_data["manifest"]["spec"]
     assert spec["containers"][0]["resources"] == {
@@ -181,11 +184,11 @@ def test_pod_form_builds_every_scheduling_field():
 
 
 def test_pod_form_round_trips_through_initial():
-    form = forms.PodForm(_pod_data())
+    form = PodForm(_pod_data())
     assert form.is_valid()
     manifest = form.cleaned_data["manifest"]
-    again = forms.PodForm(
-        {**forms.PodForm.initial_from_manifest(manifest), "mode": "form", "manifest_yaml": ""}
+    again = PodForm(
+        {**PodForm.initial_from_manifest(manifest), "mode": "form", "manifest_yaml": ""}
     )
     assert again.is_valid(), again.errors
     assert again.cleaned_data["manifest"] == manifest
@@ -202,7 +205,7 @@ def test_pod_form_round_trips_through_initial():
     ids=["bad-request", "empty-in-set", "zero-skew", "bad-toleration-effect"],
 )
 def test_pod_form_errors(field, value, expected):
-    form = forms.PodForm(_pod_data(**{field: value}))
+    form = PodForm(_pod_data(**{field: value}))
     assert not form.is_valid()
     assert expected in " ".join(form.errors[field])
 
@@ -220,7 +223,7 @@ def _profile_data(prefix="p0", **overrides):
 
 
 def test_profile_form_builds_plugins_and_args():
-    form = forms.SchedulerProfileForm(
+    form = SchedulerProfileForm(
         _profile_data(
             score_enabled="NodeResourcesFit:5\nImageLocality:1",
             score_disabled="*",
@@ -257,13 +260,13 @@ def test_profile_form_builds_plugins_and_args():
             ]
         }
     }
-    initial = forms.SchedulerProfileForm.initial_from_profile(profile)
+    initial = SchedulerProfileForm.initial_from_profile(profile)
     assert initial["score_enabled"] == "NodeResourcesFit:5\nImageLocality:1"
     assert initial["fit_resources"] == "cpu=2\nmemory=1"
 
 
 def test_profile_form_rejects_non_numeric_weight_with_line():
-    form = forms.SchedulerProfileForm(_profile_data(score_enabled="A:1\nB:x"), prefix="p0")
+    form = SchedulerProfileForm(_profile_data(score_enabled="A:1\nB:x"), prefix="p0")
     assert not form.is_valid()
     assert form.errors["score_enabled"] == ["line 2: weight 'x' is not a whole number"]
 
@@ -283,4 +286,4 @@ def test_profile_form_rejects_non_numeric_weight_with_line():
 )
 def test_problem_paths_map_to_fields(path, expected):
     config = {"profiles": [{"pluginConfig": [{"name": "InterPodAffinity", "args": {}}]}, {}]}
-    assert forms.problem_field(config, path) == expected
+    assert problem_field(config, path) == expected

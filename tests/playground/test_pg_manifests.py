@@ -7,6 +7,7 @@ import yaml
 from builders import make_deployment, make_node, make_pod
 
 from playground import manifests
+from playground.clusters import controllers
 from playground.manifests import ManifestProblems
 
 
@@ -95,7 +96,7 @@ def test_invalid_label_is_reported():
 
 def test_deployment_expands_to_replicaset_and_owned_pods():
     deployment = make_deployment("web", replicas=3)
-    children = manifests.expand_controller(deployment, nodes=[])
+    children = controllers.expand_controller(deployment, nodes=[])
     rs, pods = children[0], children[1:]
     assert rs["kind"] == "ReplicaSet"
     pod_hash = rs["metadata"]["labels"]["pod-template-hash"]
@@ -115,8 +116,8 @@ def test_deployment_expands_to_replicaset_and_owned_pods():
 
 
 def test_expansion_is_deterministic():
-    first = manifests.expand_controller(make_deployment("web"), nodes=[])
-    second = manifests.expand_controller(make_deployment("web"), nodes=[])
+    first = controllers.expand_controller(make_deployment("web"), nodes=[])
+    second = controllers.expand_controller(make_deployment("web"), nodes=[])
     assert first == second
 
 
@@ -141,7 +142,7 @@ def test_statefulset_pods_are_numbered_with_claims():
             ],
         },
     }
-    children = manifests.expand_controller(sts, nodes=[])
+    children = controllers.expand_controller(sts, nodes=[])
     pods = [c for c in children if c["kind"] == "Pod"]
     pvcs = [c for c in children if c["kind"] == "PersistentVolumeClaim"]
     assert [p["metadata"]["name"] for p in pods] == ["db-0", "db-1"]
@@ -182,7 +183,7 @@ def test_daemonset_gets_one_pod_per_eligible_node():
             },
         },
     }
-    pods = manifests.expand_controller(ds, nodes=nodes)
+    pods = controllers.expand_controller(ds, nodes=nodes)
     required = [
         p["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
         for p in pods
@@ -203,7 +204,7 @@ def test_job_creates_parallelism_pods_with_job_labels():
             "template": {"spec": {"containers": [{"name": "pi", "image": "perl"}]}},
         },
     }
-    pods = manifests.expand_controller(job, nodes=[])
+    pods = controllers.expand_controller(job, nodes=[])
     assert len(pods) == 2
     assert pods[0]["metadata"]["labels"]["job-name"] == "pi"
     assert pods[0]["spec"]["restartPolicy"] == "Never"

@@ -8,9 +8,10 @@ from builders import make_node, make_pod, record_run
 from django.test import Client
 from django.urls import reverse
 
-from playground import demo, services
+from playground import demo
 from playground.models import Cluster, Profile
 from playground.runs import queue_view
+from playground.services import demo_load
 from scheduler_core.scheduler import Scheduler
 
 
@@ -132,7 +133,7 @@ def test_each_queue_lists_at_most_the_limit_but_counts_every_pod(monkeypatch):
 @pytest.mark.django_db
 def test_the_cycle_json_carries_the_queue_from_the_stored_events(django_user_model):
     user = django_user_model.objects.create_user("q", password="unused-pass-123")
-    services.demo_load()
+    demo_load()
     cluster = Cluster.objects.get(name="Preemption scenario")
     profile = Profile.objects.get(name="Default")
     run, _, events = record_run(cluster, profile, user=user)

@@ -11,8 +11,10 @@ from django.urls import reverse
 from django.utils import timezone
 from test_pg_runs import APPROVAL_PROFILE, _gated
 
-from playground import plugins, services
+from playground import plugins
+from playground.clusters import services
 from playground.models import Run
+from playground.profiles import services as profile_services
 from playground.runs import services as runs
 
 pytestmark = pytest.mark.django_db
@@ -31,12 +33,12 @@ def cluster(user):
 
 @pytest.fixture
 def gate(user):
-    return services.profile_create(owner=user, name="gate", config=APPROVAL_PROFILE)
+    return profile_services.profile_create(owner=user, name="gate", config=APPROVAL_PROFILE)
 
 
 @pytest.fixture
 def plain(user):
-    return services.profile_create(owner=user, name="plain", config={})
+    return profile_services.profile_create(owner=user, name="plain", config={})
 
 
 def _queued(user, cluster, profile, monkeypatch):
@@ -84,7 +86,7 @@ def test_a_second_run_that_can_wait_at_permit_waits_for_the_first(
     services.cluster_import_yaml(
         cluster=bobs_cluster, user=other_user, text=yaml.safe_dump(make_node("n1"))
     )
-    bobs_gate = services.profile_create(owner=other_user, name="g", config=APPROVAL_PROFILE)
+    bobs_gate = profile_services.profile_create(owner=other_user, name="g", config=APPROVAL_PROFILE)
     bobs = _queued(other_user, bobs_cluster, bobs_gate, monkeypatch)
     runs.run_execute(run_id=bobs.pk)
     assert Run.objects.get(pk=bobs.pk).status == Run.Status.SUCCEEDED
@@ -113,7 +115,7 @@ def test_embedded_runs_wait_while_every_runner_is_busy(
     (alice is under her own limit: bob's runs take the runners)."""
     settings.PLAYGROUND_EMBEDDED_RUNNERS = 2
     bobs_cluster = services.cluster_create(owner=other_user, name="b")
-    bobs_profile = services.profile_create(owner=other_user, name="p", config={})
+    bobs_profile = profile_services.profile_create(owner=other_user, name="p", config={})
     for _ in range(2):
         _running(_queued(other_user, bobs_cluster, bobs_profile, monkeypatch))
     mine = _queued(user, cluster, plain, monkeypatch)

@@ -12,8 +12,9 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from playground import services
+from playground.clusters import services
 from playground.models import Run
+from playground.profiles import services as profile_services
 from playground.runs import services as runs
 from playground.runs import stream, tasks
 
@@ -35,7 +36,7 @@ def cluster(user):
 
 @pytest.fixture
 def profile(user):
-    return services.profile_create(owner=user, name="default", config={})
+    return profile_services.profile_create(owner=user, name="default", config={})
 
 
 def _queued(user, cluster, profile, monkeypatch):
@@ -128,7 +129,7 @@ def test_another_user_is_not_held_up(user, other_user, cluster, profile, monkeyp
     settings.PLAYGROUND_RUNS_PER_USER = 1
     mine = _queued(user, cluster, profile, monkeypatch)
     Run.objects.filter(pk=mine.pk).update(status=Run.Status.RUNNING, heartbeat=timezone.now())
-    demo_profile = services.profile_create(owner=other_user, name="b", config={})
+    demo_profile = profile_services.profile_create(owner=other_user, name="b", config={})
     bobs_cluster = services.cluster_create(owner=other_user, name="b")
     services.cluster_import_yaml(
         cluster=bobs_cluster, user=other_user, text=yaml.safe_dump(make_node("n1"))

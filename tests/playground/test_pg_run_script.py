@@ -7,7 +7,7 @@ import json
 import pytest
 from builders import cluster_with, make_node, make_pod, stored_events
 
-from playground import services
+from playground.profiles import services as profile_services
 from playground.runs import changes, script
 from playground.runs import services as runs
 
@@ -95,7 +95,7 @@ def test_run_applies_the_script_between_cycles_and_records_which_hint_moved_the_
     user, django_capture_on_commit_callbacks
 ):
     cluster = cluster_with(user, make_node("n1", cpu="2"), make_pod("big", cpu="8"))
-    profile = services.profile_create(owner=user, name="default", config={})
+    profile = profile_services.profile_create(owner=user, name="default", config={})
     steps = script.parse_script(
         [{"after_cycle": 1, "add_node": SMALL_NODE}, {"after_cycle": 1, "add_node": BIG_NODE}]
     )
@@ -144,7 +144,7 @@ def test_run_applies_the_script_between_cycles_and_records_which_hint_moved_the_
 
 def test_run_with_a_step_on_an_unknown_node_is_refused_and_nothing_stored(user):
     cluster = cluster_with(user, make_node("n1"), make_pod("a"))
-    profile = services.profile_create(owner=user, name="default", config={})
+    profile = profile_services.profile_create(owner=user, name="default", config={})
     steps = script.parse_script([{"after_cycle": 1, "remove_node": "n7"}])
     with pytest.raises(script.ScriptError) as err:
         runs.run_start(user=user, cluster=cluster, profile=profile, script=steps)
@@ -161,7 +161,7 @@ def test_pod_changes_are_recorded_and_a_deleted_pod_frees_its_node(
         make_pod("old", cpu="2", node_name="n1"),
         make_pod("new", cpu="2"),
     )
-    profile = services.profile_create(owner=user, name="default", config={})
+    profile = profile_services.profile_create(owner=user, name="default", config={})
     steps = script.parse_script(
         [
             {"after_cycle": 1, "delete_pod": "old"},
@@ -197,7 +197,7 @@ def _rows(*rows):
 
 def test_run_with_changes_form_puts_each_error_on_its_field(alice_client, user):
     cluster = cluster_with(user, make_node("n1"), make_pod("a"))
-    profile = services.profile_create(owner=user, name="default", config={})
+    profile = profile_services.profile_create(owner=user, name="default", config={})
     url = f"/clusters/{cluster.pk}/run-with-changes/"
     response = alice_client.post(
         url,
@@ -239,7 +239,7 @@ def test_run_with_changes_form_starts_a_run_with_the_script(
     alice_client, user, django_capture_on_commit_callbacks
 ):
     cluster = cluster_with(user, make_node("n1"), make_pod("a"))
-    profile = services.profile_create(owner=user, name="default", config={})
+    profile = profile_services.profile_create(owner=user, name="default", config={})
     with django_capture_on_commit_callbacks(execute=True):
         response = alice_client.post(
             f"/clusters/{cluster.pk}/run-with-changes/",
@@ -272,7 +272,7 @@ def test_a_change_command_is_made_between_cycles_and_refused_when_malformed(
     from playground.models import RunCommand
 
     cluster = cluster_with(user, make_node("n1", cpu="2"), make_pod("big", cpu="8"))
-    profile = services.profile_create(owner=user, name="default", config={})
+    profile = profile_services.profile_create(owner=user, name="default", config={})
     run = runs.run_start(user=user, cluster=cluster, profile=profile)  # queued, not executed
     with pytest.raises(runs.RunCommandRefused, match=r"step\[0\].add_node.metadata.name"):
         runs.run_command(
@@ -302,7 +302,7 @@ def test_change_now_form_on_a_running_run_page_queues_the_command(alice_client, 
     from playground.models import RunCommand
 
     cluster = cluster_with(user, make_node("n1"), make_pod("a"))
-    profile = services.profile_create(owner=user, name="default", config={})
+    profile = profile_services.profile_create(owner=user, name="default", config={})
     run = runs.run_start(user=user, cluster=cluster, profile=profile)  # queued, not executed
     page = alice_client.get(reverse("playground:run", args=[run.pk])).content.decode()
     assert 'id="change-now-form"' in page
@@ -334,7 +334,7 @@ def test_usage_charts_count_the_nodes_a_script_adds(
     from django.urls import reverse
 
     cluster = cluster_with(user, make_node("n1", cpu="2"), make_pod("big", cpu="8"))
-    profile = services.profile_create(owner=user, name="default", config={})
+    profile = profile_services.profile_create(owner=user, name="default", config={})
     steps = script.parse_script([{"after_cycle": 1, "add_node": BIG_NODE}])
     with django_capture_on_commit_callbacks(execute=True):
         run = runs.run_start(user=user, cluster=cluster, profile=profile, script=steps)

@@ -10,17 +10,20 @@ from django.apps import apps
 from django.test import Client
 from django.urls import reverse
 
-from playground import plugins, services
+from playground import plugins
+from playground.clusters import services
 from playground.models import Cluster, Profile, Run, RunCommand, RunCycle, RunEvent
+from playground.profiles import services as profile_services
 from playground.runs import execution, selectors
 from playground.runs.services import EventCycles
+from playground.services import demo_load
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def demo():
-    services.demo_load()
+    demo_load()
     return Cluster.objects.get(name="Three zones"), Profile.objects.get(name="Default")
 
 
@@ -107,7 +110,7 @@ def bobs_run(other_user):
     cluster = services.cluster_create(owner=other_user, name="bob's")
     services.node_save(cluster=cluster, user=other_user, manifest=make_node("n1"))
     services.pod_save(cluster=cluster, user=other_user, manifest=make_pod("p1"))
-    profile = services.profile_create(
+    profile = profile_services.profile_create(
         owner=other_user, name="bp", config={"profiles": [{"schedulerName": "default-scheduler"}]}
     )
     run, _, _ = record_run(cluster, profile, status="running", user=other_user)
@@ -220,7 +223,7 @@ def _by_pod_span(events, cycle):
 @pytest.fixture
 def approved_late():
     """A run of the approval demo where gang-0 is allowed only after the other pods' cycles."""
-    services.demo_load()
+    demo_load()
     cluster = Cluster.objects.get(name="Approval gate")
     profile = Profile.objects.get(name="Approval gate")
 

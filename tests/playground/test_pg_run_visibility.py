@@ -15,12 +15,14 @@ from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 from django.urls import reverse
 
-from playground import services
+from playground.clusters import services
 from playground.models import Profile, RunCommand
+from playground.profiles import services as profile_services
 from playground.runs import consumers
 from playground.runs import services as runs
 from playground.runs.refs import run_id_from_ref, run_ref
 from playground.runs.routing import websocket_urlpatterns
+from playground.services import demo_load
 
 
 @pytest.fixture
@@ -33,7 +35,7 @@ def shared_run(user, django_capture_on_commit_callbacks):
         text=yaml.safe_dump_all([make_node("n1"), make_pod("a")], sort_keys=False),
     )
     services.cluster_set_sharing(cluster=cluster, user=user, shared=True)
-    profile = services.profile_create(owner=user, name="alice-secret-profile", config={})
+    profile = profile_services.profile_create(owner=user, name="alice-secret-profile", config={})
     with django_capture_on_commit_callbacks(execute=True):
         run = runs.run_start(user=user, cluster=cluster, profile=profile)
     run.refresh_from_db()
@@ -99,9 +101,9 @@ def test_a_private_profile_is_not_named_to_others(shared_run, alice_client):
 
 @pytest.mark.django_db
 def test_demo_cluster_run_hides_a_users_private_profile(user, django_capture_on_commit_callbacks):
-    services.demo_load()
+    demo_load()
     demo = services.Cluster.objects.filter(is_demo=True).first()
-    profile = services.profile_create(owner=user, name="my-private-one", config={})
+    profile = profile_services.profile_create(owner=user, name="my-private-one", config={})
     with django_capture_on_commit_callbacks(execute=True):
         run = runs.run_start(user=user, cluster=demo, profile=profile)
     body = Client().get(reverse("playground:run", args=[run.pk])).content.decode()

@@ -10,10 +10,13 @@ import yaml
 from builders import make_node, make_pod, stored_events
 from django.utils import timezone
 
-from playground import demo, plugins, services
+from playground import demo, plugins
+from playground.clusters import services
 from playground.models import Cluster, Pod, Profile, Run, RunCommand, RunCycle, RunEvent
+from playground.profiles import services as profile_services
 from playground.runs import execution, selectors
 from playground.runs import services as runs
+from playground.services import demo_load
 from scheduler_core.api import Pod as EnginePod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import Code
@@ -56,7 +59,7 @@ def cluster(user):
 
 @pytest.fixture
 def profile(user):
-    return services.profile_create(owner=user, name="default", config={})
+    return profile_services.profile_create(owner=user, name="default", config={})
 
 
 def _start(django_capture_on_commit_callbacks, **kwargs):
@@ -146,7 +149,7 @@ def test_pod_keys_pick_the_pods_to_schedule(
 
 
 def test_demo_cluster_runs_keep_placements_in_the_run(user, django_capture_on_commit_callbacks):
-    services.demo_load()
+    demo_load()
     demo_cluster = Cluster.objects.get(is_demo=True, name="Three zones")
     default = Profile.objects.get(is_demo=True, name="Default")
     run = _start(
@@ -254,7 +257,7 @@ def test_a_run_that_keeps_losing_its_worker_fails(cluster, profile, user, monkey
 def test_compare_starts_two_runs_that_leave_the_cluster_alone(
     cluster, profile, user, django_capture_on_commit_callbacks
 ):
-    other = services.profile_create(owner=user, name="b", config=APPROVAL_PROFILE)
+    other = profile_services.profile_create(owner=user, name="b", config=APPROVAL_PROFILE)
     with django_capture_on_commit_callbacks(execute=True):
         a, b = runs.run_compare_start(
             user=user, cluster=cluster, profile_a=profile, profile_b=other
@@ -312,7 +315,7 @@ def test_approval_gate_permit(annotations, expected):
 
 
 def test_approval_demo_profile_is_valid_and_loaded():
-    services.demo_load()
+    demo_load()
     profile = Profile.objects.get(is_demo=True, name="Approval gate")
     assert profile.config["profiles"][0]["plugins"]["permit"]["enabled"] == [
         {"name": "ApprovalGate"}
@@ -363,7 +366,7 @@ def test_permit_waits_for_users_and_times_out_in_real_time(user, monkeypatch):
         _gated("late", 1),
         make_pod("free"),
     )
-    profile = services.profile_create(owner=user, name="gate", config=APPROVAL_PROFILE)
+    profile = profile_services.profile_create(owner=user, name="gate", config=APPROVAL_PROFILE)
     run = runs.run_start(user=user, cluster=cluster, profile=profile)
     worker = threading.Thread(target=runs.run_execute, kwargs={"run_id": run.pk})
     worker.start()
@@ -402,7 +405,7 @@ def test_cancel_stops_a_run_waiting_at_permit(user, monkeypatch):
     monkeypatch.setattr("playground.runs.services.transaction.on_commit", lambda fn: None)
     cluster = services.cluster_create(owner=user, name="gate")
     _import(cluster, user, make_node("n1"), _gated("ok"), make_pod("free"))
-    profile = services.profile_create(owner=user, name="gate", config=APPROVAL_PROFILE)
+    profile = profile_services.profile_create(owner=user, name="gate", config=APPROVAL_PROFILE)
     run = runs.run_start(user=user, cluster=cluster, profile=profile)
     worker = threading.Thread(target=runs.run_execute, kwargs={"run_id": run.pk})
     worker.start()

@@ -53,12 +53,13 @@ def test_a_stored_runs_cycle_json_carries_the_sentence(client, django_user_model
     from builders import bulk_store, record_run
     from django.urls import reverse
 
-    from playground import services
+    from playground.clusters import services
+    from playground.profiles import services as profile_services
 
     owner = django_user_model.objects.create_user("sampler", password="pw-sampler-1")
     cluster = services.cluster_create(owner=owner, name="wide")
     bulk_store(cluster, [make_node(f"n{i:03d}") for i in range(150)] + [make_pod("web")])
-    profile = services.profile_create(owner=owner, name="default", config={})
+    profile = profile_services.profile_create(owner=owner, name="default", config={})
     run, _, _ = record_run(cluster, profile, user=owner)
     client.force_login(owner)
     detail = client.get(reverse("playground:run_cycle", args=[run.pk, 1])).json()

@@ -13,8 +13,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from playground import services
+from playground.clusters import services
 from playground.models import Cluster, Node, Pod, Profile, Run
+from playground.profiles import services as profile_services
 from playground.runs import charts, paging
 from playground.runs.columns import CycleEncoder, decode_cycle, summary
 from scheduler_core.events import event_from_dict, fold_cycle, split_cycles
@@ -72,7 +73,7 @@ def wide_run(user):
     services.cluster_import_yaml(
         cluster=cluster, user=user, text=yaml.safe_dump_all(_many(130, 1, cpu="1"))
     )
-    profile = services.profile_create(
+    profile = profile_services.profile_create(
         owner=user, name="all", config={"percentageOfNodesToScore": 100}
     )
     run, _, events = record_run(cluster, profile)
@@ -115,7 +116,7 @@ def test_cluster_page_lists_its_runs_newest_first_and_resets_pods(alice_client, 
     services.cluster_import_yaml(
         cluster=cluster, user=user, text=yaml.safe_dump_all([make_node("n1"), make_pod("a")])
     )
-    profile = services.profile_create(owner=user, name="p", config={})
+    profile = profile_services.profile_create(owner=user, name="p", config={})
     older = Run.objects.create(cluster=cluster, profile=profile, started_by=user)
     newer = Run.objects.create(cluster=cluster, profile=profile, started_by=user)
     html = alice_client.get(reverse("playground:cluster", args=[cluster.pk])).content.decode()
@@ -136,7 +137,7 @@ def test_apply_placements_from_the_run_page(alice_client, user, django_capture_o
     services.cluster_import_yaml(
         cluster=cluster, user=user, text=yaml.safe_dump_all([make_node("n1"), make_pod("a")])
     )
-    profile = services.profile_create(owner=user, name="p", config={})
+    profile = profile_services.profile_create(owner=user, name="p", config={})
     with django_capture_on_commit_callbacks(execute=True):
         alice_client.post(reverse("playground:run_new", args=[cluster.pk]), {"profile": profile.pk})
     run = Run.objects.get()

@@ -4,9 +4,12 @@ import pytest
 import yaml
 from builders import make_deployment, make_node, make_pod
 
-from playground import selectors, services
+from playground.clusters import selectors, services
 from playground.manifests import ManifestProblems
 from playground.models import Cluster, KubeObject, Node, Pod, Profile
+from playground.profiles import selectors as profile_selectors
+from playground.profiles import services as profile_services
+from playground.services import demo_load
 
 pytestmark = pytest.mark.django_db
 
@@ -127,7 +130,7 @@ def test_export_then_import_gives_identical_manifests(cluster, user):
 
 
 def test_editing_a_demo_cluster_edits_a_private_copy(user):
-    services.demo_load()
+    demo_load()
     demo = Cluster.objects.get(is_demo=True, name="Three zones")
     demo_nodes = demo.nodes.count()
     copy, nodes = services.node_save(cluster=demo, user=user, manifest=make_node("extra"))
@@ -162,8 +165,8 @@ def test_workload_create_makes_deployment_of_n(cluster, user):
 
 def test_invalid_profile_is_not_stored(user):
     before = _counts()
-    with pytest.raises(services.ProfileInvalid) as info:
-        services.profile_create(
+    with pytest.raises(profile_services.ProfileInvalid) as info:
+        profile_services.profile_create(
             owner=user,
             name="bad",
             config={"percentageOfNodesToScore": 150, "profiles": [{"schedulerName": "x"}]},
@@ -173,8 +176,8 @@ def test_invalid_profile_is_not_stored(user):
 
 
 def test_profile_with_unknown_plugin_names_the_plugin(user):
-    with pytest.raises(services.ProfileInvalid) as info:
-        services.profile_create(
+    with pytest.raises(profile_services.ProfileInvalid) as info:
+        profile_services.profile_create(
             owner=user,
             name="bad",
             config={
@@ -200,7 +203,7 @@ def test_profile_with_unknown_plugin_names_the_plugin(user):
 def test_profile_export_is_a_valid_configuration(user):
     from playground import engine
 
-    profile = services.profile_create(
+    profile = profile_services.profile_create(
         owner=user,
         name="p",
         config={
@@ -212,20 +215,20 @@ def test_profile_export_is_a_valid_configuration(user):
             ]
         },
     )
-    exported = yaml.safe_load(selectors.profile_export_yaml(profile))
+    exported = yaml.safe_load(profile_selectors.profile_export_yaml(profile))
     assert exported["apiVersion"] == "kubescheduler.config.k8s.io/v1"
     assert exported["kind"] == "KubeSchedulerConfiguration"
     assert engine.evaluate_config(exported).ok
-    effective = yaml.safe_load(selectors.profile_export_yaml(profile, effective=True))
+    effective = yaml.safe_load(profile_selectors.profile_export_yaml(profile, effective=True))
     assert effective["profiles"][0]["schedulerName"] == "binpack"
     assert effective["profiles"][0]["pluginConfig"]  # upstream defaulting filled the args
 
 
 def test_demo_load_is_idempotent():
-    services.demo_load()
+    demo_load()
     first = _counts()
     manifests_before = [selectors.cluster_manifests(c) for c in Cluster.objects.order_by("name")]
-    services.demo_load()
+    demo_load()
     assert _counts() == first
     assert [selectors.cluster_manifests(c) for c in Cluster.objects.order_by("name")] == (
         manifests_before

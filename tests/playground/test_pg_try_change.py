@@ -6,8 +6,8 @@ import pytest
 from builders import cluster_with, make_node, make_pod, stored_events
 from django.urls import reverse
 
-from playground import services
 from playground.models import Profile, Run
+from playground.profiles import services as profile_services
 from playground.runs import services as runs
 from playground.runs import try_change
 
@@ -23,7 +23,7 @@ def finished(user, django_capture_on_commit_callbacks):
     cluster = cluster_with(
         user, make_node("n1", cpu="4"), make_node("n2", cpu="8"), make_pod("a", cpu="1")
     )
-    profile = services.profile_create(owner=user, name="mine", config={})
+    profile = profile_services.profile_create(owner=user, name="mine", config={})
     with django_capture_on_commit_callbacks(execute=True):
         run = runs.run_start(user=user, cluster=cluster, profile=profile)
     run.refresh_from_db()

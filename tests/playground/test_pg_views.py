@@ -7,8 +7,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from playground import services
+from playground.clusters import services
 from playground.models import Cluster, Node, Profile
+from playground.profiles import services as profile_services
+from playground.services import demo_load
 
 pytestmark = pytest.mark.django_db
 
@@ -47,7 +49,7 @@ def test_another_users_cluster_is_a_404(alice_client, bobs_cluster, url_name, ar
 
 
 def test_another_users_profile_is_a_404(alice_client, other_user):
-    profile = services.profile_create(
+    profile = profile_services.profile_create(
         owner=other_user, name="bp", config={"profiles": [{"schedulerName": "x"}]}
     )
     assert alice_client.get(reverse("playground:profile", args=[profile.pk])).status_code == 404
@@ -57,7 +59,7 @@ def test_another_users_profile_is_a_404(alice_client, other_user):
 
 
 def test_home_lists_own_and_demo_clusters_only(alice_client, user, bobs_cluster):
-    services.demo_load()
+    demo_load()
     services.cluster_create(owner=user, name="mine")
     page = alice_client.get("/").content.decode()
     assert "mine" in page and "Three zones" in page
@@ -65,7 +67,7 @@ def test_home_lists_own_and_demo_clusters_only(alice_client, user, bobs_cluster)
 
 
 def test_home_folds_the_course_clusters_and_profiles_apart(client):
-    services.demo_load()
+    demo_load()
     page = client.get("/").content.decode()
     main_list = page.split('id="clusters"')[1].split("</table>")[0]
     folded = page.split('id="lesson-clusters"')[1].split("</details>")[0]
@@ -77,7 +79,7 @@ def test_home_folds_the_course_clusters_and_profiles_apart(client):
 
 
 def test_anonymous_reads_demo_but_must_log_in_to_edit(client):
-    services.demo_load()
+    demo_load()
     demo = Cluster.objects.get(name="Three zones")
     before = Cluster.objects.count()  # the demo clusters and one per lesson
     assert client.get(reverse("playground:cluster", args=[demo.pk])).status_code == 200
@@ -254,7 +256,7 @@ def test_profile_effective_api_shows_defaults_and_problems(alice_client):
 
 
 def test_editing_demo_profile_saves_a_copy(alice_client, user):
-    services.demo_load()
+    demo_load()
     demo = Profile.objects.get(name="Bin-packing")
     original = dict(demo.config)
     response = alice_client.post(

@@ -15,7 +15,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from playground import services
+from playground.clusters import services
 from playground.manifests import ManifestProblems
 
 

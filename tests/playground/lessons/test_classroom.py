@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from playground import services
+from playground.clusters import services
 from playground.lessons.loader import lesson_by_slug
 from playground.lessons.services import lesson_load
 from playground.models import Run

@@ -82,9 +82,9 @@ def test_signed_in_progress_counts_first_tries_and_marks_the_lesson_done(client,
 
 
 def test_starting_the_lessons_run_shows_the_questions_step_beside_the_lesson(client):
-    from playground import services
+    from playground.services import demo_load
 
-    services.demo_load()
+    demo_load()
     lesson = course()[0]
     q = lesson.question("winner-1")
     response = client.post(
@@ -152,10 +152,10 @@ def test_a_solved_question_shows_its_explanation_when_the_step_is_opened_again(c
 
 
 def test_the_framed_run_follows_the_narrative_steps_pointer(client):
-    from playground import services
     from playground.lessons.checks import run_step
+    from playground.services import demo_load
 
-    services.demo_load()
+    demo_load()
     lesson = course()[0]
     client.post(reverse("playground:lesson_run", args=[lesson.slug]), {"profile": "default"})
     run = Run.objects.latest("id")

@@ -1,0 +1,403 @@
+"""The pod form: a Pod (or a workload of pods) with its containers, affinity and spread."""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+import yaml
+from django import forms
+from django.conf import settings
+
+from .. import engine, kube, yaml_limits
+from ..forms import line_field, textarea
+from .form_fields import (
+    YamlPaneMixin,
+    parse_single_manifest,
+    resource_lines,
+)
+from .pod_parsing import (
+    CONTAINER_FIELDS,
+    format_affinity,
+    format_spread,
+    parse_affinity_terms,
+    parse_node_terms,
+    parse_preferred_node,
+    parse_spread,
+)
+
+
+class PodForm(YamlPaneMixin, forms.Form):
+    name = forms.CharField(max_length=253)
+    namespace = forms.CharField(max_length=63, initial="default")
+    labels = forms.CharField(
+        required=False, widget=textarea(2, "app=web"), help_text="key=value, one per line"
+    )
+    priority = forms.IntegerField(required=False)
+    priority_class_name = forms.CharField(required=False, label="Priority class name")
+    scheduler_name = forms.CharField(
+        required=False, label="schedulerName", help_text="empty means default-scheduler"
+    )
+    node_name = forms.CharField(
+        required=False,
+        label="Running on node",
+        help_text="set for a pod that is already bound (spec.nodeName)",
+    )
+    node_selector = forms.CharField(
+        required=False, widget=textarea(2, "disktype=ssd"), help_text="key=value, one per line"
+    )
+    required_node_affinity = forms.CharField(
+        required=False,
+        widget=textarea(2, "topology.kubernetes.io/zone in (a,b); gpu"),
+        help_text="one node selector term per line (ORed); requirements joined by ';'",
+    )
+    preferred_node_affinity = forms.CharField(
+        required=False,
+        widget=textarea(2, "10: disktype=ssd"),
+        help_text="WEIGHT: requirements, one per line",
+    )
+    pod_affinity = forms.CharField(
+        required=False,
+        widget=textarea(2, "required topology.kubernetes.io/zone app=db"),
+        help_text="required TOPOLOGY_KEY SELECTOR | preferred WEIGHT TOPOLOGY_KEY SELECTOR",
+    )
+    pod_anti_affinity = forms.CharField(
+        required=False,
+        widget=textarea(2, "preferred 100 kubernetes.io/hostname app=web"),
+        help_text="same syntax as pod affinity",
+    )
+    tolerations = forms.CharField(
+        required=False,
+        widget=textarea(2, "gpu=true:NoSchedule"),
+        help_text="key=value:Effect (Equal), key[:Effect] (Exists), * ; add ' for=SECONDS'",
+    )
+    topology_spread = forms.CharField(
+        required=False,
+        widget=textarea(2, "1 topology.kubernetes.io/zone DoNotSchedule app=web"),
+        help_text="MAX_SKEW TOPOLOGY_KEY DoNotSchedule|ScheduleAnyway [SELECTOR]",
+    )
+    scheduling_gates = forms.CharField(required=False, help_text="gate names, comma separated")
+
+    def __init__(
+        self, *args: Any, container_rows: int = 2, allow_replicas: bool = False, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        if self.is_bound:
+            submitted = {
+                int(m.group(1)) for key in self.data if (m := re.match(r"^c(\d+)_name$", key))
+            }
+            container_rows = max([container_rows, *(i + 1 for i in submitted)])
+        self.container_rows = container_rows
+        for i in range(container_rows):
+            self.fields[f"c{i}_name"] = forms.CharField(required=False, label="Container name")
+            self.fields[f"c{i}_image"] = forms.CharField(required=False, label="Image")
+            for part in ("cpu_request", "memory_request", "cpu_limit", "memory_limit"):
+                self.fields[f"c{i}_{part}"] = forms.CharField(
+                    required=False, label=part.replace("_", " ")
+                )
+            self.fields[f"c{i}_other_requests"] = forms.CharField(
+                required=False, label="other requests", help_text="name=quantity, comma separated"
+            )
+            self.fields[f"c{i}_host_ports"] = forms.CharField(
+                required=False, label="host ports", help_text="8080 or 53/UDP, comma separated"
+            )
+        if allow_replicas:
+            self.fields["replicas"] = forms.IntegerField(
+                min_value=1, max_value=settings.PLAYGROUND_BULK_MAX, initial=3
+            )
+            self.fields["workload_kind"] = forms.ChoiceField(
+                choices=[(k, k) for k in ("Deployment", "StatefulSet", "ReplicaSet", "Job")],
+                initial="Deployment",
+                label="as a",
+            )
+        self.add_yaml_fields()
+
+    def container_groups(self) -> list[list[forms.BoundField]]:
+        return [[self[f"c{i}_{f}"] for f in CONTAINER_FIELDS] for i in range(self.container_rows)]
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        for message in kube.dns_subdomain_errors(name):
+            raise forms.ValidationError(message)
+        return name
+
+    def clean_namespace(self) -> str:
+        namespace = self.cleaned_data["namespace"].strip() or "default"
+        for message in kube.dns_subdomain_errors(namespace):
+            raise forms.ValidationError(message)
+        return namespace
+
+    def clean_labels(self) -> dict[str, str]:
+        return line_field(kube.parse_key_values, self.cleaned_data["labels"])
+
+    def clean_node_selector(self) -> dict[str, str]:
+        return line_field(kube.parse_key_values, self.cleaned_data["node_selector"])
+
+    def clean_required_node_affinity(self) -> list[dict[str, Any]]:
+        return line_field(parse_node_terms, self.cleaned_data["required_node_affinity"])
+
+    def clean_preferred_node_affinity(self) -> list[dict[str, Any]]:
+        return line_field(parse_preferred_node, self.cleaned_data["preferred_node_affinity"])
+
+    def clean_pod_affinity(self) -> list:
+        return line_field(parse_affinity_terms, self.cleaned_data["pod_affinity"])
+
+    def clean_pod_anti_affinity(self) -> list:
+        return line_field(parse_affinity_terms, self.cleaned_data["pod_anti_affinity"])
+
+    def clean_tolerations(self) -> list[dict[str, Any]]:
+        return line_field(kube.parse_tolerations, self.cleaned_data["tolerations"])
+
+    def clean_topology_spread(self) -> list[dict[str, Any]]:
+        return line_field(parse_spread, self.cleaned_data["topology_spread"])
+
+    def clean_scheduling_gates(self) -> list[str]:
+        gates = [g.strip() for g in self.cleaned_data["scheduling_gates"].split(",") if g.strip()]
+        for gate in gates:
+            for message in kube.qualified_name_errors(gate):
+                raise forms.ValidationError(f"{gate!r}: {message}")
+        return gates
+
+    def _containers(self) -> list[dict[str, Any]]:
+        containers = []
+        data = self.cleaned_data
+        for i in range(self.container_rows):
+            row = {f: (data.get(f"c{i}_{f}") or "").strip() for f in CONTAINER_FIELDS}
+            if not any(row.values()):
+                continue
+            where = f"container row {i + 1}"
+            name = row["name"] or f"c{i}"
+            for message in kube.dns_subdomain_errors(name):
+                self.add_error(f"c{i}_name", f"{where}: {message}")
+            container: dict[str, Any] = {
+                "name": name,
+                "image": row["image"] or "registry.k8s.io/pause:3.10",
+            }
+            requests, limits = {}, {}
+            for part, target, key in (
+                ("cpu_request", requests, "cpu"),
+                ("memory_request", requests, "memory"),
+                ("cpu_limit", limits, "cpu"),
+                ("memory_limit", limits, "memory"),
+            ):
+                if row[part]:
+                    try:
+                        engine.check_quantity(row[part], key)
+                    except engine.ManifestError as err:
+                        self.add_error(f"c{i}_{part}", f"{where}: {key}: {err.message}")
+                    target[key] = row[part]
+            if row["other_requests"]:
+                try:
+                    requests.update(resource_lines(row["other_requests"].replace(",", "\n")))
+                except forms.ValidationError as err:
+                    self.add_error(f"c{i}_other_requests", err)
+            if requests or limits:
+                container["resources"] = {}
+                if requests:
+                    container["resources"]["requests"] = requests
+                if limits:
+                    container["resources"]["limits"] = limits
+            ports = []
+            for item in (p.strip() for p in row["host_ports"].split(",") if p.strip()):
+                number, _, protocol = item.partition("/")
+                if not number.isdigit() or not 1 <= int(number) <= 65535:
+                    self.add_error(
+                        f"c{i}_host_ports", f"{where}: {item!r} is not a port in 1-65535"
+                    )
+                    continue
+                port: dict[str, Any] = {"containerPort": int(number), "hostPort": int(number)}
+                if protocol:
+                    if protocol.upper() not in ("TCP", "UDP", "SCTP"):
+                        self.add_error(f"c{i}_host_ports", f"{where}: protocol {protocol!r}")
+                        continue
+                    port["protocol"] = protocol.upper()
+                ports.append(port)
+            if ports:
+                container["ports"] = ports
+            containers.append(container)
+        if not containers:
+            containers.append({"name": "app", "image": "registry.k8s.io/pause:3.10"})
+        return containers
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("mode") == "yaml":
+            for name in list(self.errors):
+                if name not in ("manifest_yaml", "replicas", "workload_kind"):
+                    del self.errors[name]
+            try:
+                data["manifest"] = parse_single_manifest(data.get("manifest_yaml", ""), "Pod")
+            except forms.ValidationError as err:
+                self.add_error("manifest_yaml", err)
+            return data
+        if self.errors:
+            return data
+        containers = self._containers()
+        if not self.errors:
+            data["manifest"] = self.to_manifest(self._base(), containers=containers)
+        return data
+
+    def _base(self) -> dict[str, Any]:
+        try:
+            base = yaml_limits.load(self.cleaned_data.get("manifest_yaml") or "")
+        except yaml.YAMLError:
+            return {}
+        return base if isinstance(base, dict) and base.get("kind") == "Pod" else {}
+
+    def to_manifest(
+        self, base: dict[str, Any] | None = None, *, containers: list[dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        data = self.cleaned_data
+        manifest = copy.deepcopy(base or {})
+        metadata = manifest.get("metadata") or {}
+        metadata.update({"name": data["name"], "namespace": data["namespace"]})
+        if data.get("labels"):
+            metadata["labels"] = data["labels"]
+        else:
+            metadata.pop("labels", None)
+        managed = {
+            "containers",
+            "priority",
+            "priorityClassName",
+            "schedulerName",
+            "nodeName",
+            "nodeSelector",
+            "affinity",
+            "tolerations",
+            "topologySpreadConstraints",
+            "schedulingGates",
+        }
+        old_spec = manifest.get("spec") or {}
+        spec: dict[str, Any] = {}
+        old_containers = old_spec.get("containers") or []
+        merged = []
+        for i, container in enumerate(containers if containers is not None else self._containers()):
+            old = copy.deepcopy(old_containers[i]) if i < len(old_containers) else {}
+            old.pop("resources", None)
+            old.pop("ports", None)
+            merged.append({**old, **container})
+        spec["containers"] = merged
+        if data.get("priority") is not None:
+            spec["priority"] = data["priority"]
+        if data.get("priority_class_name"):
+            spec["priorityClassName"] = data["priority_class_name"].strip()
+        if data.get("scheduler_name"):
+            spec["schedulerName"] = data["scheduler_name"].strip()
+        if data.get("node_name"):
+            spec["nodeName"] = data["node_name"].strip()
+        if data.get("node_selector"):
+            spec["nodeSelector"] = data["node_selector"]
+        affinity: dict[str, Any] = {}
+        node_affinity: dict[str, Any] = {}
+        if data.get("required_node_affinity"):
+            node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {
+                "nodeSelectorTerms": data["required_node_affinity"]
+            }
+        if data.get("preferred_node_affinity"):
+            node_affinity["preferredDuringSchedulingIgnoredDuringExecution"] = data[
+                "preferred_node_affinity"
+            ]
+        if node_affinity:
+            affinity["nodeAffinity"] = node_affinity
+        for field, key in (
+            ("pod_affinity", "podAffinity"),
+            ("pod_anti_affinity", "podAntiAffinity"),
+        ):
+            terms = data.get(field) or []
+            section: dict[str, Any] = {}
+            required = [
+                {"labelSelector": sel, "topologyKey": key_}
+                for kind, _, key_, sel in terms
+                if kind == "required"
+            ]
+            preferred = [
+                {"weight": w, "podAffinityTerm": {"labelSelector": sel, "topologyKey": key_}}
+                for kind, w, key_, sel in terms
+                if kind == "preferred"
+            ]
+            if required:
+                section["requiredDuringSchedulingIgnoredDuringExecution"] = required
+            if preferred:
+                section["preferredDuringSchedulingIgnoredDuringExecution"] = preferred
+            if section:
+                affinity[key] = section
+        if affinity:
+            spec["affinity"] = affinity
+        if data.get("tolerations"):
+            spec["tolerations"] = data["tolerations"]
+        if data.get("topology_spread"):
+            spec["topologySpreadConstraints"] = data["topology_spread"]
+        if data.get("scheduling_gates"):
+            spec["schedulingGates"] = [{"name": g} for g in data["scheduling_gates"]]
+        spec.update({k: v for k, v in old_spec.items() if k not in managed})
+        result: dict[str, Any] = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": metadata,
+            "spec": spec,
+        }
+        status = manifest.get("status") or {}
+        if data.get("node_name"):
+            status = {**status, "phase": status.get("phase") or "Running"}
+        elif status.get("phase") == "Running":
+            status = {**status, "phase": "Pending"}
+        if status:
+            result["status"] = status
+        return result
+
+    @staticmethod
+    def initial_from_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
+        metadata = manifest.get("metadata") or {}
+        spec = manifest.get("spec") or {}
+        affinity = spec.get("affinity") or {}
+        node_affinity = affinity.get("nodeAffinity") or {}
+        required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or {}
+        initial: dict[str, Any] = {
+            "name": metadata.get("name", ""),
+            "namespace": metadata.get("namespace") or "default",
+            "labels": kube.format_key_values(metadata.get("labels")),
+            "priority": spec.get("priority"),
+            "priority_class_name": spec.get("priorityClassName", ""),
+            "scheduler_name": spec.get("schedulerName", ""),
+            "node_name": spec.get("nodeName", ""),
+            "node_selector": kube.format_key_values(spec.get("nodeSelector")),
+            "required_node_affinity": "\n".join(
+                kube.format_requirements(t.get("matchExpressions"), sep="; ")
+                for t in required.get("nodeSelectorTerms") or []
+            ),
+            "preferred_node_affinity": "\n".join(
+                f"{p.get('weight', 1)}: "
+                f"{kube.format_requirements((p.get('preference') or {}).get('matchExpressions'), sep='; ')}"  # noqa: E501
+                for p in node_affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or []
+            ),
+            "pod_affinity": format_affinity(affinity.get("podAffinity")),
+            "pod_anti_affinity": format_affinity(affinity.get("podAntiAffinity")),
+            "tolerations": kube.format_tolerations(spec.get("tolerations")),
+            "topology_spread": format_spread(spec.get("topologySpreadConstraints")),
+            "scheduling_gates": ", ".join(
+                g.get("name", "") for g in spec.get("schedulingGates") or []
+            ),
+        }
+        for i, container in enumerate(spec.get("containers") or []):
+            resources = container.get("resources") or {}
+            requests = dict(resources.get("requests") or {})
+            limits = resources.get("limits") or {}
+            initial.update(
+                {
+                    f"c{i}_name": container.get("name", ""),
+                    f"c{i}_image": container.get("image", ""),
+                    f"c{i}_cpu_request": requests.pop("cpu", ""),
+                    f"c{i}_memory_request": requests.pop("memory", ""),
+                    f"c{i}_cpu_limit": limits.get("cpu", ""),
+                    f"c{i}_memory_limit": limits.get("memory", ""),
+                    f"c{i}_other_requests": ", ".join(f"{k}={v}" for k, v in requests.items()),
+                    f"c{i}_host_ports": ", ".join(
+                        str(p["hostPort"])
+                        + (f"/{p['protocol']}" if p.get("protocol", "TCP") != "TCP" else "")
+                        for p in container.get("ports") or []
+                        if p.get("hostPort")
+                    ),
+                }
+            )
+        return initial

@@ -1,0 +1,193 @@
+"""Reads of clusters: what a user may see of them, and plain data for views."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.db.models import Count, QuerySet
+from django.http import Http404
+
+from .. import manifests
+from ..models import Cluster, KubeObject, Node, Pod
+from ..selectors import User, visible
+
+
+def clusters_for_user(user: User) -> QuerySet[Cluster]:
+    """Clusters a user may read: their own and the demo ones."""
+    return (
+        Cluster.objects.filter(visible(user))
+        .annotate(node_count=Count("nodes", distinct=True), pod_count=Count("pods", distinct=True))
+        .order_by("-is_demo", "name", "id")
+    )
+
+
+def cluster_for_user(user: User, pk: int) -> Cluster:
+    """The cluster if the user may read it; Http404 otherwise (never 403)."""
+    try:
+        return Cluster.objects.get(visible(user), pk=pk)
+    except Cluster.DoesNotExist:
+        raise Http404("No such cluster") from None
+
+
+def cluster_by_share_token(token: uuid.UUID) -> Cluster:
+    try:
+        return Cluster.objects.get(share_token=token)
+    except Cluster.DoesNotExist:
+        raise Http404("No such shared cluster") from None
+
+
+def node_in_cluster(cluster: Cluster, name: str) -> Node:
+    try:
+        return cluster.nodes.get(name=name)
+    except Node.DoesNotExist:
+        raise Http404("No such node") from None
+
+
+def pod_in_cluster(cluster: Cluster, namespace: str, name: str) -> Pod:
+    try:
+        return cluster.pods.get(namespace=namespace, name=name)
+    except Pod.DoesNotExist:
+        raise Http404("No such pod") from None
+
+
+def object_in_cluster(cluster: Cluster, pk: int) -> KubeObject:
+    try:
+        return cluster.kube_objects.get(pk=pk)
+    except KubeObject.DoesNotExist:
+        raise Http404("No such object") from None
+
+
+def _resources(manifest: dict[str, Any], part: str) -> dict[str, Any]:
+    return dict((manifest.get("status") or {}).get(part) or {})
+
+
+def node_rows(cluster: Cluster) -> list[dict[str, Any]]:
+    """One plain row per node for the cluster page."""
+    rows = []
+    for node in cluster.nodes.all():
+        labels = (node.manifest.get("metadata") or {}).get("labels") or {}
+        rows.append(
+            {
+                "name": node.name,
+                "zone": labels.get("topology.kubernetes.io/zone", ""),
+                "allocatable": _resources(node.manifest, "allocatable"),
+                "taints": (node.manifest.get("spec") or {}).get("taints") or [],
+                "unschedulable": node.unschedulable,
+            }
+        )
+    return rows
+
+
+def pod_rows(cluster: Cluster) -> list[dict[str, Any]]:
+    rows = []
+    for pod in cluster.pods.all():
+        requests: dict[str, str] = {}
+        for container in (pod.manifest.get("spec") or {}).get("containers") or []:
+            for key, value in ((container.get("resources") or {}).get("requests") or {}).items():
+                requests[key] = value if key not in requests else f"{requests[key]}+{value}"
+        owners = (pod.manifest.get("metadata") or {}).get("ownerReferences") or []
+        rows.append(
+            {
+                "name": pod.name,
+                "namespace": pod.namespace,
+                "node_name": pod.node_name,
+                "phase": pod.phase,
+                "requests": requests,
+                "owner": f"{owners[0].get('kind')}/{owners[0].get('name')}" if owners else "",
+            }
+        )
+    return rows
+
+
+def _device_text(device: dict[str, Any]) -> str:
+    attrs = [
+        f"{k}={next(iter(v.values()), '')}"
+        for k, v in (device.get("attributes") or {}).items()
+        if isinstance(v, dict)
+    ]
+    caps = [
+        f"{k}={v.get('value', '')}"
+        for k, v in (device.get("capacity") or {}).items()
+        if isinstance(v, dict)
+    ]
+    return " ".join(attrs + caps)
+
+
+def _request_text(request: dict[str, Any]) -> str:
+    def one(r: dict[str, Any]) -> str:
+        many = "all" if r.get("allocationMode") == "All" else str(r.get("count") or 1)
+        sel = " with selector" if r.get("selectors") else ""
+        return f"{many} × {r.get('deviceClassName', '?')}{sel}"
+
+    if request.get("exactly"):
+        return f"{request.get('name')}: {one(request['exactly'])}"
+    subs = " or ".join(f"{s.get('name')} ({one(s)})" for s in request.get("firstAvailable") or ())
+    return f"{request.get('name')}: first of {subs}"
+
+
+def cluster_devices(cluster: Cluster) -> dict[str, Any] | None:
+    """The DRA side of a cluster for its page: device pools with who holds each device, claims.
+
+    None when the cluster has no ResourceSlice and no ResourceClaim.
+    """
+    rows = cluster.kube_objects.filter(kind__in=["ResourceSlice", "ResourceClaim"]).order_by("id")
+    slices = [o.manifest for o in rows if o.kind == "ResourceSlice"]
+    claims = [o.manifest for o in rows if o.kind == "ResourceClaim"]
+    if not slices and not claims:
+        return None
+    holder: dict[tuple[str, str, str], str] = {}
+    claim_rows = []
+    for c in claims:
+        meta, status = c.get("metadata") or {}, c.get("status") or {}
+        key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        results = ((status.get("allocation") or {}).get("devices") or {}).get("results") or []
+        for r in results:
+            holder[(r.get("driver"), r.get("pool"), r.get("device"))] = key
+        requests = ((c.get("spec") or {}).get("devices") or {}).get("requests") or []
+        claim_rows.append(
+            {
+                "key": key,
+                "requests": "; ".join(_request_text(r) for r in requests),
+                "allocated": ", ".join(f"{r.get('pool')}/{r.get('device')}" for r in results),
+                "reserved": ", ".join(str(x.get("name")) for x in status.get("reservedFor") or ()),
+            }
+        )
+    pool_rows = []
+    for sl in slices:
+        spec = sl.get("spec") or {}
+        where = spec.get("nodeName") or ("all nodes" if spec.get("allNodes") else "node selector")
+        driver, pool = spec.get("driver"), (spec.get("pool") or {}).get("name")
+        pool_rows.append(
+            {
+                "slice": (sl.get("metadata") or {}).get("name"),
+                "where": where,
+                "driver": driver,
+                "pool": pool,
+                "devices": [
+                    {
+                        "name": d.get("name"),
+                        "text": _device_text(d),
+                        "claim": holder.get((driver, pool, d.get("name")), ""),
+                    }
+                    for d in spec.get("devices") or ()
+                ],
+            }
+        )
+    return {"pools": pool_rows, "claims": claim_rows}
+
+
+def cluster_manifests(cluster: Cluster) -> list[dict[str, Any]]:
+    """Every manifest of the cluster by kind (dependencies first), then as added."""
+    by_kind: dict[str, list[dict[str, Any]]] = {kind: [] for kind in manifests.EXPORT_ORDER}
+    by_kind["Node"] = [n.manifest for n in cluster.nodes.order_by("id")]
+    by_kind["Pod"] = [p.manifest for p in cluster.pods.order_by("id")]
+    for obj in cluster.kube_objects.order_by("id"):
+        by_kind.setdefault(obj.kind, []).append(obj.manifest)
+    return [m for kind in by_kind for m in by_kind[kind]]
+
+
+def cluster_export_yaml(cluster: Cluster) -> str:
+    """The cluster as multi-document YAML that imports back to the same objects."""
+    header = f"# kube-scheduler playground cluster: {cluster.name}\n"
+    return header + manifests.dump_yaml_documents(cluster_manifests(cluster))
