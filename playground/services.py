@@ -8,11 +8,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from .clusters.services import cluster_create_from_yaml, demo_cluster_put
-from .profiles.services import demo_profile_put, profile_create
-
-# bench_run imports these two from here.
-__all__ = ["cluster_create_from_yaml", "demo_load", "profile_create"]
+from .clusters.services import demo_cluster_put
+from .profiles.services import demo_profile_put
 
 
 def demo_load() -> dict[str, int]:

@@ -28,8 +28,10 @@ from django.db.models import Sum
 from django.test import Client
 from django.urls import reverse
 
-from playground import plugins, services
+from playground import plugins
+from playground.clusters.services import cluster_create_from_yaml
 from playground.models import Run, RunCycle, RunEvent
+from playground.profiles.services import profile_create
 from playground.runs import services as run_services
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.scheduler import Scheduler
@@ -94,7 +96,7 @@ class Command(BaseCommand):
         name = f"bench {case.get('name', options['case'])} {time.strftime('%H:%M:%S')}"
 
         started = time.perf_counter()
-        cluster, _ = services.cluster_create_from_yaml(
+        cluster, _ = cluster_create_from_yaml(
             owner=user,
             name=name,
             text=json.dumps({"apiVersion": "v1", "kind": "List", "items": manifests}),
@@ -103,7 +105,7 @@ class Command(BaseCommand):
         self.stderr.write(
             f"imported {len(manifests)} objects in {time.perf_counter() - started:.2f} s"
         )
-        profile = services.profile_create(owner=user, name=name, config=config)
+        profile = profile_create(owner=user, name=name, config=config)
         try:
             started, cpu = time.perf_counter(), time.process_time()
             run = run_services.run_start(user=user, cluster=cluster, profile=profile)
