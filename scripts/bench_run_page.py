@@ -3,11 +3,11 @@
     .venv/bin/python scripts/bench_run_page.py RUN_ID [--port 8765] [--repeat 3]
 
 Serves the playground with daphne (``manage.py serve --no-demo``, same database and settings),
-logs headless Chromium in as the run's owner, opens ``/runs/RUN_ID/`` and waits until run.js has
-drawn the first cycle's panels (``runState.firstPanelsAt``, milliseconds after navigation
-start, taken on the animation frame after the panels were filled). Prints one JSON line per
-load and the median last: ``{"run", "nodes", "cycles", "firstPanelsSeconds", "jsHeapMB",
-"domNodes"}``. Make a big run first, e.g.
+logs headless Chromium in as the run's owner, opens the run page (its signed ref) and waits
+until run.js has drawn the first cycle's panels (``runState.firstPanelsAt``, milliseconds
+after navigation start, taken on the animation frame after the panels were filled). Prints one
+JSON line per load and the median last: ``{"run", "nodes", "cycles", "firstPanelsSeconds",
+"jsHeapMB", "domNodes"}``. Make a big run first, e.g.
 ``manage.py bench_run ../shared/bench/basic-5000n-1000p.json --percentage 0 --keep``.
 """
 
@@ -30,8 +30,8 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
 
-def _session_cookie(run_id: int) -> tuple[str, int, int]:
-    """A session of the run's owner, and the run's node and cycle counts."""
+def _session_cookie(run_id: int) -> tuple[str, int, int, str]:
+    """A session of the run's owner, the run's node and cycle counts, and its page's path."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     sys.path.insert(0, str(ROOT))
     import django
@@ -40,6 +40,7 @@ def _session_cookie(run_id: int) -> tuple[str, int, int]:
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
+    from django.urls import reverse
 
     from playground.models import Run
 
@@ -50,7 +51,8 @@ def _session_cookie(run_id: int) -> tuple[str, int, int]:
     session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()
     session.create()
-    return session.session_key, len(run.node_names or []), run.cycle_records.count()
+    path = reverse("playground:run", args=[run.pk])  # a signed ref, not the bare id
+    return session.session_key, len(run.node_names or []), run.cycle_records.count(), path
 
 
 def _wait_port(port: int, timeout: float = 60) -> None:
@@ -70,7 +72,7 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    key, nodes, cycles = _session_cookie(args.run)
+    key, nodes, cycles, path = _session_cookie(args.run)
 
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -103,7 +105,7 @@ def main() -> int:
         driver.add_cookie({"name": "sessionid", "value": key})
         results = []
         for _ in range(args.repeat):
-            driver.get(f"{base}/runs/{args.run}/")
+            driver.get(base + path)
             deadline = time.monotonic() + 120
             drawn = None
             while drawn is None and time.monotonic() < deadline:
