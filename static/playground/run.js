@@ -238,6 +238,9 @@
 
   // -- timeline, queue, waiting pods, progress -------------------------------------------------
 
+  // A pod of the default namespace by its name alone (the list is narrow); the title has it all.
+  function shortPod(key) { return key.startsWith("default/") ? key.slice("default/".length) : key; }
+
   function renderTimeline() {
     const tbody = $("timeline").querySelector("tbody");
     const q = state.timelineQuery.toLowerCase();
@@ -254,7 +257,7 @@
     tbody.innerHTML = "";
     rows.slice(page * TIMELINE_PAGE, (page + 1) * TIMELINE_PAGE).forEach((r) => {
       const tr = el("tr", { "data-cycle": r.cycle, class: `result-${r.result.toLowerCase()}${r.cycle === state.selected ? " selected" : ""}`, onclick: () => selectCycle(r.cycle, 0) },
-        el("td", {}, r.cycle), el("td", {}, r.pod), el("td", {}, r.result), el("td", {}, r.node || ""), el("td", { class: `binding-${(r.binding || "").toLowerCase()}` }, r.binding));
+        el("td", {}, r.cycle), el("td", { title: r.pod }, shortPod(r.pod)), el("td", {}, r.result), el("td", {}, r.node || ""), el("td", { class: `binding-${(r.binding || "").toLowerCase()}` }, r.binding));
       tbody.appendChild(tr);
       // Victims evicted by this cycle's preemption, between it and the next cycle.
       const evicted = state.evictions.get(r.cycle);
