@@ -16,7 +16,7 @@ into one cycle of the conformance trace (../shared/conformance/FORMAT.md).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
@@ -39,13 +39,17 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            out[f.name] = jsonable(value)
+        names = _FIELD_NAMES.get(type(self))
+        if names is None:
+            names = _FIELD_NAMES[type(self)] = tuple(f.name for f in dataclasses.fields(self))
+        for name in names:
+            value = getattr(self, name)
+            out[name] = value if type(value) in _SCALARS else jsonable(value)
         return out
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_FIELD_NAMES: dict[type[Event], tuple[str, ...]] = {}  # each event type's fields, in order
 
 
 def jsonable(value: Any) -> Any:
@@ -403,13 +407,25 @@ def cycle_event_count(rec: CycleRecord) -> int:
 
 
 def cycle_events(
-    rec: CycleRecord, *, cycle: int, time: float, seq: int, filter_rows: bool = True
+    rec: CycleRecord,
+    *,
+    cycle: int,
+    time: float,
+    seq: int,
+    filter_rows: bool = True,
+    columns: bool = True,
 ) -> list[Event]:
     """The events of one scheduling cycle, numbered from ``seq``.
 
     With ``filter_rows`` False each Filter plugin's event leaves its per-node ``codes`` and
     ``reasons`` empty: they follow from the verdict row (``filter_plugin_rows``), so a consumer
     that stores the verdict (the playground) need not have them built for every cycle.
+
+    With ``columns`` False no per-node field is filled: CycleStart's ``nodes``, the verdict
+    row's ``codes``, ``reasons`` and ``rejector``, Score's and Combine's ``nodes`` and values,
+    Combine's ``top`` and CycleEnd's ``feasible`` stay empty, for a consumer that reads them
+    from the record's own columns (the playground's cycle storage); every other field is set.
+    Implies ``filter_rows`` False.
     """
     out: list[Event] = []
 
@@ -419,7 +435,7 @@ def cycle_events(
     add(
         CycleStart,
         profile=rec.profile,
-        nodes=tuple(rec.nodes),
+        nodes=tuple(rec.nodes) if columns else (),
         note=rec.note,
         sampling=_sampling_info(rec),
     )
@@ -439,7 +455,11 @@ def cycle_events(
         reasons=pf.reasons if pf is not None and not pf.is_success() else (),
         node_names=tuple(rec.pre_filter_nodes) if rec.pre_filter_nodes is not None else None,
     )
-    if rec.filter or rec.filter_plugins:
+    if (rec.filter or rec.filter_plugins) and not columns:
+        for p in rec.filter_plugins:
+            add(Filter, plugin=p)
+        add(Filter, plugin="")
+    elif rec.filter or rec.filter_plugins:
         verdict, verdict_reasons, rejector = verdict_columns(rec.filter, rec.nodes)
         if filter_rows:
             rows = filter_plugin_rows(rec.filter_plugins, verdict, verdict_reasons, rejector)
@@ -476,6 +496,13 @@ def cycle_events(
         )
     for name, st in rec.pre_score_steps:
         add(PreScore, plugin=name, code=st.code.upstream, reasons=st.reasons)
+    if not columns:
+        for ps in rec.scores:
+            add(Score, plugin=ps.name, weight=ps.weight)
+        if rec.selected is not None or rec.totals:
+            add(Combine, selected=rec.selected, scored=bool(rec.scored_nodes))
+        _add_tail(rec, add, feasible=())
+        return out
     scored_nodes: tuple[str, ...] = (
         NameColumn.of(rec.scored_nodes, rec.scored_rows)
         if rec.scored_rows is not None and len(rec.scored_rows) == len(rec.scored_nodes)
@@ -518,17 +545,25 @@ def cycle_events(
             selected=rec.selected,
             scored=bool(rec.scored_nodes),
         )
+    _add_tail(rec, add, feasible=tuple(sorted(rec.feasible)))
+    return out
+
+
+def cycle_result(rec: CycleRecord) -> str:
+    """CycleEnd's ``result``: Error, Scheduled (a node was chosen) or Unschedulable."""
+    return "Error" if rec.error else ("Scheduled" if rec.selected else "Unschedulable")
+
+
+def _add_tail(rec: CycleRecord, add: Callable[..., None], *, feasible: tuple[str, ...]) -> None:
     if rec.claims is not None:
         add(DeviceAllocation, claims=rec.claims)
-    result = "Error" if rec.error else ("Scheduled" if rec.selected else "Unschedulable")
     add(
         CycleEnd,
-        result=result,
+        result=cycle_result(rec),
         node=rec.selected,
-        feasible=tuple(sorted(rec.feasible)),
+        feasible=feasible,
         message=rec.message,
     )
-    return out
 
 
 def filter_plugin_rows(

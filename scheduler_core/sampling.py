@@ -148,6 +148,7 @@ def find_nodes_that_pass_filters(
     n = len(nodes)
     if n == 0:
         return Walk([])
+    verdicts.start_walk()
     start %= n
     base = columns_of(nodes)
     if not fwk.has_filter_plugins():
@@ -179,7 +180,9 @@ def find_nodes_that_pass_filters(
         if idx is not None and base is not None:
             rows.append(idx[: len(flags)][flags])
             remember_columns(found, base[0], rows[-1])
-        verdicts.add_passed(names_of(found))
+        verdicts.add_passed(
+            names_of(found), rows[-1] if idx is not None and base is not None else None
+        )
         verdicts.add_statuses(rejected)
         diagnosis.node_to_status.update(rejected)
         # Rejections share a few Status values; each adds its plugin once.

@@ -121,7 +121,11 @@ class Scheduler:
     """The scheduling loop over a cluster: queue, cache, frameworks and binding cycle.
 
     ``cluster`` is a sequence of Kubernetes manifests (Nodes, Pods — pending ones are queued —,
-    and the other kinds the plugins read). ``on_event`` receives every event as it happens.
+    and the other kinds the plugins read). ``on_event`` receives every event as it happens;
+    with ``on_cycle``, a scheduling cycle's events are not built: ``on_cycle(record, cycle,
+    time, seq)`` gets the cycle's record instead (``seq``: its first event's number, the cycle
+    taking ``cycle_event_count(record)`` of them; ``cycle_events`` would give its events), and
+    ``on_event`` gets the other events.
     ``extender_policy`` says which hosts the configured extenders may reach (public ones only
     by default).
     """
@@ -133,6 +137,7 @@ class Scheduler:
         *,
         clock: Clock | None = None,
         on_event: Callable[[Event], None] | None = None,
+        on_cycle: Callable[[CycleRecord, int, float, int], None] | None = None,
         registry: Registry | None = None,
         extenders: Sequence[Any] | None = None,
         extender_policy: ExtenderPolicy | None = None,
@@ -145,6 +150,7 @@ class Scheduler:
         )
         self.clock: Clock = clock if clock is not None else SimulatedClock()
         self.on_event = on_event
+        self.on_cycle = on_cycle
         self.filter_rows = filter_rows
         self.registry = registry or in_tree_registry()
         self.extenders = (
@@ -424,6 +430,11 @@ class Scheduler:
         return True
 
     def _emit_cycle(self, rec: CycleRecord) -> None:
+        if self.on_cycle is not None:
+            # The listener takes the record itself: its events are numbered, not built.
+            self.on_cycle(rec, self.cycle, self.clock.now(), self.seq)
+            self.seq += cycle_event_count(rec)
+            return
         if self.on_event is None and self.events is None:
             self.seq += cycle_event_count(rec)  # nobody listens: number the events, build none
             return

@@ -22,15 +22,33 @@ class FilterVerdicts(MutableMapping[str, Status]):
     and made into one dict when first read or written one node at a time.
     """
 
-    __slots__ = ("_parts", "_dict", "_rejected")
+    __slots__ = ("_parts", "_dict", "_rejected", "_rows", "_statuses", "_count", "_walks")
 
     def __init__(self) -> None:
         self._parts: list[Sequence[str] | Mapping[str, Status]] = []
         self._dict: dict[str, Status] | None = None
         self._rejected = False  # some status that is not Success was added
+        # The passing nodes' positions in the cycle's node order, part by part, while every
+        # passing part came with them and no node was set one at a time (else None).
+        self._rows: list[Any] | None = []
+        self._statuses: list[Mapping[str, Status]] = []  # the parts of add_statuses
+        # Nodes added so far; they are distinct while at most one walk added them (a walk
+        # visits each node once) and no node was set one at a time: then this is len().
+        self._count = 0
+        self._walks = 0
 
-    def add_passed(self, names: Sequence[str]) -> None:
-        """These nodes passed every Filter plugin."""
+    def start_walk(self) -> None:
+        """A Filter walk begins: the nodes it adds are distinct from each other."""
+        self._walks += 1
+
+    def add_passed(self, names: Sequence[str], rows: Any = None) -> None:
+        """These nodes passed every Filter plugin; ``rows``: their positions in the cycle's
+        node order (an int array), when the caller knows them."""
+        if rows is None or self._rows is None:
+            self._rows = None
+        else:
+            self._rows.append(rows)
+        self._count += len(names)
         if self._dict is None:
             self._parts.append(names)
         else:
@@ -41,10 +59,22 @@ class FilterVerdicts(MutableMapping[str, Status]):
         if not statuses:
             return
         self._rejected = self._rejected or any(st is not SUCCESS for st in statuses.values())
+        self._statuses.append(statuses)
+        self._count += len(statuses)
         if self._dict is None:
             self._parts.append(statuses)
         else:
             self._dict.update(statuses)
+
+    def passed_rows(self) -> list[Any] | None:
+        """The passing nodes' positions (int arrays, part by part), or None when some passing
+        nodes came without them or a node was set or deleted one at a time. With them, the
+        verdicts are these rows passing plus ``added_statuses()``, and no dict need be built."""
+        return self._rows
+
+    def added_statuses(self) -> list[Mapping[str, Status]]:
+        """The mappings given to ``add_statuses``, in order."""
+        return self._statuses
 
     def _built(self) -> dict[str, Status]:
         d = self._dict
@@ -71,15 +101,21 @@ class FilterVerdicts(MutableMapping[str, Status]):
 
     def __setitem__(self, node: str, status: Status) -> None:
         self._rejected = self._rejected or status is not SUCCESS
+        self._rows = None
+        self._walks = 2  # the count no longer says how many distinct nodes there are
         self._built()[node] = status
 
     def __delitem__(self, node: str) -> None:
+        self._rows = None
+        self._walks = 2
         del self._built()[node]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._built())
 
     def __len__(self) -> int:
+        if self._dict is None and self._walks == 1:
+            return self._count
         return len(self._built())
 
     def __bool__(self) -> bool:
@@ -154,6 +190,10 @@ class Totals(Mapping[str, int]):
         if hasattr(self._values, "tolist"):
             return IntColumn.of(self._values)
         return tuple(self._values)
+
+    def held(self) -> Any:
+        """The totals as held, in the order of ``names()``: an int64 array or a list."""
+        return self._values
 
     def values_list(self) -> list[int]:
         """The totals in the order of ``names()``."""

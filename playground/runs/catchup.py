@@ -16,7 +16,6 @@ thread Channels gives database work.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from typing import Any, Final
 from channels.db import database_sync_to_async
 
 from . import selectors, stream
+from .jsontext import dumps
 
 PAGE: Final = 500  # envelopes per catch-up frame
 TTL: Final = 120.0  # seconds a page is kept
@@ -61,7 +61,7 @@ def _usable(page: Page | None, *, fresh_since: float, now: float) -> bool:
 
 def _read(run_id: int, after: int, upto: int | None, read_at: float) -> Page:
     envelopes = selectors.run_event_messages(run_id=run_id, after=after, upto=upto, limit=PAGE)
-    text = json.dumps(stream.batch_message(run_id, envelopes)) if envelopes else ""
+    text = dumps(stream.batch_message(run_id, envelopes)) if envelopes else ""
     return Page(envelopes, text, read_at, read_at + TTL)
 
 

@@ -21,6 +21,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from scheduler_core.clock import SimulatedClock
+from scheduler_core.cycle import CycleRecord
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.events import Event
 from scheduler_core.scheduler import Scheduler
@@ -29,7 +30,9 @@ from .. import engine, plugins
 from ..models import Node, Pod, Run, RunCommand, RunCycle, RunEvent
 from .charts import CYCLE_TYPES
 from .columns import CycleEncoder, summary, summary_message
+from .jsontext import dumps
 from .limits import permit_max_wait_seconds
+from .records import encode_record
 from .script import ScriptError, ScriptPlayer, apply_step, parse_script
 from .script import pod_key as script_pod_key
 from .selectors import stored_last_seq
@@ -112,6 +115,13 @@ class Recorder:
             self.close()
             self.items.append(("event", event.to_dict(), owner))
 
+    def add_record(self, rec: CycleRecord, cycle: int, time: float, seq: int) -> None:
+        """A scheduling cycle handed over as the engine's record (``Scheduler.on_cycle``)."""
+        self.close()
+        data, row = encode_record(self.encoder, rec, cycle=cycle, time=time, seq=seq)
+        row["data"] = data
+        self.items.append(("cycle", row, None))
+
     def close(self) -> None:
         if not self.group:
             return
@@ -168,7 +178,6 @@ def insert_events(run_id: int, events: list[tuple[dict[str, Any], int | None]]) 
     else:
         sql = f"INSERT INTO {q(RunEvent._meta.db_table)} ({columns}) "
         sql += "VALUES (%s, %s, %s, %s, %s::jsonb) ON CONFLICT DO NOTHING"
-    dumps = json.JSONEncoder(separators=(",", ":")).encode
     rows = [(run_id, p["seq"], p["type"], owner, dumps(p)) for p, owner in events]
     with connection.cursor() as cursor:
         cursor.executemany(sql, rows)
@@ -243,6 +252,19 @@ class Execution:
                 )
             return
         self.recorder.add(event, owner)
+        if len(self.recorder.items) >= BATCH_ITEMS:
+            self.flush()
+
+    def on_cycle(self, rec: CycleRecord, cycle: int, now: float, seq: int) -> None:
+        self.recorder.cycles_of.see("CycleStart", rec.pod, cycle)
+        if seq <= self.stored_upto:
+            if self.replayed.get(seq) != "CycleStart":
+                raise RuntimeError(
+                    f"replay diverged at seq {seq}: stored {self.replayed.get(seq)!r}, "
+                    "engine 'CycleStart'"
+                )
+            return
+        self.recorder.add_record(rec, cycle, now, seq)
         if len(self.recorder.items) >= BATCH_ITEMS:
             self.flush()
 
@@ -383,10 +405,10 @@ class Execution:
             self.snapshot,
             clock=self.clock,
             on_event=self.on_event,
+            on_cycle=self.on_cycle,  # a cycle is stored from its record: no events built
             registry=registry_for(self.run.profile.owner),
             plugin_events=plugins.EVENTS_TO_REGISTER,
             extender_policy=engine.extender_policy(),
-            filter_rows=False,  # stored as the verdict row; decoding derives the plugins' rows
         )
         limit = 50 * (len(sched.outcomes) + 10)
         self.flush(force=True)

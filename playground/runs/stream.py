@@ -33,13 +33,14 @@ failing channel layer (Redis down for a moment) is logged, and the run goes on.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from typing import Any, Final
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+
+from .jsontext import dumps, loads
 
 MESSAGES_TYPE: Final = "run.messages"  # handled by RunConsumer.run_messages
 CHUNK: Final = 200  # envelopes per channel-layer message (and so per websocket frame)
@@ -96,7 +97,7 @@ def _layer_message(run_id: int, envelopes: Sequence[dict[str, Any]]) -> dict[str
     )
     return {
         "type": MESSAGES_TYPE,
-        "text": json.dumps(batch_message(run_id, envelopes)),
+        "text": dumps(batch_message(run_id, envelopes)),
         "first": int(seqs[0]["seq"]) if seqs else None,
         "last": last_seq_of(seqs[-1]) if seqs else None,
         "contiguous": contiguous,
@@ -106,7 +107,7 @@ def _layer_message(run_id: int, envelopes: Sequence[dict[str, Any]]) -> dict[str
 
 def layer_envelopes(message: dict[str, Any]) -> list[dict[str, Any]]:
     """The envelopes a channel-layer message carries, in order."""
-    return list(json.loads(message["text"])["messages"])
+    return list(loads(message["text"])["messages"])
 
 
 def _layer_messages(run_id: int, messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

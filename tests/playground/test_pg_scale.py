@@ -205,15 +205,18 @@ def test_large_inputs_are_parsed_fast_and_still_checked(user, monkeypatch):
 
 
 def test_a_record_of_the_first_format_still_decodes():
-    """Version 1 wrote every event's seq, cycle, pod and time; version 2 leaves them out."""
+    """Version 1 wrote every event's seq, cycle, pod and time, compressed with zlib; versions 2
+    and 3 leave them out, and records are now zstd frames."""
     import zlib
+
+    import zstandard
 
     group = next(split_cycles(_engine_events(_many(5, 1))))
     encoder = CycleEncoder()
-    raw = zlib.decompress(encoder.encode(group))
+    raw = zstandard.ZstdDecompressor().decompress(encoder.encode(group))
     size = int.from_bytes(raw[:4], "big")
     header = json.loads(raw[4 : 4 + size])
-    assert header["v"] == 2 and "seq" not in header["events"][1]
+    assert header["v"] == 3 and "seq" not in header["events"][1]
     header["v"] = 1
     header["events"] = [
         {"type": e["type"], "seq": ev.seq, "cycle": ev.cycle, "pod": ev.pod, "time": ev.time, **e}

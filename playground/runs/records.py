@@ -1,0 +1,323 @@
+"""A scheduling cycle stored straight from the engine's record, without building its events.
+
+A run's Scheduler hands over each cycle's ``CycleRecord`` (``on_cycle``) instead of its
+events. ``encode_record`` writes the record ``CycleEncoder.encode`` would write from those
+events, in the same layout (``columns.py``), so ``decode_cycle`` gives back exactly the events'
+``to_dict()`` forms. The events' scalar fields come from ``cycle_events(columns=False)``, which
+builds every event but no per-node field; the per-node columns come from the record's own
+arrays:
+
+- the Filter verdict row from the passing nodes' positions (``FilterVerdicts.passed_rows``) and
+  the rejected nodes' statuses, so only rejected nodes are visited in Python;
+- every Score plugin's raw and normalized values (int64 arrays) and the Combine totals as one
+  matrix, narrowed to the smallest integer type once; a weighted column is the normalized one
+  times the weight (``$w``), equal columns are stored once;
+- node lists (the scored nodes, the best ones, the feasible ones) as positions in the cycle's
+  node order, taken from the record's row arrays where the engine has them; CycleEnd's
+  feasible list is sorted by name when decoded (``$fs``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
+from typing import Any, Final
+
+import numpy as np
+
+from scheduler_core.cycle import CycleRecord
+from scheduler_core.events import (
+    CycleEnd,
+    CycleStart,
+    Event,
+    Filter,
+    Score,
+    cycle_events,
+    cycle_result,
+    jsonable,
+)
+from scheduler_core.framework.status import Status
+from scheduler_core.verdicts import FilterVerdicts, Totals
+
+from .columns import CycleEncoder, _dumps, _layout, _narrowed, _Table, summary_row
+
+_PLAIN: Final = (str, int, float, bool, type(None))
+_INT_TYPES: Final = ((256, "B", np.uint8), (2**16, "H", np.uint16), (2**32, "I", np.uint32))
+
+
+class _Chunks:
+    """The record's columns: (typecode, count) specs and their bytes, in order."""
+
+    def __init__(self) -> None:
+        self.specs: list[tuple[str, int]] = []
+        self.data: list[bytes] = []
+
+    def add(self, typecode: str, count: int, data: bytes) -> int:
+        self.specs.append((typecode, count))
+        self.data.append(data)
+        return len(self.specs) - 1
+
+    def ids(self, values: Any, size: int) -> int:
+        """Unsigned ids below ``size`` (table ids, node positions) in the narrowest type."""
+        for limit, typecode, dtype in _INT_TYPES:
+            if size <= limit:
+                return self.add(typecode, len(values), values.astype(dtype).tobytes())
+        raise ValueError(f"{size} ids do not fit 32 bits")
+
+    def ints(self, arrays: Sequence[Any]) -> list[int]:
+        """Integer columns of one length, narrowed together: one column number each."""
+        if not arrays:
+            return []
+        matrix = np.stack(arrays) if len(arrays) > 1 else arrays[0].reshape(1, -1)
+        typecode, data = _narrowed(matrix)
+        width = len(data) // len(arrays)
+        count = matrix.shape[1]
+        return [
+            self.add(typecode, count, data[i * width : (i + 1) * width]) for i in range(len(arrays))
+        ]
+
+
+def _int64(values: Any) -> Any:
+    if isinstance(values, np.ndarray):
+        return values if values.dtype == np.int64 else values.astype(np.int64)
+    return np.fromiter(values, dtype=np.int64, count=len(values))
+
+
+class _Cycle:
+    """One record being encoded: its node order, tables and columns."""
+
+    def __init__(self, encoder: CycleEncoder, rec: CycleRecord, nodes: tuple[str, ...]) -> None:
+        self.encoder = encoder
+        self.rec = rec
+        self.nodes = nodes
+        self.strings: _Table = _Table()
+        self.strings[None] = 0
+        self.reasons: _Table = _Table()
+        self.reasons[None] = 0
+        self.chunks = _Chunks()
+        self.evaluated = 0
+        self._positions: dict[int, Any] = {}  # id(list of names) -> its column marker
+
+    # -- node lists -------------------------------------------------------------------------------
+
+    def positions(self, names: Sequence[str], rows: Any = None, key: str = "$i") -> Any:
+        """A node list as positions in the node order (``rows`` when the engine has them)."""
+        if not names:
+            return []
+        if rows is None or len(rows) != len(names):
+            index = self.encoder._node_index(self.nodes)
+            rows = np.fromiter(map(index.__getitem__, names), dtype=np.int64, count=len(names))
+        return {key: self.chunks.ids(rows, len(self.nodes))}
+
+    def scored_nodes(self) -> Any:
+        rec = self.rec
+        marker = self._positions.get(id(rec.scored_nodes))
+        if marker is None:
+            marker = self._positions[id(rec.scored_nodes)] = self.positions(
+                rec.scored_nodes, rec.scored_rows
+            )
+        return marker
+
+    # -- the Filter verdict row -------------------------------------------------------------------
+
+    def verdict(self) -> tuple[Any, Any, Any]:
+        """The verdict row's codes, reasons and rejecting plugins over the node order."""
+        rec, n = self.rec, len(self.nodes)
+        strings, reasons = self.strings, self.reasons
+        code = np.zeros(n, dtype=np.uint32)
+        why = np.zeros(n, dtype=np.uint32)
+        rejector = np.zeros(n, dtype=np.uint32)
+        verdicts = rec.filter
+        rows = verdicts.passed_rows() if isinstance(verdicts, FilterVerdicts) else None
+        items: Iterable[tuple[str, Status]]
+        if rows is not None:
+            assert isinstance(verdicts, FilterVerdicts)
+            success, no_reasons = strings["Success"], reasons[()]
+            for part in rows:
+                code[part] = success
+                why[part] = no_reasons
+            items = chain.from_iterable(m.items() for m in verdicts.added_statuses())
+        else:
+            found = verdicts.as_dict() if isinstance(verdicts, FilterVerdicts) else verdicts
+            items = found.items()
+        # Nodes share Status objects: each distinct one is read once.
+        index = self.encoder._node_index(self.nodes)
+        per_status: dict[int, tuple[int, int, int]] = {}
+        at: list[int] = []
+        ids: list[tuple[int, int, int]] = []
+        for node, st in items:
+            i = index.get(node)
+            if i is None:
+                continue
+            info = per_status.get(id(st))
+            if info is None:
+                if st.is_success():
+                    info = (strings[st.code.upstream], reasons[()], 0)
+                else:
+                    info = (
+                        strings[st.code.upstream],
+                        reasons[tuple(st.reasons)],
+                        strings[st.plugin or None],
+                    )
+                per_status[id(st)] = info
+            at.append(i)
+            ids.append(info)
+        if at:
+            values = np.array(ids, dtype=np.uint32)
+            code[at], why[at], rejector[at] = values[:, 0], values[:, 1], values[:, 2]
+        self.evaluated = int(np.count_nonzero(code))
+        return (
+            self._table_column(code, self.strings),
+            self._table_column(why, self.reasons),
+            self._table_column(rejector, self.strings),
+        )
+
+    def _table_column(self, ids: Any, table: _Table) -> Any:
+        if not len(ids):
+            return []
+        first = int(ids[0])
+        if (ids == first).all():
+            value = next(v for v, i in table.items() if i == first)
+            return {"$k": [jsonable(value), len(ids)]}
+        return {"$s" if table is self.strings else "$r": self.chunks.ids(ids, len(table))}
+
+    # -- Score and Combine ------------------------------------------------------------------------
+
+    def scores(self) -> tuple[list[dict[str, Any]], Any]:
+        """Per Score plugin its raw, normalized and weighted markers; and Combine's totals."""
+        rec = self.rec
+        arrays: list[Any] = []
+        slots: list[tuple[int, int]] = []  # per plugin: (raw's, normalized's) index in arrays
+        for ps in rec.scores:
+            raw = _int64(ps.raw_array if ps.raw_array is not None else ps.raw)
+            norm = _int64(ps.array if ps.array is not None else ps.normalized)
+            arrays.append(raw)
+            same = norm is raw or (len(norm) == len(raw) and np.array_equal(norm, raw))
+            if not same:
+                arrays.append(norm)
+            slots.append((len(arrays) - 1 - (not same), len(arrays) - 1))
+        totals = rec.totals
+        held = totals.held() if isinstance(totals, Totals) else None
+        total_values = (
+            _int64(held)
+            if held is not None
+            else _int64([totals[n] for n in self._totals_names()])
+            if totals
+            else None
+        )
+        if total_values is not None and len(total_values):
+            arrays.append(total_values)
+        numbers = self._columns(arrays)
+        out = []
+        for ps, (r, m) in zip(rec.scores, slots, strict=True):
+            raw_marker, norm_marker = numbers[r], numbers[m]
+            if ps.weight == 1 or not isinstance(norm_marker, dict):
+                weighted = norm_marker
+            else:
+                weighted = {"$w": [norm_marker["$q"], ps.weight]}
+            out.append({"raw": raw_marker, "normalized": norm_marker, "weighted": weighted})
+        totals_marker = numbers[-1] if total_values is not None and len(total_values) else []
+        return out, totals_marker
+
+    def _columns(self, arrays: list[Any]) -> list[Any]:
+        """``$q`` markers for the arrays (an empty one is []), same-length ones narrowed
+        together."""
+        markers: list[Any] = [[] for _ in arrays]
+        by_length: dict[int, list[int]] = {}
+        for i, a in enumerate(arrays):
+            if len(a):
+                by_length.setdefault(len(a), []).append(i)
+        for positions in by_length.values():
+            numbers = self.chunks.ints([arrays[i] for i in positions])
+            for i, k in zip(positions, numbers, strict=True):
+                markers[i] = {"$q": k}
+        return markers
+
+    def _totals_names(self) -> Sequence[str]:
+        rec, totals = self.rec, self.rec.totals
+        if isinstance(totals, Totals):
+            return totals.names()
+        return list(totals) if totals else list(rec.top)
+
+    def combine_nodes(self) -> Any:
+        rec = self.rec
+        names = self._totals_names()
+        if names is rec.scored_nodes:
+            return self.scored_nodes()
+        return self.positions(names)
+
+    def feasible(self) -> Any:
+        rec = self.rec
+        if rec.scored_rows is not None and (
+            rec.scored_nodes is rec.feasible or rec.scored_nodes == rec.feasible
+        ):
+            marker = self.scored_nodes()
+            return {"$fs": marker["$i"]} if marker else []
+        return self.positions(rec.feasible, key="$fs")
+
+
+def encode_record(
+    encoder: CycleEncoder, rec: CycleRecord, *, cycle: int, time: float, seq: int
+) -> tuple[bytes, dict[str, Any]]:
+    """The cycle's stored record (as ``encoder.encode`` of its events) and its row's fields
+    (as ``summary`` of them)."""
+    events = cycle_events(rec, cycle=cycle, time=time, seq=seq, filter_rows=False, columns=False)
+    nodes = tuple(rec.nodes)
+    if encoder.run_nodes is None:
+        encoder.run_nodes = nodes
+    c = _Cycle(encoder, rec, nodes)
+    scores: list[dict[str, Any]] = []
+    totals: Any = []
+    if rec.scores or rec.totals:
+        scores, totals = c.scores()
+    score_at = 0
+    texts: list[str] = []
+    for position, ev in enumerate(events):
+        out: dict[str, Any] = {"type": ev.type}
+        if position == 0:
+            out.update(seq=ev.seq, cycle=ev.cycle, pod=ev.pod, time=ev.time)
+        text = encoder.plain_text(ev, out)
+        if text is not None:
+            texts.append(text)
+            continue
+        columns = _event_columns(c, ev, scores, totals, score_at)
+        if isinstance(ev, Score):
+            score_at += 1
+        for name, kind in _layout(type(ev)):
+            if kind is not None:
+                out[name] = columns[name]
+            else:
+                value = getattr(ev, name)
+                out[name] = value if isinstance(value, _PLAIN) else jsonable(value)
+        texts.append(_dumps(out))
+    data = encoder.record(nodes, c.strings, c.reasons, c.chunks.specs, texts, c.chunks.data)
+    return data, _row(rec, events, c.evaluated)
+
+
+def _event_columns(
+    c: _Cycle, ev: Event, scores: list[dict[str, Any]], totals: Any, score_at: int
+) -> Mapping[str, Any]:
+    rec = c.rec
+    if isinstance(ev, CycleStart):
+        return {"nodes": {"$nodes": 1} if c.nodes else []}
+    if isinstance(ev, Filter):
+        codes, reasons, rejector = c.verdict()
+        return {"codes": codes, "reasons": reasons, "rejector": rejector}
+    if isinstance(ev, Score):
+        return {"nodes": c.scored_nodes(), **scores[score_at]}
+    if isinstance(ev, CycleEnd):
+        return {"feasible": c.feasible()}
+    # Combine
+    return {
+        "nodes": c.combine_nodes(),
+        "totals": totals,
+        "top": c.positions(rec.top, rec.top_rows),
+    }
+
+
+def _row(rec: CycleRecord, events: list[Event], evaluated: int) -> dict[str, Any]:
+    start = events[0]
+    assert isinstance(start, CycleStart)
+    ended = rec.profile is not None  # else the cycle is its CycleStart alone
+    end = (cycle_result(rec), rec.selected, len(rec.feasible), rec.message) if ended else None
+    return summary_row(start, events[-1].seq, end, evaluated)
