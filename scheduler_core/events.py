@@ -417,6 +417,23 @@ def cycle_events(
 ) -> list[Event]:
     """The events of one scheduling cycle, numbered from ``seq``.
 
+    ``cycle_event_fields`` says, for each, its type and the fields that are not its defaults.
+    """
+    pod = rec.pod
+    return [
+        cls(seq=seq + i, cycle=cycle, pod=pod, time=time, **fields)
+        for i, (cls, fields) in enumerate(
+            cycle_event_fields(rec, filter_rows=filter_rows, columns=columns)
+        )
+    ]
+
+
+def cycle_event_fields(
+    rec: CycleRecord, *, filter_rows: bool = True, columns: bool = True
+) -> list[tuple[type[Event], dict[str, Any]]]:
+    """The events of one scheduling cycle as (event type, fields other than seq, cycle, pod and
+    time), in order: what ``cycle_events`` builds, for a consumer that need not build them all.
+
     With ``filter_rows`` False each Filter plugin's event leaves its per-node ``codes`` and
     ``reasons`` empty: they follow from the verdict row (``filter_plugin_rows``), so a consumer
     that stores the verdict (the playground) need not have them built for every cycle.
@@ -427,10 +444,10 @@ def cycle_events(
     from the record's own columns (the playground's cycle storage); every other field is set.
     Implies ``filter_rows`` False.
     """
-    out: list[Event] = []
+    out: list[tuple[type[Event], dict[str, Any]]] = []
 
     def add(cls: type[Event], **kw: Any) -> None:
-        out.append(cls(seq=seq + len(out), cycle=cycle, pod=rec.pod, time=time, **kw))
+        out.append((cls, kw))
 
     add(
         CycleStart,

@@ -90,7 +90,7 @@ class FilterVerdicts(MutableMapping[str, Status]):
 
     def all_passed(self, count: int) -> bool:
         """Whether ``count`` nodes were evaluated, every one passing."""
-        return not self._rejected and len(self._built()) == count
+        return not self._rejected and len(self) == count
 
     def as_dict(self) -> dict[str, Status]:
         """The verdicts as a plain dict (the same one each time: do not change it)."""

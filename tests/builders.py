@@ -126,7 +126,8 @@ def record_run(cluster, profile, *, registry=None, status="succeeded", drive=Non
 
 def store_events(run, events):
     """Store a run's events (dicts, from its first) as the run task does: cycles and events."""
-    from playground.runs.execution import Recorder, store_items
+    from playground.runs.execution import Recorder
+    from playground.runs.storage import store_items
     from scheduler_core.events import event_from_dict
 
     recorder = Recorder()

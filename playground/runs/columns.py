@@ -69,15 +69,17 @@ def _ints(values: Sequence[int]) -> array[int]:
 
 
 # array typecodes and the numpy types of the same size, narrowest first.
-_NUMPY_TYPES: Final = (("b", np.int8), ("h", np.int16), ("i", np.int32), ("q", np.int64))
+_NUMPY_TYPES: Final = tuple(
+    (typecode, dtype, int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
+    for typecode, dtype in (("b", np.int8), ("h", np.int16), ("i", np.int32), ("q", np.int64))
+)
 
 
 def _narrowed(values: Any) -> tuple[str, bytes]:
     """An int64 array in the smallest signed type that holds it: (typecode, bytes)."""
     low, high = int(values.min()), int(values.max())
-    for typecode, dtype in _NUMPY_TYPES:
-        limits = np.iinfo(dtype)
-        if limits.min <= low and high <= limits.max:
+    for typecode, dtype, least, most in _NUMPY_TYPES:
+        if least <= low and high <= most:
             return typecode, values.astype(dtype).tobytes()
     raise AssertionError("an int64 array fits int64")
 
@@ -129,6 +131,7 @@ class CycleEncoder:
         # JSON of the events without columns, by their fields: a run repeats the same PreFilter
         # and PreScore steps cycle after cycle.
         self._texts: dict[Any, str] = {}
+        self._field_texts: dict[Any, str] = {}  # fields_text's, by event type and fields
 
     def _text(self, ev: Event, base: dict[str, Any]) -> str:
         """The header JSON of an event without columns (``base``: its type and base fields)."""
@@ -276,6 +279,23 @@ class CycleEncoder:
         if ev.type not in COLUMNS:
             return self._text(ev, out)
         return None
+
+    def fields_text(self, cls: type[Event], fields: dict[str, Any]) -> str:
+        """``plain_text`` of an event after a cycle's start (its seq, cycle, pod and time follow
+        from the CycleStart's) given as its type and non-default fields; remembered by them."""
+        try:
+            key: Any = (cls, tuple(fields.items()))
+            text = self._field_texts.get(key)
+        except TypeError:  # a dict or list among the fields: not remembered
+            key, text = None, None
+        if text is None:
+            text = self.plain_text(cls(**fields), {"type": cls.type})
+            assert text is not None, f"{cls.type} has columns"
+            if key is not None:
+                if len(self._field_texts) >= _TEXTS_KEPT:
+                    self._field_texts.clear()
+                self._field_texts[key] = text
+        return text
 
     def record(
         self,

@@ -17,7 +17,7 @@ from datetime import timedelta
 from typing import Any, Final
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from scheduler_core.clock import SimulatedClock
@@ -29,16 +29,15 @@ from scheduler_core.scheduler import Scheduler
 from .. import engine, plugins
 from ..models import Node, Pod, Run, RunCommand, RunCycle, RunEvent
 from .charts import CYCLE_TYPES
-from .columns import CycleEncoder, summary, summary_message
-from .jsontext import dumps
+from .columns import CycleEncoder, summary
 from .limits import permit_max_wait_seconds
 from .records import encode_record
 from .script import ScriptError, ScriptPlayer, apply_step, parse_script
 from .script import pod_key as script_pod_key
 from .selectors import stored_last_seq
-from .stream import broadcast_many, event_message, finished_message, progress_message
+from .storage import BATCH_ITEMS, Item, item_messages, store_items
+from .stream import broadcast_many, finished_message, progress_message
 
-BATCH_ITEMS: Final = 500  # stored items (events or cycles) per bulk insert and broadcast
 FLUSH_SECONDS: Final = 0.25  # longest time an event waits in the buffer
 COMMAND_POLL_SECONDS: Final = 0.25  # how often a busy run looks for commands
 PERMIT_POLL_SECONDS: Final = 0.1  # how often a run with pods waiting at Permit looks
@@ -83,9 +82,6 @@ class EventCycles:
         if type_ == "CycleStart":
             self._latest[pod] = cycle
         return self._latest.get(pod)
-
-
-Item = tuple[str, dict[str, Any], int | None]  # ("event", payload, owner) or ("cycle", row, None)
 
 
 class Recorder:
@@ -137,58 +133,6 @@ class Recorder:
 
     def drop(self) -> None:
         self.items, self.group = [], []
-
-
-def store_items(run_id: int, items: list[Item], *, run_nodes: list[str] | None = None) -> None:
-    """Insert the items (inside the caller's transaction); a row already stored is skipped."""
-    if run_nodes is not None:
-        Run.objects.filter(pk=run_id, node_names__isnull=True).update(node_names=run_nodes)
-    insert_events(run_id, [(p, owner) for kind, p, owner in items if kind == "event"])
-    RunCycle.objects.bulk_create(
-        [RunCycle(run_id=run_id, **row) for kind, row, _ in items if kind == "cycle"],
-        batch_size=100,
-        ignore_conflicts=True,
-    )
-
-
-def insert_events(run_id: int, events: list[tuple[dict[str, Any], int | None]]) -> None:
-    """Insert RunEvent rows (payload, owner cycle), skipping a seq already stored.
-
-    Thousands of small rows a run: one prepared INSERT run many times, the payload encoded by
-    the json module, instead of a model instance and its SQL compiled per row.
-    """
-    if not events:
-        return
-    vendor = connection.vendor
-    if vendor not in ("sqlite", "postgresql"):
-        RunEvent.objects.bulk_create(
-            [
-                RunEvent(run_id=run_id, seq=p["seq"], type=p["type"], cycle=owner, payload=p)
-                for p, owner in events
-            ],
-            batch_size=BATCH_ITEMS,
-            ignore_conflicts=True,
-        )
-        return
-    q = connection.ops.quote_name
-    columns = ", ".join(q(c) for c in ("run_id", "seq", "type", "cycle", "payload"))
-    if vendor == "sqlite":
-        sql = f"INSERT OR IGNORE INTO {q(RunEvent._meta.db_table)} ({columns}) "
-        sql += "VALUES (%s, %s, %s, %s, %s)"
-    else:
-        sql = f"INSERT INTO {q(RunEvent._meta.db_table)} ({columns}) "
-        sql += "VALUES (%s, %s, %s, %s, %s::jsonb) ON CONFLICT DO NOTHING"
-    rows = [(run_id, p["seq"], p["type"], owner, dumps(p)) for p, owner in events]
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, rows)
-
-
-def item_messages(run_id: int, items: list[Item]) -> list[dict[str, Any]]:
-    """The stream envelopes of stored items, in order."""
-    return [
-        event_message(run_id, p) if kind == "event" else summary_message(run_id, p)
-        for kind, p, _ in items
-    ]
 
 
 class Execution:

@@ -255,19 +255,22 @@ def cycle_queue(
 
 # -- from the database ---------------------------------------------------------------------------
 
-_PRIORITIES: OrderedDict[int, dict[str, int]] = OrderedDict()
+_PRIORITIES: OrderedDict[tuple[int, Any], dict[str, int]] = OrderedDict()
 _PRIORITIES_KEPT: Final = 8
 
 
-def run_priorities(run_id: int) -> dict[str, int]:
+def run_priorities(run: Run) -> dict[str, int]:
     """Each pod's priority (spec.priority) in the run's snapshot, kept for a few recent runs.
 
-    The snapshot is copied when the run starts and never changes, so it is read once.
+    The snapshot is copied when the run starts and never changes, so it is read once. Kept by
+    the run's id and creation time: a deleted run's id can be given again (SQLite reuses the
+    highest one), and the new run must not read the old one's priorities.
     """
-    if run_id in _PRIORITIES:
-        _PRIORITIES.move_to_end(run_id)
-        return _PRIORITIES[run_id]
-    snapshot = Run.objects.filter(pk=run_id).values_list("snapshot", flat=True).first() or []
+    key = (run.pk, run.created)
+    if key in _PRIORITIES:
+        _PRIORITIES.move_to_end(key)
+        return _PRIORITIES[key]
+    snapshot = Run.objects.filter(pk=run.pk).values_list("snapshot", flat=True).first() or []
     out: dict[str, int] = {}
     for m in snapshot:
         if isinstance(m, dict) and m.get("kind") == "Pod":
@@ -277,7 +280,7 @@ def run_priorities(run_id: int) -> dict[str, int]:
                 out[key] = int((m.get("spec") or {}).get("priority") or 0)
             except (TypeError, ValueError):
                 out[key] = 0
-    _PRIORITIES[run_id] = out
+    _PRIORITIES[key] = out
     while len(_PRIORITIES) > _PRIORITIES_KEPT:
         _PRIORITIES.popitem(last=False)
     return out
@@ -315,4 +318,4 @@ def run_cycle_queue(*, run: Run, cycle: int) -> dict[str, Any] | None:
     events = list(rows.values_list("payload", flat=True))
     start = _pop_seq(events, cycle, first)
     end = _pop_seq(events, following[0], following[1]) if following is not None else None
-    return cycle_queue(events, start=start, end=end, priorities=run_priorities(run.pk))
+    return cycle_queue(events, start=start, end=end, priorities=run_priorities(run))

@@ -32,14 +32,14 @@ from scheduler_core.events import (
     Event,
     Filter,
     Score,
-    cycle_events,
+    cycle_event_fields,
     cycle_result,
     jsonable,
 )
 from scheduler_core.framework.status import Status
 from scheduler_core.verdicts import FilterVerdicts, Totals
 
-from .columns import CycleEncoder, _dumps, _layout, _narrowed, _Table, summary_row
+from .columns import COLUMNS, CycleEncoder, _dumps, _layout, _narrowed, _Table, summary_row
 
 _PLAIN: Final = (str, int, float, bool, type(None))
 _INT_TYPES: Final = ((256, "B", np.uint8), (2**16, "H", np.uint16), (2**32, "I", np.uint32))
@@ -124,10 +124,13 @@ class _Cycle:
         """The verdict row's codes, reasons and rejecting plugins over the node order."""
         rec, n = self.rec, len(self.nodes)
         strings, reasons = self.strings, self.reasons
+        verdicts = rec.filter
+        if isinstance(verdicts, FilterVerdicts) and verdicts.all_passed(n):
+            self.evaluated = n  # as verdict_columns has it: every node evaluated, all passing
+            return {"$k": ["Success", n]}, {"$k": [[], n]}, {"$k": [None, n]}
         code = np.zeros(n, dtype=np.uint32)
         why = np.zeros(n, dtype=np.uint32)
         rejector = np.zeros(n, dtype=np.uint32)
-        verdicts = rec.filter
         rows = verdicts.passed_rows() if isinstance(verdicts, FilterVerdicts) else None
         items: Iterable[tuple[str, Status]]
         if rows is not None:
@@ -192,7 +195,7 @@ class _Cycle:
             raw = _int64(ps.raw_array if ps.raw_array is not None else ps.raw)
             norm = _int64(ps.array if ps.array is not None else ps.normalized)
             arrays.append(raw)
-            same = norm is raw or (len(norm) == len(raw) and np.array_equal(norm, raw))
+            same = norm is raw or (len(norm) == len(raw) and bool((norm == raw).all()))
             if not same:
                 arrays.append(norm)
             slots.append((len(arrays) - 1 - (not same), len(arrays) - 1))
@@ -261,7 +264,7 @@ def encode_record(
 ) -> tuple[bytes, dict[str, Any]]:
     """The cycle's stored record (as ``encoder.encode`` of its events) and its row's fields
     (as ``summary`` of them)."""
-    events = cycle_events(rec, cycle=cycle, time=time, seq=seq, filter_rows=False, columns=False)
+    parts = cycle_event_fields(rec, filter_rows=False, columns=False)
     nodes = tuple(rec.nodes)
     if encoder.run_nodes is None:
         encoder.run_nodes = nodes
@@ -272,14 +275,17 @@ def encode_record(
         scores, totals = c.scores()
     score_at = 0
     texts: list[str] = []
-    for position, ev in enumerate(events):
+    start: Event | None = None
+    for position, (cls, fields) in enumerate(parts):
+        if cls.type not in COLUMNS or (cls is Filter and fields.get("plugin")):
+            # The same steps cycle after cycle: their texts are remembered by their fields.
+            texts.append(encoder.fields_text(cls, fields))
+            continue
+        ev = cls(seq=seq + position, cycle=cycle, pod=rec.pod, time=time, **fields)
         out: dict[str, Any] = {"type": ev.type}
         if position == 0:
+            start = ev
             out.update(seq=ev.seq, cycle=ev.cycle, pod=ev.pod, time=ev.time)
-        text = encoder.plain_text(ev, out)
-        if text is not None:
-            texts.append(text)
-            continue
         columns = _event_columns(c, ev, scores, totals, score_at)
         if isinstance(ev, Score):
             score_at += 1
@@ -291,7 +297,8 @@ def encode_record(
                 out[name] = value if isinstance(value, _PLAIN) else jsonable(value)
         texts.append(_dumps(out))
     data = encoder.record(nodes, c.strings, c.reasons, c.chunks.specs, texts, c.chunks.data)
-    return data, _row(rec, events, c.evaluated)
+    assert isinstance(start, CycleStart)
+    return data, _row(rec, start, seq + len(parts) - 1, c.evaluated)
 
 
 def _event_columns(
@@ -315,9 +322,7 @@ def _event_columns(
     }
 
 
-def _row(rec: CycleRecord, events: list[Event], evaluated: int) -> dict[str, Any]:
-    start = events[0]
-    assert isinstance(start, CycleStart)
+def _row(rec: CycleRecord, start: CycleStart, last_seq: int, evaluated: int) -> dict[str, Any]:
     ended = rec.profile is not None  # else the cycle is its CycleStart alone
     end = (cycle_result(rec), rec.selected, len(rec.feasible), rec.message) if ended else None
-    return summary_row(start, events[-1].seq, end, evaluated)
+    return summary_row(start, last_seq, end, evaluated)

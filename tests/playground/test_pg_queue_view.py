@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from playground import demo
-from playground.models import Cluster, Profile
+from playground.models import Cluster, Profile, Run
 from playground.runs import queue_view
 from playground.services import demo_load
 from scheduler_core.scheduler import Scheduler
@@ -211,3 +211,27 @@ def test_a_cluster_event_that_requeues_a_pod_is_explained_with_its_hint():
     assert q["moves"][-1]["row"] == {**q["moves"][-1]["row"], "queue": "active", "priority": 7}
     second = _queue_of(events, 2, {pod: 7})
     assert _pods(second, "active") == [pod] and second["moves"][0]["row"]["attempts"] == 2
+
+
+@pytest.mark.django_db
+def test_a_new_run_that_reuses_a_deleted_runs_id_reads_its_own_priorities():
+    demo_load()
+    cluster = Cluster.objects.get(name="Preemption scenario")
+    profile = Profile.objects.get(name="Default")
+
+    def run_with(priority):
+        pod = make_pod("p")
+        pod["spec"]["priority"] = priority
+        return Run.objects.create(cluster=cluster, profile=profile, snapshot=[pod])
+
+    first = run_with(7)
+    assert queue_view.run_priorities(first) == {"default/p": 7}
+    pk = first.pk
+    first.delete()
+    again = run_with(9)
+    if again.pk != pk:  # the database did not reuse the id: make it so
+        again.delete()
+        again = run_with(9)
+        Run.objects.filter(pk=again.pk).update(id=pk)
+        again = Run.objects.get(pk=pk)
+    assert queue_view.run_priorities(again) == {"default/p": 9}
