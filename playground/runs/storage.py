@@ -14,6 +14,7 @@ from django.db import connection
 from ..models import Run, RunCycle, RunEvent
 from .columns import summary_message
 from .jsontext import dumps
+from .selectors import SUMMARY_FIELDS
 from .stream import event_message
 
 Item = tuple[str, dict[str, Any], int | None]  # ("event", payload, owner) or ("cycle", row, None)
@@ -36,19 +37,7 @@ def store_items(run_id: int, items: list[Item], *, run_nodes: list[str] | None =
         )
 
 
-_CYCLE_FIELDS: Final = (
-    "cycle",
-    "seq_first",
-    "seq_last",
-    "pod",
-    "profile",
-    "result",
-    "node",
-    "feasible",
-    "evaluated",
-    "message",
-    "data",
-)
+_CYCLE_FIELDS: Final = (*SUMMARY_FIELDS, "data")  # a RunCycle row: its summary, its record
 
 
 def _insert_rows(
