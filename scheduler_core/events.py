@@ -47,6 +47,17 @@ class Event:
             out[name] = value if type(value) in _SCALARS else jsonable(value)
         return out
 
+    def fields(self) -> dict[str, Any]:
+        """``to_dict()`` with the values as they are (tuples stay tuples), for a JSON encoder that
+        writes tuples as arrays; nested dicts are the event's own (do not change them)."""
+        out: dict[str, Any] = {"type": self.type}
+        names = _FIELD_NAMES.get(type(self))
+        if names is None:
+            names = _FIELD_NAMES[type(self)] = tuple(f.name for f in dataclasses.fields(self))
+        for name in names:
+            out[name] = getattr(self, name)
+        return out
+
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _FIELD_NAMES: dict[type[Event], tuple[str, ...]] = {}  # each event type's fields, in order

@@ -109,7 +109,8 @@ class Recorder:
             self.group.append(event)
         else:
             self.close()
-            self.items.append(("event", event.to_dict(), owner))
+            # The payload is JSON-encoded by orjson (stored and streamed): tuples need no copy.
+            self.items.append(("event", event.fields(), owner))
 
     def add_record(self, rec: CycleRecord, cycle: int, time: float, seq: int) -> None:
         """A scheduling cycle handed over as the engine's record (``Scheduler.on_cycle``)."""

@@ -14,8 +14,16 @@ import orjson
 _OPTIONS = orjson.OPT_NON_STR_KEYS  # an integer key becomes a string, as the json module does
 
 
+def _default(obj: Any) -> Any:
+    """What orjson does not write itself: a tuple's subclass (a named tuple, an event's column)
+    as a list."""
+    if isinstance(obj, tuple):
+        return list(obj)
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
 def dumps(obj: Any) -> str:
-    return orjson.dumps(obj, option=_OPTIONS).decode()
+    return orjson.dumps(obj, default=_default, option=_OPTIONS).decode()
 
 
 def loads(text: str | bytes) -> Any:

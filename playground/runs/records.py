@@ -19,8 +19,8 @@ arrays:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from itertools import chain
+from collections.abc import Mapping, Sequence
+from itertools import repeat
 from typing import Any, Final
 
 import numpy as np
@@ -132,47 +132,51 @@ class _Cycle:
         why = np.zeros(n, dtype=np.uint32)
         rejector = np.zeros(n, dtype=np.uint32)
         rows = verdicts.passed_rows() if isinstance(verdicts, FilterVerdicts) else None
-        items: Iterable[tuple[str, Status]]
+        parts: Sequence[Mapping[str, Status]]
         if rows is not None:
             assert isinstance(verdicts, FilterVerdicts)
             success, no_reasons = strings["Success"], reasons[()]
             for part in rows:
                 code[part] = success
                 why[part] = no_reasons
-            items = chain.from_iterable(m.items() for m in verdicts.added_statuses())
+            parts = verdicts.added_statuses()
         else:
-            found = verdicts.as_dict() if isinstance(verdicts, FilterVerdicts) else verdicts
-            items = found.items()
-        # Nodes share Status objects: each distinct one is read once.
+            parts = [verdicts.as_dict() if isinstance(verdicts, FilterVerdicts) else verdicts]
+        # Rejected nodes can be thousands a cycle and share a few Status objects: each distinct
+        # one is read once, and the nodes are mapped to positions and ids at C speed (map).
         index = self.encoder._node_index(self.nodes)
-        per_status: dict[int, tuple[int, int, int]] = {}
-        at: list[int] = []
-        ids: list[tuple[int, int, int]] = []
-        for node, st in items:
-            i = index.get(node)
-            if i is None:
+        per_status: dict[int, int] = {}  # id(status) -> its row in ``infos``
+        infos: list[tuple[int, int, int]] = []
+        for statuses in parts:
+            if not statuses:
                 continue
-            info = per_status.get(id(st))
-            if info is None:
-                if st.is_success():
-                    info = (strings[st.code.upstream], reasons[()], 0)
-                else:
-                    info = (
-                        strings[st.code.upstream],
-                        reasons[tuple(st.reasons)],
-                        strings[st.plugin or None],
-                    )
-                per_status[id(st)] = info
-            at.append(i)
-            ids.append(info)
-        if at:
-            values = np.array(ids, dtype=np.uint32)
+            status_ids = list(map(id, statuses.values()))
+            for sid, st in dict(zip(status_ids, statuses.values(), strict=True)).items():
+                if sid not in per_status:
+                    per_status[sid] = len(infos)
+                    infos.append(self._status_ids(st))
+            count = len(status_ids)
+            at = np.fromiter(map(index.get, statuses, repeat(-1)), dtype=np.int64, count=count)
+            which = np.fromiter(map(per_status.__getitem__, status_ids), np.int64, count=count)
+            known = at >= 0  # a node outside the node order is not in the row
+            values = np.array(infos, dtype=np.uint32)[which[known]]
+            at = at[known]
             code[at], why[at], rejector[at] = values[:, 0], values[:, 1], values[:, 2]
         self.evaluated = int(np.count_nonzero(code))
         return (
             self._table_column(code, self.strings),
             self._table_column(why, self.reasons),
             self._table_column(rejector, self.strings),
+        )
+
+    def _status_ids(self, st: Status) -> tuple[int, int, int]:
+        """A Filter status as ids: its code, its reasons and the plugin that rejected."""
+        if st.is_success():
+            return self.strings[st.code.upstream], self.reasons[()], 0
+        return (
+            self.strings[st.code.upstream],
+            self.reasons[tuple(st.reasons)],
+            self.strings[st.plugin or None],
         )
 
     def _table_column(self, ids: Any, table: _Table) -> Any:
