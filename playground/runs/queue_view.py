@@ -16,8 +16,12 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from django.db.models import TextField
+from django.db.models.functions import Cast
+
 from ..models import Run, RunCycle, RunEvent
 from .charts import QUEUE_TYPES, Event
+from .jsontext import loads
 
 EVENT_TYPES: Final = QUEUE_TYPES | {"Bind", "ClusterChange"}
 LISTED: Final = 100  # pods listed per queue; the counts cover them all
@@ -266,10 +270,10 @@ def run_priorities(run: Run) -> dict[str, int]:
     the run's id and creation time: a deleted run's id can be given again (SQLite reuses the
     highest one), and the new run must not read the old one's priorities.
     """
-    key = (run.pk, run.created)
-    if key in _PRIORITIES:
-        _PRIORITIES.move_to_end(key)
-        return _PRIORITIES[key]
+    kept = (run.pk, run.created)
+    if kept in _PRIORITIES:
+        _PRIORITIES.move_to_end(kept)
+        return _PRIORITIES[kept]
     snapshot = Run.objects.filter(pk=run.pk).values_list("snapshot", flat=True).first() or []
     out: dict[str, int] = {}
     for m in snapshot:
@@ -280,7 +284,7 @@ def run_priorities(run: Run) -> dict[str, int]:
                 out[key] = int((m.get("spec") or {}).get("priority") or 0)
             except (TypeError, ValueError):
                 out[key] = 0
-    _PRIORITIES[key] = out
+    _PRIORITIES[kept] = out
     while len(_PRIORITIES) > _PRIORITIES_KEPT:
         _PRIORITIES.popitem(last=False)
     return out
@@ -315,7 +319,10 @@ def run_cycle_queue(*, run: Run, cycle: int) -> dict[str, Any] | None:
     rows = RunEvent.objects.filter(run=run, type__in=sorted(EVENT_TYPES)).order_by("seq")
     if following is not None:
         rows = rows.filter(seq__lt=following[1])
-    events = list(rows.values_list("payload", flat=True))
+    # Every queue event before the next cycle (thousands late in a long run): read as text and
+    # decoded by orjson, several times faster than a JSONField's json.loads per row.
+    texts = rows.annotate(text=Cast("payload", TextField())).values_list("text", flat=True)
+    events = [loads(text) for text in texts]
     start = _pop_seq(events, cycle, first)
     end = _pop_seq(events, following[0], following[1]) if following is not None else None
     return cycle_queue(events, start=start, end=end, priorities=run_priorities(run))

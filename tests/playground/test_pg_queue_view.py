@@ -214,7 +214,9 @@ def test_a_cluster_event_that_requeues_a_pod_is_explained_with_its_hint():
 
 
 @pytest.mark.django_db
-def test_a_new_run_that_reuses_a_deleted_runs_id_reads_its_own_priorities():
+def test_a_new_run_that_reuses_a_deleted_runs_id_reads_its_own_priorities(
+    django_assert_num_queries,
+):
     demo_load()
     cluster = Cluster.objects.get(name="Preemption scenario")
     profile = Profile.objects.get(name="Default")
@@ -226,6 +228,8 @@ def test_a_new_run_that_reuses_a_deleted_runs_id_reads_its_own_priorities():
 
     first = run_with(7)
     assert queue_view.run_priorities(first) == {"default/p": 7}
+    with django_assert_num_queries(0):  # read once, then kept
+        assert queue_view.run_priorities(first) == {"default/p": 7}
     pk = first.pk
     first.delete()
     again = run_with(9)
