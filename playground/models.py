@@ -12,6 +12,8 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from .jsontext import FastJSONDecoder, FastJSONEncoder
+
 
 class Cluster(models.Model):
     """A modelled cluster: its nodes, pods and other objects. Demo clusters have no owner."""
@@ -49,7 +51,7 @@ class Cluster(models.Model):
 class _ManifestModel(models.Model):
     """An object stored as its manifest, with the indexed fields views need."""
 
-    manifest = models.JSONField(default=dict)
+    manifest = models.JSONField(default=dict, encoder=FastJSONEncoder, decoder=FastJSONDecoder)
     name = models.CharField(max_length=253)
 
     class Meta:
@@ -200,7 +202,9 @@ class Run(models.Model):
     )
     label = models.CharField(max_length=200, blank=True)
     pod_keys = models.JSONField(null=True, blank=True)  # None: every pending pod
-    snapshot = models.JSONField(default=list, blank=True)
+    snapshot = models.JSONField(
+        default=list, blank=True, encoder=FastJSONEncoder, decoder=FastJSONDecoder
+    )
     config = models.JSONField(default=dict, blank=True)
     summary = models.JSONField(default=dict, blank=True)
     # Cluster changes made between cycles (``playground.runs.script``), in the lesson format.
@@ -238,7 +242,7 @@ class RunEvent(models.Model):
     # The scheduling cycle the event belongs to: its pod's latest CycleStart (see
     # runs.EventCycles). Binding events after a Permit wait carry a later cycle in the payload.
     cycle = models.IntegerField(null=True, blank=True)
-    payload = models.JSONField(default=dict)
+    payload = models.JSONField(default=dict, encoder=FastJSONEncoder, decoder=FastJSONDecoder)
 
     class Meta:
         ordering = ["run", "seq"]

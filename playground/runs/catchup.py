@@ -23,8 +23,8 @@ from typing import Any, Final
 
 from channels.db import database_sync_to_async
 
+from ..jsontext import dumps
 from . import selectors, stream
-from .jsontext import dumps
 
 PAGE: Final = 500  # envelopes per catch-up frame
 TTL: Final = 120.0  # seconds a page is kept

@@ -28,7 +28,7 @@ import zstandard
 
 from scheduler_core.events import CycleEnd, CycleStart, Event, Filter, filter_plugin_rows, jsonable
 
-from .jsontext import dumps, loads
+from ..jsontext import dumps, loads
 
 VERSION: Final = 3  # 2: an event's seq, cycle, pod and time are left out when they follow
 # from the CycleStart's (seq: the CycleStart's plus the event's position); 3: "$w" (a column

@@ -419,7 +419,7 @@ class Execution:
     def write_back(self) -> None:
         placements, summary = self._summary()
         with transaction.atomic():
-            run = Run.objects.select_for_update().get(pk=self.run_id)
+            run = Run.objects.select_for_update().defer("snapshot").get(pk=self.run_id)
             if run.lease_token != self.token or run.status != Run.Status.RUNNING:
                 raise LostLease
             run.status = Run.Status.SUCCEEDED
@@ -448,7 +448,7 @@ class Execution:
             # Events after a failure may be half a cycle; keep what was stored.
             self.recorder.drop()
         with transaction.atomic():
-            run = Run.objects.select_for_update().get(pk=self.run_id)
+            run = Run.objects.select_for_update().defer("snapshot").get(pk=self.run_id)
             if run.lease_token != self.token or run.status != Run.Status.RUNNING:
                 raise LostLease
             run.status, run.finished, run.error_message = status, timezone.now(), error

@@ -19,9 +19,9 @@ from typing import Any, Final
 from django.db.models import TextField
 from django.db.models.functions import Cast
 
+from ..jsontext import loads
 from ..models import Run, RunCycle, RunEvent
 from .charts import QUEUE_TYPES, Event
-from .jsontext import loads
 
 EVENT_TYPES: Final = QUEUE_TYPES | {"Bind", "ClusterChange"}
 LISTED: Final = 100  # pods listed per queue; the counts cover them all

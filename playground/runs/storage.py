@@ -11,9 +11,9 @@ from typing import Any, Final
 
 from django.db import connection
 
+from ..jsontext import dumps
 from ..models import Run, RunCycle, RunEvent
 from .columns import summary_message
-from .jsontext import dumps
 from .selectors import SUMMARY_FIELDS
 from .stream import event_message
 

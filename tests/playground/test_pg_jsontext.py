@@ -1,0 +1,43 @@
+"""The large JSON fields are written and read by orjson, with the json module's values."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from builders import make_node
+
+from playground.jsontext import FastJSONDecoder, FastJSONEncoder
+from playground.models import Cluster, Node
+
+
+def test_encoding_and_decoding_give_the_json_modules_values():
+    value = {"a": [1, 2.5, None, True], "b": ("x", "é"), 3: {"nested": []}}
+    text = json.dumps(value, cls=FastJSONEncoder)
+    assert json.loads(text) == json.loads(json.dumps(value))
+    assert json.loads(text, cls=FastJSONDecoder) == json.loads(json.dumps(value))
+
+
+def test_what_orjson_refuses_is_written_and_read_by_the_json_module():
+    huge = {"memory": 10**30}
+    assert json.loads(json.dumps(huge, cls=FastJSONEncoder), cls=FastJSONDecoder) == huge
+    assert json.loads('{"x": NaN}', cls=FastJSONDecoder)["x"] != 0  # NaN, as json reads it
+
+
+@pytest.mark.django_db
+def test_a_manifest_round_trips_through_the_database(django_user_model):
+    owner = django_user_model.objects.create_user("j", password="unused-pass-123")
+    cluster = Cluster.objects.create(name="c", owner=owner)
+    manifest = make_node("n1")
+    manifest["metadata"]["annotations"] = {"big": 10**25, "text": "ünïcode"}
+    Node.objects.create(cluster=cluster, name="n1", manifest=manifest)
+    assert Node.objects.get(cluster=cluster).manifest == manifest
+
+
+def test_dumps_and_loads_keep_big_integers_and_write_tuples_as_lists():
+    from collections import namedtuple
+
+    from playground.jsontext import dumps, loads
+
+    point = namedtuple("point", "x y")
+    assert loads(dumps({"n": 10**20, "t": (1, point(2, 3))})) == {"n": 10**20, "t": [1, [2, 3]]}
