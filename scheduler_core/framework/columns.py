@@ -42,17 +42,24 @@ class NodeColumns:
         "req_mem",
         "req_eph",
         "nz_cpu",
+        "free_pods",
+        "free_cpu",
+        "free_mem",
+        "free_eph",
         "nz_mem",
         "num_pods",
         "generation",
         "num_affinity",
         "num_anti_affinity",
+        "affinity_pods",
+        "anti_affinity_pods",
         "has_taints",
         "unschedulable",
         "has_images",
         "has_ports",
         "infos",
         "_all_rows",
+        "_cpu_memory_positive",
         "_names",
         "_name_rank",
         "_taint_sets",
@@ -79,9 +86,17 @@ class NodeColumns:
         self.nz_cpu = col(ni.non_zero_requested.milli_cpu for ni in node_infos)
         self.nz_mem = col(ni.non_zero_requested.memory for ni in node_infos)
         self.num_pods = col(len(ni.pods) for ni in node_infos)
+        # Room left (allocatable minus requested), kept up to date with the requested columns.
+        self.free_pods = self.alloc_pods - self.num_pods
+        self.free_cpu = self.alloc_cpu - self.req_cpu
+        self.free_mem = self.alloc_mem - self.req_mem
+        self.free_eph = self.alloc_eph - self.req_eph
         self.generation = col(ni.generation for ni in node_infos)
         self.num_affinity = col(len(ni.pods_with_affinity) for ni in node_infos)
         self.num_anti_affinity = col(len(ni.pods_with_required_anti_affinity) for ni in node_infos)
+        # The sums of the two above, kept up to date: "no pod has affinity" without a pass.
+        self.affinity_pods = int(self.num_affinity.sum())
+        self.anti_affinity_pods = int(self.num_anti_affinity.sum())
         self.has_taints = np.fromiter(
             (bool(ni.node.taints) for ni in node_infos), dtype=bool, count=n
         )
@@ -95,6 +110,7 @@ class NodeColumns:
             ni.index = i
         self.infos: Sequence[NodeInfo] = node_infos
         self._all_rows: Array | None = None
+        self._cpu_memory_positive: bool | None = None
         self._names: Array | None = None
         self._name_rank: Array | None = None
         self._taint_sets: tuple[Array, list[Any]] | None = None
@@ -109,6 +125,14 @@ class NodeColumns:
         if self._all_rows is None:
             self._all_rows = np.arange(self.n, dtype=np.intp)
         return self._all_rows
+
+    def cpu_memory_positive(self) -> bool:
+        """Whether every node has some cpu and some memory allocatable (fixed in a snapshot)."""
+        if self._cpu_memory_positive is None:
+            self._cpu_memory_positive = bool(
+                (self.alloc_cpu > 0).all() and (self.alloc_mem > 0).all()
+            )
+        return self._cpu_memory_positive
 
     def names(self) -> Array:
         """The node names as an object array (``names()[idx].tolist()`` lists them)."""
@@ -158,9 +182,17 @@ class NodeColumns:
         self.nz_cpu[i] = ni.non_zero_requested.milli_cpu
         self.nz_mem[i] = ni.non_zero_requested.memory
         self.num_pods[i] = len(ni.pods)
+        self.free_pods[i] = self.alloc_pods[i] - len(ni.pods)
+        self.free_cpu[i] = self.alloc_cpu[i] - ni.requested.milli_cpu
+        self.free_mem[i] = self.alloc_mem[i] - ni.requested.memory
+        self.free_eph[i] = self.alloc_eph[i] - ni.requested.ephemeral_storage
         self.generation[i] = ni.generation
-        self.num_affinity[i] = len(ni.pods_with_affinity)
-        self.num_anti_affinity[i] = len(ni.pods_with_required_anti_affinity)
+        count = len(ni.pods_with_affinity)
+        self.affinity_pods += count - int(self.num_affinity[i])
+        self.num_affinity[i] = count
+        count = len(ni.pods_with_required_anti_affinity)
+        self.anti_affinity_pods += count - int(self.num_anti_affinity[i])
+        self.num_anti_affinity[i] = count
         self.has_ports[i] = bool(ni.used_ports)
 
     def pod_counts(self, key: Hashable, predicate: Callable[[Pod], bool]) -> Array:
@@ -303,6 +335,10 @@ class _IndexCache:
         self.entries: list[tuple[Sequence[NodeInfo], NodeColumns, Array]] = []
 
     def get(self, nodes: Sequence[NodeInfo]) -> tuple[NodeColumns, Array] | None:
+        if nodes:
+            cols = nodes[0].columns
+            if cols is not None and nodes is cols.infos:  # a snapshot's whole node list
+                return cols, cols.all_rows()
         for seq, seen_cols, seen_idx in self.entries:
             if seq is nodes:
                 return seen_cols, seen_idx

@@ -72,12 +72,18 @@ def in_range(
                 return out_of_range(name, bad[0])
             return PluginScores(name, weight, raw, normalized)
         normalized = values
-    if len(values) and (
-        int(values.min()) < fi.MIN_NODE_SCORE or int(values.max()) > fi.MAX_NODE_SCORE
-    ):
+    if len(values) and _out_of_range_any(values):
         bad_at = np.flatnonzero((values < fi.MIN_NODE_SCORE) | (values > fi.MAX_NODE_SCORE))
         return out_of_range(name, int(values[bad_at[0]]))
     return PluginScores(name, weight, raw, normalized)
+
+
+def _out_of_range_any(values: Any) -> bool:
+    """Whether some score in the (non-empty) array is outside [MIN_NODE_SCORE, MAX_NODE_SCORE]."""
+    if values.dtype == np.int64 and fi.MIN_NODE_SCORE == 0:
+        # Read as unsigned, a negative score is above MAX_NODE_SCORE too: one pass, not two.
+        return int(values.view(np.uint64).max()) > fi.MAX_NODE_SCORE
+    return int(values.min()) < fi.MIN_NODE_SCORE or int(values.max()) > fi.MAX_NODE_SCORE
 
 
 def out_of_range(name: str, value: int) -> Status:

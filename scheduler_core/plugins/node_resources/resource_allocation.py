@@ -319,13 +319,16 @@ class ResourceAllocationScorer:
 
 def cpu_memory_columns(
     nodes: Sequence[NodeInfo], use_requested: bool, cpu_req: int, mem_req: int
-) -> tuple[Any, Any, Any, Any] | None:
+) -> tuple[Any, Any, Any, Any, bool] | None:
     """Allocatable and requested-after-placing-the-pod cpu and memory as arrays over ``nodes``
-    (requested or non-zero requested), or None when the nodes have no columns."""
+    (requested or non-zero requested), and whether every node's cpu and memory allocatable is
+    above zero; None when the nodes have no columns."""
     cols = columns_of(nodes)
     if cols is None:
         return None
     c, idx = cols
-    used_cpu = (c.req_cpu if use_requested else c.nz_cpu)[idx] + cpu_req
-    used_mem = (c.req_mem if use_requested else c.nz_mem)[idx] + mem_req
-    return c.alloc_cpu[idx], c.alloc_mem[idx], used_cpu, used_mem
+    used_cpu = (c.req_cpu if use_requested else c.nz_cpu)[idx]
+    used_cpu += cpu_req
+    used_mem = (c.req_mem if use_requested else c.nz_mem)[idx]
+    used_mem += mem_req
+    return c.alloc_cpu[idx], c.alloc_mem[idx], used_cpu, used_mem, c.cpu_memory_positive()
