@@ -60,6 +60,8 @@ class NodeColumns:
         "infos",
         "_all_rows",
         "_cpu_memory_positive",
+        "any_unschedulable",
+        "any_images",
         "_names",
         "_name_rank",
         "_taint_sets",
@@ -104,6 +106,9 @@ class NodeColumns:
             (ni.node.unschedulable for ni in node_infos), dtype=bool, count=n
         )
         self.has_images = np.fromiter((bool(ni.image_states) for ni in node_infos), bool, n)
+        # Whether any node is cordoned, or has images (kept with has_images by its writer).
+        self.any_unschedulable = bool(self.unschedulable.any())
+        self.any_images = bool(self.has_images.any())
         self.has_ports = np.fromiter((bool(ni.used_ports) for ni in node_infos), bool, n)
         for i, ni in enumerate(node_infos):
             ni.columns = self
@@ -329,10 +334,13 @@ class LabelColumn:
 class _IndexCache:
     """Remembers the index array of the last few node lists (the runtime reuses them)."""
 
-    __slots__ = ("entries",)
+    __slots__ = ("entries", "names")
 
     def __init__(self) -> None:
         self.entries: list[tuple[Sequence[NodeInfo], NodeColumns, Array]] = []
+        # The last node list names_of answered for, with its answer (the walk names the
+        # feasible nodes, then the cycle does again).
+        self.names: tuple[Sequence[NodeInfo], list[str]] | None = None
 
     def get(self, nodes: Sequence[NodeInfo]) -> tuple[NodeColumns, Array] | None:
         if nodes:
@@ -380,9 +388,17 @@ def columns_of(nodes: Sequence[NodeInfo]) -> tuple[NodeColumns, Array] | None:
 
 
 def names_of(nodes: Sequence[NodeInfo]) -> list[str]:
-    """The nodes' names, read from the columns when ``nodes`` are column-backed."""
+    """The nodes' names, read from the columns when ``nodes`` are column-backed.
+
+    Asked twice in a row about the same list, it gives the same list: do not modify it.
+    """
+    last = _CACHE.names
+    if last is not None and last[0] is nodes and len(last[1]) == len(nodes):
+        return last[1]
     cols = columns_of(nodes)
     if cols is not None:
         names: list[str] = cols[0].names()[cols[1]].tolist()
-        return names
-    return [ni.node.name for ni in nodes]
+    else:
+        names = [ni.node.name for ni in nodes]
+    _CACHE.names = (nodes, names)
+    return names

@@ -82,7 +82,7 @@ def _out_of_range_any(values: Any) -> bool:
     """Whether some score in the (non-empty) array is outside [MIN_NODE_SCORE, MAX_NODE_SCORE]."""
     if values.dtype == np.int64 and fi.MIN_NODE_SCORE == 0:
         # Read as unsigned, a negative score is above MAX_NODE_SCORE too: one pass, not two.
-        return int(values.view(np.uint64).max()) > fi.MAX_NODE_SCORE
+        return int(np.maximum.reduce(values.view(np.uint64))) > fi.MAX_NODE_SCORE
     return int(values.min()) < fi.MIN_NODE_SCORE or int(values.max()) > fi.MAX_NODE_SCORE
 
 

@@ -243,6 +243,7 @@ class Snapshot:
                     states[name] = ImageStateSummary(sizes[name], counts[name])
             ni.image_states = states
         self.columns.has_images[:] = [bool(ni.image_states) for ni in self.node_info_list]
+        self.columns.any_images = bool(self.columns.has_images.any())
         self.columns.caches.clear()  # values derived from the old image states
 
 

@@ -91,7 +91,7 @@ class ImageLocality:
         found = columns_of(nodes)
         if found is not None and n > 0:
             cols, idx = found
-            if not cols.has_images[idx].any():
+            if not cols.any_images or not cols.has_images[idx].any():
                 return np.full(len(nodes), zero, dtype=np.int64), SUCCESS
             # Each image's scaled score per node is kept with the snapshot's columns.
             sums = np.zeros(len(idx), dtype=np.int64)
