@@ -20,7 +20,7 @@ from scheduler_core.framework import interfaces as fi
 from scheduler_core.framework.columns import columns_of, remember_columns
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.plugin_scores import PluginScores as PluginScores  # re-exported
-from scheduler_core.framework.plugin_scores import in_range
+from scheduler_core.framework.plugin_scores import all_in_range
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.score_weights import ERR_OVERFLOW, WeightOverflow, first_overflow
 from scheduler_core.framework.status import SUCCESS, Code, Status
@@ -625,12 +625,15 @@ class Framework:
                 normalized.append([ns.score for ns in scores])
             else:
                 normalized.append(raw)
-        out: list[PluginScores] = []
-        for (pl, raw, _, _), column in zip(ran, normalized, strict=True):
-            ps = in_range(pl.name, self.score_weights[pl.name], raw, column)
-            if isinstance(ps, Status):
-                return [], ps
-            out.append(ps)
+        weights = self.score_weights
+        out = all_in_range(
+            [
+                (pl.name, weights[pl.name], raw, column)
+                for (pl, raw, _, _), column in zip(ran, normalized, strict=True)
+            ]
+        )
+        if isinstance(out, Status):
+            return [], out
         return out, SUCCESS
 
     # -- binding cycle --------------------------------------------------------------------------

@@ -295,9 +295,9 @@ class Fit:
             failed = checks[0][1]
             for check in checks[1:]:
                 failed = failed | check[1]
-            rejected = np.flatnonzero(failed)
-            if not rejected.size:
+            if not np.count_nonzero(failed):
                 return {}
+            rejected = failed.nonzero()[0]
             bits = np.zeros(rejected.size, dtype=np.int64)
             beyond = np.zeros(rejected.size, dtype=bool)
             for bit, short_all, alloc, want in checks:

@@ -143,6 +143,9 @@ def pod_requests(
     ``skip_pod_level``; overhead is added last.
     """
     effective = _status_requests(pod) if use_status else {}
+    if not effective and not non_missing and not skip_pod_level:
+        # The pod's own requests: what the parsed pod already summed the same way.
+        return dict(pod.requests)
     reqs: dict[str, int] = {}
     for c in pod.containers:
         cr: Mapping[str, int] = c.requests
