@@ -63,6 +63,8 @@ class NodeColumns:
         "any_unschedulable",
         "any_images",
         "_names",
+        "_name_list",
+        "_covers",
         "_name_rank",
         "_taint_sets",
         "_labels",
@@ -117,6 +119,8 @@ class NodeColumns:
         self._all_rows: Array | None = None
         self._cpu_memory_positive: bool | None = None
         self._names: Array | None = None
+        self._name_list: list[str] | None = None
+        self._covers: tuple[Array, bool] | None = None
         self._name_rank: Array | None = None
         self._taint_sets: tuple[Array, list[Any]] | None = None
         self._labels: dict[str, LabelColumn] = {}
@@ -138,6 +142,25 @@ class NodeColumns:
                 (self.alloc_cpu > 0).all() and (self.alloc_mem > 0).all()
             )
         return self._cpu_memory_positive
+
+    def covers_all(self, idx: Array) -> bool:
+        """Whether the rows ``idx`` are every node in snapshot order, so that a column can be
+        read whole instead of through ``idx``. Remembered for the last index array asked
+        about (index arrays are never modified)."""
+        last = self._covers
+        if last is not None and last[0] is idx:
+            return last[1]
+        every = idx is self._all_rows or (
+            len(idx) == self.n and not np.count_nonzero(idx != self.all_rows())
+        )
+        self._covers = (idx, every)
+        return every
+
+    def node_names(self) -> list[str]:
+        """The node names in snapshot order (do not modify the list)."""
+        if self._name_list is None:
+            self._name_list = [ni.node.name for ni in self.infos]
+        return self._name_list
 
     def names(self) -> Array:
         """The node names as an object array (``names()[idx].tolist()`` lists them)."""
@@ -397,7 +420,11 @@ def names_of(nodes: Sequence[NodeInfo]) -> list[str]:
         return last[1]
     cols = columns_of(nodes)
     if cols is not None:
-        names: list[str] = cols[0].names()[cols[1]].tolist()
+        c, idx = cols
+        if c.covers_all(idx):
+            names: list[str] = list(c.node_names())  # every node, in snapshot order
+        else:
+            names = c.names()[idx].tolist()
     else:
         names = [ni.node.name for ni in nodes]
     _CACHE.names = (nodes, names)

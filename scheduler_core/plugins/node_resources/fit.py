@@ -284,14 +284,15 @@ class Fit:
             # Each node's failed checks as bits (too many pods, cpu, memory, ephemeral storage,
             # and one for "more than the node has"); each distinct answer is one Status.
             c, idx = cols
-            checks = [(1, c.free_pods[idx] <= 0, None, 0)]
+            whole = c.covers_all(idx)  # read the columns as they are
+            checks = [(1, (c.free_pods if whole else c.free_pods[idx]) <= 0, None, 0)]
             for bit, want, free, alloc in (
                 (2, s.milli_cpu, c.free_cpu, c.alloc_cpu),
                 (4, s.memory, c.free_mem, c.alloc_mem),
                 (8, s.ephemeral_storage, c.free_eph, c.alloc_eph),
             ):
                 if want > 0:
-                    checks.append((bit, free[idx] < want, alloc, want))
+                    checks.append((bit, (free if whole else free[idx]) < want, alloc, want))
             failed = checks[0][1]
             for check in checks[1:]:
                 failed = failed | check[1]

@@ -325,13 +325,18 @@ def cpu_memory_columns(
 ) -> tuple[Any, Any, Any, Any, bool] | None:
     """Allocatable and requested-after-placing-the-pod cpu and memory as arrays over ``nodes``
     (requested or non-zero requested), and whether every node's cpu and memory allocatable is
-    above zero; None when the nodes have no columns."""
+    above zero; None when the nodes have no columns. The requested arrays are the caller's;
+    the allocatable ones may be the columns themselves: read them, never write them."""
     cols = columns_of(nodes)
     if cols is None:
         return None
     c, idx = cols
-    used_cpu = (c.req_cpu if use_requested else c.nz_cpu)[idx]
+    used_cpu, used_mem = (c.req_cpu, c.req_mem) if use_requested else (c.nz_cpu, c.nz_mem)
+    if c.covers_all(idx):  # the columns as they are (the allocatable ones read, never written)
+        positive = c.cpu_memory_positive()
+        return c.alloc_cpu, c.alloc_mem, used_cpu + cpu_req, used_mem + mem_req, positive
+    used_cpu = used_cpu[idx]
     used_cpu += cpu_req
-    used_mem = (c.req_mem if use_requested else c.nz_mem)[idx]
+    used_mem = used_mem[idx]
     used_mem += mem_req
     return c.alloc_cpu[idx], c.alloc_mem[idx], used_cpu, used_mem, c.cpu_memory_positive()
