@@ -143,7 +143,11 @@ def pod_requests(
     ``skip_pod_level``; overhead is added last.
     """
     effective = _status_requests(pod) if use_status else {}
-    if not effective and not non_missing and not skip_pod_level:
+    if (
+        not effective
+        and (not skip_pod_level or not pod.pod_level_requests_set)
+        and not (non_missing and _some_missing(pod, non_missing))
+    ):
         # The pod's own requests: what the parsed pod already summed the same way.
         return dict(pod.requests)
     reqs: dict[str, int] = {}
@@ -177,6 +181,13 @@ def pod_requests(
                 reqs[name] = nanos
     _add(reqs, pod.overhead)
     return reqs
+
+
+def _some_missing(pod: Pod, non_missing: Mapping[str, int]) -> bool:
+    """Whether some container leaves out a request that ``non_missing`` would fill."""
+    return any(
+        name not in c.requests for c in pod.containers + pod.init_containers for name in non_missing
+    )
 
 
 def _with_non_missing(reqs: Mapping[str, int], non_missing: Mapping[str, int]) -> dict[str, int]:
