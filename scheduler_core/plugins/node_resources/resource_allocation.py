@@ -223,6 +223,7 @@ class ResourceAllocationScorer:
         "use_requested",
         "pod_level",
         "use_status",
+        "_entries",
     )
 
     def __init__(
@@ -243,6 +244,7 @@ class ResourceAllocationScorer:
         self.use_requested = use_requested
         self.pod_level = pod_level
         self.use_status = use_status
+        self._entries: dict[tuple[int, ...], tuple[Entry, ...]] = {}
 
     def pod_request_list(self, pod: Pod) -> tuple[int, ...]:
         """calculatePodResourceRequestList: the pod's request of each configured resource."""
@@ -259,8 +261,19 @@ class ResourceAllocationScorer:
 
         An extended (scalar) resource the pod does not request, or a name that is neither
         cpu, memory, ephemeral-storage nor a scalar resource, gives (0, 0) on every node and
-        so never counts; it is left out here once instead of being skipped per node.
+        so never counts; it is left out here once instead of being skipped per node. Pods
+        mostly repeat a few request lists: the answer is remembered for each.
         """
+        key = tuple(pod_requests_list)
+        found = self._entries.get(key)
+        if found is None:
+            found = self._new_entries(key)
+            if len(self._entries) >= 256:
+                self._entries.clear()
+            self._entries[key] = found
+        return found
+
+    def _new_entries(self, pod_requests_list: Sequence[int]) -> tuple[Entry, ...]:
         out: list[Entry] = []
         for spec, req in zip(self.resources, pod_requests_list, strict=True):
             name = spec.name
