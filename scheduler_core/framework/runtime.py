@@ -138,7 +138,7 @@ class Framework:
         # id(plugin) -> (plugin, implements PreFilterExtensions); the plugin keeps the id valid.
         self._extensions: dict[int, tuple[object, fi.PreFilterExtensions | None]] = {}
         self._score_extensions: dict[int, tuple[object, fi.ScoreExtensions | None]] = {}
-        self._plan: tuple[list[Any], list[Any]] | None = None  # see _score_plan
+        self._plan: tuple[tuple[int, ...], list[Any]] | None = None  # see _score_plan
         self.plugins: dict[str, Any] = {}
         self._build(profile, registry)
 
@@ -343,14 +343,15 @@ class Framework:
         arrays, else ``score_batch``, lists: the same rule either way), its ``normalize_batch``
         and, without one, its ScoreExtensions. Looked up once for the plugin list in force."""
         plugins = self.score_plugins
-        if self._plan is None or self._plan[0] != plugins:
+        key = tuple(map(id, plugins))  # the plan keeps the plugins, so their ids stay theirs
+        if self._plan is None or self._plan[0] != key:
             plan = []
             for pl in plugins:
                 batch = getattr(pl, "score_columns", None) or getattr(pl, "score_batch", None)
                 fast = getattr(pl, "normalize_batch", None)
                 ext = self._score_extensions_of(pl) if fast is None else None
                 plan.append((pl, batch, fast, ext))
-            self._plan = (list(plugins), plan)
+            self._plan = (key, plan)
         return self._plan[1]
 
     def _score_extensions_of(self, pl: fi.ScorePlugin) -> fi.ScoreExtensions | None:
