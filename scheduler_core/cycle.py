@@ -373,7 +373,7 @@ class CycleRunner:
                     )
             rec.totals = Totals(names, totals if totals_arr is None else totals_arr)
         if totals_arr is not None and found is not None:
-            rows = found[1][totals_arr == totals_arr.max()]
+            rows = found[1][totals_arr == np.maximum.reduce(totals_arr)]
             if len(rows) > 1:
                 rows = rows[np.argsort(found[0].name_rank()[rows])]
             rec.top = found[0].names()[rows].tolist()
