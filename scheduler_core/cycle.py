@@ -373,11 +373,16 @@ class CycleRunner:
                     )
             rec.totals = Totals(names, totals if totals_arr is None else totals_arr)
         if totals_arr is not None and found is not None:
-            rows = found[1][totals_arr == np.maximum.reduce(totals_arr)]
-            if len(rows) > 1:
-                rows = rows[np.argsort(found[0].name_rank()[rows])]
-            rec.top = found[0].names()[rows].tolist()
-            rec.top_rows = rows
+            cols, idx = found
+            best = totals_arr == np.maximum.reduce(totals_arr)
+            if not cols.covers_all(idx):  # the best rows, marked over every row
+                best_rows = best
+                best = np.zeros(cols.n, dtype=bool)
+                best[idx[best_rows]] = True
+            by_name, names_by_name = cols.name_order()
+            in_order = best[by_name]
+            rec.top = names_by_name[in_order].tolist()
+            rec.top_rows = by_name[in_order]
         elif totals_arr is not None:
             best_at = np.flatnonzero(totals_arr == totals_arr.max()).tolist()
             rec.top = sorted(names[i] for i in best_at)

@@ -65,7 +65,7 @@ class NodeColumns:
         "_names",
         "_name_list",
         "_covers",
-        "_name_rank",
+        "_name_order",
         "_taint_sets",
         "_labels",
         "_requirements",
@@ -121,7 +121,7 @@ class NodeColumns:
         self._names: Array | None = None
         self._name_list: list[str] | None = None
         self._covers: tuple[Array, bool] | None = None
-        self._name_rank: Array | None = None
+        self._name_order: tuple[Array, Array] | None = None
         self._taint_sets: tuple[Array, list[Any]] | None = None
         self._labels: dict[str, LabelColumn] = {}
         self._requirements: dict[Requirement, Array] = {}
@@ -168,14 +168,13 @@ class NodeColumns:
             self._names = np.array([ni.node.name for ni in self.infos], dtype=object)
         return self._names
 
-    def name_rank(self) -> Array:
-        """Each node's position in the nodes sorted by name (sorts rows by name as ints)."""
-        if self._name_rank is None:
-            names = [ni.node.name for ni in self.infos]
-            rank = np.empty(self.n, dtype=np.int64)
-            rank[sorted(range(self.n), key=names.__getitem__)] = np.arange(self.n)
-            self._name_rank = rank
-        return self._name_rank
+    def name_order(self) -> tuple[Array, Array]:
+        """The rows in the order of their nodes' names, and the names in that order (an object
+        array): ``rows[mask[rows]]`` lists the rows of a mask by name without sorting."""
+        if self._name_order is None:
+            rows = np.array(sorted(range(self.n), key=self.node_names().__getitem__), np.intp)
+            self._name_order = (rows, self.names()[rows])
+        return self._name_order
 
     def taint_sets(self) -> tuple[Array, list[Any]]:
         """The nodes' distinct taint lists: ``ids[i]`` numbers node i's, -1 when it has none.

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from scheduler_core.api import ClusterObjects, Node
+from scheduler_core.case import CaseRun
 from scheduler_core.config.types import InterPodAffinityArgs
 from scheduler_core.framework.columns import names_of
 from scheduler_core.framework.cycle_state import CycleState
@@ -21,6 +22,8 @@ from scheduler_core.plugins import inter_pod_affinity
 from scheduler_core.plugins.node_resources import fit
 from scheduler_core.plugins.node_resources.balanced_allocation import balanced_cpu_memory
 from scheduler_core.plugins.node_resources.least_allocated import least_allocated_cpu_memory
+from tests.builders import make_node
+from tests.builders import make_pod as make_pod_manifest
 from tests.scheduler_core.test_column_paths import (
     HOST,
     Handle,
@@ -188,3 +191,37 @@ def test_names_of_answers_the_same_list_for_the_same_nodes() -> None:
     assert names_of(plain.node_info_list) == snap.node_names
     for fast_nodes, slow_nodes in subsets(snap.node_info_list, plain.node_info_list):
         assert names_of(fast_nodes) == [ni.node.name for ni in slow_nodes]
+
+
+def test_name_order_lists_the_rows_by_node_name() -> None:
+    snap, _ = cluster()
+    rows, names = snap.columns.name_order()
+    assert names.tolist() == sorted(snap.node_names)
+    assert [snap.node_names[r] for r in rows.tolist()] == sorted(snap.node_names)
+    mask = np.zeros(len(rows), dtype=bool)
+    mask[[7, 2, 30]] = True
+    picked = rows[mask[rows]].tolist()
+    assert [snap.node_names[r] for r in picked] == sorted(snap.node_names[r] for r in (7, 2, 30))
+
+
+def test_tied_best_nodes_of_a_narrowed_cycle_are_listed_by_name() -> None:
+    """PreFilter narrows the cycle to a few nodes (not every row of the columns), all tied:
+    top lists them by name, and the first is selected."""
+    nodes = [make_node(f"n{i}", zone=f"z{i % 3}") for i in (6, 1, 5, 2, 4, 3)]
+    names = ["n5", "n2", "n4", "n6"]
+    pod = make_pod_manifest("p")
+    pod["spec"]["affinity"] = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}
+                    for name in names
+                ]
+            }
+        }
+    }
+    run = CaseRun({"nodes": nodes, "queue": [pod]})
+    [(_, rec)] = list(run.cycles())
+    assert rec.top == ["n2", "n4", "n5", "n6"]
+    assert rec.selected == "n2"
+    assert [rec.nodes[r] for r in rec.top_rows.tolist()] == rec.top
