@@ -385,6 +385,12 @@ class Pod:
         return any(_is_supported_pod_level(n) for n in self.pod_requests_raw)
 
     def _compute_non0(self) -> tuple[int, int]:
+        if not self.pod_level_requests_set and all(
+            CPU in c.requests and MEMORY in c.requests
+            for c in self.containers + self.init_containers
+        ):
+            reqs: Mapping[str, int] = self.requests  # no request is missing: nothing to default
+            return q.milli_value(reqs.get(CPU, 0)), q.value(reqs.get(MEMORY, 0))
         if self.pod_level_requests_set:
             missing: dict[str, int] = {}
             if CPU not in self.requests:

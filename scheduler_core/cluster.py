@@ -7,7 +7,6 @@ NodeInfos in node-tree (zone-interleaved) order.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -142,7 +141,8 @@ def bound_to(pod: Pod, node_name: str) -> Pod:
     status = raw.get("status")
     if isinstance(status, dict) and "nominatedNodeName" in status:
         raw["status"] = {k: v for k, v in status.items() if k != "nominatedNodeName"}
-    bound = copy.copy(pod)
+    bound = object.__new__(type(pod))  # copy.copy, without its generic protocol's cost
+    bound.__dict__.update(pod.__dict__)
     bound.raw = raw
     bound.node_name = node_name
     bound.nominated_node_name = ""

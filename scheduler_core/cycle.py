@@ -331,8 +331,9 @@ class CycleRunner:
         self, rec: CycleRecord, state: CycleState, pod: Pod, feasible: list[NodeInfo]
     ) -> None:
         fwk = self.fwk
-        names = names_of(feasible)
+        names = rec.feasible  # names_of(feasible), which schedule() has just set
         totals_arr = None
+        found: Any = None  # the feasible nodes' columns and rows, once scored
         if not fwk.has_score_plugins() and not self.extenders:
             rec.totals = Totals(names, [1] * len(names))
         else:
@@ -354,7 +355,7 @@ class CycleRunner:
             acc = np.zeros(len(names), dtype=np.int64)
             for ps in scores:
                 values = ps.array if ps.array is not None else np.asarray(ps.normalized, np.int64)
-                acc += values * ps.weight
+                acc += values if ps.weight == 1 else values * ps.weight
             totals_arr = acc
             if self.extenders:
                 totals_arr = None
@@ -371,12 +372,17 @@ class CycleRunner:
                         PluginScores(f"{EXTENDER_NAME}:{ext_name}", 1, values, values)
                     )
             rec.totals = Totals(names, totals if totals_arr is None else totals_arr)
-        found = columns_of(feasible) if totals_arr is not None else None
         if totals_arr is not None and found is not None:
-            rows = found[1][totals_arr == totals_arr.max()]
-            rows = rows[np.argsort(found[0].name_rank()[rows])]
-            rec.top = found[0].names()[rows].tolist()
-            rec.top_rows = rows
+            cols, idx = found
+            best = totals_arr == np.maximum.reduce(totals_arr)
+            if not cols.covers_all(idx):  # the best rows, marked over every row
+                best_rows = best
+                best = np.zeros(cols.n, dtype=bool)
+                best[idx[best_rows]] = True
+            by_name, names_by_name = cols.name_order()
+            in_order = best[by_name]
+            rec.top = names_by_name[in_order].tolist()
+            rec.top_rows = by_name[in_order]
         elif totals_arr is not None:
             best_at = np.flatnonzero(totals_arr == totals_arr.max()).tolist()
             rec.top = sorted(names[i] for i in best_at)

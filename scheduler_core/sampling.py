@@ -234,24 +234,25 @@ def _filter_window(
     pod: Pod,
     window: list[NodeInfo],
     nominated: frozenset[str],
-) -> tuple[list[bool], dict[str, Status], Status | None]:
+) -> tuple[bytearray, dict[str, Status], Status | None]:
     """Filter over one window: in batch, except nodes with nominated pods (filtered one by one,
-    with and without those pods, as RunFilterPluginsWithNominatedPods does)."""
+    with and without those pods, as RunFilterPluginsWithNominatedPods does). The pass flags
+    are bytes (1: passed), as filter_nodes gives them."""
     if not nominated:
         return fwk.filter_nodes(state, pod, window)
     batch = [ni for ni in window if ni.node.name not in nominated]
     passed_batch, rejected, err = fwk.filter_nodes(state, pod, batch)
     if err is not None:
-        return [], rejected, err
+        return bytearray(), rejected, err
     ok = iter(passed_batch)
-    passed: list[bool] = []
+    passed = bytearray()
     for ni in window:
         if ni.node.name not in nominated:
             passed.append(next(ok))
             continue
         status = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
         if status.code == Code.ERROR:
-            return [], rejected, status
+            return bytearray(), rejected, status
         passed.append(status.is_success())
         if not status.is_success():
             rejected[ni.node.name] = status

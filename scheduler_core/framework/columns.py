@@ -42,19 +42,30 @@ class NodeColumns:
         "req_mem",
         "req_eph",
         "nz_cpu",
+        "free_pods",
+        "free_cpu",
+        "free_mem",
+        "free_eph",
         "nz_mem",
         "num_pods",
         "generation",
         "num_affinity",
         "num_anti_affinity",
+        "affinity_pods",
+        "anti_affinity_pods",
         "has_taints",
         "unschedulable",
         "has_images",
         "has_ports",
         "infos",
         "_all_rows",
+        "_cpu_memory_positive",
+        "any_unschedulable",
+        "any_images",
         "_names",
-        "_name_rank",
+        "_name_list",
+        "_covers",
+        "_name_order",
         "_taint_sets",
         "_labels",
         "_requirements",
@@ -79,9 +90,17 @@ class NodeColumns:
         self.nz_cpu = col(ni.non_zero_requested.milli_cpu for ni in node_infos)
         self.nz_mem = col(ni.non_zero_requested.memory for ni in node_infos)
         self.num_pods = col(len(ni.pods) for ni in node_infos)
+        # Room left (allocatable minus requested), kept up to date with the requested columns.
+        self.free_pods = self.alloc_pods - self.num_pods
+        self.free_cpu = self.alloc_cpu - self.req_cpu
+        self.free_mem = self.alloc_mem - self.req_mem
+        self.free_eph = self.alloc_eph - self.req_eph
         self.generation = col(ni.generation for ni in node_infos)
         self.num_affinity = col(len(ni.pods_with_affinity) for ni in node_infos)
         self.num_anti_affinity = col(len(ni.pods_with_required_anti_affinity) for ni in node_infos)
+        # The sums of the two above, kept up to date: "no pod has affinity" without a pass.
+        self.affinity_pods = int(self.num_affinity.sum())
+        self.anti_affinity_pods = int(self.num_anti_affinity.sum())
         self.has_taints = np.fromiter(
             (bool(ni.node.taints) for ni in node_infos), dtype=bool, count=n
         )
@@ -89,14 +108,20 @@ class NodeColumns:
             (ni.node.unschedulable for ni in node_infos), dtype=bool, count=n
         )
         self.has_images = np.fromiter((bool(ni.image_states) for ni in node_infos), bool, n)
+        # Whether any node is cordoned, or has images (kept with has_images by its writer).
+        self.any_unschedulable = bool(self.unschedulable.any())
+        self.any_images = bool(self.has_images.any())
         self.has_ports = np.fromiter((bool(ni.used_ports) for ni in node_infos), bool, n)
         for i, ni in enumerate(node_infos):
             ni.columns = self
             ni.index = i
         self.infos: Sequence[NodeInfo] = node_infos
         self._all_rows: Array | None = None
+        self._cpu_memory_positive: bool | None = None
         self._names: Array | None = None
-        self._name_rank: Array | None = None
+        self._name_list: list[str] | None = None
+        self._covers: tuple[Array, bool] | None = None
+        self._name_order: tuple[Array, Array] | None = None
         self._taint_sets: tuple[Array, list[Any]] | None = None
         self._labels: dict[str, LabelColumn] = {}
         self._requirements: dict[Requirement, Array] = {}
@@ -110,20 +135,46 @@ class NodeColumns:
             self._all_rows = np.arange(self.n, dtype=np.intp)
         return self._all_rows
 
+    def cpu_memory_positive(self) -> bool:
+        """Whether every node has some cpu and some memory allocatable (fixed in a snapshot)."""
+        if self._cpu_memory_positive is None:
+            self._cpu_memory_positive = bool(
+                (self.alloc_cpu > 0).all() and (self.alloc_mem > 0).all()
+            )
+        return self._cpu_memory_positive
+
+    def covers_all(self, idx: Array) -> bool:
+        """Whether the rows ``idx`` are every node in snapshot order, so that a column can be
+        read whole instead of through ``idx``. Remembered for the last index array asked
+        about (index arrays are never modified)."""
+        last = self._covers
+        if last is not None and last[0] is idx:
+            return last[1]
+        every = idx is self._all_rows or (
+            len(idx) == self.n and not np.count_nonzero(idx != self.all_rows())
+        )
+        self._covers = (idx, every)
+        return every
+
+    def node_names(self) -> list[str]:
+        """The node names in snapshot order (do not modify the list)."""
+        if self._name_list is None:
+            self._name_list = [ni.node.name for ni in self.infos]
+        return self._name_list
+
     def names(self) -> Array:
         """The node names as an object array (``names()[idx].tolist()`` lists them)."""
         if self._names is None:
             self._names = np.array([ni.node.name for ni in self.infos], dtype=object)
         return self._names
 
-    def name_rank(self) -> Array:
-        """Each node's position in the nodes sorted by name (sorts rows by name as ints)."""
-        if self._name_rank is None:
-            names = [ni.node.name for ni in self.infos]
-            rank = np.empty(self.n, dtype=np.int64)
-            rank[sorted(range(self.n), key=names.__getitem__)] = np.arange(self.n)
-            self._name_rank = rank
-        return self._name_rank
+    def name_order(self) -> tuple[Array, Array]:
+        """The rows in the order of their nodes' names, and the names in that order (an object
+        array): ``rows[mask[rows]]`` lists the rows of a mask by name without sorting."""
+        if self._name_order is None:
+            rows = np.array(sorted(range(self.n), key=self.node_names().__getitem__), np.intp)
+            self._name_order = (rows, self.names()[rows])
+        return self._name_order
 
     def taint_sets(self) -> tuple[Array, list[Any]]:
         """The nodes' distinct taint lists: ``ids[i]`` numbers node i's, -1 when it has none.
@@ -158,9 +209,17 @@ class NodeColumns:
         self.nz_cpu[i] = ni.non_zero_requested.milli_cpu
         self.nz_mem[i] = ni.non_zero_requested.memory
         self.num_pods[i] = len(ni.pods)
+        self.free_pods[i] = self.alloc_pods[i] - len(ni.pods)
+        self.free_cpu[i] = self.alloc_cpu[i] - ni.requested.milli_cpu
+        self.free_mem[i] = self.alloc_mem[i] - ni.requested.memory
+        self.free_eph[i] = self.alloc_eph[i] - ni.requested.ephemeral_storage
         self.generation[i] = ni.generation
-        self.num_affinity[i] = len(ni.pods_with_affinity)
-        self.num_anti_affinity[i] = len(ni.pods_with_required_anti_affinity)
+        count = len(ni.pods_with_affinity)
+        self.affinity_pods += count - int(self.num_affinity[i])
+        self.num_affinity[i] = count
+        count = len(ni.pods_with_required_anti_affinity)
+        self.anti_affinity_pods += count - int(self.num_anti_affinity[i])
+        self.num_anti_affinity[i] = count
         self.has_ports[i] = bool(ni.used_ports)
 
     def pod_counts(self, key: Hashable, predicate: Callable[[Pod], bool]) -> Array:
@@ -297,12 +356,19 @@ class LabelColumn:
 class _IndexCache:
     """Remembers the index array of the last few node lists (the runtime reuses them)."""
 
-    __slots__ = ("entries",)
+    __slots__ = ("entries", "names")
 
     def __init__(self) -> None:
         self.entries: list[tuple[Sequence[NodeInfo], NodeColumns, Array]] = []
+        # The last node list names_of answered for, with its answer (the walk names the
+        # feasible nodes, then the cycle does again).
+        self.names: tuple[Sequence[NodeInfo], list[str]] | None = None
 
     def get(self, nodes: Sequence[NodeInfo]) -> tuple[NodeColumns, Array] | None:
+        if nodes:
+            cols = nodes[0].columns
+            if cols is not None and nodes is cols.infos:  # a snapshot's whole node list
+                return cols, cols.all_rows()
         for seq, seen_cols, seen_idx in self.entries:
             if seq is nodes:
                 return seen_cols, seen_idx
@@ -344,9 +410,21 @@ def columns_of(nodes: Sequence[NodeInfo]) -> tuple[NodeColumns, Array] | None:
 
 
 def names_of(nodes: Sequence[NodeInfo]) -> list[str]:
-    """The nodes' names, read from the columns when ``nodes`` are column-backed."""
+    """The nodes' names, read from the columns when ``nodes`` are column-backed.
+
+    Asked twice in a row about the same list, it gives the same list: do not modify it.
+    """
+    last = _CACHE.names
+    if last is not None and last[0] is nodes and len(last[1]) == len(nodes):
+        return last[1]
     cols = columns_of(nodes)
     if cols is not None:
-        names: list[str] = cols[0].names()[cols[1]].tolist()
-        return names
-    return [ni.node.name for ni in nodes]
+        c, idx = cols
+        if c.covers_all(idx):
+            names: list[str] = list(c.node_names())  # every node, in snapshot order
+        else:
+            names = c.names()[idx].tolist()
+    else:
+        names = [ni.node.name for ni in nodes]
+    _CACHE.names = (nodes, names)
+    return names

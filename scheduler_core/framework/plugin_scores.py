@@ -72,12 +72,39 @@ def in_range(
                 return out_of_range(name, bad[0])
             return PluginScores(name, weight, raw, normalized)
         normalized = values
-    if len(values) and (
-        int(values.min()) < fi.MIN_NODE_SCORE or int(values.max()) > fi.MAX_NODE_SCORE
-    ):
+    if len(values) and _out_of_range_any(values):
         bad_at = np.flatnonzero((values < fi.MIN_NODE_SCORE) | (values > fi.MAX_NODE_SCORE))
         return out_of_range(name, int(values[bad_at[0]]))
     return PluginScores(name, weight, raw, normalized)
+
+
+def all_in_range(
+    entries: Sequence[tuple[str, int, Sequence[int], Sequence[int]]],
+) -> list[PluginScores] | Status:
+    """in_range over several plugins' (name, weight, raw, normalized), in order: their scores,
+    or the first plugin's Error. Int64 columns are checked together in one pass."""
+    columns = [normalized for _, _, _, normalized in entries]
+    if all(
+        isinstance(c, np.ndarray) and c.dtype == np.int64 and c.ndim == 1 for c in columns
+    ) and not (len(columns) and _out_of_range_any(np.concatenate(columns))):
+        return [PluginScores(name, weight, raw, column) for name, weight, raw, column in entries]
+    out: list[PluginScores] = []
+    for name, weight, raw, normalized in entries:
+        ps = in_range(name, weight, raw, normalized)
+        if isinstance(ps, Status):
+            return ps
+        out.append(ps)
+    return out
+
+
+def _out_of_range_any(values: Any) -> bool:
+    """Whether some score in the (non-empty) array is outside [MIN_NODE_SCORE, MAX_NODE_SCORE]."""
+    if not len(values):
+        return False
+    if values.dtype == np.int64 and fi.MIN_NODE_SCORE == 0:
+        # Read as unsigned, a negative score is above MAX_NODE_SCORE too: one pass, not two.
+        return int(np.maximum.reduce(values.view(np.uint64))) > fi.MAX_NODE_SCORE
+    return int(values.min()) < fi.MIN_NODE_SCORE or int(values.max()) > fi.MAX_NODE_SCORE
 
 
 def out_of_range(name: str, value: int) -> Status:

@@ -20,7 +20,7 @@ from scheduler_core.framework import interfaces as fi
 from scheduler_core.framework.columns import columns_of, remember_columns
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.plugin_scores import PluginScores as PluginScores  # re-exported
-from scheduler_core.framework.plugin_scores import in_range
+from scheduler_core.framework.plugin_scores import all_in_range
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.score_weights import ERR_OVERFLOW, WeightOverflow, first_overflow
 from scheduler_core.framework.status import SUCCESS, Code, Status
@@ -84,7 +84,20 @@ class PreFilterOutcome:
 
 
 def _implements(plugin: object, protocol: type) -> bool:
+    """isinstance(plugin, protocol), answering False at once when the plugin lacks one of the
+    protocol's own methods (a runtime Protocol check costs tens of microseconds, and most
+    plugins implement few extension points)."""
+    for method in _OWN_METHODS.get(protocol, ()):
+        if getattr(plugin, method, None) is None:
+            return False
     return isinstance(plugin, protocol)
+
+
+# Each extension point protocol's own methods (pre_filter, filter, ...).
+_OWN_METHODS: dict[type, tuple[str, ...]] = {
+    proto: tuple(n for n, v in vars(proto).items() if callable(v) and not n.startswith("_"))
+    for _, proto, _ in _EXTENSION_POINTS
+}
 
 
 class Framework:
@@ -125,6 +138,7 @@ class Framework:
         # id(plugin) -> (plugin, implements PreFilterExtensions); the plugin keeps the id valid.
         self._extensions: dict[int, tuple[object, fi.PreFilterExtensions | None]] = {}
         self._score_extensions: dict[int, tuple[object, fi.ScoreExtensions | None]] = {}
+        self._plan: tuple[tuple[int, ...], list[Any]] | None = None  # see _score_plan
         self.plugins: dict[str, Any] = {}
         self._build(profile, registry)
 
@@ -324,6 +338,22 @@ class Framework:
             found = self._extensions[id(pl)] = (pl, ext)
         return found[1]
 
+    def _score_plan(self) -> list[tuple[fi.ScorePlugin, Any, Any, fi.ScoreExtensions | None]]:
+        """Each Score plugin with how it is called: its batch scorer (``score_columns``, int64
+        arrays, else ``score_batch``, lists: the same rule either way), its ``normalize_batch``
+        and, without one, its ScoreExtensions. Looked up once for the plugin list in force."""
+        plugins = self.score_plugins
+        key = tuple(map(id, plugins))  # the plan keeps the plugins, so their ids stay theirs
+        if self._plan is None or self._plan[0] != key:
+            plan = []
+            for pl in plugins:
+                batch = getattr(pl, "score_columns", None) or getattr(pl, "score_batch", None)
+                fast = getattr(pl, "normalize_batch", None)
+                ext = self._score_extensions_of(pl) if fast is None else None
+                plan.append((pl, batch, fast, ext))
+            self._plan = (key, plan)
+        return self._plan[1]
+
     def _score_extensions_of(self, pl: fi.ScorePlugin) -> fi.ScoreExtensions | None:
         """The plugin if it has ScoreExtensions (NormalizeScore), remembered like the above."""
         found = self._score_extensions.get(id(pl))
@@ -382,7 +412,7 @@ class Framework:
 
     def filter_nodes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[list[bool], dict[str, Status], Status | None]:
+    ) -> tuple[bytearray, dict[str, Status], Status | None]:
         """Run Filter over many nodes at once, plugin by plugin.
 
         Equivalent to run_filter_plugins on each node (a node's status is its first rejecting
@@ -390,8 +420,9 @@ class Framework:
         ``filter_batch(state, pod, nodes) -> Mapping[int, Status]`` answers with the rejected
         positions only, so a pass costs no Python work per passing node. Returns the pass flags
         aligned with ``nodes``, the rejected nodes' statuses, and the first Error if one came.
+        The flags are bytes (1: passed), which numpy reads as a bool array without a pass.
         """
-        passed = [True] * len(nodes)
+        passed = _ALL_PASSED * len(nodes)
         rejected: dict[str, Status] = {}
         alive: Sequence[NodeInfo] = nodes  # never mutated: each pass builds a new list
         positions: list[int] | None = None  # alive[i] is nodes[positions[i]]; None = identity
@@ -571,18 +602,17 @@ class Framework:
         """Score, then NormalizeScore, then the range check, each over every plugin. A plugin's
         ``score_batch`` and ``normalize_batch`` (every node at once, lists or int64 arrays) are
         preferred to its per-node Score and its NormalizeScore over NodeScores."""
-        ran: list[tuple[fi.ScorePlugin, Sequence[int]]] = []
-        for pl in self.score_plugins:
-            if pl.name in state.skip_score_plugins:
+        ran: list[tuple[fi.ScorePlugin, Sequence[int], Any, Any]] = []
+        skip = state.skip_score_plugins
+        for pl, batch, fast, ext in self._score_plan():
+            if skip and pl.name in skip:
                 continue
-            # score_columns gives int64 arrays, score_batch lists: the same rule either way.
-            batch = getattr(pl, "score_columns", None) or getattr(pl, "score_batch", None)
             if batch is not None:
                 raw, s = batch(state, pod, nodes)
                 if not s.is_success():
                     msg = f'running Score plugins: plugin "{pl.name}" failed with: {s.message()}'
                     return [], Status(Code.ERROR, (msg,))
-                ran.append((pl, raw))
+                ran.append((pl, raw, fast, ext))
                 continue
             values: list[int] = []
             for ni in nodes:
@@ -591,11 +621,9 @@ class Framework:
                     msg = f'running Score plugins: plugin "{pl.name}" failed with: {s.message()}'
                     return [], Status(Code.ERROR, (msg,))
                 values.append(score)
-            ran.append((pl, values))
+            ran.append((pl, values, fast, ext))
         normalized: list[Sequence[int]] = []
-        for pl, raw in ran:
-            fast = getattr(pl, "normalize_batch", None)
-            ext = self._score_extensions_of(pl) if fast is None else None
+        for pl, raw, fast, ext in ran:
             if fast is not None:
                 # normalize_batch(state, pod, raw) -> normalized: NormalizeScore without NodeScores.
                 normalized.append(fast(state, pod, raw))
@@ -611,12 +639,15 @@ class Framework:
                 normalized.append([ns.score for ns in scores])
             else:
                 normalized.append(raw)
-        out: list[PluginScores] = []
-        for (pl, raw), column in zip(ran, normalized, strict=True):
-            ps = in_range(pl.name, self.score_weights[pl.name], raw, column)
-            if isinstance(ps, Status):
-                return [], ps
-            out.append(ps)
+        weights = self.score_weights
+        out = all_in_range(
+            [
+                (pl.name, weights[pl.name], raw, column)
+                for (pl, raw, _, _), column in zip(ran, normalized, strict=True)
+            ]
+        )
+        if isinstance(out, Status):
+            return [], out
         return out, SUCCESS
 
     # -- binding cycle --------------------------------------------------------------------------
@@ -704,6 +735,8 @@ class Framework:
             except Exception as err:
                 _step(steps, pl.name, Status(Code.ERROR, (f"{type(err).__name__}: {err}",)))
 
+
+_ALL_PASSED = bytearray(b"\x01")  # one node's flag in filter_nodes' answer
 
 Steps = list[tuple[str, Status, float | None]]
 MAX_PERMIT_TIMEOUT_SECONDS = 15 * 60.0

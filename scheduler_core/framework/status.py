@@ -38,6 +38,12 @@ _SPELLING: Final = {
 }
 
 
+_SUCCESS: Final = Code.SUCCESS
+_SKIP: Final = Code.SKIP
+_WAIT: Final = Code.WAIT
+_REJECTED: Final = (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING)
+
+
 @dataclass(frozen=True, slots=True)
 class Status:
     """The outcome of running a plugin: a code, reasons and the plugin that gave it."""
@@ -46,22 +52,21 @@ class Status:
     reasons: tuple[str, ...] = ()
     plugin: str = ""
 
+    # The codes are compared with module constants: reading a member off the enum class is
+    # several times slower than a global, and these run a few dozen times a cycle.
+
     def is_success(self) -> bool:
-        return self.code == Code.SUCCESS
+        return self.code == _SUCCESS
 
     def is_skip(self) -> bool:
-        return self.code == Code.SKIP
+        return self.code == _SKIP
 
     def is_wait(self) -> bool:
-        return self.code == Code.WAIT
+        return self.code == _WAIT
 
     def is_rejected(self) -> bool:
         """Unschedulable, UnschedulableAndUnresolvable or Pending."""
-        return self.code in (
-            Code.UNSCHEDULABLE,
-            Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-            Code.PENDING,
-        )
+        return self.code in _REJECTED
 
     def message(self) -> str:
         """Reasons joined with ", ", as Status.Message."""

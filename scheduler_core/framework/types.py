@@ -201,6 +201,8 @@ class Snapshot:
         cols = self._live_columns()
         if cols is None:
             return [ni for ni in infos if ni.pods_with_affinity]
+        if not cols.affinity_pods:
+            return []
         return [infos[i] for i in cols.num_affinity.nonzero()[0].tolist()]
 
     def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
@@ -208,6 +210,8 @@ class Snapshot:
         cols = self._live_columns()
         if cols is None:
             return [ni for ni in infos if ni.pods_with_required_anti_affinity]
+        if not cols.anti_affinity_pods:
+            return []
         return [infos[i] for i in cols.num_anti_affinity.nonzero()[0].tolist()]
 
     def is_pvc_used_by_pods(self, key: str) -> bool:
@@ -239,6 +243,7 @@ class Snapshot:
                     states[name] = ImageStateSummary(sizes[name], counts[name])
             ni.image_states = states
         self.columns.has_images[:] = [bool(ni.image_states) for ni in self.node_info_list]
+        self.columns.any_images = bool(self.columns.has_images.any())
         self.columns.caches.clear()  # values derived from the old image states
 
 

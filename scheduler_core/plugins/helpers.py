@@ -42,10 +42,11 @@ def normalize_values(max_priority: int, reverse: bool, values: ScoreValues) -> S
     arr = values if column else np.asarray(values, dtype=np.int64)
     if not len(arr):
         return values
-    max_count = int(arr.max())
+    # The ufuncs' reduce directly: ndarray.max() and min() add a Python layer on top.
+    max_count = int(np.maximum.reduce(arr))
     if max_count <= 0:
         out = np.full(len(arr), max_priority, dtype=np.int64) if reverse else arr
-    elif int(arr.min()) >= 0:
+    elif int(np.minimum.reduce(arr)) >= 0:
         # Non-negative values: floor division is Go's truncation.
         out = max_priority * arr // max_count
         if reverse:

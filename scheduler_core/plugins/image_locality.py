@@ -84,11 +84,13 @@ class ImageLocality:
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[Any, Status]:
         """score_batch as an int64 array."""
-        total = self.handle.snapshot.num_nodes()
-        images = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
-        n = len(images)
+        n = len(pod.init_containers) + len(pod.containers)
         zero = calculate_priority(0, n)
         found = columns_of(nodes)
+        if found is not None and n > 0 and not found[0].any_images:
+            return np.full(len(nodes), zero, dtype=np.int64), SUCCESS
+        total = self.handle.snapshot.num_nodes()
+        images = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
         if found is not None and n > 0:
             cols, idx = found
             if not cols.has_images[idx].any():

@@ -650,14 +650,20 @@ class _PairTally:
 def _tally(
     cols: NodeColumns,
     key: tuple[Any, ...],
-    has_contributors: Array,
+    contributors: Array,
+    total: int,
     contributions: Callable[[NodeInfo], list[tuple[str, str, int]]],
 ) -> _PairTally:
+    """The tally over the nodes; ``contributors`` counts each node's pods that may contribute,
+    ``total`` is its sum. With no such pod anywhere, nothing contributes: the tally is empty
+    (a kept one catches up by generation the next time there is one)."""
+    if not total:
+        return _PairTally(cols.generation)
     tally = cols.caches.get(key)
     if not isinstance(tally, _PairTally):
         tally = _PairTally(cols.generation.copy())
         cols.remember(key, tally)
-        rows = np.flatnonzero(has_contributors).tolist()
+        rows = np.flatnonzero(contributors).tolist()
     else:
         changed = np.flatnonzero(tally.seen != cols.generation)
         tally.seen[changed] = cols.generation[changed]
@@ -686,7 +692,7 @@ def _existing_anti_affinity_tally(cols: NodeColumns, pod: Pod, s: _PreFilterStat
         frozenset(pod.labels.items()),
         frozenset(ns_labels.items()),
     )
-    return _tally(cols, key, cols.num_anti_affinity > 0, contributions)
+    return _tally(cols, key, cols.num_anti_affinity, cols.anti_affinity_pods, contributions)
 
 
 def existing_terms_weights(
@@ -738,7 +744,7 @@ def _existing_terms_tally(
         frozenset(ns_labels.items()),
         hard_weight,
     )
-    return _tally(cols, key, cols.num_affinity > 0, contributions)
+    return _tally(cols, key, cols.num_affinity, cols.affinity_pods, contributions)
 
 
 def _with_pods(nodes: Sequence[NodeInfo]) -> Sequence[NodeInfo]:

@@ -40,6 +40,8 @@ class NodeUnschedulable:
     ) -> dict[int, Status]:
         cols = columns_of(nodes)
         if cols is not None:
+            if not cols[0].any_unschedulable:
+                return {}
             cordoned = np.flatnonzero(cols[0].unschedulable[cols[1]]).tolist()
         else:
             cordoned = [i for i, ni in enumerate(nodes) if ni.node.unschedulable]

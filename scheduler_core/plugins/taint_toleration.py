@@ -62,6 +62,8 @@ class TaintToleration:
         tolerations = pod.tolerations
         if cols is not None:
             ids, sets = cols[0].taint_sets()
+            if not sets:  # no node has a taint
+                return {}
             table = np.zeros(len(sets) + 1, dtype=bool)
             for j, taints in enumerate(sets):
                 table[j + 1] = (
@@ -112,6 +114,8 @@ class TaintToleration:
         cols = columns_of(nodes)
         if cols is not None:
             ids, sets = cols[0].taint_sets()
+            if not sets:  # no node has a taint
+                return np.zeros(len(cols[1]), dtype=np.int64), SUCCESS
             table = np.zeros(len(sets) + 1, dtype=np.int64)
             for j, taints in enumerate(sets):
                 table[j + 1] = sum(

@@ -71,6 +71,22 @@ def balanced_resource_scorer(
     return int((1 - std) * float(MAX_NODE_SCORE))
 
 
+def _balanced_columns(cpu_cap: Any, mem_cap: Any, used_cpu: Any, used_mem: Any) -> Any:
+    """The two-fraction score over columns (what a node with both resources scores)."""
+    # int64 / int64 converts both to float64 first, exactly as Go's float64(a)/float64(b).
+    cpu_fraction = used_cpu / cpu_cap
+    np.minimum(cpu_fraction, 1.0, out=cpu_fraction)
+    mem_fraction = used_mem / mem_cap
+    np.minimum(mem_fraction, 1.0, out=mem_fraction)
+    # (1 - |cpu - mem| / 2) * MAX_NODE_SCORE, truncated, one operation at a time in place.
+    cpu_fraction -= mem_fraction
+    np.abs(cpu_fraction, out=cpu_fraction)
+    cpu_fraction /= 2
+    np.subtract(1, cpu_fraction, out=cpu_fraction)
+    cpu_fraction *= float(MAX_NODE_SCORE)
+    return cpu_fraction.astype(np.int64)
+
+
 def balanced_cpu_memory(
     nodes: Sequence[NodeInfo],
     use_requested: bool,
@@ -85,17 +101,12 @@ def balanced_cpu_memory(
     """
     cols = cpu_memory_columns(nodes, use_requested, cpu_req, mem_req)
     if cols is not None:
-        cpu_cap, mem_cap, used_cpu, used_mem = cols
-        one = (cpu_cap == 0) | (mem_cap == 0)
+        cpu_cap, mem_cap, used_cpu, used_mem, positive = cols
+        if positive:  # two fractions on every node, no division by zero
+            return _balanced_columns(cpu_cap, mem_cap, used_cpu, used_mem)
         with np.errstate(divide="ignore", invalid="ignore"):
-            # int64 / int64 converts both to float64 first, exactly as Go's float64(a)/float64(b).
-            cpu_fraction = np.minimum(used_cpu / cpu_cap, 1.0)
-            mem_fraction = np.minimum(used_mem / mem_cap, 1.0)
-            score = ((1 - np.abs(cpu_fraction - mem_fraction) / 2) * float(MAX_NODE_SCORE)).astype(
-                np.int64
-            )
-        result = np.where(one, MAX_NODE_SCORE, score)
-        return result
+            score = _balanced_columns(cpu_cap, mem_cap, used_cpu, used_mem)
+        return np.where((cpu_cap == 0) | (mem_cap == 0), MAX_NODE_SCORE, score)
     out: list[int] = []
     append = out.append
     top = float(MAX_NODE_SCORE)

@@ -284,25 +284,31 @@ class Fit:
             # Each node's failed checks as bits (too many pods, cpu, memory, ephemeral storage,
             # and one for "more than the node has"); each distinct answer is one Status.
             c, idx = cols
-            bits = (c.num_pods[idx] >= c.alloc_pods[idx]).astype(np.int64)
-            beyond = np.zeros(len(idx), dtype=bool)
-            for bit, want, alloc, used in (
-                (2, s.milli_cpu, c.alloc_cpu, c.req_cpu),
-                (4, s.memory, c.alloc_mem, c.req_mem),
-                (8, s.ephemeral_storage, c.alloc_eph, c.req_eph),
+            whole = c.covers_all(idx)  # read the columns as they are
+            checks = [(1, (c.free_pods if whole else c.free_pods[idx]) <= 0, None, 0)]
+            for bit, want, free, alloc in (
+                (2, s.milli_cpu, c.free_cpu, c.alloc_cpu),
+                (4, s.memory, c.free_mem, c.alloc_mem),
+                (8, s.ephemeral_storage, c.free_eph, c.alloc_eph),
             ):
                 if want > 0:
-                    have = alloc[idx]
-                    short = want > have - used[idx]
-                    bits += short * bit
-                    beyond |= short & (want > have)
+                    checks.append((bit, (free if whole else free[idx]) < want, alloc, want))
+            failed = checks[0][1]
+            for check in checks[1:]:
+                failed = failed | check[1]
+            if not np.count_nonzero(failed):
+                return {}
+            rejected = failed.nonzero()[0]
+            bits = np.zeros(rejected.size, dtype=np.int64)
+            beyond = np.zeros(rejected.size, dtype=bool)
+            for bit, short_all, alloc, want in checks:
+                short = short_all[rejected]
+                bits += short * bit
+                if alloc is not None:
+                    beyond |= short & (want > alloc[idx[rejected]])
             bits += beyond * 16
-            rejected = np.flatnonzero(bits)
-            statuses = {b: self._status_of_bits(b) for b in np.unique(bits[rejected]).tolist()}
-            return {
-                i: statuses[b]
-                for i, b in zip(rejected.tolist(), bits[rejected].tolist(), strict=True)
-            }
+            statuses = {b: self._status_of_bits(b) for b in np.unique(bits).tolist()}
+            return {i: statuses[b] for i, b in zip(rejected.tolist(), bits.tolist(), strict=True)}
         out: dict[int, Status] = {}
         for i in candidates:
             st = self.filter(state, pod, nodes[i])

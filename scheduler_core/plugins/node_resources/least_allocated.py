@@ -44,6 +44,21 @@ def least_allocated_scorer(
     return go_quo(node_score, weight_sum)
 
 
+def _room_score(cap: Any, used: Any, positive: bool) -> Any:
+    """least_requested_score over columns of non-negative capacities: the room left (none
+    when the request is beyond the capacity) on the 0..MAX_NODE_SCORE scale, 0 where the
+    capacity is 0. ``positive``: no capacity is 0."""
+    score = cap - used
+    np.maximum(score, 0, out=score)
+    score *= MAX_NODE_SCORE
+    if positive:
+        score //= cap
+        return score
+    score //= np.maximum(cap, 1)
+    score[cap == 0] = 0
+    return score
+
+
 def least_allocated_cpu_memory(
     nodes: Sequence[NodeInfo],
     use_requested: bool,
@@ -55,24 +70,23 @@ def least_allocated_cpu_memory(
     """least_allocated_scorer over cpu then memory for many nodes, inlined for speed."""
     cols = cpu_memory_columns(nodes, use_requested, cpu_req, mem_req)
     if cols is not None:
-        cpu_cap, mem_cap, used_cpu, used_mem = cols
-        if cpu_weight > 0 and mem_weight > 0 and (cpu_cap >= 0).all() and (mem_cap >= 0).all():
+        cpu_cap, mem_cap, used_cpu, used_mem, positive = cols
+        if (
+            cpu_weight > 0
+            and mem_weight > 0
+            and (positive or ((cpu_cap >= 0).all() and (mem_cap >= 0).all()))
+        ):
             # Integer arithmetic on non-negative values: floor division is Go's truncation.
-            cpu_score = np.where(
-                (cpu_cap != 0) & (used_cpu <= cpu_cap),
-                (cpu_cap - used_cpu) * MAX_NODE_SCORE // np.maximum(cpu_cap, 1),
-                0,
-            )
-            mem_score = np.where(
-                (mem_cap != 0) & (used_mem <= mem_cap),
-                (mem_cap - used_mem) * MAX_NODE_SCORE // np.maximum(mem_cap, 1),
-                0,
-            )
+            total = _room_score(cpu_cap, used_cpu, positive)
+            total *= cpu_weight
+            mem_score = _room_score(mem_cap, used_mem, positive)
+            mem_score *= mem_weight
+            total += mem_score
+            if positive:  # both resources count on every node
+                total //= cpu_weight + mem_weight
+                return total
             weight_sum = (cpu_cap != 0) * cpu_weight + (mem_cap != 0) * mem_weight
-            total = cpu_score * cpu_weight + mem_score * mem_weight
-            if (total >= 0).all():
-                result = np.where(weight_sum == 0, 0, total // np.maximum(weight_sum, 1))
-                return result
+            return np.where(weight_sum == 0, 0, total // np.maximum(weight_sum, 1))
     out: list[int] = []
     append = out.append
     for ni in nodes:

@@ -60,7 +60,7 @@ def most_allocated_cpu_memory(
     """most_allocated_scorer over cpu then memory for many nodes, inlined for speed."""
     cols = cpu_memory_columns(nodes, use_requested, cpu_req, mem_req)
     if cols is not None:
-        cpu_cap, mem_cap, used_cpu, used_mem = cols
+        cpu_cap, mem_cap, used_cpu, used_mem, _ = cols
         if (
             cpu_weight > 0
             and mem_weight > 0

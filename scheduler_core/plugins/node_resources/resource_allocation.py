@@ -143,6 +143,13 @@ def pod_requests(
     ``skip_pod_level``; overhead is added last.
     """
     effective = _status_requests(pod) if use_status else {}
+    if (
+        not effective
+        and (not skip_pod_level or not pod.pod_level_requests_set)
+        and not (non_missing and _some_missing(pod, non_missing))
+    ):
+        # The pod's own requests: what the parsed pod already summed the same way.
+        return dict(pod.requests)
     reqs: dict[str, int] = {}
     for c in pod.containers:
         cr: Mapping[str, int] = c.requests
@@ -174,6 +181,13 @@ def pod_requests(
                 reqs[name] = nanos
     _add(reqs, pod.overhead)
     return reqs
+
+
+def _some_missing(pod: Pod, non_missing: Mapping[str, int]) -> bool:
+    """Whether some container leaves out a request that ``non_missing`` would fill."""
+    return any(
+        name not in c.requests for c in pod.containers + pod.init_containers for name in non_missing
+    )
 
 
 def _with_non_missing(reqs: Mapping[str, int], non_missing: Mapping[str, int]) -> dict[str, int]:
@@ -209,6 +223,7 @@ class ResourceAllocationScorer:
         "use_requested",
         "pod_level",
         "use_status",
+        "_entries",
     )
 
     def __init__(
@@ -229,6 +244,7 @@ class ResourceAllocationScorer:
         self.use_requested = use_requested
         self.pod_level = pod_level
         self.use_status = use_status
+        self._entries: dict[tuple[int, ...], tuple[Entry, ...]] = {}
 
     def pod_request_list(self, pod: Pod) -> tuple[int, ...]:
         """calculatePodResourceRequestList: the pod's request of each configured resource."""
@@ -245,8 +261,19 @@ class ResourceAllocationScorer:
 
         An extended (scalar) resource the pod does not request, or a name that is neither
         cpu, memory, ephemeral-storage nor a scalar resource, gives (0, 0) on every node and
-        so never counts; it is left out here once instead of being skipped per node.
+        so never counts; it is left out here once instead of being skipped per node. Pods
+        mostly repeat a few request lists: the answer is remembered for each.
         """
+        key = tuple(pod_requests_list)
+        found = self._entries.get(key)
+        if found is None:
+            found = self._new_entries(key)
+            if len(self._entries) >= 256:
+                self._entries.clear()
+            self._entries[key] = found
+        return found
+
+    def _new_entries(self, pod_requests_list: Sequence[int]) -> tuple[Entry, ...]:
         out: list[Entry] = []
         for spec, req in zip(self.resources, pod_requests_list, strict=True):
             name = spec.name
@@ -319,13 +346,21 @@ class ResourceAllocationScorer:
 
 def cpu_memory_columns(
     nodes: Sequence[NodeInfo], use_requested: bool, cpu_req: int, mem_req: int
-) -> tuple[Any, Any, Any, Any] | None:
+) -> tuple[Any, Any, Any, Any, bool] | None:
     """Allocatable and requested-after-placing-the-pod cpu and memory as arrays over ``nodes``
-    (requested or non-zero requested), or None when the nodes have no columns."""
+    (requested or non-zero requested), and whether every node's cpu and memory allocatable is
+    above zero; None when the nodes have no columns. The requested arrays are the caller's;
+    the allocatable ones may be the columns themselves: read them, never write them."""
     cols = columns_of(nodes)
     if cols is None:
         return None
     c, idx = cols
-    used_cpu = (c.req_cpu if use_requested else c.nz_cpu)[idx] + cpu_req
-    used_mem = (c.req_mem if use_requested else c.nz_mem)[idx] + mem_req
-    return c.alloc_cpu[idx], c.alloc_mem[idx], used_cpu, used_mem
+    used_cpu, used_mem = (c.req_cpu, c.req_mem) if use_requested else (c.nz_cpu, c.nz_mem)
+    if c.covers_all(idx):  # the columns as they are (the allocatable ones read, never written)
+        positive = c.cpu_memory_positive()
+        return c.alloc_cpu, c.alloc_mem, used_cpu + cpu_req, used_mem + mem_req, positive
+    used_cpu = used_cpu[idx]
+    used_cpu += cpu_req
+    used_mem = used_mem[idx]
+    used_mem += mem_req
+    return c.alloc_cpu[idx], c.alloc_mem[idx], used_cpu, used_mem, c.cpu_memory_positive()

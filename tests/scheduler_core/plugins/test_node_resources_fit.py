@@ -277,6 +277,18 @@ MI = 1024 * 1024
             {"cpu": 1000, "memory": 0},
             id="pod-level-skipped",
         ),
+        pytest.param(
+            pod(container(cpu="1", memory="1Gi"), resources={"requests": {"cpu": "2"}}),
+            {"skip_pod_level": True, "non_missing": NON_ZERO_DEFAULTS},
+            {"cpu": 1000, "memory": 1024 * MI},
+            id="nothing-missing-pod-level-skipped",
+        ),
+        pytest.param(
+            pod(container(cpu="1", memory="1Gi"), init=(container("i", cpu="3", memory="1"),)),
+            {"non_missing": NON_ZERO_DEFAULTS},
+            {"cpu": 3000, "memory": 1024 * MI},
+            id="nothing-missing-init-max",
+        ),
     ],
 )
 def test_pod_requests(p: Pod, kwargs: dict[str, Any], expected: dict[str, int]) -> None:
