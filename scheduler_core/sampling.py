@@ -168,6 +168,7 @@ def find_nodes_that_pass_filters(
         wanted = stop_at - len(feasible)
         flags = np.asarray(passed, dtype=bool)
         count = int(np.count_nonzero(flags))
+        every = count == len(flags)  # the whole window passed: nothing to pick out
         passes += count
         done = count >= wanted
         if done:
@@ -176,9 +177,9 @@ def find_nodes_that_pass_filters(
             for ni in window[cut:]:
                 rejected.pop(ni.node.name, None)
             window, flags, passed = window[:cut], flags[:cut], passed[:cut]
-        found = list(compress(window, passed))
+        found = list(window) if every else list(compress(window, passed))
         if idx is not None and base is not None:
-            rows.append(idx[: len(flags)][flags])
+            rows.append(idx[: len(flags)] if every else idx[: len(flags)][flags])
             remember_columns(found, base[0], rows[-1])
         verdicts.add_passed(
             names_of(found), rows[-1] if idx is not None and base is not None else None
