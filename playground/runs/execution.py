@@ -1,11 +1,13 @@
 """Executing a run: the engine on a simulated clock, the cycle records, the commands, the end.
 
 An execution buffers what the engine emits and, every ``FLUSH_SECONDS`` or ``BATCH_ITEMS``
-items, stores it in one transaction that also renews the lease, then broadcasts it. A scheduling
-cycle's events (CycleStart .. CycleEnd, emitted together) become one ``RunCycle`` row with the
-per-node detail as columns (``columns``) and one ``cycle`` summary on the stream; every other
-event (queue actions, the binding cycle, Permit) stays a ``RunEvent`` row and an ``event``
-envelope. Together they cover every seq once, in order.
+items, stores it in one transaction that also renews the lease, then broadcasts it. The engine
+hands each scheduling cycle over as its record (``Scheduler.on_cycle``: the cycle's events,
+CycleStart .. CycleEnd, are numbered but never built), which becomes one ``RunCycle`` row with
+the per-node detail as columns (``records.encode_record``) and one ``cycle`` summary on the
+stream; every other event (queue actions, the binding cycle, Permit) stays a ``RunEvent`` row and
+an ``event`` envelope. Together they cover every seq once, in order. (A run stored from events,
+as the tests' ``store_events`` does, gives the same rows: ``Recorder.add``.)
 """
 
 from __future__ import annotations
