@@ -25,7 +25,7 @@ import orjson
 _OPTIONS = orjson.OPT_NON_STR_KEYS  # an integer key becomes a string, as the json module does
 # orjson reads an integer beyond 64 bits as a float: text with a run of 19 digits or more (such an
 # integer, or digits inside a string) is read by the json module instead.
-_LONG_DIGITS = re.compile(r"\d{19}")
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
 
 
 def _default(obj: Any) -> Any:
