@@ -3,8 +3,10 @@
 A run's Scheduler hands over each cycle's ``CycleRecord`` (``on_cycle``) instead of its
 events. ``encode_record`` writes the record ``CycleEncoder.encode`` would write from those
 events, in the same layout (``columns.py``), so ``decode_cycle`` gives back exactly the events'
-``to_dict()`` forms. The events' scalar fields come from ``cycle_events(columns=False)``, which
-builds every event but no per-node field; the per-node columns come from the record's own
+``to_dict()`` forms. The events and their fields other than per-node ones come from
+``cycle_event_fields(columns=False)``: the texts of those without columns (PreFilter and
+PreScore steps, each Filter plugin's row) are remembered by their fields, so only the five or
+so events with columns are built per cycle. The per-node columns come from the record's own
 arrays:
 
 - the Filter verdict row from the passing nodes' positions (``FilterVerdicts.passed_rows``) and
