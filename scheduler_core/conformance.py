@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from scheduler_core.case import CaseRun
+from scheduler_core.cycle_events import cycle_events, fold_cycle
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.events import cycle_events, fold_cycle
 
 FORMAT = 1
 

@@ -20,6 +20,7 @@ from scheduler_core.clock import Clock, SimulatedClock, go_duration
 from scheduler_core.cluster import Cluster, apply_api_defaults, split_manifests
 from scheduler_core.config import KubeSchedulerConfiguration, NodeResourcesFitArgs, load_config
 from scheduler_core.cycle import CycleRecord, CycleRunner
+from scheduler_core.cycle_events import cycle_event_count, cycle_events
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.events import (
     Backoff,
@@ -40,8 +41,6 @@ from scheduler_core.events import (
     StayUnschedulable,
     Unreserve,
     Unschedulable,
-    cycle_event_count,
-    cycle_events,
 )
 from scheduler_core.extender import (
     EXTENDER_NAME,

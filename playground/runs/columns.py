@@ -7,7 +7,7 @@ Here each such array becomes a typed column (``array``: codes and reasons as ids
 tables local to the cycle, node lists as indices into the snapshot's node order, scores as
 integers), the rest of each event stays a small JSON header, and the whole is compressed with
 zstd. Only the Filter verdict row is kept: each plugin's row follows from it
-(``scheduler_core.events.filter_plugin_rows``). ``decode_cycle`` gives back exactly the events'
+(``scheduler_core.cycle_events.filter_plugin_rows``). ``decode_cycle`` gives back exactly the events'
 ``to_dict()`` forms, so the charts, the step-through and the conformance fold read stored cycles
 as they read live events.
 
@@ -26,7 +26,8 @@ from typing import Any, Final
 import numpy as np
 import zstandard
 
-from scheduler_core.events import CycleEnd, CycleStart, Event, Filter, filter_plugin_rows, jsonable
+from scheduler_core.cycle_events import filter_plugin_rows
+from scheduler_core.events import CycleEnd, CycleStart, Event, Filter, jsonable
 
 from ..jsontext import dumps, loads
 

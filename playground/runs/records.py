@@ -28,16 +28,8 @@ from typing import Any, Final
 import numpy as np
 
 from scheduler_core.cycle import CycleRecord
-from scheduler_core.events import (
-    CycleEnd,
-    CycleStart,
-    Event,
-    Filter,
-    Score,
-    cycle_event_fields,
-    cycle_result,
-    jsonable,
-)
+from scheduler_core.cycle_events import cycle_event_fields, cycle_result
+from scheduler_core.events import CycleEnd, CycleStart, Event, Filter, Score, jsonable
 from scheduler_core.framework.status import Status
 from scheduler_core.verdicts import FilterVerdicts, Totals
 

@@ -24,8 +24,8 @@ from playground.runs.records import encode_record
 from scheduler_core.case import CaseRun
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.cycle import CycleRecord
+from scheduler_core.cycle_events import cycle_event_count, cycle_events
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.events import cycle_event_count, cycle_events
 from scheduler_core.scheduler import Scheduler
 from scheduler_core.verdicts import FilterVerdicts
 

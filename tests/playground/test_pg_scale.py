@@ -18,7 +18,8 @@ from playground.models import Cluster, Node, Pod, Profile, Run
 from playground.profiles import services as profile_services
 from playground.runs import charts, paging
 from playground.runs.columns import CycleEncoder, decode_cycle, summary
-from scheduler_core.events import event_from_dict, fold_cycle, split_cycles
+from scheduler_core.cycle_events import fold_cycle, split_cycles
+from scheduler_core.events import event_from_dict
 from scheduler_core.scheduler import Scheduler
 
 pytestmark = pytest.mark.django_db

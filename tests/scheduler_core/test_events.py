@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from scheduler_core.case import CaseRun
+from scheduler_core.cycle_events import cycle_events, fold_cycle, split_cycles
 from scheduler_core.events import (
     EVENT_TYPES,
     CycleStart,
@@ -15,10 +16,7 @@ from scheduler_core.events import (
     DeviceMatches,
     Filter,
     Score,
-    cycle_events,
     event_from_dict,
-    fold_cycle,
-    split_cycles,
 )
 from scheduler_core.scheduler import Scheduler
 
@@ -155,7 +153,8 @@ def test_cycle_start_explains_the_sampled_walk() -> None:
 def test_silent_and_compact_runs_number_the_same_events_as_a_full_one():
     from builders import make_node, make_pod
 
-    from scheduler_core.events import Filter, split_cycles
+    from scheduler_core.cycle_events import split_cycles
+    from scheduler_core.events import Filter
     from scheduler_core.scheduler import Scheduler
 
     full: list = []

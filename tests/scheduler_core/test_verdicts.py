@@ -55,8 +55,9 @@ def test_score_events_carry_int_columns_that_read_as_plain_tuples() -> None:
     import json
 
     from scheduler_core.case import CaseRun
+    from scheduler_core.cycle_events import cycle_events
     from scheduler_core.event_columns import IntColumn, NameColumn
-    from scheduler_core.events import Score, cycle_events
+    from scheduler_core.events import Score
 
     nodes = [
         {"metadata": {"name": f"n{i}"}, "status": {"allocatable": {"cpu": f"{i + 1}", "pods": "9"}}}
