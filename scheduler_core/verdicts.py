@@ -68,9 +68,10 @@ class FilterVerdicts(MutableMapping[str, Status]):
 
     def passed_rows(self) -> list[Any] | None:
         """The passing nodes' positions (int arrays, part by part), or None when some passing
-        nodes came without them or a node was set or deleted one at a time. With them, the
-        verdicts are these rows passing plus ``added_statuses()``, and no dict need be built."""
-        return self._rows
+        nodes came without them, a node was set or deleted one at a time, or more than one walk
+        added nodes (a node the first rejected may pass in the second). With them, the verdicts
+        are these rows passing plus ``added_statuses()``, and no dict need be built."""
+        return self._rows if self._walks == 1 else None
 
     def added_statuses(self) -> list[Mapping[str, Status]]:
         """The mappings given to ``add_statuses``, in order."""

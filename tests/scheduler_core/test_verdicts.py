@@ -80,3 +80,24 @@ def test_score_events_carry_int_columns_that_read_as_plain_tuples() -> None:
     for names in (fit.nodes, combine.nodes, combine.top):
         assert isinstance(names, NameColumn)
         assert [rec.nodes[i] for i in names.rows.tolist()] == list(names)
+
+
+def test_the_row_positions_stand_for_the_verdicts_only_after_a_single_walk():
+    from scheduler_core.framework.status import Code, Status
+    from scheduler_core.verdicts import FilterVerdicts
+
+    v = FilterVerdicts()
+    v.start_walk()
+    v.add_passed(["a", "b"], [0, 1])
+    v.add_statuses({"c": Status(Code.UNSCHEDULABLE, ("no",), "P")})
+    assert v.passed_rows() == [[0, 1]] and len(v) == 3
+    # A second walk may pass a node the first rejected: the positions no longer tell.
+    v.start_walk()
+    v.add_passed(["c"], [2])
+    assert v.passed_rows() is None
+    assert len(v) == 3 and v["c"].is_success()
+    w = FilterVerdicts()
+    w.start_walk()
+    w.add_passed(["a"], [0])
+    w["a"] = Status(Code.UNSCHEDULABLE, ("extender",), "Extender")
+    assert w.passed_rows() is None and len(w) == 1
