@@ -7,9 +7,9 @@ Here each such array becomes a typed column (``array``: codes and reasons as ids
 tables local to the cycle, node lists as indices into the snapshot's node order, scores as
 integers), the rest of each event stays a small JSON header, and the whole is compressed with
 zstd. Only the Filter verdict row is kept: each plugin's row follows from it
-(``scheduler_core.cycle_events.filter_plugin_rows``). ``decode_cycle`` gives back exactly the events'
-``to_dict()`` forms, so the charts, the step-through and the conformance fold read stored cycles
-as they read live events.
+(``scheduler_core.cycle_events.filter_plugin_rows``). ``decode_cycle`` gives back exactly the
+events' ``to_dict()`` forms, so the charts, the step-through and the conformance fold read stored
+cycles as they read live events.
 
 Layout of a record: ``zstd(len(header) as 4 bytes big-endian + header JSON + column bytes)``; the
 header lists the columns (type code, item count) in the order their bytes follow.
