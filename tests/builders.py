@@ -177,3 +177,19 @@ def cluster_with(user, *objects, name="c1"):
         cluster=cluster, user=user, text=yaml.safe_dump_all(objects, sort_keys=False)
     )
     return cluster
+
+
+def left_page(element):
+    """A Selenium wait condition: the page ``element`` belongs to is gone (after a click that
+    navigates). Besides the usual stale-element error, Chromium may answer that the node "does
+    not belong to the document" while the next page loads: gone as well."""
+    from selenium.common.exceptions import WebDriverException
+
+    def gone(_driver):
+        try:
+            element.is_enabled()
+        except WebDriverException:
+            return True
+        return False
+
+    return gone

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from builders import left_page
 from test_runs import _css, _start, _wait, daphne_url, site  # noqa: F401 (fixtures)
 
 from playground.models import CustomPlugin, Profile, Run
@@ -34,11 +35,9 @@ def _fill(driver, name, value):
 
 
 def _submit(driver, css):
-    from selenium.webdriver.support import expected_conditions
-
     old = _css(driver, "html")
     _css(driver, css).click()
-    _wait(driver, expected_conditions.staleness_of(old))
+    _wait(driver, left_page(old))
 
 
 def test_define_a_plugin_use_it_in_a_profile_run_and_read_its_scores(site):  # noqa: F811

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from builders import make_deployment, make_node
+from builders import left_page, make_deployment, make_node
 
 from playground.models import Cluster, Profile
 
@@ -27,11 +27,9 @@ def _by_css(driver, css):
 
 def _submit(driver, css):
     """Click a submit button and wait until the browser has left the current page."""
-    from selenium.webdriver.support import expected_conditions
-
     old_page = _by_css(driver, "html")
     _by_css(driver, css).click()
-    _wait(driver, expected_conditions.staleness_of(old_page))
+    _wait(driver, left_page(old_page))
 
 
 def _fill(driver, name, value):
