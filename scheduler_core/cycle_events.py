@@ -55,7 +55,6 @@ def cycle_events(
     time: float,
     seq: int,
     filter_rows: bool = True,
-    columns: bool = True,
 ) -> list[Event]:
     """The events of one scheduling cycle, numbered from ``seq``.
 
@@ -64,9 +63,7 @@ def cycle_events(
     pod = rec.pod
     return [
         cls(seq=seq + i, cycle=cycle, pod=pod, time=time, **fields)
-        for i, (cls, fields) in enumerate(
-            cycle_event_fields(rec, filter_rows=filter_rows, columns=columns)
-        )
+        for i, (cls, fields) in enumerate(cycle_event_fields(rec, filter_rows=filter_rows))
     ]
 
 

@@ -34,14 +34,7 @@ class Event:
     time: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type}
-        names = _FIELD_NAMES.get(type(self))
-        if names is None:
-            names = _FIELD_NAMES[type(self)] = tuple(f.name for f in dataclasses.fields(self))
-        for name in names:
-            value = getattr(self, name)
-            out[name] = value if type(value) in _SCALARS else jsonable(value)
-        return out
+        return {k: v if type(v) in _SCALARS else jsonable(v) for k, v in self.fields().items()}
 
     def fields(self) -> dict[str, Any]:
         """``to_dict()`` with the values as they are (tuples stay tuples), for a JSON encoder that

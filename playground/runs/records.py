@@ -33,9 +33,8 @@ from scheduler_core.events import CycleEnd, CycleStart, Event, Filter, Score, js
 from scheduler_core.framework.status import Status
 from scheduler_core.verdicts import FilterVerdicts, Totals
 
-from .columns import COLUMNS, CycleEncoder, _dumps, _layout, _narrowed, _Table, summary_row
+from .columns import _PLAIN, COLUMNS, CycleEncoder, _dumps, _layout, _narrowed, _Table, summary_row
 
-_PLAIN: Final = (str, int, float, bool, type(None))
 _INT_TYPES: Final = ((256, "B", np.uint8), (2**16, "H", np.uint16), (2**32, "I", np.uint32))
 
 
@@ -198,14 +197,11 @@ class _Cycle:
                 arrays.append(norm)
             slots.append((len(arrays) - 1 - (not same), len(arrays) - 1))
         totals = rec.totals
-        held = totals.held() if isinstance(totals, Totals) else None
-        total_values = (
-            _int64(held)
-            if held is not None
-            else _int64([totals[n] for n in self._totals_names()])
-            if totals
-            else None
-        )
+        total_values = None
+        if isinstance(totals, Totals):
+            total_values = _int64(totals.held())
+        elif totals:
+            total_values = _int64([totals[n] for n in self._totals_names()])
         if total_values is not None and len(total_values):
             arrays.append(total_values)
         numbers = self._columns(arrays)
