@@ -41,3 +41,13 @@ def test_dumps_and_loads_keep_big_integers_and_write_tuples_as_lists():
 
     point = namedtuple("point", "x y")
     assert loads(dumps({"n": 10**20, "t": (1, point(2, 3))})) == {"n": 10**20, "t": [1, [2, 3]]}
+
+
+@pytest.mark.parametrize("number", [2**64, -(2**63) - 1, 10**30])
+def test_an_integer_beyond_64_bits_is_exact_in_text_and_bytes_after_other_text(number):
+    from playground.jsontext import loads
+
+    text = f'{{"name": "é 12345", "n": [{number}], "t": "2026-11-23T00:00:00Z"}}'
+    assert loads(text)["n"] == [number]
+    assert loads(text.encode())["n"] == [number]
+    assert loads('{"n": 123456789012345678}')["n"] == 123456789012345678  # 18 digits: orjson
