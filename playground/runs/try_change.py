@@ -172,7 +172,7 @@ def run_try_change(*, user: AbstractBaseUser, run: Run, change: ProfileChange) -
             compare_with=run,
             summary=_fresh_summary(run),
         )
-        _queue(new.pk)
+        _queue(new)
     return new
 
 

@@ -132,6 +132,29 @@ def test_a_second_delivery_changes_nothing(
     assert run.attempts == 1
 
 
+def test_an_embedded_run_uses_the_snapshot_handed_over_else_the_stored_one(
+    cluster, profile, user, django_capture_on_commit_callbacks
+):
+    """Tasks run in this process: the execution takes the list run_start stored instead of
+    reading it back; a run whose snapshot was not handed over reads the stored one."""
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        handed = runs.run_start(user=user, cluster=cluster, profile=profile)
+    Run.objects.filter(pk=handed.pk).update(snapshot=[])  # what a read would find now
+    for callback in callbacks:
+        callback()
+    handed.refresh_from_db()
+    assert handed.placements == {"default/a": "n2", "default/b": "n1", "default/huge": None}
+
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        stored = runs.run_start(user=user, cluster=cluster, profile=profile)
+    runs._handed.clear()  # as in a worker process, which has nothing handed over
+    Run.objects.filter(pk=stored.pk).update(snapshot=[make_node("n9"), make_pod("z")])
+    for callback in callbacks:
+        callback()
+    stored.refresh_from_db()
+    assert stored.placements == {"default/z": "n9"}
+
+
 def test_pod_keys_pick_the_pods_to_schedule(
     cluster, profile, user, django_capture_on_commit_callbacks
 ):
