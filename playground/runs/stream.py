@@ -119,12 +119,16 @@ def broadcast_many(run_id: int, messages: Sequence[dict[str, Any]]) -> None:
     layer = get_channel_layer()
     if layer is None or not messages:
         return
-    send = async_to_sync(layer.group_send)
     try:
-        for layer_message in _layer_messages(run_id, messages):
-            send(run_group(run_id), layer_message)
+        # One hop into async code for all the chunks: each hop costs a thread switch or two.
+        async_to_sync(_send_all)(layer, run_group(run_id), _layer_messages(run_id, messages))
     except Exception as err:  # the events are stored: watchers catch up from the database
         log.warning("run %s: broadcast failed, watchers will catch up: %r", run_id, err)
+
+
+async def _send_all(layer: Any, group: str, layer_messages: list[dict[str, Any]]) -> None:
+    for layer_message in layer_messages:
+        await layer.group_send(group, layer_message)
 
 
 def broadcast(run_id: int, message: dict[str, Any]) -> None:
@@ -138,8 +142,7 @@ async def abroadcast_many(run_id: int, messages: Sequence[dict[str, Any]]) -> No
     if layer is None or not messages:
         return
     try:
-        for layer_message in _layer_messages(run_id, messages):
-            await layer.group_send(run_group(run_id), layer_message)
+        await _send_all(layer, run_group(run_id), _layer_messages(run_id, messages))
     except Exception as err:  # as in broadcast_many
         log.warning("run %s: broadcast failed, watchers will catch up: %r", run_id, err)
 
