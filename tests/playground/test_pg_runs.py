@@ -155,6 +155,25 @@ def test_an_embedded_run_uses_the_snapshot_handed_over_else_the_stored_one(
     assert stored.placements == {"default/z": "n9"}
 
 
+def test_the_collector_skips_the_engine_state_during_the_cycles_only(
+    cluster, profile, user, django_capture_on_commit_callbacks, monkeypatch
+):
+    import gc
+
+    frozen: list[int] = []
+    on_cycle = execution.Execution.on_cycle
+
+    def noting(self, *args):
+        frozen.append(gc.get_freeze_count())
+        return on_cycle(self, *args)
+
+    monkeypatch.setattr(execution.Execution, "on_cycle", noting)
+    run = _start(django_capture_on_commit_callbacks, user=user, cluster=cluster, profile=profile)
+    assert run.status == Run.Status.SUCCEEDED
+    assert frozen and min(frozen) > 1000  # the engine's objects, frozen for every cycle
+    assert gc.get_freeze_count() == 0
+
+
 def test_pod_keys_pick_the_pods_to_schedule(
     cluster, profile, user, django_capture_on_commit_callbacks
 ):
