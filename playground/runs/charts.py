@@ -9,6 +9,7 @@ re-computes a scheduling decision; it only regroups what the events already say.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import zip_longest
 from typing import Any, Final
 
 from .. import devices
@@ -203,14 +204,16 @@ def filter_matrix(cycle_evs: Sequence[Event]) -> dict[str, Any]:
     verdict = next((e for e in cycle_evs if e["type"] == "Filter" and not e.get("plugin")), None)
     end = next((e for e in cycle_evs if e["type"] == "CycleEnd"), None)
     plugins = [e["plugin"] for e in rows_by_plugin]
+    columns = [_filter_cells(ev, len(nodes)) for ev in rows_by_plugin]
+    by_node = zip(*columns) if columns else ((),) * len(nodes)
     rows = []
-    for i, node in enumerate(nodes):
-        cells = []
-        for ev in rows_by_plugin:
-            code = ev["codes"][i] if i < len(ev["codes"]) else None
-            reasons = ev["reasons"][i] if i < len(ev["reasons"]) else None
-            cells.append(None if code is None else {"code": code, "reasons": list(reasons or [])})
-        row: dict[str, Any] = {"node": node, "cells": cells, "verdict": None, "rejector": None}
+    for i, (node, cells) in enumerate(zip(nodes, by_node, strict=True)):
+        row: dict[str, Any] = {
+            "node": node,
+            "cells": list(cells),
+            "verdict": None,
+            "rejector": None,
+        }
         if verdict is not None and i < len(verdict["codes"]):
             row["verdict"] = verdict["codes"][i]
             row["reasons"] = list(verdict["reasons"][i] or [])
@@ -232,6 +235,24 @@ def filter_matrix(cycle_evs: Sequence[Event]) -> dict[str, Any]:
     }
 
 
+def _filter_cells(ev: Event, count: int) -> list[dict[str, Any] | None]:
+    """A Filter plugin's cells over the first ``count`` nodes (None: not run). Equal cells are
+    one object: thousands of nodes share a handful of (code, reasons)."""
+    made: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
+
+    def cell(code: str | None, reasons: Any) -> dict[str, Any] | None:
+        if code is None:
+            return None
+        key = (code, reasons if type(reasons) is tuple else tuple(reasons or ()))
+        found = made.get(key)
+        if found is None:
+            found = made[key] = {"code": code, "reasons": list(key[1])}
+        return found
+
+    cells = [cell(c, r) for c, r in zip_longest(ev["codes"][:count], ev["reasons"][:count])]
+    return cells + [None] * (count - len(cells))
+
+
 # -- score -------------------------------------------------------------------------------------
 
 
@@ -245,38 +266,60 @@ def score_table(cycle_evs: Sequence[Event]) -> dict[str, Any]:
     combine = next((e for e in cycle_evs if e["type"] == "Combine"), None)
     plugins = [e["plugin"] for e in scores]
     weights = [int(e.get("weight", 1)) for e in scores]
-    # Every scored node once, in first-seen order (a dict keeps it in linear time).
-    seen: dict[str, None] = {}
-    for ev in scores:
-        seen.update(dict.fromkeys(ev["nodes"]))
-    if combine is not None:
-        seen.update(dict.fromkeys(combine.get("nodes") or []))
-    order = list(seen)
-    lookup: dict[str, dict[str, dict[str, int]]] = {m: {} for m in SCORE_MODES}
-    for ev in scores:
-        for mode in SCORE_MODES:
-            for n, v in zip(ev["nodes"], ev[mode], strict=False):
-                lookup[mode].setdefault(n, {})[ev["plugin"]] = int(v)
-    totals: dict[str, int] = {}
+    order, columns = _score_columns(scores, combine)
     if combine is not None and combine.get("totals"):
-        totals = {n: int(t) for n, t in zip(combine["nodes"], combine["totals"], strict=False)}
+        by_node = dict(zip(combine["nodes"], combine["totals"], strict=False))
+        total_of = [int(by_node.get(n, 0)) for n in order]
     else:
-        totals = {n: sum(lookup["weighted"].get(n, {}).values()) for n in order}
-    nodes = sorted(order, key=lambda n: (-totals.get(n, 0), n))
-    values = {
-        mode: [[lookup[mode].get(n, {}).get(p, 0) for p in plugins] for n in nodes]
-        for mode in SCORE_MODES
-    }
+        total_of = [sum(row) for row in zip(*columns["weighted"])] if scores else [0] * len(order)
+    ranked = sorted(range(len(order)), key=lambda i: (-total_of[i], order[i]))
+    nodes = [order[i] for i in ranked]
+    values = {}
+    for mode in SCORE_MODES:
+        rows = list(zip(*columns[mode])) if scores else [() for _ in order]
+        values[mode] = [list(rows[i]) for i in ranked]
+    totals = [total_of[i] for i in ranked]
     return {
         "plugins": plugins,
         "weights": weights,
         "nodes": nodes,
         "values": values,
-        "totals": [totals.get(n, 0) for n in nodes],
+        "totals": totals,
         "top": list(combine.get("top") or []) if combine else [],
         "selected": combine.get("selected") if combine else None,
         "scored": bool(combine.get("scored", True)) if combine else bool(scores),
     }
+
+
+def _score_columns(
+    scores: Sequence[Event], combine: Event | None
+) -> tuple[list[str], dict[str, list[list[int]]]]:
+    """Every scored node once (first-seen order) and, per mode, each plugin's column over them
+    (0 where a plugin did not score a node). When every Score event lists the same nodes, as
+    the engine records them, its columns are taken as they are."""
+    first = list(scores[0]["nodes"]) if scores else []
+    extra = list((combine.get("nodes") or []) if combine is not None else [])
+    if (
+        scores
+        and len(set(first)) == len(first)
+        and all(list(ev["nodes"]) == first for ev in scores[1:])
+        and (not extra or set(extra) <= set(first))
+    ):
+        return first, {
+            mode: [[int(v) for v in ev[mode]] for ev in scores] for mode in SCORE_MODES
+        }
+    seen: dict[str, None] = {}  # a dict keeps first-seen order in linear time
+    for ev in scores:
+        seen.update(dict.fromkeys(ev["nodes"]))
+    seen.update(dict.fromkeys(extra))
+    order = list(seen)
+    columns: dict[str, list[list[int]]] = {}
+    for mode in SCORE_MODES:
+        columns[mode] = []
+        for ev in scores:
+            by_node = {n: int(v) for n, v in zip(ev["nodes"], ev[mode], strict=False)}
+            columns[mode].append([by_node.get(n, 0) for n in order])
+    return order, columns
 
 
 # -- binding -----------------------------------------------------------------------
@@ -380,8 +423,11 @@ def _why(ev: Event, nodes: Sequence[str]) -> str:
         pairs = list(zip(ev["nodes"], ev["raw"], strict=False))
         if not pairs:
             return f"{ev['plugin']} scored no node."
-        best = max(pairs, key=lambda p: (p[1], [-ord(c) for c in p[0]]))
         lo, hi = min(ev["raw"]), max(ev["raw"])
+        # The highest raw score; among equals the name first in order, where a name that
+        # another extends comes after it (the padding makes "ab" sort before "a").
+        high = max(v for _, v in pairs)
+        best = min((p for p in pairs if p[1] == high), key=lambda p: p[0] + "\U0010ffff")
         return (
             f"{ev['plugin']} gave raw scores {lo}..{hi} over "
             f"{_count(len(pairs), 'node')}; highest raw: {best[0]} ({best[1]})."

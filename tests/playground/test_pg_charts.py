@@ -463,3 +463,42 @@ def test_normalize_summary_states_each_plugins_rule_and_ranges(mixed):
             "normalized": ev["normalized"][i],
             "weighted": ev["weighted"][i],
         }
+
+
+def _score(plugin: str, weight: int, nodes: list[str], raw: list[int], norm: list[int]) -> dict:
+    return {
+        "type": "Score",
+        "plugin": plugin,
+        "weight": weight,
+        "nodes": nodes,
+        "raw": raw,
+        "normalized": norm,
+        "weighted": [v * weight for v in norm],
+    }
+
+
+def test_the_score_table_is_the_same_whether_the_plugins_list_the_nodes_alike_or_not():
+    nodes = ["n3", "n1", "n2"]
+    a = _score("A", 2, nodes, [5, 7, 7], [50, 100, 100])
+    b = _score("B", 1, nodes, [1, 0, 3], [30, 0, 100])
+    combine = {"type": "Combine", "nodes": nodes, "totals": [130, 200, 300], "top": ["n2"]}
+    alike = charts.score_table([a, b, combine])
+    assert alike["nodes"] == ["n2", "n1", "n3"]
+    assert alike["values"]["weighted"] == [[200, 100], [200, 0], [100, 30]]
+    assert alike["totals"] == [300, 200, 130]
+    order = [2, 0, 1]  # B lists the same nodes in another order
+    shuffled = _score(
+        "B",
+        1,
+        [nodes[i] for i in order],
+        [b["raw"][i] for i in order],
+        [b["normalized"][i] for i in order],
+    )
+    assert charts.score_table([a, shuffled, combine]) == alike
+    # Without Combine's totals, the weighted columns add up.
+    assert charts.score_table([a, shuffled])["totals"] == [300, 200, 130]
+
+
+def test_the_score_step_names_the_highest_raw_node_first_in_order_among_equals():
+    ev = _score("A", 1, ["b", "ab", "a", "c"], [3, 9, 9, 1], [0, 0, 0, 0])
+    assert "highest raw: ab (9)" in charts._why(ev, ev["nodes"])
