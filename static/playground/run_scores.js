@@ -1,0 +1,126 @@
+// The run page's Score and Combine panels: the heatmap and the stacked bars (plotly), and the
+// paged score table sorted on the server. run.js calls window.RunScores(api) once and delegates
+// to what it returns. Nothing here decides anything: the numbers come from cycles/<n>.json
+// (playground/runs/paging.py), the figures mirror playground/runs/figures.py.
+(function () {
+  "use strict";
+
+  window.RunScores = function (api) {
+    const { state, $, el, pager, reloadDetail } = api;
+
+    // Mirrors figures.score_heatmap / figures.combine_bar (plus "the rest"): the mode changes without a request.
+    // Sequential, higher is darker (ColorBrewer Blues); plotly's own "Blues" runs the other way.
+    const HEAT_COLORSCALE = [[0, "#f7fbff"], [0.125, "#deebf7"], [0.25, "#c6dbef"], [0.375, "#9ecae1"], [0.5, "#6baed6"],
+      [0.625, "#4292c6"], [0.75, "#2171b5"], [0.875, "#08519c"], [1, "#08306b"]];
+    function heatmapFigure(t, mode, topN) {
+      const width = $("heatmap").clientWidth;
+      const nodes = t.nodes.slice(0, topN);
+      const z = t.values[mode].slice(0, topN).map((row) => row.slice());
+      const labels = t.plugins.map((p, j) => (t.weights[j] ? `${p} (×${t.weights[j]})` : `${p} (off)`));
+      // Column labels above the cells, the title below them: the two never meet. Labels lie level
+      // when each fits its column (about 7 px a character), else stand upright, never slanted
+      // across a neighbour; the height leaves them their room so the cells keep theirs.
+      const longest = 7 * Math.max(0, ...labels.map((l) => l.length));
+      const names = 7 * Math.max(0, ...nodes.map((n) => n.length));
+      const level = width > 0 && longest + 12 < (width - names - 90) / Math.max(1, labels.length);
+      return {
+        data: [{ type: "heatmap", x: labels, y: nodes, z, text: z.map((row) => row.map((v) => (v === null ? "" : String(v)))),
+          texttemplate: "%{text}", hovertemplate: "%{y} · %{x}: %{z}<extra></extra>", colorscale: HEAT_COLORSCALE, zmin: 0,
+          showscale: true, colorbar: { thickness: 12 } }],
+        layout: { title: { text: `Scores (${mode})`, x: 0, xanchor: "left", y: 0, yref: "container", yanchor: "bottom", pad: { b: 6, l: 6 } },
+          yaxis: { autorange: "reversed", automargin: true, type: "category" },
+          xaxis: { automargin: true, side: "top", type: "category", autotickangles: level ? [0, -90] : [-90] },
+          height: 90 + 26 * nodes.length + (level ? 30 : longest), margin: { t: 20, l: 10, r: 10, b: 36 } },
+      };
+    }
+
+    // The top N nodes, then "the rest" as one bar of their mean weighted scores (t.rest): stacked
+    // horizontal bars, best first, one row per node so every name is written out level.
+    function combineFigure(t, topN) {
+      const nodes = t.nodes.slice(0, topN);
+      const weighted = t.values.weighted.slice(0, topN).map((row) => row.slice());
+      const totals = t.totals.slice(0, topN);
+      const top = new Set(t.top);
+      const labels = nodes.slice();
+      if (t.rest) {
+        labels.push(`the other ${t.rest.count} (mean)`);
+        weighted.push(t.rest.mean);
+        totals.push(t.rest.mean_total);
+      }
+      const data = t.plugins.map((p, j) => ({ type: "bar", orientation: "h", name: `${p} (×${t.weights[j]})`, y: labels.slice(), x: weighted.map((row) => row[j]) }));
+      const annotations = labels.map((n, i) => ({ y: n, x: totals[i], showarrow: false, xanchor: "left",
+        text: i >= nodes.length ? `${totals[i]} (max ${t.rest.max_total})` : String(totals[i]),
+        font: { color: n === t.selected ? "#0a7d32" : "#333" } }));
+      const ticks = labels.map((n) => (n === t.selected ? `<b>${n} (selected)</b>` : (top.has(n) ? `${n} (tie)` : n)));
+      return { data, layout: { barmode: "stack", title: { text: "Weighted scores per node" }, annotations,
+        yaxis: { tickvals: labels.slice(), ticktext: ticks, type: "category", autorange: "reversed", automargin: true },
+        xaxis: { title: { text: "total" }, automargin: true }, height: 130 + 24 * labels.length, legend: { orientation: "v", traceorder: "normal" },
+        margin: { t: 50, l: 10, r: 90, b: 40 } } };
+    }
+
+    function renderScores(d) {
+      const t = d.scores;
+      const has = t.plugins.length > 0;
+      $("score-section").hidden = !has;
+      if (!has) { Plotly.purge("heatmap"); return; }
+      const topN = Math.max(1, state.topN);
+      $("score-shown").textContent = `showing ${Math.min(topN, t.count)} of ${t.count} nodes`;
+      $("more-nodes").hidden = topN >= t.count;
+      $("weights").textContent = "Weights: " + t.plugins.map((p, j) => `${p} ×${t.weights[j]}`).join(", ");
+      const fig = heatmapFigure(t, state.mode, topN);
+      Plotly.react("heatmap", fig.data, fig.layout, { displayModeBar: false, responsive: true });
+      // The numbers as a paged table, sorted on the server by the column whose header was clicked:
+      // each plugin's raw, normalized and weighted values side by side, then the weighted total.
+      const page = t.table;
+      const sort = { key: page.sort, dir: page.dir, mode: page.sort_mode || "weighted" };
+      const header = (key, mode, label, attrs) => {
+        const on = sort.key === key && (mode === null || sort.mode === mode);
+        return el("th", Object.assign({ "data-sort": key, "data-mode": mode, "aria-sort": on ? (sort.dir === "asc" ? "ascending" : "descending") : "none" }, attrs),
+          el("button", { type: "button", class: `sort${on ? " sorted" : ""}`, title: "sort by this column (click again to reverse)", onclick: () => sortScores(key, mode) },
+            label, on ? (sort.dir === "asc" ? " ▲" : " ▼") : ""));
+      };
+      const MODES = [["raw", "raw"], ["normalized", "norm."], ["weighted", "×w"]];
+      const thead = $("score-table").querySelector("thead");
+      thead.innerHTML = "";
+      thead.appendChild(el("tr", {}, header("node", null, "Node", { rowspan: "2" }),
+        t.plugins.map((p, j) => el("th", { colspan: "3", class: "plugin-group", "data-plugin": p }, `${p} ×${t.weights[j]}`)),
+        header("total", null, "Total (weighted)", { rowspan: "2", title: "the sum of the ×weight columns" })));
+      thead.appendChild(el("tr", { class: "sub" }, t.plugins.flatMap((p) => MODES.map(([m, label]) =>
+        header(p, m, label, { "data-plugin": p, class: `mode-${m}` })))));
+      state.scorePage = page.page;
+      const tbody = $("score-table").querySelector("tbody");
+      tbody.innerHTML = "";
+      page.nodes.forEach((n, i) => {
+        const cls = n === t.selected ? "selected-node" : (t.top.includes(n) ? "tie-node" : "");
+        tbody.appendChild(el("tr", { "data-node": n, class: cls },
+          el("th", {}, el("button", { type: "button", class: "explain-node", "data-node": n, title: "explain every step for this node" }, n)),
+          t.plugins.flatMap((p, j) => MODES.map(([m]) => el("td", { class: `explain-cell mode-${m}`, "data-plugin": p, "data-mode": m, tabindex: "0",
+            title: `${p} ${m} (Enter or click: explain)` }, page.values[m][i][j]))),
+          el("td", { class: "total" }, page.totals[i])));
+      });
+      $("score-matching").textContent = page.query ? `${page.matching} of ${t.count} nodes match` : "";
+      pager($("score-pager"), page.page, page.pages, (p) => { state.scorePage = p; reloadDetail(); });
+    }
+
+    function sortScores(key, mode) {
+      const table = state.detail ? state.detail.scores.table : null;
+      const current = table ? { key: table.sort, dir: table.dir, mode: table.sort_mode } : state.scoreSort;
+      const same = current.key === key && (mode === null || current.mode === mode);
+      const dir = same ? (current.dir === "asc" ? "desc" : "asc") : (key === "node" ? "asc" : "desc");
+      state.scoreSort = { key, dir, mode: mode || "weighted" };
+      state.scorePage = 0;
+      reloadDetail();
+    }
+
+    function renderCombine(d) {
+      const t = d.scores;
+      $("winner").textContent = d.winner ? d.winner.text : "";
+      if (!t.plugins.length) { Plotly.purge("combine"); $("combine").hidden = true; return; }
+      $("combine").hidden = false;
+      const fig = combineFigure(t, Math.max(1, state.topN));
+      Plotly.react("combine", fig.data, fig.layout, { displayModeBar: false, responsive: true });
+    }
+
+    return { renderScores, renderCombine, sortScores };
+  };
+})();
