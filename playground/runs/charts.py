@@ -205,7 +205,7 @@ def filter_matrix(cycle_evs: Sequence[Event]) -> dict[str, Any]:
     end = next((e for e in cycle_evs if e["type"] == "CycleEnd"), None)
     plugins = [e["plugin"] for e in rows_by_plugin]
     columns = [_filter_cells(ev, len(nodes)) for ev in rows_by_plugin]
-    by_node = zip(*columns) if columns else ((),) * len(nodes)
+    by_node = zip(*columns, strict=True) if columns else ((),) * len(nodes)
     rows = []
     for i, (node, cells) in enumerate(zip(nodes, by_node, strict=True)):
         row: dict[str, Any] = {
@@ -271,12 +271,13 @@ def score_table(cycle_evs: Sequence[Event]) -> dict[str, Any]:
         by_node = dict(zip(combine["nodes"], combine["totals"], strict=False))
         total_of = [int(by_node.get(n, 0)) for n in order]
     else:
-        total_of = [sum(row) for row in zip(*columns["weighted"])] if scores else [0] * len(order)
+        weighted = zip(*columns["weighted"], strict=True) if scores else ((),) * len(order)
+        total_of = [sum(row) for row in weighted]
     ranked = sorted(range(len(order)), key=lambda i: (-total_of[i], order[i]))
     nodes = [order[i] for i in ranked]
     values = {}
     for mode in SCORE_MODES:
-        rows = list(zip(*columns[mode])) if scores else [() for _ in order]
+        rows = list(zip(*columns[mode], strict=True)) if scores else [() for _ in order]
         values[mode] = [list(rows[i]) for i in ranked]
     totals = [total_of[i] for i in ranked]
     return {
@@ -305,9 +306,7 @@ def _score_columns(
         and all(list(ev["nodes"]) == first for ev in scores[1:])
         and (not extra or set(extra) <= set(first))
     ):
-        return first, {
-            mode: [[int(v) for v in ev[mode]] for ev in scores] for mode in SCORE_MODES
-        }
+        return first, {mode: [[int(v) for v in ev[mode]] for ev in scores] for mode in SCORE_MODES}
     seen: dict[str, None] = {}  # a dict keeps first-seen order in linear time
     for ev in scores:
         seen.update(dict.fromkeys(ev["nodes"]))
