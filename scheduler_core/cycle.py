@@ -69,7 +69,7 @@ class CycleRecord:
     note: str | None = None
     diagnosis: Diagnosis | None = None
     error: bool = False
-    nodes: list[str] = field(default_factory=list)  # the snapshot's node order
+    nodes: list[str] = field(default_factory=list)  # the snapshot's node order (do not change)
     pre_filter_steps: list[tuple[str, Status, Any]] = field(default_factory=list)
     pre_score_steps: list[tuple[str, Status]] = field(default_factory=list)
     filter_plugins: list[str] = field(default_factory=list)  # Filter plugins that ran, in order
@@ -182,7 +182,9 @@ class CycleRunner:
             rec.error = True
             return rec
         all_nodes = snapshot.node_info_list
-        rec.nodes = list(snapshot.node_names)
+        # The snapshot's own list, built once per change of the node set and never changed:
+        # consecutive cycles share it, so a consumer knows the order by identity.
+        rec.nodes = snapshot.node_names
         if not self.evaluate_all_nodes:
             rec.start_index = self.start_index.value
         pre = fwk.run_pre_filter_plugins(state, pod, all_nodes, rec.pre_filter_steps)

@@ -12,11 +12,15 @@ events' ``to_dict()`` forms, so the charts, the step-through and the conformance
 cycles as they read live events.
 
 Layout of a record: ``zstd(len(header) as 4 bytes big-endian + header JSON + column bytes)``; the
-header lists the columns (type code, item count) in the order their bytes follow.
+header lists the columns (type code, item count) in the order their bytes follow. ``encode``
+(from events) writes each event's JSON under ``events`` (format 3); ``record_fields`` (from the
+engine's record, ``records.py``) writes each event as its type and fields other than defaults
+under ``parts`` (format 4). Both decode to the same dicts.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import zlib
 from array import array
@@ -27,13 +31,15 @@ import numpy as np
 import zstandard
 
 from scheduler_core.cycle_events import filter_plugin_rows
-from scheduler_core.events import CycleEnd, CycleStart, Event, Filter, jsonable
+from scheduler_core.events import EVENT_TYPES, CycleEnd, CycleStart, Event, Filter, jsonable
 
 from ..jsontext import dumps, loads
 
 VERSION: Final = 3  # 2: an event's seq, cycle, pod and time are left out when they follow
 # from the CycleStart's (seq: the CycleStart's plus the event's position); 3: "$w" (a column
-# times a weight) and "$fs" (node positions, read as their names sorted), written by records.py
+# times a weight) and "$fs" (node positions, read as their names sorted)
+FIELDS_VERSION: Final = 4  # records.py's: the events as [type, fields other than defaults]
+# under "parts", their seq, cycle, pod and time once under "base" (seq rising by position)
 # Records are compressed with zstd at level 1: about as small as zlib's level 1 and about five
 # times faster (0.07 ms against 0.36 ms for a 5,000-node cycle). Records written before were zlib
 # (read by their header: zstd frames begin with _ZSTD_MAGIC).
@@ -56,7 +62,8 @@ COLUMNS: Final[dict[str, dict[str, str]]] = {
     "CycleEnd": {"feasible": "i"},
 }
 # A plugin's Filter row is derived from the verdict row (``filter_plugin_rows``): not stored.
-_DERIVED: Final = "$derived"
+DERIVED: Final = "$derived"
+_DERIVED: Final = DERIVED
 
 
 def _ints(values: Sequence[int]) -> array[int]:
@@ -132,7 +139,8 @@ class CycleEncoder:
         # JSON of the events without columns, by their fields: a run repeats the same PreFilter
         # and PreScore steps cycle after cycle.
         self._texts: dict[Any, str] = {}
-        self._field_texts: dict[Any, str] = {}  # fields_text's, by event type and fields
+        self._order: tuple[str, ...] = ()
+        self._order_of: list[str] | None = None
 
     def _text(self, ev: Event, base: dict[str, Any]) -> str:
         """The header JSON of an event without columns (``base``: its type and base fields)."""
@@ -152,6 +160,14 @@ class CycleEncoder:
                     self._texts.clear()
                 self._texts[key] = text
         return text
+
+    def node_order(self, names: list[str]) -> tuple[str, ...]:
+        """A cycle's node order as a tuple: the previous cycle's when the engine handed the same
+        list (its snapshot's, unchanged until the node set changes), so later checks against
+        the run's order and the index are identity checks, not comparisons of every name."""
+        if names is not self._order_of:
+            self._order, self._order_of = tuple(names), names
+        return self._order
 
     def _node_index(self, nodes: tuple[str, ...]) -> dict[str, int]:
         if self._indexed is not nodes and self._indexed != nodes:
@@ -281,23 +297,6 @@ class CycleEncoder:
             return self._text(ev, out)
         return None
 
-    def fields_text(self, cls: type[Event], fields: dict[str, Any]) -> str:
-        """``plain_text`` of an event after a cycle's start (its seq, cycle, pod and time follow
-        from the CycleStart's) given as its type and non-default fields; remembered by them."""
-        try:
-            key: Any = (cls, tuple(fields.items()))
-            text = self._field_texts.get(key)
-        except TypeError:  # a dict or list among the fields: not remembered
-            key, text = None, None
-        if text is None:
-            text = self.plain_text(cls(**fields), {"type": cls.type})
-            assert text is not None, f"{cls.type} has columns"
-            if key is not None:
-                if len(self._field_texts) >= _TEXTS_KEPT:
-                    self._field_texts.clear()
-                self._field_texts[key] = text
-        return text
-
     def record(
         self,
         nodes: tuple[str, ...],
@@ -309,15 +308,95 @@ class CycleEncoder:
     ) -> bytes:
         """The compressed record: the header (tables, column list, the events' JSON texts, joined
         as they are, some remembered from earlier cycles), then the columns' bytes."""
-        header = {
-            "v": VERSION,
-            "nodes": None if nodes == self.run_nodes else list(nodes),
+        header = self._tables(VERSION, nodes, strings, reasons, columns)
+        head = (_dumps(header)[:-1] + ',"events":[' + ",".join(texts) + "]}").encode()
+        return _packed(head, chunks)
+
+    def record_fields(
+        self,
+        nodes: tuple[str, ...],
+        strings: Sequence[Any],
+        reasons: Sequence[Any],
+        columns: list[tuple[str, int]],
+        base: tuple[int, int, str, float],
+        parts: list[tuple[str, dict[str, Any]]],
+        chunks: list[bytes],
+    ) -> bytes:
+        """The compressed record of format 4: the tables and column list as ``record``'s, the
+        events' (seq, cycle, pod, time) once, each event as [type, fields] (markers for the
+        per-node fields, the rest as ``to_dict`` would write them, defaults left out)."""
+        header = self._tables(FIELDS_VERSION, nodes, strings, reasons, columns)
+        header["base"], header["parts"] = base, parts
+        return _packed(_dumps(header).encode(), chunks)
+
+    def _tables(
+        self,
+        version: int,
+        nodes: tuple[str, ...],
+        strings: Sequence[Any],
+        reasons: Sequence[Any],
+        columns: list[tuple[str, int]],
+    ) -> dict[str, Any]:
+        """The header's start: format, node order (None: the run's), tables, column list."""
+        same = nodes is self.run_nodes or nodes == self.run_nodes
+        return {
+            "v": version,
+            "nodes": None if same else list(nodes),
             "strings": list(strings),
             "reasons": [None if r is None else list(r) for r in reasons],
             "columns": columns,
         }
-        head = (_dumps(header)[:-1] + ',"events":[' + ",".join(texts) + "]}").encode()
-        return _ZSTD.compress(len(head).to_bytes(4, "big") + head + b"".join(chunks))
+
+
+def _packed(head: bytes, chunks: list[bytes]) -> bytes:
+    return _ZSTD.compress(len(head).to_bytes(4, "big") + head + b"".join(chunks))
+
+
+def _defaults(type_: str) -> tuple[tuple[str, Any], ...]:
+    """The event type's own fields (not the base ones) with their defaults as JSON."""
+    found = _DEFAULTS.get(type_)
+    if found is None:
+        cls = EVENT_TYPES[type_]
+        found = _DEFAULTS[type_] = tuple(
+            (
+                f.name,
+                jsonable(
+                    f.default_factory()
+                    if f.default_factory is not dataclasses.MISSING
+                    else f.default
+                ),
+            )
+            for f in dataclasses.fields(cls)
+            if f.name not in _BASE
+        )
+    return found
+
+
+_DEFAULTS: dict[str, tuple[tuple[str, Any], ...]] = {}
+
+
+def _parts_events(header: dict[str, Any]) -> list[dict[str, Any]]:
+    """Format 4's events as ``to_dict()`` has them: base fields, then each field in order,
+    from the stored ones or the type's default (a fresh copy of a list or dict)."""
+    seq, cycle, pod, time = header["base"]
+    events = []
+    for position, (type_, fields) in enumerate(header["parts"]):
+        ev: dict[str, Any] = {
+            "type": type_,
+            "seq": seq + position,
+            "cycle": cycle,
+            "pod": pod,
+            "time": time,
+        }
+        for name, default in _defaults(type_):
+            if name in fields:
+                ev[name] = fields[name]
+            else:
+                ev[name] = copy.deepcopy(default) if isinstance(default, list | dict) else default
+        if DERIVED in fields:
+            ev[DERIVED] = 1
+        events.append(ev)
+    return events
 
 
 def decode_cycle(data: bytes, run_nodes: Sequence[str] | None) -> list[dict[str, Any]]:
@@ -341,8 +420,10 @@ def decode_cycle(data: bytes, run_nodes: Sequence[str] | None) -> list[dict[str,
     strings: list[Any] = header["strings"]
     reasons: list[Any] = header["reasons"]
     out: list[dict[str, Any]] = []
-    events: list[dict[str, Any]] = header["events"]
-    if header["v"] >= 2 and events:
+    events: list[dict[str, Any]] = (
+        _parts_events(header) if header["v"] >= FIELDS_VERSION else header["events"]
+    )
+    if header["v"] in (2, 3) and events:
         first = events[0]
         events = [
             {

@@ -1,13 +1,12 @@
 """A scheduling cycle stored straight from the engine's record, without building its events.
 
 A run's Scheduler hands over each cycle's ``CycleRecord`` (``on_cycle``) instead of its
-events. ``encode_record`` writes the record ``CycleEncoder.encode`` would write from those
-events, in the same layout (``columns.py``), so ``decode_cycle`` gives back exactly the events'
-``to_dict()`` forms. The events and their fields other than per-node ones come from
-``cycle_event_fields(columns=False)``: the texts of those without columns (PreFilter and
-PreScore steps, each Filter plugin's row) are remembered by their fields, so only the five or
-so events with columns are built per cycle. The per-node columns come from the record's own
-arrays:
+events. ``encode_record`` stores the events as their types and fields
+(``cycle_event_fields(columns=False)``, which leaves the per-node fields empty) with each
+per-node field a marker of a column (format 4, ``CycleEncoder.record_fields``); ``decode_cycle``
+gives back exactly the events' ``to_dict()`` forms. No event is built and no event's JSON is
+written on its own: the fields of all the cycle's events are written as one JSON text. The
+per-node columns come from the record's own arrays:
 
 - the Filter verdict row from the passing nodes' positions (``FilterVerdicts.passed_rows``) and
   the rejected nodes' statuses, so only rejected nodes are visited in Python;
@@ -29,17 +28,18 @@ import numpy as np
 
 from scheduler_core.cycle import CycleRecord
 from scheduler_core.cycle_events import cycle_event_fields, cycle_result
-from scheduler_core.events import CycleEnd, CycleStart, Event, Filter, Score, jsonable
+from scheduler_core.events import CycleStart, jsonable
 from scheduler_core.framework.status import Status
 from scheduler_core.verdicts import FilterVerdicts, Totals
 
-from .columns import _PLAIN, COLUMNS, CycleEncoder, _dumps, _layout, _narrowed, _Table, summary_row
+from .columns import DERIVED, CycleEncoder, _narrowed, _Table, summary_row
 
 _INT_TYPES: Final = ((256, "B", np.uint8), (2**16, "H", np.uint16), (2**32, "I", np.uint32))
 
 
 class _Chunks:
-    """The record's columns: (typecode, count) specs and their bytes, in order."""
+    """The record's columns: (typecode, count) specs and, in the same order, their bytes (one
+    piece may hold several columns' bytes)."""
 
     def __init__(self) -> None:
         self.specs: list[tuple[str, int]] = []
@@ -63,11 +63,11 @@ class _Chunks:
             return []
         matrix = np.stack(arrays) if len(arrays) > 1 else arrays[0].reshape(1, -1)
         typecode, data = _narrowed(matrix)
-        width = len(data) // len(arrays)
-        count = matrix.shape[1]
-        return [
-            self.add(typecode, count, data[i * width : (i + 1) * width]) for i in range(len(arrays))
-        ]
+        # The matrix's rows are consecutive columns: its bytes, row after row, are theirs.
+        first = len(self.specs)
+        self.specs.extend([(typecode, matrix.shape[1])] * len(arrays))
+        self.data.append(data)
+        return list(range(first, len(self.specs)))
 
 
 def _int64(values: Any) -> Any:
@@ -256,10 +256,10 @@ class _Cycle:
 def encode_record(
     encoder: CycleEncoder, rec: CycleRecord, *, cycle: int, time: float, seq: int
 ) -> tuple[bytes, dict[str, Any]]:
-    """The cycle's stored record (as ``encoder.encode`` of its events) and its row's fields
-    (as ``summary`` of them)."""
+    """The cycle's stored record (the events as their types and fields, per-node ones as
+    columns: ``CycleEncoder.record_fields``) and its row's fields (as ``summary`` of them)."""
     parts = cycle_event_fields(rec, filter_rows=False, columns=False)
-    nodes = tuple(rec.nodes)
+    nodes = encoder.node_order(rec.nodes)
     if encoder.run_nodes is None:
         encoder.run_nodes = nodes
     c = _Cycle(encoder, rec, nodes)
@@ -268,52 +268,34 @@ def encode_record(
     if rec.scores or rec.totals:
         scores, totals = c.scores()
     score_at = 0
-    texts: list[str] = []
-    start: Event | None = None
-    for position, (cls, fields) in enumerate(parts):
-        if cls.type not in COLUMNS or (cls is Filter and fields.get("plugin")):
-            # The same steps cycle after cycle: their texts are remembered by their fields.
-            texts.append(encoder.fields_text(cls, fields))
-            continue
-        ev = cls(seq=seq + position, cycle=cycle, pod=rec.pod, time=time, **fields)
-        out: dict[str, Any] = {"type": ev.type}
-        if position == 0:
-            start = ev
-            out.update(seq=ev.seq, cycle=ev.cycle, pod=ev.pod, time=ev.time)
-        columns = _event_columns(c, ev, scores, totals, score_at)
-        if isinstance(ev, Score):
-            score_at += 1
-        for name, kind in _layout(type(ev)):
-            if kind is not None:
-                out[name] = columns[name]
+    events: list[tuple[str, dict[str, Any]]] = []
+    for cls, fields in parts:
+        kind = cls.type
+        # The per-node fields, left empty by cycle_event_fields, get their columns' markers.
+        if kind == "Filter":
+            if fields.get("plugin"):
+                fields[DERIVED] = 1  # the plugin's row follows from the verdict row
             else:
-                value = getattr(ev, name)
-                out[name] = value if isinstance(value, _PLAIN) else jsonable(value)
-        texts.append(_dumps(out))
-    data = encoder.record(nodes, c.strings, c.reasons, c.chunks.specs, texts, c.chunks.data)
-    assert isinstance(start, CycleStart)
+                fields["codes"], fields["reasons"], fields["rejector"] = c.verdict()
+        elif kind == "Score":
+            fields["nodes"] = c.scored_nodes()
+            fields.update(scores[score_at])
+            score_at += 1
+        elif kind == "CycleStart":
+            fields["nodes"] = {"$nodes": 1} if nodes else []
+        elif kind == "Combine":
+            fields["nodes"] = c.combine_nodes()
+            fields["totals"] = totals
+            fields["top"] = c.positions(rec.top, rec.top_rows)
+        elif kind == "CycleEnd":
+            fields["feasible"] = c.feasible()
+        events.append((kind, fields))
+    base = (seq, cycle, rec.pod, time)
+    data = encoder.record_fields(
+        nodes, c.strings, c.reasons, c.chunks.specs, base, events, c.chunks.data
+    )
+    start = CycleStart(seq=seq, cycle=cycle, pod=rec.pod, profile=rec.profile, note=rec.note)
     return data, _row(rec, start, seq + len(parts) - 1, c.evaluated)
-
-
-def _event_columns(
-    c: _Cycle, ev: Event, scores: list[dict[str, Any]], totals: Any, score_at: int
-) -> Mapping[str, Any]:
-    rec = c.rec
-    if isinstance(ev, CycleStart):
-        return {"nodes": {"$nodes": 1} if c.nodes else []}
-    if isinstance(ev, Filter):
-        codes, reasons, rejector = c.verdict()
-        return {"codes": codes, "reasons": reasons, "rejector": rejector}
-    if isinstance(ev, Score):
-        return {"nodes": c.scored_nodes(), **scores[score_at]}
-    if isinstance(ev, CycleEnd):
-        return {"feasible": c.feasible()}
-    # Combine
-    return {
-        "nodes": c.combine_nodes(),
-        "totals": totals,
-        "top": c.positions(rec.top, rec.top_rows),
-    }
 
 
 def _row(rec: CycleRecord, start: CycleStart, last_seq: int, evaluated: int) -> dict[str, Any]:
