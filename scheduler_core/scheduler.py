@@ -54,6 +54,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework, Steps
 from scheduler_core.framework.status import Code, Status
+from scheduler_core.gcpause import with_collector_paused
 from scheduler_core.plugins import in_tree_registry
 from scheduler_core.plugins.dynamic_resources import (
     claim_summary,
@@ -129,6 +130,7 @@ class Scheduler:
     by default).
     """
 
+    @with_collector_paused  # the set-up builds much and frees nothing
     def __init__(
         self,
         config: KubeSchedulerConfiguration | Mapping[str, Any] | str | None = None,
