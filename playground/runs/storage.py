@@ -18,7 +18,7 @@ from .selectors import SUMMARY_FIELDS
 from .stream import event_message
 
 Item = tuple[str, dict[str, Any], int | None]  # ("event", payload, owner) or ("cycle", row, None)
-BATCH_ITEMS: Final = 2000  # stored items (events or cycles) per bulk insert and broadcast
+BATCH_ITEMS: Final = 500  # stored items (events or cycles) per bulk insert and broadcast
 
 
 def store_items(run_id: int, items: list[Item], *, run_nodes: list[str] | None = None) -> None:
