@@ -87,7 +87,7 @@ def test_redis_stopped_for_5_seconds_mid_run_does_not_fail_the_run(
     redis_server, start_worker, user, profile, monkeypatch
 ):
     urls = {"broker": f"{redis_server.url}/0", "layer": f"{redis_server.url}/1"}
-    cluster = _big_cluster(user, nodes=300, pods=200)
+    cluster = _big_cluster(user, nodes=300, pods=400)
     run = _queued(user, cluster, profile, monkeypatch)
     from stack import Worker
 
@@ -105,7 +105,7 @@ def test_redis_stopped_for_5_seconds_mid_run_does_not_fail_the_run(
         worker.stop()
     run.refresh_from_db()
     assert run.status == Run.Status.SUCCEEDED, run.error_message
-    assert _contiguous(run) and run.summary["scheduled"] == 200
+    assert _contiguous(run) and run.summary["scheduled"] == 400
 
 
 def test_runs_queued_across_a_web_restart_all_finish(

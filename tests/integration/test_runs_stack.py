@@ -154,7 +154,7 @@ def _big_cluster(user, nodes: int, pods: int):
 def test_a_worker_killed_mid_run_leaves_it_to_a_retry_without_half_written_placements(
     live_asgi, start_worker, user, profile
 ):
-    cluster = _big_cluster(user, nodes=300, pods=200)
+    cluster = _big_cluster(user, nodes=300, pods=400)
     first = start_worker()
     browser = Browser(live_asgi, user)
     run_id = browser.start_run(cluster, profile)
@@ -163,7 +163,7 @@ def test_a_worker_killed_mid_run_leaves_it_to_a_retry_without_half_written_place
     run = Run.objects.get(pk=run_id)
     stored_at_kill = run.cycle_records.count()
     assert run.status == Run.Status.RUNNING
-    assert stored_at_kill < 200, "the run finished before the worker was killed"
+    assert stored_at_kill < 400, "the run finished before the worker was killed"
     assert not Pod.objects.filter(cluster=cluster).exclude(node_name="").exists()
 
     with browser.websocket(run_id) as ws:
@@ -176,7 +176,7 @@ def test_a_worker_killed_mid_run_leaves_it_to_a_retry_without_half_written_place
     seqs = _event_seqs(messages)
     assert seqs == list(range(len(seqs))) == stored_seqs(run_id)
     assert not Pod.objects.filter(cluster=cluster).exclude(node_name="").exists()
-    assert run.summary["scheduled"] == 200 == sum(1 for v in run.placements.values() if v)
+    assert run.summary["scheduled"] == 400 == sum(1 for v in run.placements.values() if v)
 
 
 def test_embedded_mode_serves_a_run_with_no_external_service(
@@ -244,7 +244,7 @@ def test_a_killed_workers_run_is_taken_over_by_lease_not_visibility_timeout(
 ):
     """With compose's hour-long visibility timeout, the other worker's lease watchdog resumes
     the run within 90 s, with every event once."""
-    cluster = _big_cluster(user, nodes=300, pods=200)
+    cluster = _big_cluster(user, nodes=300, pods=400)
     first = start_worker(CELERY_VISIBILITY_TIMEOUT="3600")
     browser = Browser(live_asgi, user)
     run_id = browser.start_run(cluster, profile)
@@ -263,4 +263,4 @@ def test_a_killed_workers_run_is_taken_over_by_lease_not_visibility_timeout(
     print(f"\nkill -9 mid-run: the other worker finished the run {took:.1f} s later")
     seqs = stored_seqs(run_id)
     assert seqs == list(range(len(seqs)))
-    assert run.summary["scheduled"] == 200
+    assert run.summary["scheduled"] == 400
