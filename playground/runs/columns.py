@@ -63,7 +63,6 @@ COLUMNS: Final[dict[str, dict[str, str]]] = {
 }
 # A plugin's Filter row is derived from the verdict row (``filter_plugin_rows``): not stored.
 DERIVED: Final = "$derived"
-_DERIVED: Final = DERIVED
 
 
 def _ints(values: Sequence[int]) -> array[int]:
@@ -291,7 +290,7 @@ class CycleEncoder:
         without columns; None for an event with columns."""
         if isinstance(ev, Filter) and ev.plugin:
             out["plugin"] = ev.plugin
-            out[_DERIVED] = 1
+            out[DERIVED] = 1
             return _dumps(out)
         if ev.type not in COLUMNS:
             return self._text(ev, out)
@@ -464,7 +463,7 @@ def decode_cycle(data: bytes, run_nodes: Sequence[str] | None) -> list[dict[str,
 
 
 def _derive_filter_rows(events: list[dict[str, Any]]) -> None:
-    derived = [e for e in events if e.pop(_DERIVED, None)]
+    derived = [e for e in events if e.pop(DERIVED, None)]
     if not derived:
         return
     verdict = next(e for e in events if e["type"] == "Filter" and not e["plugin"])

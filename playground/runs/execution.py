@@ -12,12 +12,9 @@ as the tests' ``store_events`` does, gives the same rows: ``Recorder.add``.)
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import gc
 import json
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any, Final
 
@@ -29,6 +26,7 @@ from scheduler_core.clock import SimulatedClock
 from scheduler_core.cycle import CycleRecord
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.events import Event
+from scheduler_core.gcpause import existing_objects_frozen
 from scheduler_core.scheduler import Scheduler
 
 from .. import engine, plugins
@@ -48,22 +46,6 @@ COMMAND_POLL_SECONDS: Final = 0.25  # how often a busy run looks for commands
 PERMIT_POLL_SECONDS: Final = 0.1  # how often a run with pods waiting at Permit looks
 REJECTED_BY_USER: Final = "rejected by a user"
 _IN_CYCLE: Final = "<cycle>"  # replay marker: a seq inside a stored cycle record
-
-
-@contextlib.contextmanager
-def _collector_skips_what_exists() -> Iterator[None]:
-    """Python's cycle collector leaves the objects that exist now alone until the block ends.
-
-    They are the engine's long-lived state (a 5,000-node cluster is millions of objects), and
-    a run's storing makes enough short-lived garbage to have the collector walk them a few
-    hundred times: 0.1-0.2 s of a 5,000-node run. Process-wide and harmless to other threads:
-    what they hold is collected as usual once the block ends.
-    """
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 class LostLease(Exception):
@@ -378,7 +360,7 @@ class Execution:
         )
         limit = 50 * (len(sched.outcomes) + 10)
         self.flush(force=True)
-        with _collector_skips_what_exists():
+        with existing_objects_frozen():  # the engine's state, built above
             self._loop(sched, limit)
         self.flush(force=True)
         self.write_back()
