@@ -39,7 +39,7 @@ from .script import ScriptError, ScriptPlayer, apply_step, parse_script
 from .script import pod_key as script_pod_key
 from .selectors import stored_last_seq
 from .storage import BATCH_ITEMS, Item, item_messages, store_items
-from .stream import broadcast_many, finished_message, progress_message
+from .stream import broadcast_many, finished_message, progress_message, watched
 
 FLUSH_SECONDS: Final = 0.25  # longest time an event waits in the buffer
 COMMAND_POLL_SECONDS: Final = 0.25  # how often a busy run looks for commands
@@ -253,10 +253,12 @@ class Execution:
             )
             self.nodes_saved = self.nodes_saved or nodes is not None
         self.last_flush = time.monotonic()
-        messages = item_messages(self.run_id, batch)
         if batch:
             kind, p, _ = batch[-1]
             self.last_seq = p["seq"] if kind == "event" else p["seq_last"]
+        if not watched(self.run_id):
+            return  # stored: a watcher who comes later reads it from the database
+        messages = item_messages(self.run_id, batch)
         counts = self._counts()
         if counts != self.last_progress:
             self.last_progress = counts

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from ..jsontext import dumps, loads
 
@@ -112,6 +112,22 @@ def layer_envelopes(message: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _layer_messages(run_id: int, messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [_layer_message(run_id, messages[i : i + CHUNK]) for i in range(0, len(messages), CHUNK)]
+
+
+def watched(run_id: int) -> bool:
+    """Whether a broadcast could reach anyone: False only when the layer is this process's own
+    (embedded) and nobody has joined the run's group, so a run need not build its envelopes.
+
+    Safe because a consumer joins the group before it reads what is stored: whatever a run
+    stored before a consumer joined reaches it from the database. Another layer (Redis) serves
+    other processes, which this one cannot see: always True.
+    """
+    layer = get_channel_layer()
+    if layer is None:
+        return False
+    if isinstance(layer, InMemoryChannelLayer):
+        return bool(layer.groups.get(run_group(run_id)))
+    return True
 
 
 def broadcast_many(run_id: int, messages: Sequence[dict[str, Any]]) -> None:

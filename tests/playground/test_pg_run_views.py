@@ -315,6 +315,7 @@ def test_a_take_over_fills_the_cycles_of_the_events_it_stores(user, demo, monkey
     cluster, profile = demo
     monkeypatch.setattr("playground.runs.services.transaction.on_commit", lambda fn: None)
     monkeypatch.setattr(execution, "BATCH_ITEMS", 4)
+    monkeypatch.setattr(execution, "watched", lambda run_id: True)  # flushes broadcast
     real_broadcast = execution.broadcast_many
     flushes = []
 

@@ -174,6 +174,52 @@ def test_the_collector_skips_the_engine_state_during_the_cycles_only(
     assert gc.get_freeze_count() == 0
 
 
+def test_a_run_builds_envelopes_only_when_someone_watches(
+    cluster, profile, user, django_capture_on_commit_callbacks, monkeypatch
+):
+    """Embedded, nobody in the run's group: flushes store and send nothing; a consumer that
+    has joined the group gets every stored seq once, and the progress."""
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    from playground.runs import stream
+
+    sent: list[list[dict]] = []
+    real_broadcast = execution.broadcast_many
+
+    def spying(run_id, messages):
+        sent.append(list(messages))
+        real_broadcast(run_id, messages)
+
+    monkeypatch.setattr(execution, "broadcast_many", spying)
+    run = _start(django_capture_on_commit_callbacks, user=user, cluster=cluster, profile=profile)
+    assert run.status == Run.Status.SUCCEEDED and RunEvent.objects.filter(run=run).exists()
+    assert [[m["kind"] for m in batch] for batch in sent] == [["finished"]]
+    assert not stream.watched(run.pk)
+
+    layer = get_channel_layer()
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        watched = runs.run_start(user=user, cluster=cluster, profile=profile)
+    async_to_sync(layer.group_add)(stream.run_group(watched.pk), "watcher")
+    try:
+        assert stream.watched(watched.pk)
+        for callback in callbacks:
+            callback()
+    finally:
+        async_to_sync(layer.group_discard)(stream.run_group(watched.pk), "watcher")
+    envelopes = [m for batch in sent for m in batch]
+    seqs = [
+        s
+        for m in envelopes
+        if m["kind"] in stream.SEQ_KINDS
+        for s in range(m["seq"], stream.last_seq_of(m) + 1)
+    ]
+    assert seqs == list(range(len(_types(watched))))
+    assert any(m["kind"] == "progress" for m in envelopes)
+    assert envelopes[-1]["kind"] == "finished"
+
+
 def test_pod_keys_pick_the_pods_to_schedule(
     cluster, profile, user, django_capture_on_commit_callbacks
 ):
@@ -256,6 +302,7 @@ def test_a_take_over_after_a_crash_resumes_without_duplicates(
 
     run = runs.run_start(user=user, cluster=cluster, profile=profile)
     monkeypatch.setattr(execution, "BATCH_ITEMS", 3)
+    monkeypatch.setattr(execution, "watched", lambda run_id: True)  # flushes broadcast
     flushes = {"n": 0}
     real_broadcast = execution.broadcast_many
 
