@@ -214,6 +214,7 @@
       { keys: ["End"], label: ["End"], text: "last step of the cycle", run: () => go(Infinity) },
       { keys: ["n"], label: ["n"], text: "next cycle", run: () => moveCycle(1) },
       { keys: ["p"], label: ["p"], text: "previous cycle", run: () => moveCycle(-1) },
+      { keys: ["x"], label: ["x"], text: "the explanation on or off while the bar is pinned at the top", run: toggleExplained },
       { keys: ["f"], label: ["f"], text: "presenter mode on or off (large type, one section per screen)", run: togglePresenter },
       { keys: ["?"], label: ["?"], text: "this help", run: toggleHelp },
     ];
@@ -343,6 +344,28 @@
       $("queue-moves-title").hidden = !q.moves.length;
     }
 
+    // -- the bar pinned at the top ----------------------------------------------------------------
+
+    // Scrolled down to the sections, the bar is pinned and slim (the diagram without its titles,
+    // the step's sentence on two lines): the section in view gets the screen. The explanation
+    // opens on demand ("explain", or x) and stays open for the following steps.
+    function wirePinned() {
+      const bar = $("stepper");
+      const sentinel = $("stepper-sentinel");
+      if (sentinel && "IntersectionObserver" in window) {
+        new IntersectionObserver(([entry]) => {
+          bar.classList.toggle("stuck", !entry.isIntersecting && entry.boundingClientRect.top < 0);
+        }).observe(sentinel);
+      }
+      $("step-explain").addEventListener("click", toggleExplained);
+    }
+
+    function toggleExplained() {
+      const open = $("stepper").classList.toggle("explained");
+      $("step-explain").setAttribute("aria-expanded", open ? "true" : "false");
+      $("step-explain").textContent = open ? "explain ▴" : "explain ▾";
+    }
+
     // -- wiring -----------------------------------------------------------------------------------
 
     function wire() {
@@ -362,6 +385,7 @@
       document.addEventListener("change", (event) => {
         if (event.target && event.target.tagName === "SELECT") event.target.blur();
       });
+      wirePinned();
       renderHelp();
       let saved = null;
       try { saved = localStorage.getItem(PRESENTER_KEY); } catch (err) { /* private mode */ }

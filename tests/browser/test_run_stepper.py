@@ -90,6 +90,41 @@ def test_stepping_to_the_combine_step_brings_it_into_view(site):  # noqa: F811
     assert not _in_view(driver, 'section[data-point="Combine"]')
 
 
+def test_the_pinned_bar_is_slim_and_explains_on_demand(site):  # noqa: F811
+    """Scrolled down at 1280x800, the step bar is pinned without the explanation (it opens with
+    "explain" or x and stays open); back at the top it is whole again."""
+    run = _record("Three zones")
+    _open(site, run)
+    driver = site.driver
+
+    def bar(d):
+        return d.execute_script(
+            """const b = document.getElementById('stepper');
+            return [b.classList.contains('stuck'), b.offsetHeight];"""
+        )
+
+    stuck, tall = bar(driver)
+    assert not stuck and _css(driver, "#step-help").is_displayed()
+    assert not _css(driver, "#step-explain").is_displayed()
+    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    _wait(driver, lambda d: bar(d)[0])
+    slim = bar(driver)[1]
+    assert slim < 0.8 * tall, (slim, tall)
+    assert not _css(driver, "#step-help").is_displayed()
+    assert _css(driver, "#step-why").is_displayed()
+    _press(driver, "x")
+    _wait(driver, lambda d: _css(d, "#step-help").is_displayed())
+    assert _css(driver, "#step-explain").get_attribute("aria-expanded") == "true"
+    _press(driver, "j")  # the explanation stays open for the next step
+    _wait(driver, lambda d: _step(d) == 1)
+    assert _css(driver, "#step-help").is_displayed()
+    _css(driver, "#step-explain").click()
+    _wait(driver, lambda d: not _css(d, "#step-help").is_displayed())
+    driver.execute_script("window.scrollTo(0, 0)")
+    _wait(driver, lambda d: not bar(d)[0])
+    assert _css(driver, "#step-help").is_displayed()
+
+
 def test_the_diagram_lights_the_current_point_and_jumps_to_a_point(site):  # noqa: F811
     run = _record("Three zones")
     steps = _steps(run, 1)
@@ -180,7 +215,7 @@ def test_the_keyboard_help_lists_the_keys_and_each_does_what_it_says(site):  # n
     _wait(driver, lambda d: d.execute_script("return document.getElementById('key-help').open"))
     rows = driver.find_elements("css selector", "#key-help-table tr[data-keys]")
     listed = [k for r in rows for k in r.get_attribute("data-keys").split(" ")]
-    assert sorted(listed) == sorted([*expected, "f", "?"])
+    assert sorted(listed) == sorted([*expected, "f", "x", "?"])
     assert all(r.text.strip() for r in rows)
     _press(driver, Keys.ESCAPE)
     _wait(driver, lambda d: not d.execute_script("return document.getElementById('key-help').open"))
