@@ -9,6 +9,8 @@ from django.db.models import Count, QuerySet, TextField
 from django.db.models.functions import Cast
 from django.http import Http404
 
+from scheduler_core.gcpause import with_collector_paused
+
 from .. import manifests
 from ..jsontext import loads
 from ..models import Cluster, KubeObject, Node, Pod
@@ -179,6 +181,7 @@ def cluster_devices(cluster: Cluster) -> dict[str, Any] | None:
     return {"pools": pool_rows, "claims": claim_rows}
 
 
+@with_collector_paused  # thousands of new dicts, none garbage: the collector would walk them all
 def cluster_manifests(cluster: Cluster) -> list[dict[str, Any]]:
     """Every manifest of the cluster by kind (dependencies first), then as added."""
     by_kind: dict[str, list[dict[str, Any]]] = {kind: [] for kind in manifests.EXPORT_ORDER}

@@ -129,6 +129,29 @@ def test_export_then_import_gives_identical_manifests(cluster, user):
     assert second.pods.count() == 6  # solo + 3 web + 2 db, nothing expanded twice
 
 
+def test_reading_a_clusters_manifests_pauses_the_collector_and_restores_it(user, monkeypatch):
+    import gc
+
+    from playground.clusters import selectors as cluster_selectors
+
+    cluster = services.cluster_create(owner=user, name="c1")
+    services.cluster_import_yaml(cluster=cluster, user=user, text=yaml.safe_dump(make_node("n1")))
+    seen: list[bool] = []
+    real_loads = cluster_selectors.loads
+    monkeypatch.setattr(
+        cluster_selectors, "loads", lambda text: seen.append(gc.isenabled()) or real_loads(text)
+    )
+    assert gc.isenabled()
+    assert [m["metadata"]["name"] for m in selectors.cluster_manifests(cluster)] == ["n1"]
+    assert seen == [False] and gc.isenabled()
+    gc.disable()  # a caller that had it off keeps it off
+    try:
+        selectors.cluster_manifests(cluster)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_editing_a_demo_cluster_edits_a_private_copy(user):
     demo_load()
     demo = Cluster.objects.get(is_demo=True, name="Three zones")
