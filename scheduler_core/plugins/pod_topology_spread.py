@@ -3,18 +3,21 @@
 Mirrors plugins/podtopologyspread (common.go, filtering.go, scoring.go, plugin.go) and
 helper.DefaultSelector (plugins/helper/spread.go) in kube-scheduler v1.35, with the
 NodeInclusionPolicy and MatchLabelKeys features on, as they are by default in v1.35.
+
+This module holds the plugin and its cycle states; the constraints (and DefaultSelector) are in
+``pod_topology_spread_constraints``, the counting of matching pods per domain in
+``pod_topology_spread_counting``, the queueing hints in ``pod_topology_spread_hints``.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.api import HOSTNAME_LABEL, ZONE_LABEL, ClusterObjects, KubeObject, Node, Pod
+from scheduler_core.api import HOSTNAME_LABEL, Pod
 from scheduler_core.config.types import SYSTEM_DEFAULTING, PluginArgs, PodTopologySpreadArgs
 from scheduler_core.framework.columns import Array, NodeColumns, columns_of
 from scheduler_core.framework.cycle_state import CycleState, StateData
@@ -28,12 +31,28 @@ from scheduler_core.framework.status import (
     unschedulable,
 )
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
-from scheduler_core.labels import NodeSelector, Selector, SelectorError, label_selector
+from scheduler_core.labels import SelectorError
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import (
     FrozenState,
-    do_not_schedule_taint,
-    find_untolerated_taint,
+)
+from scheduler_core.plugins.pod_topology_spread_constraints import (
+    DO_NOT_SCHEDULE,
+    SCHEDULE_ANYWAY,
+    SYSTEM_DEFAULT_CONSTRAINTS,
+    Constraint,
+    default_selector,
+    go_log,
+    go_round,
+    parse_constraints,
+)
+from scheduler_core.plugins.pod_topology_spread_counting import (
+    CriticalPaths,
+    Inclusion,
+    SkewCheck,
+    count_matching,
+    count_per_domain,
+    matching_counts,
 )
 from scheduler_core.queue.events import ClusterEventWithHint
 
@@ -43,21 +62,9 @@ ERR_REASON_NODE_LABEL_NOT_MATCH: Final = (
     ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
 )
 
-DO_NOT_SCHEDULE: Final = "DoNotSchedule"
-SCHEDULE_ANYWAY: Final = "ScheduleAnyway"
-NODE_INCLUSION_HONOR: Final = "Honor"
-
-# The hostname constraint comes first: scores add up in this order, and float sums are
-# order-sensitive.
-SYSTEM_DEFAULT_CONSTRAINTS: Final[tuple[Mapping[str, Any], ...]] = (
-    {"topologyKey": HOSTNAME_LABEL, "whenUnsatisfiable": SCHEDULE_ANYWAY, "maxSkew": 3},
-    {"topologyKey": ZONE_LABEL, "whenUnsatisfiable": SCHEDULE_ANYWAY, "maxSkew": 5},
-)
-
 _PRE_FILTER_KEY: Final = f"PreFilter{NAME}"
 _PRE_SCORE_KEY: Final = f"PreScore{NAME}"
 _SCORED_KEY: Final = f"ScoreBatch{NAME}"
-_MAX_INT32: Final = 2**31 - 1
 _INVALID_SCORE: Final = -1
 
 _STATUS_LABEL_MISSING: Final = unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
@@ -70,488 +77,6 @@ _STATUS_NO_PRE_SCORE_STATE: Final = error(
     f'error reading "{_PRE_SCORE_KEY}" from cycleState: not found'
 )
 
-# (group, version, kind) of the controllers whose selector DefaultSelector adds.
-_RC_KIND: Final = ("", "v1", "ReplicationController")
-_RS_KIND: Final = ("apps", "v1", "ReplicaSet")
-_SS_KIND: Final = ("apps", "v1", "StatefulSet")
-
-
-@dataclass(frozen=True, slots=True)
-class Constraint:
-    """A TopologySpreadConstraint with its selector parsed and its optional fields defaulted."""
-
-    max_skew: int
-    topology_key: str
-    selector: Selector
-    min_domains: int = 1
-    honor_node_affinity: bool = True
-    honor_node_taints: bool = False
-
-
-def parse_constraints(
-    raws: Sequence[Mapping[str, Any]], pod_labels: Mapping[str, str], action: str
-) -> list[Constraint]:
-    """The constraints whose whenUnsatisfiable is ``action``; raises SelectorError on a bad one.
-
-    matchLabelKeys present in the pod's labels are merged into the selector as equalities.
-    """
-    out: list[Constraint] = []
-    for raw in raws:
-        if raw.get("whenUnsatisfiable") != action:
-            continue
-        selector = label_selector(raw.get("labelSelector"))
-        match_labels = {
-            key: pod_labels[key] for key in raw.get("matchLabelKeys") or () if key in pod_labels
-        }
-        if match_labels and not selector.is_nothing:
-            selector = Selector.from_set(match_labels).add(selector.requirements)
-        min_domains = raw.get("minDomains")
-        affinity_policy = raw.get("nodeAffinityPolicy")
-        taints_policy = raw.get("nodeTaintsPolicy")
-        out.append(
-            Constraint(
-                max_skew=int(raw.get("maxSkew") or 0),
-                topology_key=str(raw.get("topologyKey") or ""),
-                selector=selector,
-                min_domains=1 if min_domains is None else int(min_domains),
-                honor_node_affinity=(
-                    affinity_policy is None or affinity_policy == NODE_INCLUSION_HONOR
-                ),
-                honor_node_taints=taints_policy == NODE_INCLUSION_HONOR,
-            )
-        )
-    return out
-
-
-def _parse_group_version(api_version: str) -> tuple[str, str] | None:
-    """schema.ParseGroupVersion; None for a string it refuses."""
-    if api_version in ("", "/"):
-        return "", ""
-    slashes = api_version.count("/")
-    if slashes == 0:
-        return "", api_version
-    if slashes == 1:
-        group, version = api_version.split("/")
-        return group, version
-    return None
-
-
-def _find(objects: Sequence[KubeObject], namespace: str, name: str) -> KubeObject | None:
-    for obj in objects:
-        if obj.namespace == namespace and obj.name == name:
-            return obj
-    return None
-
-
-def _string_map(raw: Any) -> dict[str, str]:
-    return {str(k): str(v) for k, v in (raw or {}).items()}
-
-
-def default_selector(pod: Pod, objects: ClusterObjects) -> Selector:
-    """helper.DefaultSelector: the selectors of the pod's Services and of its controller.
-
-    Services in the pod's namespace whose selector matches the pod contribute their selector
-    labels; a controlling ReplicationController adds its selector map, a controlling ReplicaSet
-    or StatefulSet adds its label selector's requirements (a nil or invalid one adds nothing).
-    """
-    label_set: dict[str, str] = {}
-    for svc in objects.services:
-        if svc.namespace != pod.namespace:
-            continue
-        raw = svc.spec.get("selector")
-        if raw is None:
-            continue
-        sel = _string_map(raw)
-        if all(pod.labels.get(k) == v for k, v in sel.items()):
-            label_set.update(sel)
-    selector = Selector.from_set(label_set)
-
-    owner = next((ref for ref in pod.owner_references if ref.get("controller") is True), None)
-    if owner is None:
-        return selector
-    gv = _parse_group_version(str(owner.get("apiVersion") or ""))
-    if gv is None:
-        return selector
-    gvk = (gv[0], gv[1], owner.get("kind") or "")
-    name = str(owner.get("name") or "")
-    if gvk == _RC_KIND:
-        rc = _find(objects.replication_controllers, pod.namespace, name)
-        if rc is not None:
-            label_set.update(_string_map(rc.spec.get("selector")))
-            selector = Selector.from_set(label_set)
-    elif gvk in (_RS_KIND, _SS_KIND):
-        listed = objects.replica_sets if gvk == _RS_KIND else objects.stateful_sets
-        controller = _find(listed, pod.namespace, name)
-        if controller is not None:
-            try:
-                other = label_selector(controller.spec.get("selector"))
-            except SelectorError:
-                return selector
-            if not other.is_nothing:
-                selector = selector.add(other.requirements)
-    return selector
-
-
-def go_log(x: int) -> float:
-    """math.Log as Go computes it on amd64 (its own reduction and polynomial).
-
-    The C library's log differs from it in the last bit for some integers (3 among them),
-    which is enough to move a rounded score; the topology weights must use this one.
-    """
-    cached = _LOG_CACHE.get(x)
-    if cached is not None:
-        return cached
-    frac, exp = math.frexp(float(x))
-    if frac < _HALF_SQRT2:
-        frac *= 2
-        exp -= 1
-    f = frac - 1
-    k = float(exp)
-    s = f / (2 + f)
-    s2 = s * s
-    s4 = s2 * s2
-    t1 = s2 * (_LG1 + s4 * (_LG3 + s4 * (_LG5 + s4 * _LG7)))
-    t2 = s4 * (_LG2 + s4 * (_LG4 + s4 * _LG6))
-    r = t1 + t2
-    hfsq = 0.5 * f * f
-    result = k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
-    _LOG_CACHE[x] = result
-    return result
-
-
-_HALF_SQRT2: Final = 7.07106781186547524401e-01
-_LN2_HI: Final = 6.93147180369123816490e-01
-_LN2_LO: Final = 1.90821492927058770002e-10
-_LG1: Final = 6.666666666666735130e-01
-_LG2: Final = 3.999999999940941908e-01
-_LG3: Final = 2.857142874366239149e-01
-_LG4: Final = 2.222219843214978396e-01
-_LG5: Final = 1.818357216161805012e-01
-_LG6: Final = 1.531383769920937332e-01
-_LG7: Final = 1.479819860511658591e-01
-_LOG_CACHE: dict[int, float] = {}
-
-
-def go_round(x: float) -> int:
-    """math.Round: halves away from zero (Python's round() would round them to even)."""
-    if x < 0:
-        return -go_round(-x)
-    whole = math.floor(x)
-    return whole + 1 if x - whole >= 0.5 else whole
-
-
-def _count_matching(pods: Sequence[Pod], selector: Selector, namespace: str) -> int:
-    """countPodsMatchSelector: pods of the namespace, not terminating, that the selector picks.
-
-    An empty selector counts nothing.
-    """
-    if selector.is_empty:
-        return 0
-    count = 0
-    matches = selector.matches
-    for p in pods:
-        if p.deleting or p.namespace != namespace:
-            continue
-        if matches(p.labels):
-            count += 1
-    return count
-
-
-def _matching_counts(cols: NodeColumns, selector: Selector, namespace: str) -> Array:
-    """_count_matching for every node of the snapshot, kept in the columns across cycles."""
-    if selector.is_empty:
-        return np.zeros(cols.n, dtype=np.int64)
-    matches = selector.matches
-
-    def counted(p: Pod) -> bool:
-        return not p.deleting and p.namespace == namespace and matches(p.labels)
-
-    key = (NAME, namespace, selector.is_nothing, selector.requirements)
-    return cols.pod_counts(key, counted)
-
-
-def _count_per_domain(
-    pod: Pod,
-    constraints: Sequence[Constraint],
-    nodes: Sequence[NodeInfo],
-    counts: list[dict[str, int]],
-    indices: Iterable[int],
-    *,
-    known_only: bool,
-    require_all: bool,
-) -> None:
-    """Add each node's matching pods to its topology value in ``counts[i]`` for ``indices``.
-
-    Nodes lacking any constraint's key are passed over when ``require_all``; a node a
-    constraint's inclusion policies leave out does not count for it. With ``known_only``
-    only values already in ``counts[i]`` are counted; otherwise each counted node's value
-    becomes a domain, with zero matching pods if need be.
-    """
-    found = columns_of(nodes)
-    if found is not None:
-        _count_per_domain_columns(
-            pod,
-            constraints,
-            nodes,
-            found[0],
-            found[1],
-            counts,
-            indices,
-            known_only=known_only,
-            require_all=require_all,
-        )
-        return
-    keys = [c.topology_key for c in constraints]
-    groups = _selector_groups(constraints)
-    inclusion = _Inclusion(pod, constraints)
-    namespace = pod.namespace
-    plan = [
-        (
-            counts[i],
-            constraints[i].topology_key,
-            groups[i],
-            constraints[i].selector,
-            constraints[i].honor_node_affinity and inclusion.need_affinity,
-            constraints[i].honor_node_taints and inclusion.need_taints,
-        )
-        for i in indices
-    ]
-    for ni in nodes:
-        node = ni.node
-        labels = node.labels
-        if require_all:
-            missing = False
-            for k in keys:
-                if k not in labels:
-                    missing = True
-                    break
-            if missing:
-                continue
-        pods = ni.pods
-        per_group: dict[int, int] | None = {} if pods else None
-        affinity_ok: bool | None = None
-        taints_ok: bool | None = None
-        for m, key, group, selector, check_affinity, check_taints in plan:
-            value = labels.get(key, "")
-            if known_only and value not in m:
-                continue
-            if check_affinity:
-                if affinity_ok is None:
-                    affinity_ok = inclusion.affinity_matches(node)
-                if not affinity_ok:
-                    continue
-            if check_taints:
-                if taints_ok is None:
-                    taints_ok = inclusion.taints_tolerated(node)
-                if not taints_ok:
-                    continue
-            n = 0
-            if per_group is not None:
-                cached = per_group.get(group)
-                if cached is None:
-                    cached = per_group[group] = _count_matching(pods, selector, namespace)
-                n = cached
-            m[value] = m.get(value, 0) + n
-
-
-def _count_per_domain_columns(
-    pod: Pod,
-    constraints: Sequence[Constraint],
-    nodes: Sequence[NodeInfo],
-    cols: NodeColumns,
-    idx: Array,
-    counts: list[dict[str, int]],
-    indices: Iterable[int],
-    *,
-    known_only: bool,
-    require_all: bool,
-) -> None:
-    """_count_per_domain over column-backed nodes: the same counts, in array passes.
-
-    Each node's topology value is its id in the snapshot's label column; a domain's count is
-    the sum over its counted nodes, and a new domain enters ``counts[i]`` where its first
-    counted node comes in ``nodes``, as the per-node walk would add it.
-    """
-    wanted = list(indices)
-    if not wanted:
-        return
-    n = len(nodes)
-    label_ids = {}
-    for c in constraints:
-        if c.topology_key not in label_ids:
-            column = cols.label(c.topology_key)
-            label_ids[c.topology_key] = (column, column.ids[idx])
-    base = np.ones(n, dtype=bool)
-    if require_all:
-        for _, ids in label_ids.values():
-            base &= ids >= 0
-    inclusion = _Inclusion(pod, constraints)
-    affinity_mask: Array | None = None
-    taints_mask: Array | None = None
-    masks: list[Array] = []
-    for i in wanted:
-        c = constraints[i]
-        mask = base
-        if c.honor_node_affinity and inclusion.need_affinity:
-            if affinity_mask is None:
-                affinity_mask = inclusion.affinity_mask(cols)[idx]
-            mask = mask & affinity_mask
-        if c.honor_node_taints and inclusion.need_taints:
-            if taints_mask is None:
-                taints_mask = base.copy()
-                tainted = base & cols.has_taints[idx]
-                for p in np.flatnonzero(tainted).tolist():
-                    taints_mask[p] = inclusion.taints_tolerated(nodes[p].node)
-            mask = mask & taints_mask
-        if known_only:
-            column, ids = label_ids[c.topology_key]
-            known = counts[i]
-            table = np.zeros(len(column.values) + 1, dtype=bool)
-            table[0] = "" in known  # a node without the key counts under ""
-            for value in known:
-                j = column.index.get(value)
-                if j is not None:
-                    table[j + 1] = True
-            mask = mask & table[ids + 1]
-        masks.append(mask)
-    namespace = pod.namespace
-    for i, mask in zip(wanted, masks, strict=True):
-        c = constraints[i]
-        matched = _matching_counts(cols, c.selector, namespace)[idx]
-        column, ids = label_ids[c.topology_key]
-        counted = np.flatnonzero(mask)
-        if counted.size == 0:
-            continue
-        codes = ids[counted] + 1  # 0: no such label, counted under ""
-        sums = np.bincount(codes, weights=matched[counted], minlength=len(column.values) + 1)
-        m = counts[i]
-        if known_only:
-            for code in np.flatnonzero(sums).tolist():
-                value = column.values[code - 1] if code else ""
-                m[value] = m[value] + int(sums[code])
-            continue
-        present, first = np.unique(codes, return_index=True)
-        for code in present[np.argsort(first, kind="stable")].tolist():
-            value = column.values[code - 1] if code else ""
-            m[value] = m.get(value, 0) + int(sums[code])
-
-
-class _Inclusion:
-    """Which nodes a constraint counts, per its nodeAffinityPolicy and nodeTaintsPolicy."""
-
-    __slots__ = ("node_selector", "affinity", "pod", "need_affinity", "need_taints")
-
-    def __init__(self, pod: Pod, constraints: Sequence[Constraint]) -> None:
-        self.pod = pod
-        self.node_selector = Selector.from_set(pod.node_selector) if pod.node_selector else None
-        self.affinity: NodeSelector | None = pod.required_node_selector
-        has_required = self.node_selector is not None or self.affinity is not None
-        self.need_affinity = has_required and any(c.honor_node_affinity for c in constraints)
-        self.need_taints = any(c.honor_node_taints for c in constraints)
-
-    def affinity_matches(self, node: Node) -> bool:
-        """nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)."""
-        if not self.need_affinity:
-            return True
-        if self.node_selector is not None and not self.node_selector.matches(node.labels):
-            return False
-        if self.affinity is not None:
-            return self.affinity.matches(node.labels, node.name)
-        return True
-
-    def affinity_mask(self, cols: NodeColumns) -> Array:
-        """affinity_matches over every node of the snapshot."""
-        out = np.ones(cols.n, dtype=bool)
-        if not self.need_affinity:
-            return out
-        if self.node_selector is not None:
-            out &= cols.selector_mask(self.node_selector)
-        if self.affinity is not None:
-            out &= cols.node_selector_mask(self.affinity)
-        return out
-
-    def taints_tolerated(self, node: Node) -> bool:
-        if not self.need_taints or not node.taints:
-            return True
-        return (
-            find_untolerated_taint(node.taints, self.pod.tolerations, do_not_schedule_taint) is None
-        )
-
-
-def _selector_groups(constraints: Sequence[Constraint]) -> list[int]:
-    """For each constraint, the index of the first constraint with an equal selector.
-
-    Lets a node's pods be counted once per distinct selector instead of once per constraint.
-    """
-    seen: dict[tuple[Any, ...], int] = {}
-    out: list[int] = []
-    for i, c in enumerate(constraints):
-        key = (c.selector.is_nothing, c.selector.requirements)
-        out.append(seen.setdefault(key, i))
-    return out
-
-
-@dataclass(frozen=True, slots=True)
-class SkewCheck:
-    """One hard constraint checked on a node: its domain, the counts and the skew."""
-
-    topology_key: str
-    value: str | None  # the node's domain; None when it lacks the label
-    matching: int  # pods matching the selector in that domain
-    self_match: int  # 1 when the incoming pod matches its own selector
-    min_match: int  # the fewest matching pods in any domain (0 below minDomains)
-    max_skew: int
-    min_domains: int
-    counts: dict[str, int]  # matching pods per domain
-
-    @property
-    def skew(self) -> int:
-        return self.matching + self.self_match - self.min_match
-
-
-class _CriticalPaths:
-    """The two topology values with the fewest matching pods (criticalPaths).
-
-    Kept exactly as upstream updates it on AddPod/RemovePod, including its staleness: only
-    the first entry's count is ever read.
-    """
-
-    __slots__ = ("value0", "num0", "value1", "num1")
-
-    def __init__(
-        self, value0: str = "", num0: int = _MAX_INT32, value1: str = "", num1: int = _MAX_INT32
-    ) -> None:
-        self.value0 = value0
-        self.num0 = num0
-        self.value1 = value1
-        self.num1 = num1
-
-    def update(self, value: str, num: int) -> None:
-        if value == self.value0:
-            self.num0 = num
-        elif value == self.value1:
-            self.num1 = num
-        else:
-            if num < self.num0:
-                self.value1, self.num1 = self.value0, self.num0
-                self.value0, self.num0 = value, num
-            elif num < self.num1:
-                self.value1, self.num1 = value, num
-            return
-        if self.num0 > self.num1:
-            self.value0, self.num0, self.value1, self.num1 = (
-                self.value1,
-                self.num1,
-                self.value0,
-                self.num0,
-            )
-
-    def copy(self) -> _CriticalPaths:
-        return _CriticalPaths(self.value0, self.num0, self.value1, self.num1)
-
-    def __repr__(self) -> str:
-        return f"[({self.value0!r}, {self.num0}), ({self.value1!r}, {self.num1})]"
-
 
 class _PreFilterState:
     """Hard constraints, and per constraint the matching pods per topology value."""
@@ -563,7 +88,7 @@ class _PreFilterState:
         constraints: tuple[Constraint, ...],
         self_match: tuple[int, ...],
         counts: list[dict[str, int]],
-        paths: list[_CriticalPaths],
+        paths: list[CriticalPaths],
     ) -> None:
         self.constraints = constraints
         self.self_match = self_match
@@ -671,7 +196,7 @@ class PodTopologySpread:
         if not constraints:
             return None, SKIP
         counts: list[dict[str, int]] = [{} for _ in constraints]
-        _count_per_domain(
+        count_per_domain(
             pod,
             constraints,
             nodes,
@@ -682,7 +207,7 @@ class PodTopologySpread:
         )
         paths = []
         for m in counts:
-            p = _CriticalPaths()
+            p = CriticalPaths()
             for value, num in m.items():
                 p.update(value, num)
             paths.append(p)
@@ -773,7 +298,7 @@ class PodTopologySpread:
         labels = node.labels
         if not all(c.topology_key in labels for c in s.constraints):
             return SUCCESS
-        inclusion = _Inclusion(preemptor, s.constraints)
+        inclusion = Inclusion(preemptor, s.constraints)
         for i, c in enumerate(s.constraints):
             if not c.selector.matches(updated.labels):
                 continue
@@ -841,7 +366,7 @@ class PodTopologySpread:
         if zonal:
             # Every node counts here, not only the feasible ones, but only into the domains
             # the feasible nodes have.
-            _count_per_domain(
+            count_per_domain(
                 pod,
                 constraints,
                 all_nodes,
@@ -966,7 +491,7 @@ def _score_columns(
         ids = column.ids[idx]
         present = ids >= 0
         if c.topology_key == HOSTNAME_LABEL:
-            cnt = _matching_counts(cols, c.selector, s.namespace)[idx]
+            cnt = matching_counts(cols, c.selector, s.namespace)[idx]
         else:
             known = column.table(dict.fromkeys(s.counts[i], True), False, False, bool)
             if (present & ~ignored & ~known[ids + 1]).any():
@@ -1004,7 +529,7 @@ def _score_terms(s: _PreScoreState, node_info: NodeInfo) -> list[tuple[str, str,
         if value is None:
             continue
         if c.topology_key == HOSTNAME_LABEL:
-            cnt = _count_matching(node_info.pods, c.selector, s.namespace)
+            cnt = count_matching(node_info.pods, c.selector, s.namespace)
         else:
             cnt = s.counts[i][value]
         out.append((c.topology_key, value, cnt, s.weights[i], c.max_skew))

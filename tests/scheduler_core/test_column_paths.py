@@ -26,6 +26,7 @@ from scheduler_core.plugins import (
     taint_toleration,
 )
 from scheduler_core.plugins import pod_topology_spread as pts
+from scheduler_core.plugins import pod_topology_spread_constraints as ptc
 from scheduler_core.plugins.node_resources import fit
 from scheduler_core.plugins.node_resources.most_allocated import most_allocated_cpu_memory
 
@@ -280,7 +281,7 @@ def spread(key: str, when: str, skew: int = 1, **extra: Any) -> dict[str, Any]:
     }
 
 
-HARD, SOFT = pts.DO_NOT_SCHEDULE, pts.SCHEDULE_ANYWAY
+HARD, SOFT = ptc.DO_NOT_SCHEDULE, ptc.SCHEDULE_ANYWAY
 SPREAD_PODS = {
     "zone-hard": make_pod("p", {"app": "a"}, constraints=[spread(ZONE, HARD)]),
     "zone-and-host-hard": make_pod(

@@ -16,6 +16,8 @@ from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import SKIP, SUCCESS, Code, Status, unresolvable, unschedulable
 from scheduler_core.framework.types import NodeScore, Snapshot
 from scheduler_core.plugins import pod_topology_spread as pts
+from scheduler_core.plugins import pod_topology_spread_constraints as ptc
+from scheduler_core.plugins import pod_topology_spread_counting as ptk
 
 SKEW = unschedulable(pts.ERR_REASON_CONSTRAINTS_NOT_MATCH)
 NO_LABEL = unresolvable(pts.ERR_REASON_NODE_LABEL_NOT_MATCH)
@@ -80,7 +82,7 @@ def pod(
 def constraint(
     key: str = ZONE,
     max_skew: int = 1,
-    when: str = pts.DO_NOT_SCHEDULE,
+    when: str = ptc.DO_NOT_SCHEDULE,
     selector: dict[str, Any] | None = FOO,
     **extra: Any,
 ) -> dict[str, Any]:
@@ -149,19 +151,19 @@ FOUR_NODES = [node("node-a", "zone1"), node("node-b", "zone1"), node("node-x", "
 
 
 def test_parse_constraints_defaults_optional_fields() -> None:
-    (c,) = pts.parse_constraints([constraint(max_skew=2)], {}, pts.DO_NOT_SCHEDULE)
+    (c,) = ptc.parse_constraints([constraint(max_skew=2)], {}, ptc.DO_NOT_SCHEDULE)
     assert (c.max_skew, c.topology_key, c.min_domains) == (2, ZONE, 1)
     assert c.honor_node_affinity and not c.honor_node_taints
 
 
 def test_parse_constraints_keeps_only_the_requested_action() -> None:
-    raws = [constraint(when=pts.SCHEDULE_ANYWAY), constraint(key=HOST)]
-    assert [c.topology_key for c in pts.parse_constraints(raws, {}, pts.DO_NOT_SCHEDULE)] == [HOST]
+    raws = [constraint(when=ptc.SCHEDULE_ANYWAY), constraint(key=HOST)]
+    assert [c.topology_key for c in ptc.parse_constraints(raws, {}, ptc.DO_NOT_SCHEDULE)] == [HOST]
 
 
 def test_parse_constraints_reads_policies_and_min_domains() -> None:
     raw = constraint(minDomains=3, nodeAffinityPolicy="Ignore", nodeTaintsPolicy="Honor")
-    (c,) = pts.parse_constraints([raw], {}, pts.DO_NOT_SCHEDULE)
+    (c,) = ptc.parse_constraints([raw], {}, ptc.DO_NOT_SCHEDULE)
     assert (c.min_domains, c.honor_node_affinity, c.honor_node_taints) == (3, False, True)
 
 
@@ -178,19 +180,19 @@ def test_match_label_keys_merge_pod_labels_into_selector(
     labels: dict[str, str], candidate: dict[str, str], expected: bool
 ) -> None:
     raw = constraint(matchLabelKeys=["rev"])
-    (c,) = pts.parse_constraints([raw], labels, pts.DO_NOT_SCHEDULE)
+    (c,) = ptc.parse_constraints([raw], labels, ptc.DO_NOT_SCHEDULE)
     assert c.selector.matches(candidate) is expected
 
 
 def test_match_label_keys_conflicting_with_selector_match_nothing() -> None:
     raw = constraint(selector={"matchLabels": {"rev": "1"}}, matchLabelKeys=["rev"])
-    (c,) = pts.parse_constraints([raw], {"rev": "2"}, pts.DO_NOT_SCHEDULE)
+    (c,) = ptc.parse_constraints([raw], {"rev": "2"}, ptc.DO_NOT_SCHEDULE)
     assert not c.selector.matches({"rev": "1"}) and not c.selector.matches({"rev": "2"})
 
 
 def test_match_label_keys_leave_a_null_selector_matching_nothing() -> None:
     raw = constraint(selector=None, matchLabelKeys=["foo"])
-    (c,) = pts.parse_constraints([raw], {"foo": ""}, pts.DO_NOT_SCHEDULE)
+    (c,) = ptc.parse_constraints([raw], {"foo": ""}, ptc.DO_NOT_SCHEDULE)
     assert c.selector.is_nothing
 
 
@@ -259,7 +261,7 @@ def test_default_selector(
     matching: dict[str, str] | None,
     not_matching: dict[str, str] | None,
 ) -> None:
-    sel = pts.default_selector(p, ClusterObjects.from_lists(**objects))
+    sel = ptc.default_selector(p, ClusterObjects.from_lists(**objects))
     if matching is None:
         assert sel.is_empty
         return
@@ -272,7 +274,7 @@ def test_default_selector(
 
 def test_pre_filter_skips_pod_without_hard_constraints() -> None:
     c = cluster(FOUR_NODES)
-    p = pod("p", {"foo": ""}, constraints=[constraint(when=pts.SCHEDULE_ANYWAY)])
+    p = pod("p", {"foo": ""}, constraints=[constraint(when=ptc.SCHEDULE_ANYWAY)])
     assert run_filter(c, p)[0] == SKIP
 
 
@@ -442,7 +444,7 @@ def test_add_pod_from_other_namespace_changes_nothing() -> None:
 
 
 def test_critical_paths_keep_the_two_smallest() -> None:
-    paths = pts._CriticalPaths()
+    paths = ptk.CriticalPaths()
     for value, num in [("a", 3), ("b", 1), ("c", 2), ("d", 0)]:
         paths.update(value, num)
     assert (paths.value0, paths.num0, paths.value1, paths.num1) == ("d", 0, "b", 1)
@@ -454,9 +456,9 @@ def test_critical_paths_keep_the_two_smallest() -> None:
 
 
 def test_go_log_matches_go_not_libm() -> None:
-    assert pts.go_log(3) == 1.0986122886681096
-    assert pts.go_log(3) != math.log(3)
-    assert pts.go_log(6) == math.log(6)
+    assert ptc.go_log(3) == 1.0986122886681096
+    assert ptc.go_log(3) != math.log(3)
+    assert ptc.go_log(6) == math.log(6)
 
 
 @pytest.mark.parametrize(
@@ -465,7 +467,7 @@ def test_go_log_matches_go_not_libm() -> None:
     ids=["half-up", "half-from-zero", "below-half", "just-below-half", "negative-half"],
 )
 def test_go_round_rounds_halves_away_from_zero(x: float, expected: int) -> None:
-    assert pts.go_round(x) == expected
+    assert ptc.go_round(x) == expected
 
 
 @pytest.mark.parametrize(
@@ -474,7 +476,7 @@ def test_go_round_rounds_halves_away_from_zero(x: float, expected: int) -> None:
         (
             FOUR_NODES,
             existing({"node-a": 2, "node-b": 1, "node-y": 3}),
-            pod("p", {"foo": ""}, constraints=[constraint(HOST, when=pts.SCHEDULE_ANYWAY)]),
+            pod("p", {"foo": ""}, constraints=[constraint(HOST, when=ptc.SCHEDULE_ANYWAY)]),
             None,
             [4, 2, 0, 5],
             [20, 60, 100, 0],
@@ -482,7 +484,7 @@ def test_go_round_rounds_halves_away_from_zero(x: float, expected: int) -> None:
         (
             FOUR_NODES,
             existing({"node-a": 2, "node-b": 1, "node-y": 3}),
-            pod("p", {"foo": ""}, constraints=[constraint(HOST, 2, pts.SCHEDULE_ANYWAY)]),
+            pod("p", {"foo": ""}, constraints=[constraint(HOST, 2, ptc.SCHEDULE_ANYWAY)]),
             None,
             [5, 3, 1, 6],
             [33, 66, 100, 16],
@@ -490,7 +492,7 @@ def test_go_round_rounds_halves_away_from_zero(x: float, expected: int) -> None:
         (
             FOUR_NODES,
             existing({"node-a": 1, "node-b": 1, "node-x": 2}),
-            pod("p", {"foo": ""}, constraints=[constraint(when=pts.SCHEDULE_ANYWAY)]),
+            pod("p", {"foo": ""}, constraints=[constraint(when=ptc.SCHEDULE_ANYWAY)]),
             ["node-a", "node-x", "node-y"],
             [3, 3, 3],
             [100, 100, 100],
@@ -498,7 +500,7 @@ def test_go_round_rounds_halves_away_from_zero(x: float, expected: int) -> None:
         (
             FOUR_NODES,
             existing({"node-a": 2, "node-x": 1}),
-            pod("p", {"foo": ""}, constraints=[constraint(when=pts.SCHEDULE_ANYWAY)]),
+            pod("p", {"foo": ""}, constraints=[constraint(when=ptc.SCHEDULE_ANYWAY)]),
             ["node-a", "node-b", "node-x"],
             [3, 3, 1],
             [33, 33, 100],
@@ -506,7 +508,7 @@ def test_go_round_rounds_halves_away_from_zero(x: float, expected: int) -> None:
         (
             [node("node-a", "zone1"), node("node-b")],
             [],
-            pod("p", {"foo": ""}, constraints=[constraint(when=pts.SCHEDULE_ANYWAY)]),
+            pod("p", {"foo": ""}, constraints=[constraint(when=ptc.SCHEDULE_ANYWAY)]),
             None,
             [0, 0],
             [100, 0],
@@ -514,7 +516,7 @@ def test_go_round_rounds_halves_away_from_zero(x: float, expected: int) -> None:
         (
             FOUR_NODES,
             existing({"node-a": 2}),
-            pod("p", {"foo": ""}, constraints=[constraint(HOST, when=pts.SCHEDULE_ANYWAY)]),
+            pod("p", {"foo": ""}, constraints=[constraint(HOST, when=ptc.SCHEDULE_ANYWAY)]),
             ["node-a", "node-b"],
             [3, 0],
             [0, 100],
@@ -559,7 +561,7 @@ def test_system_defaults_score_nodes_without_zone_label() -> None:
     status, raw, normalized = run_score(c, pod("p", {"app": "web"}))
     assert status == SUCCESS
     # hostname (maxSkew 3, weight log 4) plus zone (maxSkew 5, weight log 4) on node-a only.
-    assert raw == [pts.go_round(math.log(4) + 2 + math.log(4) + 4), 2]
+    assert raw == [ptc.go_round(math.log(4) + 2 + math.log(4) + 4), 2]
     assert normalized == [100 * (raw[0] + 2 - raw[0]) // raw[0], 100]
 
 
@@ -576,7 +578,7 @@ def test_list_defaulting_uses_the_configured_constraints() -> None:
 
 def test_list_defaulting_requires_topology_keys_for_scoring() -> None:
     args = PodTopologySpreadArgs(
-        default_constraints=(constraint(when=pts.SCHEDULE_ANYWAY, selector=None),),
+        default_constraints=(constraint(when=ptc.SCHEDULE_ANYWAY, selector=None),),
         defaulting_type="List",
     )
     c = cluster([node("node-a", "zone1"), node("node-b")], services=[_SVC])
