@@ -22,6 +22,7 @@ from scheduler_core.labels import label_selector, node_selector
 from scheduler_core.plugins import (
     image_locality,
     inter_pod_affinity,
+    inter_pod_affinity_state,
     node_affinity,
     taint_toleration,
 )
@@ -421,8 +422,8 @@ def test_inter_pod_affinity_columns_equal_per_node(name: str) -> None:
     fast_out = fast.pre_filter(fast_state, pod, snap.node_info_list)
     assert fast_out == slow.pre_filter(slow_state, pod, plain.node_info_list)
     if fast_out[1].is_success():
-        f = fast_state.get(inter_pod_affinity._PRE_FILTER_KEY)
-        s = slow_state.get(inter_pod_affinity._PRE_FILTER_KEY)
+        f = fast_state.get(inter_pod_affinity_state.PRE_FILTER_KEY)
+        s = slow_state.get(inter_pod_affinity_state.PRE_FILTER_KEY)
         for attr in ("existing_anti_affinity", "affinity", "anti_affinity"):
             assert getattr(f, attr).by_key == getattr(s, attr).by_key
             assert getattr(f, attr).size == getattr(s, attr).size
@@ -435,8 +436,8 @@ def test_inter_pod_affinity_columns_equal_per_node(name: str) -> None:
     if not status.is_success():
         assert name not in ("preferred-both", "none-matched-by-existing")
         return
-    f = fast_state.get(inter_pod_affinity._PRE_SCORE_KEY)
-    s = slow_state.get(inter_pod_affinity._PRE_SCORE_KEY)
+    f = fast_state.get(inter_pod_affinity_state.PRE_SCORE_KEY)
+    s = slow_state.get(inter_pod_affinity_state.PRE_SCORE_KEY)
     assert f.topology_score == s.topology_score
     fast_raw, _ = fast.score_batch(fast_state, pod, snap.node_info_list)
     per_node = [slow.score(slow_state, pod, ni)[0] for ni in plain.node_info_list]

@@ -18,7 +18,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.plugin_scores import all_in_range
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, Snapshot
-from scheduler_core.plugins import inter_pod_affinity
+from scheduler_core.plugins import inter_pod_affinity, inter_pod_affinity_state
 from scheduler_core.plugins.node_resources import fit
 from scheduler_core.plugins.node_resources.balanced_allocation import balanced_cpu_memory
 from scheduler_core.plugins.node_resources.least_allocated import least_allocated_cpu_memory
@@ -155,8 +155,8 @@ def test_inter_pod_affinity_columns_follow_affinity_pods_coming_and_going() -> N
         got = fast.filter_batch(fast_state, pod, snap.node_info_list)
         assert got == slow.filter_batch(slow_state, pod, plain.node_info_list)
         assert set(got) == rejected
-        f = fast_state.get(inter_pod_affinity._PRE_SCORE_KEY)
-        s = slow_state.get(inter_pod_affinity._PRE_SCORE_KEY)
+        f = fast_state.get(inter_pod_affinity_state.PRE_SCORE_KEY)
+        s = slow_state.get(inter_pod_affinity_state.PRE_SCORE_KEY)
         assert (f is None) == (s is None)
         if f is not None:
             assert f.topology_score == s.topology_score
