@@ -50,9 +50,10 @@ from scheduler_core.extender import (
     ignored_extended_resources,
 )
 from scheduler_core.extender_policy import ExtenderPolicy
+from scheduler_core.framework.binding_points import Steps
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
-from scheduler_core.framework.runtime import Framework, Steps
+from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.gcpause import with_collector_paused
 from scheduler_core.plugins import in_tree_registry

@@ -3,6 +3,10 @@
 Mirrors framework/runtime/framework.go in kube-scheduler v1.35: multiPoint expansion, score
 weights, PreFilter result merging and Skip, Filter stopping at the first rejection, Filter with
 nominated pods, PreScore Skip, Score with NormalizeScore and range checks.
+
+This module runs the queue's and the scheduling cycle's points; a Framework is built (plugins
+made, sorted, checked) in ``build``, and runs the binding cycle's points with
+``binding_points.BindingPoints``.
 """
 
 from __future__ import annotations
@@ -10,19 +14,23 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
-from typing import Any, ParamSpec
+from typing import Any
 
 import numpy as np
 
 from scheduler_core.api import Pod
-from scheduler_core.errors import SchedulerCoreError, UnknownPluginError
 from scheduler_core.framework import interfaces as fi
+from scheduler_core.framework.binding_points import BindingPoints, call
+from scheduler_core.framework.build import EXTENSION_POINTS, build_points
+from scheduler_core.framework.build import FrameworkError as FrameworkError  # re-exported
+from scheduler_core.framework.build import (
+    ScoreWeightOverflowError as ScoreWeightOverflowError,  # re-exported
+)
 from scheduler_core.framework.columns import columns_of, remember_columns
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.plugin_scores import PluginScores as PluginScores  # re-exported
 from scheduler_core.framework.plugin_scores import all_in_range
 from scheduler_core.framework.registry import Registry
-from scheduler_core.framework.score_weights import ERR_OVERFLOW, WeightOverflow, first_overflow
 from scheduler_core.framework.status import SUCCESS, Code, Status
 from scheduler_core.framework.types import (
     NodeInfo,
@@ -32,49 +40,6 @@ from scheduler_core.framework.types import (
     Snapshot,
 )
 
-# (attribute on config.Plugins, protocol, attribute on Framework), in upstream's order.
-_EXTENSION_POINTS: tuple[tuple[str, type, str], ...] = (
-    ("pre_filter", fi.PreFilterPlugin, "pre_filter_plugins"),
-    ("filter", fi.FilterPlugin, "filter_plugins"),
-    ("post_filter", fi.PostFilterPlugin, "post_filter_plugins"),
-    ("reserve", fi.ReservePlugin, "reserve_plugins"),
-    ("pre_score", fi.PreScorePlugin, "pre_score_plugins"),
-    ("score", fi.ScorePlugin, "score_plugins"),
-    ("pre_bind", fi.PreBindPlugin, "pre_bind_plugins"),
-    ("bind", fi.BindPlugin, "bind_plugins"),
-    ("post_bind", fi.PostBindPlugin, "post_bind_plugins"),
-    ("permit", fi.PermitPlugin, "permit_plugins"),
-    ("pre_enqueue", fi.PreEnqueuePlugin, "pre_enqueue_plugins"),
-    ("queue_sort", fi.QueueSortPlugin, "queue_sort_plugins"),
-)
-
-_PROTOCOL_NAMES: dict[type, str] = {
-    fi.PreFilterPlugin: "PreFilterPlugin",
-    fi.FilterPlugin: "FilterPlugin",
-    fi.PostFilterPlugin: "PostFilterPlugin",
-    fi.ReservePlugin: "ReservePlugin",
-    fi.PreScorePlugin: "PreScorePlugin",
-    fi.ScorePlugin: "ScorePlugin",
-    fi.PreBindPlugin: "PreBindPlugin",
-    fi.BindPlugin: "BindPlugin",
-    fi.PostBindPlugin: "PostBindPlugin",
-    fi.PermitPlugin: "PermitPlugin",
-    fi.PreEnqueuePlugin: "PreEnqueuePlugin",
-    fi.QueueSortPlugin: "QueueSortPlugin",
-}
-
-
-class FrameworkError(SchedulerCoreError):
-    """A profile that upstream's NewFramework refuses (no bind plugin, bad weights, ...)."""
-
-
-class ScoreWeightOverflowError(FrameworkError):
-    """The score-weight check refused the profile; ``overflow`` says where and why."""
-
-    def __init__(self, overflow: WeightOverflow) -> None:
-        super().__init__(ERR_OVERFLOW)
-        self.overflow = overflow
-
 
 @dataclass(slots=True)
 class PreFilterOutcome:
@@ -83,24 +48,7 @@ class PreFilterOutcome:
     plugins_with_nodes: frozenset[str]
 
 
-def _implements(plugin: object, protocol: type) -> bool:
-    """isinstance(plugin, protocol), answering False at once when the plugin lacks one of the
-    protocol's own methods (a runtime Protocol check costs tens of microseconds, and most
-    plugins implement few extension points)."""
-    for method in _OWN_METHODS.get(protocol, ()):
-        if getattr(plugin, method, None) is None:
-            return False
-    return isinstance(plugin, protocol)
-
-
-# Each extension point protocol's own methods (pre_filter, filter, ...).
-_OWN_METHODS: dict[type, tuple[str, ...]] = {
-    proto: tuple(n for n, v in vars(proto).items() if callable(v) and not n.startswith("_"))
-    for _, proto, _ in _EXTENSION_POINTS
-}
-
-
-class Framework:
+class Framework(BindingPoints):
     """One profile's runtime. It is also the Handle its plugins receive."""
 
     def __init__(
@@ -120,7 +68,7 @@ class Framework:
         self._nominator = nominator
         self._nominated_nodes = nominated_nodes
         self.extras: dict[str, Any] = dict(extras or {})
-        for _, _, attr in _EXTENSION_POINTS:
+        for _, _, attr in EXTENSION_POINTS:
             setattr(self, attr, [])
         self.pre_filter_plugins: list[fi.PreFilterPlugin]
         self.filter_plugins: list[fi.FilterPlugin]
@@ -140,92 +88,7 @@ class Framework:
         self._score_extensions: dict[int, tuple[object, fi.ScoreExtensions | None]] = {}
         self._plan: tuple[tuple[int, ...], list[Any]] | None = None  # see _score_plan
         self.plugins: dict[str, Any] = {}
-        self._build(profile, registry)
-
-    # -- construction -------------------------------------------------------------------------
-
-    def _build(self, profile: Any, registry: Registry) -> None:
-        plugins = profile.plugins
-        needed: list[str] = []
-        for point, _, _ in _EXTENSION_POINTS:
-            for p in getattr(plugins, point).enabled:
-                if p.name not in needed:
-                    needed.append(p.name)
-        for p in plugins.multi_point.enabled:
-            if p.name not in needed:
-                needed.append(p.name)
-        for name in needed:
-            factory = registry.get(name)
-            if factory is None:
-                raise UnknownPluginError(f"plugin {name!r} does not exist")
-            self.plugins[name] = factory(profile.args_for(name), self)
-
-        for point, proto, attr in _EXTENSION_POINTS:
-            lst: list[Any] = getattr(self, attr)
-            seen: set[str] = set()
-            for p in getattr(plugins, point).enabled:
-                pg = self.plugins[p.name]
-                if not _implements(pg, proto):
-                    raise FrameworkError(
-                        f"plugin {p.name!r} does not extend {_PROTOCOL_NAMES[proto]} plugin"
-                    )
-                if p.name in seen:
-                    raise FrameworkError(
-                        f"plugin {p.name!r} already registered as {_PROTOCOL_NAMES[proto]!r}"
-                    )
-                seen.add(p.name)
-                lst.append(pg)
-
-        if plugins.multi_point.enabled:
-            self._expand_multi_point(plugins)
-
-        if len(self.queue_sort_plugins) != 1:
-            raise FrameworkError(
-                "only one queue sort plugin required for profile with scheduler name "
-                f'"{self.profile_name}", but got {len(self.queue_sort_plugins)}'
-            )
-        if not self.bind_plugins:
-            raise FrameworkError(
-                "at least one bind plugin is needed for profile with scheduler name "
-                f'"{self.profile_name}"'
-            )
-        for p in list(plugins.score.enabled) + list(plugins.multi_point.enabled):
-            pg = self.plugins[p.name]
-            if _implements(pg, fi.ScorePlugin) and p.name not in self.score_weights:
-                self.score_weights[p.name] = p.weight or 1
-        overflow = first_overflow(list(self.score_weights.items()))
-        if overflow is not None:
-            raise ScoreWeightOverflowError(overflow)
-        for pg in self.score_plugins:
-            if not self.score_weights.get(pg.name):
-                raise FrameworkError(f'score plugin "{pg.name}" is not configured with weight')
-
-    def _expand_multi_point(self, plugins: Any) -> None:
-        for point, proto, attr in _EXTENSION_POINTS:
-            pset = getattr(plugins, point)
-            enabled = [p.name for p in pset.enabled]
-            disabled = {p.name for p in pset.disabled}
-            if "*" in disabled:
-                continue
-            multi: list[str] = []
-            overrides: set[str] = set()
-            for p in plugins.multi_point.enabled:
-                pg = self.plugins[p.name]
-                if not _implements(pg, proto) or p.name in disabled:
-                    continue
-                if p.name in enabled:
-                    overrides.add(p.name)
-                    continue
-                if p.name in multi:
-                    raise FrameworkError(
-                        f"plugin {p.name!r} already registered as {_PROTOCOL_NAMES[proto]!r}"
-                    )
-                multi.append(p.name)
-            # Explicitly configured plugins that multiPoint also names keep their own position
-            # first, then the multiPoint ones, then the rest of the explicit list.
-            first = [n for n in enabled if n in overrides]
-            rest = [n for n in enabled if n not in overrides]
-            setattr(self, attr, [self.plugins[n] for n in first + multi + rest])
+        build_points(self, profile, registry)
 
     # -- Handle ---------------------------------------------------------------------------------
 
@@ -273,7 +136,7 @@ class Framework:
 
     def run_pre_enqueue_plugins(self, pod: Pod) -> Status:
         for pl in self.pre_enqueue_plugins:
-            status = _call(pl, pl.pre_enqueue, pod)
+            status = call(pl, pl.pre_enqueue, pod)
             if not status.is_success():
                 return status.with_plugin(pl.name)
         return SUCCESS
@@ -654,114 +517,5 @@ class Framework:
     # Each method takes an optional ``steps`` list that receives (plugin, status) per plugin run,
     # which the scheduler turns into one event per plugin.
 
-    def run_reserve_plugins_reserve(
-        self, state: CycleState, pod: Pod, node_name: str, steps: Steps | None = None
-    ) -> Status:
-        for pl in self.reserve_plugins:
-            s = _call(pl, pl.reserve, state, pod, node_name)
-            _step(steps, pl.name, s)
-            if not s.is_success():
-                return _failure("Reserve", pl.name, s)
-        return SUCCESS
-
-    def run_reserve_plugins_unreserve(
-        self, state: CycleState, pod: Pod, node_name: str, steps: Steps | None = None
-    ) -> None:
-        """Unreserve in reverse order of Reserve."""
-        for pl in reversed(self.reserve_plugins):
-            try:
-                pl.unreserve(state, pod, node_name)
-                _step(steps, pl.name, SUCCESS)
-            except Exception as err:
-                _step(steps, pl.name, Status(Code.ERROR, (f"{type(err).__name__}: {err}",)))
-
-    def run_permit_plugins(
-        self, state: CycleState, pod: Pod, node_name: str, steps: Steps | None = None
-    ) -> tuple[Status, dict[str, float]]:
-        """Run Permit; a Wait answer returns Code.WAIT and each waiting plugin's timeout."""
-        waits: dict[str, float] = {}
-        for pl in self.permit_plugins:
-            try:
-                s, timeout = pl.permit(state, pod, node_name)
-            except Exception as err:
-                s, timeout = Status(Code.ERROR, (f"{type(err).__name__}: {err}",)), 0.0
-            _step(steps, pl.name, s, timeout if s.is_wait() else None)
-            if s.is_success():
-                continue
-            if s.is_rejected():
-                return s.with_plugin(pl.name), {}
-            if s.is_wait():
-                waits[pl.name] = min(float(timeout), MAX_PERMIT_TIMEOUT_SECONDS)
-                continue
-            msg = f'running Permit plugin "{pl.name}": {s.message()}'
-            return Status(Code.ERROR, (msg,), pl.name), {}
-        if waits:
-            return Status(Code.WAIT, ("one or more plugins asked to wait",)), waits
-        return SUCCESS, {}
-
-    def run_pre_bind_plugins(
-        self, state: CycleState, pod: Pod, node_name: str, steps: Steps | None = None
-    ) -> Status:
-        for pl in self.pre_bind_plugins:
-            s = _call(pl, pl.pre_bind, state, pod, node_name)
-            _step(steps, pl.name, s)
-            if s.is_skip():
-                continue
-            if not s.is_success():
-                return _failure("PreBind", pl.name, s)
-        return SUCCESS
-
-    def run_bind_plugins(
-        self, state: CycleState, pod: Pod, node_name: str, steps: Steps | None = None
-    ) -> Status:
-        """The first Bind plugin that does not Skip binds the pod."""
-        for pl in self.bind_plugins:
-            s = _call(pl, pl.bind, state, pod, node_name)
-            _step(steps, pl.name, s)
-            if s.is_skip():
-                continue
-            if not s.is_success():
-                return _failure("Bind", pl.name, s)
-            return s.with_plugin(pl.name)
-        return SUCCESS
-
-    def run_post_bind_plugins(
-        self, state: CycleState, pod: Pod, node_name: str, steps: Steps | None = None
-    ) -> None:
-        for pl in self.post_bind_plugins:
-            try:
-                pl.post_bind(state, pod, node_name)
-                _step(steps, pl.name, SUCCESS)
-            except Exception as err:
-                _step(steps, pl.name, Status(Code.ERROR, (f"{type(err).__name__}: {err}",)))
-
 
 _ALL_PASSED = bytearray(b"\x01")  # one node's flag in filter_nodes' answer
-
-Steps = list[tuple[str, Status, float | None]]
-MAX_PERMIT_TIMEOUT_SECONDS = 15 * 60.0
-
-
-def _failure(point: str, name: str, s: Status) -> Status:
-    """A binding-cycle plugin's failure: a rejection names the plugin, anything else is an Error."""
-    if s.is_rejected():
-        return s.with_plugin(name)
-    return Status(Code.ERROR, (f'running {point} plugin "{name}": {s.message()}',), name)
-
-
-def _step(steps: Steps | None, name: str, status: Status, timeout: float | None = None) -> None:
-    if steps is not None:
-        steps.append((name, status.with_plugin(name), timeout))
-
-
-_P = ParamSpec("_P")
-
-
-def _call(
-    pl: fi.Plugin, fn: Callable[_P, Status], /, *args: _P.args, **kwargs: _P.kwargs
-) -> Status:
-    """Run one plugin method; an exception becomes an Error status naming the plugin."""
-    try:
-        return fn(*args, **kwargs)
-    except Exception as err:
-        return Status(Code.ERROR, (f"{type(err).__name__}: {err}",), pl.name)
