@@ -33,20 +33,8 @@ EXTENSION_POINTS: tuple[tuple[str, type, str], ...] = (
     ("queue_sort", fi.QueueSortPlugin, "queue_sort_plugins"),
 )
 
-_PROTOCOL_NAMES: dict[type, str] = {
-    fi.PreFilterPlugin: "PreFilterPlugin",
-    fi.FilterPlugin: "FilterPlugin",
-    fi.PostFilterPlugin: "PostFilterPlugin",
-    fi.ReservePlugin: "ReservePlugin",
-    fi.PreScorePlugin: "PreScorePlugin",
-    fi.ScorePlugin: "ScorePlugin",
-    fi.PreBindPlugin: "PreBindPlugin",
-    fi.BindPlugin: "BindPlugin",
-    fi.PostBindPlugin: "PostBindPlugin",
-    fi.PermitPlugin: "PermitPlugin",
-    fi.PreEnqueuePlugin: "PreEnqueuePlugin",
-    fi.QueueSortPlugin: "QueueSortPlugin",
-}
+# The names upstream's messages give the protocols: PreFilterPlugin, FilterPlugin, ...
+_PROTOCOL_NAMES: dict[type, str] = {proto: proto.__name__ for _, proto, _ in EXTENSION_POINTS}
 
 
 class FrameworkError(SchedulerCoreError):
