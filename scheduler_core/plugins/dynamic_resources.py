@@ -40,7 +40,7 @@ from scheduler_core.plugins.helpers import (
     default_normalize_score,
     normalize_values,
 )
-from scheduler_core.plugins.volume_binding import quote
+from scheduler_core.plugins.volume_storage import quote
 
 NAME: Final = names.DYNAMIC_RESOURCES
 MSG_NO_NEW_CLAIMS: Final = "no new claims to deallocate"

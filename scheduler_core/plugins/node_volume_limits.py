@@ -26,7 +26,7 @@ from scheduler_core.framework.status import (
 )
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
 from scheduler_core.plugins import names
-from scheduler_core.plugins.volume_binding import (
+from scheduler_core.plugins.volume_storage import (
     claim_storage_class,
     ephemeral_owner_error,
     pod_claim_names,

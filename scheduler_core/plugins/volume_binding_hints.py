@@ -12,7 +12,7 @@ from typing import Any
 from scheduler_core import quantity as q
 from scheduler_core.api import KubeObject, Pod
 from scheduler_core.plugins.node_volume_limits import MIGRATED_PLUGINS_ANNOTATION
-from scheduler_core.plugins.volume_binding import pod_claim_names
+from scheduler_core.plugins.volume_storage import pod_claim_names
 from scheduler_core.queue.events import (
     CSI_DRIVER,
     CSI_NODE,

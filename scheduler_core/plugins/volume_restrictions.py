@@ -22,7 +22,7 @@ from scheduler_core.framework.status import (
 )
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
 from scheduler_core.plugins import names
-from scheduler_core.plugins.volume_binding import is_pod_claim, quote
+from scheduler_core.plugins.volume_storage import is_pod_claim, quote
 from scheduler_core.queue.events import (
     NODE,
     PERSISTENT_VOLUME_CLAIM,

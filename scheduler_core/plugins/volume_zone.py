@@ -15,7 +15,7 @@ from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import FrozenState
-from scheduler_core.plugins.volume_binding import (
+from scheduler_core.plugins.volume_storage import (
     WAIT_FOR_FIRST_CONSUMER,
     claim_storage_class,
     is_pod_claim,

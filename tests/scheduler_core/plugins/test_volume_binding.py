@@ -14,6 +14,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import Snapshot
 from scheduler_core.plugins import volume_binding as vb
+from scheduler_core.plugins import volume_storage as vs
 
 ZONE = "topology.kubernetes.io/zone"
 
@@ -72,7 +73,7 @@ def pvc(
 ) -> dict[str, Any]:
     anns = dict(annotations or {})
     if bound:
-        anns[vb.ANN_BIND_COMPLETED] = "yes"
+        anns[vs.ANN_BIND_COMPLETED] = "yes"
     spec: dict[str, Any] = {
         "accessModes": list(modes),
         "storageClassName": cls,
@@ -287,7 +288,7 @@ def test_pre_filter(env: Env, raw: dict[str, Any], expected: Status) -> None:
         ),
         pytest.param(
             Env(
-                pvcs=[pvc("c", cls="csi", annotations={vb.ANN_SELECTED_NODE: "n3"})],
+                pvcs=[pvc("c", cls="csi", annotations={vs.ANN_SELECTED_NODE: "n3"})],
                 classes=[sc("csi", provisioner="pd.csi.storage.gke.io")],
             ),
             pod("c"),
@@ -298,7 +299,7 @@ def test_pre_filter(env: Env, raw: dict[str, Any], expected: Status) -> None:
             Env(
                 pvcs=[
                     pvc("c", cls="", volume="pv1", bound=True),
-                    pvc("w", cls="csi", annotations={vb.ANN_SELECTED_NODE: "n3"}),
+                    pvc("w", cls="csi", annotations={vs.ANN_SELECTED_NODE: "n3"}),
                 ],
                 pvs=[pv("pv1", cls="", nodes=("n2",), claim="c", phase="Bound")],
                 classes=[sc("csi", provisioner="x.csi")],
@@ -330,7 +331,7 @@ def test_filter_picks_the_smallest_fitting_pv() -> None:
     assert env.plugin.reserve(state, p, "n2") == SUCCESS
     objs = env.cluster.objects
     assert objs.pvs["small"].spec["claimRef"]["name"] == "c"
-    assert objs.pvs["small"].annotations[vb.ANN_BOUND_BY_CONTROLLER] == "yes"
+    assert objs.pvs["small"].annotations[vs.ANN_BOUND_BY_CONTROLLER] == "yes"
     assert "claimRef" not in objs.pvs["big"].spec
 
 
@@ -360,7 +361,7 @@ def test_reserve_annotates_a_claim_to_provision() -> None:
     env = Env(pvcs=[pvc("c", cls="csi")], classes=[sc("csi", provisioner="x.csi")])
     _, _, state, p = env.cycle(pod("c"))
     assert env.plugin.reserve(state, p, "n1") == SUCCESS
-    assert env.cluster.objects.pvcs["default/c"].annotations[vb.ANN_SELECTED_NODE] == "n1"
+    assert env.cluster.objects.pvcs["default/c"].annotations[vs.ANN_SELECTED_NODE] == "n1"
     _, filtered, _, _ = env.cycle(pod("c", name="again"))
     assert filtered == {"n1": SUCCESS, "n2": BIND, "n3": BIND}
 
