@@ -9,14 +9,17 @@ from typing import Any
 import yaml
 from django import forms
 
-from scheduler_core.config import io as config_io
+from scheduler_core.config import wire
 
 from .. import kube, manifests, yaml_limits
 from ..clusters.pod_parsing import format_spread, parse_node_terms, parse_spread
 from ..forms import line_field, textarea
 
 # The profile form's extension points in the wire format, multiPoint first.
-EXTENSION_POINTS = ("multiPoint", *(w for _, w in config_io.EXTENSION_POINTS if w != "multiPoint"))
+EXTENSION_POINTS = (
+    "multiPoint",
+    *(w for _, w in wire.EXTENSION_POINTS if w != "multiPoint"),
+)
 # (plugin, args key) -> profile form field; the reverse is used to put upstream messages next to
 # the field they concern.
 ARG_FIELDS = {

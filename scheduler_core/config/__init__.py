@@ -12,14 +12,8 @@ from scheduler_core.config.defaults import (
     in_tree_args_defaults,
     set_defaults,
 )
-from scheduler_core.config.io import (
-    API_VERSION,
-    KIND,
-    decode_config,
-    dump_config,
-    dump_config_yaml,
-    load_config,
-)
+from scheduler_core.config.encode import dump_config, dump_config_yaml
+from scheduler_core.config.io import decode_config, load_config
 from scheduler_core.config.types import (
     DEFAULT_EXTENDER_TIMEOUT_SECONDS,
     ConfigError,
@@ -48,6 +42,7 @@ from scheduler_core.config.types import (
     VolumeBindingArgs,
 )
 from scheduler_core.config.validation import validate_config, validate_plugin_args
+from scheduler_core.config.wire import API_VERSION, KIND
 
 __all__ = [
     "API_VERSION",

@@ -21,8 +21,8 @@ from typing import Any, Final
 
 import yaml
 
-from scheduler_core.config.io import EXTENSION_POINTS
 from scheduler_core.config.types import ConfigError, FieldError
+from scheduler_core.config.wire import EXTENSION_POINTS
 from scheduler_core.plugins import names
 
 GROUP: Final = "kubescheduler.config.k8s.io"
