@@ -41,7 +41,8 @@ from scheduler_core.config.types import (
     UtilizationShapePoint,
     VolumeBindingArgs,
 )
-from scheduler_core.config.validation import validate_config, validate_plugin_args
+from scheduler_core.config.validate_args import validate_plugin_args
+from scheduler_core.config.validation import validate_config
 from scheduler_core.config.wire import API_VERSION, KIND
 
 __all__ = [

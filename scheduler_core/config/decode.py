@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from scheduler_core.config.defaults import in_tree_args_defaults
+from scheduler_core.config.field_errors import go_quote
 from scheduler_core.config.types import (
     DefaultPreemptionArgs,
     DynamicResourcesArgs,
@@ -44,7 +45,6 @@ from scheduler_core.config.wire import (
     GROUP,
     INT_RANGES,
     KIND,
-    go_quote,
 )
 
 

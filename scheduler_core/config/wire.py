@@ -1,11 +1,9 @@
 """The v1 wire format's constants: apiVersion and kind, the extension points in the order of the
-Plugins struct, the Go integer ranges, and Go's quoting in messages. Shared by the decoder and
-the encoder.
+Plugins struct and the Go integer ranges. Shared by the decoder and the encoder.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Final
 
 API_VERSION: Final = "kubescheduler.config.k8s.io/v1"
@@ -33,7 +31,3 @@ INT_RANGES: Final = {
     "int32": (-(2**31), 2**31 - 1),
     "int64": (-(2**63), 2**63 - 1),
 }
-
-
-def go_quote(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
