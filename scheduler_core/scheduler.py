@@ -9,7 +9,6 @@ can be driven interactively.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +20,6 @@ from scheduler_core.cluster import Cluster, apply_api_defaults, split_manifests
 from scheduler_core.config import KubeSchedulerConfiguration, NodeResourcesFitArgs, load_config
 from scheduler_core.cycle import CycleRecord, CycleRunner
 from scheduler_core.cycle_events import cycle_event_count, cycle_events
-from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.events import (
     Backoff,
     Bind,
@@ -56,6 +54,7 @@ from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.gcpause import with_collector_paused
+from scheduler_core.node_changes import NodeChanges
 from scheduler_core.plugins import in_tree_registry
 from scheduler_core.plugins.dynamic_resources import (
     claim_summary,
@@ -66,14 +65,11 @@ from scheduler_core.plugins.dynamic_resources import (
 from scheduler_core.queue import (
     EVENT_ASSIGNED_POD_ADD,
     EVENT_ASSIGNED_POD_DELETE,
-    EVENT_NODE_ADD,
-    EVENT_NODE_DELETE,
     EVENT_UNSCHEDULED_POD_ADD,
     EVENTS_OF_INTEREST,
     ClusterEvent,
     QueuedPodInfo,
     SchedulingQueue,
-    node_scheduling_properties_change,
 )
 from scheduler_core.sampling import StartIndex
 
@@ -118,7 +114,7 @@ class Outcome:
     nominated_node: str | None = None
 
 
-class Scheduler:
+class Scheduler(NodeChanges):
     """The scheduling loop over a cluster: queue, cache, frameworks and binding cycle.
 
     ``cluster`` is a sequence of Kubernetes manifests (Nodes, Pods — pending ones are queued —,
@@ -233,64 +229,7 @@ class Scheduler:
         if cls is not None:
             self._make(cls, pod.key, details=dict(details))
 
-    # -- cluster mutations ----------------------------------------------------------------------
-
-    # Each change feeds the scheduling queue the cluster events upstream's event handlers send,
-    # with the objects before and after, so the plugins' queueing hints decide which pending
-    # pods move (MoveToActive/Backoff records name the plugin and the event).
-
-    def add_node(self, manifest: Mapping[str, Any]) -> None:
-        """Add a node (NodeAdd); a node of a known name is an update instead."""
-        node = Node(manifest)
-        if node.name in self.cluster.by_name:
-            self.update_node(manifest)
-            return
-        self.cluster.add_node(node)
-        self._cluster_change(node.name, "add", [EVENT_NODE_ADD])
-        self.queue.move_all_to_active_or_backoff(EVENT_NODE_ADD, new=node)
-
-    def update_node(self, manifest: Mapping[str, Any]) -> None:
-        """Replace a node by name: one event per kind of change (labels, taints, allocatable,
-        ...), as NodeSchedulingPropertiesChange finds them."""
-        new = Node(manifest)
-        known = self.cluster.by_name.get(new.name)
-        if known is None:
-            raise SchedulerCoreError(f"node {new.name!r} not found")
-        old = known.node
-        self.cluster.add_node(new)
-        events = node_scheduling_properties_change(new, old)
-        self._cluster_change(new.name, "update", events)
-        for event in events:
-            self.queue.move_all_to_active_or_backoff(event, old=old, new=new)
-
-    def set_node_labels(self, name: str, labels: Mapping[str, str]) -> None:
-        """Give a node exactly these labels (an update event when they changed)."""
-        self.update_node(
-            _with_node_field(self._node_manifest(name), ("metadata", "labels"), labels)
-        )
-
-    def set_node_taints(self, name: str, taints: Sequence[Mapping[str, Any]]) -> None:
-        """Give a node exactly these taints (``spec.taints``)."""
-        self.update_node(_with_node_field(self._node_manifest(name), ("spec", "taints"), taints))
-
-    def _node_manifest(self, name: str) -> Mapping[str, Any]:
-        known = self.cluster.by_name.get(name)
-        if known is None:
-            raise SchedulerCoreError(f"node {name!r} not found")
-        return known.node.raw
-
-    def remove_node(self, name: str) -> None:
-        """Remove a node (NodeDelete)."""
-        known = self.cluster.by_name.get(name)
-        if known is None:
-            raise SchedulerCoreError(f"node {name!r} not found")
-        self.cluster.remove_node(name)
-        self._cluster_change(name, "remove", [EVENT_NODE_DELETE])
-        self.queue.move_all_to_active_or_backoff(EVENT_NODE_DELETE, old=known.node)
-
-    def _cluster_change(self, node: str, action: str, events: Sequence[ClusterEvent]) -> None:
-        details = {"node": node, "action": action, "events": [str(e) for e in events]}
-        self._make(ClusterChange, "", details=details)
+    # -- pods coming and going (nodes: node_changes.NodeChanges) ------------------------------
 
     def add_pod(self, manifest: Mapping[str, Any], *, record: bool = False) -> Pod:
         """Add a pod: bound pods join their node, pending ones the queue. ``record`` emits a
@@ -670,14 +609,3 @@ def _with_extender_ignored_resources(
             configs.append(pc)
         profiles.append(dataclasses.replace(profile, plugin_config=tuple(configs)))
     return dataclasses.replace(cfg, profiles=tuple(profiles))
-
-
-def _with_node_field(
-    manifest: Mapping[str, Any], path: tuple[str, str], value: Any
-) -> dict[str, Any]:
-    """A copy of a node manifest with ``manifest[path[0]][path[1]] = value``."""
-    out = dict(manifest)
-    section = dict(out.get(path[0]) or {})
-    section[path[1]] = copy.deepcopy(value)
-    out[path[0]] = section
-    return out
