@@ -6,9 +6,16 @@ Mirrors framework.QueuedPodInfo (pkg/scheduler/framework/types.go) of kube-sched
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from scheduler_core.api import Pod
 from scheduler_core.queue.events import ClusterEvent
+
+# Where a pending pod waits: the names the queue's records and views use.
+ACTIVE: Final = "active"
+BACKOFF: Final = "backoff"
+UNSCHEDULABLE: Final = "unschedulable"
+GATED: Final = "gated"
 
 
 def pod_key(pod: Pod) -> str:

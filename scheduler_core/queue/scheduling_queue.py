@@ -36,7 +36,6 @@ pop() also calls: flushing at time t has the effect of every tick up to t having
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
@@ -46,11 +45,9 @@ from scheduler_core.framework.status import Status
 from scheduler_core.queue.active_queue import ActiveQueue
 from scheduler_core.queue.backoff_queue import BackoffQueue
 from scheduler_core.queue.events import (
-    BACKOFF_COMPLETE,
     EVENT_ASSIGNED_POD_ADD,
     EVENT_ASSIGNED_POD_DELETE,
     EVENT_FORCE_ACTIVATE,
-    EVENT_UNSCHEDULABLE_TIMEOUT,
     EVENT_UNSCHEDULED_POD_ADD,
     EVENT_UNSCHEDULED_POD_UPDATE,
     FORCE_ACTIVATE,
@@ -69,18 +66,23 @@ from scheduler_core.queue.events_to_register import (
     build_event_map,
     with_hint,
 )
+from scheduler_core.queue.nominations import Nominations
 from scheduler_core.queue.nominator import Nominator
-from scheduler_core.queue.queued_pod_info import QueuedPodInfo, pod_key
+from scheduler_core.queue.queue_time import QueueTime
+from scheduler_core.queue.queued_pod_info import (
+    ACTIVE,
+    BACKOFF,
+    GATED,
+    UNSCHEDULABLE,
+    QueuedPodInfo,
+    pod_key,
+)
 from scheduler_core.queue.requeuing import Strategy, Verdict, worth_requeuing
 
 LessFunc = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
 PreEnqueueFunc = Callable[[Pod], Status]
 OnEvent = Callable[[str, Pod, dict[str, Any]], None]
 
-ACTIVE: Final = "active"
-BACKOFF: Final = "backoff"
-UNSCHEDULABLE: Final = "unschedulable"
-GATED: Final = "gated"
 
 DEFAULT_POD_INITIAL_BACKOFF_SECONDS: Final = 1.0
 DEFAULT_POD_MAX_BACKOFF_SECONDS: Final = 10.0
@@ -93,7 +95,7 @@ _UNSCHEDULED_POD_ADD: Final = str(EVENT_UNSCHEDULED_POD_ADD)
 _UNSCHEDULED_POD_UPDATE: Final = str(EVENT_UNSCHEDULED_POD_UPDATE)
 
 
-class SchedulingQueue:
+class SchedulingQueue(QueueTime, Nominations):
     """The scheduling queue of one scheduler: every pending pod is in exactly one of activeQ,
     backoffQ or the unschedulable pool (gated pods included), or in flight.
 
@@ -579,130 +581,3 @@ class SchedulingQueue:
             self._backoff.delete(key)
             from_backoff, origin = True, BACKOFF
         return self._move_to_active(qpi, FORCE_ACTIVATE, from_backoff, origin)
-
-    # -- flushing and time -----------------------------------------------------------------
-
-    def flush(self) -> None:
-        """flushBackoffQCompleted, then flushUnschedulablePodsLeftover, at the clock's time."""
-        for qpi in self._backoff.pop_all_completed():
-            self._move_to_active(qpi, BACKOFF_COMPLETE, True, BACKOFF)
-        tick = self._last_leftover_tick()
-        leftovers = [
-            qpi
-            for qpi in self._unschedulable.values()
-            if tick - qpi.timestamp > self._max_unschedulable
-        ]
-        if leftovers:
-            self._move_pods(leftovers, EVENT_UNSCHEDULABLE_TIMEOUT)
-
-    def _last_leftover_tick(self) -> float:
-        now = self._clock.now()
-        if self._flush_interval <= 0:
-            return now
-        return self._start + math.floor((now - self._start) / self._flush_interval) * (
-            self._flush_interval
-        )
-
-    def _leftover_due(self, timestamp: float) -> float:
-        """The first flush time at which a pod queued at ``timestamp`` counts as a leftover."""
-        deadline = timestamp + self._max_unschedulable
-        if self._flush_interval <= 0:
-            t = math.nextafter(deadline, math.inf)
-        else:
-            k = math.floor((deadline - self._start) / self._flush_interval) + 1
-            t = self._start + k * self._flush_interval
-        while not t - timestamp > self._max_unschedulable:
-            t = (
-                math.nextafter(t, math.inf)
-                if self._flush_interval <= 0
-                else t + self._flush_interval
-            )
-        return t
-
-    def next_wakeup(self) -> float | None:
-        """The earliest time at which flush() would move a pod (never before now); None when
-        no waiting pod would ever move by time alone.
-
-        Gated pods never count: only an update or an event ungates them.
-        """
-        times = [self._backoff.completion_time(h) for h in self._backoff.heads()]
-        waiting = [qpi.timestamp for qpi in self._unschedulable.values() if not qpi.gated]
-        if waiting:
-            times.append(self._leftover_due(min(waiting)))
-        if not times:
-            return None
-        return max(min(times), self._clock.now())
-
-    # -- nominator -------------------------------------------------------------------------
-
-    def _nominate(self, pod: Pod, node_name: str | None) -> None:
-        before = self._nominator.node_of(pod.uid)
-        self._nominator.add(pod, node_name)
-        self._emit_nomination_change(pod, before)
-
-    def _update_nomination(self, old: Pod, new: Pod) -> None:
-        before = self._nominator.node_of(old.uid)
-        self._nominator.update(old, new)
-        self._emit_nomination_change(new, before)
-
-    def _emit_nomination_change(self, pod: Pod, before: str | None) -> None:
-        after = self._nominator.node_of(pod.uid)
-        if (before or None) != (after or None):
-            self._emit("Nominate", pod, node=after or None)
-
-    def add_nominated_pod(self, pod: Pod, node_name: str | None) -> None:
-        """AddNominatedPod: ``node_name`` overrides (ModeOverride); None keeps the pod's own
-        ``status.nominatedNodeName`` (ModeNoop)."""
-        self._nominate(pod, node_name)
-
-    def delete_nominated_pod_if_exists(self, pod: Pod) -> None:
-        before = self._nominator.node_of(pod.uid)
-        self._nominator.delete(pod.uid)
-        self._emit_nomination_change(pod, before)
-
-    def nominated_node_names(self) -> frozenset[str]:
-        """The nodes that have nominated pods."""
-        return self._nominator.node_names()
-
-    def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
-        """NominatedPodsForNode, in nomination order; a pod still queued is given in its
-        queued (newest) version."""
-        out: list[Pod] = []
-        for pod in self._nominator.pods_for_node(node_name):
-            queued = self.get(pod)
-            out.append(queued.pod if queued is not None else pod)
-        return out
-
-    # -- views -----------------------------------------------------------------------------
-
-    def pending_pods(self) -> dict[str, list[dict[str, Any]]]:
-        """The waiting pods for display: activeQ and backoffQ in pop order, the unschedulable
-        pool and the gated pods in arrival order."""
-        active = [
-            {
-                "pod": q.key,
-                "priority": q.pod.priority,
-                "timestamp": q.timestamp,
-                "attempts": q.attempts,
-            }
-            for q in self._active.heap.ordered()
-        ]
-        backoff = [
-            {"pod": q.key, "until": self._until(q), "attempts": q.attempts}
-            for q in self._backoff.ordered()
-        ]
-        unschedulable: list[dict[str, Any]] = []
-        gated: list[dict[str, Any]] = []
-        for q in self._unschedulable.values():
-            if q.gated:
-                gated.append({"pod": q.key, "plugin": q.gating_plugin})
-            else:
-                unschedulable.append(
-                    {
-                        "pod": q.key,
-                        "plugins": sorted(q.rejector_plugins()),
-                        "since": q.timestamp,
-                        "attempts": q.attempts,
-                    }
-                )
-        return {ACTIVE: active, BACKOFF: backoff, UNSCHEDULABLE: unschedulable, GATED: gated}
