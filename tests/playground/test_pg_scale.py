@@ -61,6 +61,39 @@ def test_a_cycle_record_decodes_to_exactly_its_events_and_folds_the_same():
     assert "Insufficient cpu" in rejected["message"]
 
 
+def test_records_compressed_in_two_threads_at_once_all_decode():
+    """Two runs execute at once in one process (a compare, embedded), and compressing releases
+    the GIL: with one compressor shared by the threads, records came out broken (or the process
+    crashed); each thread has its own."""
+    import os
+    import threading
+
+    import zstandard
+
+    from playground.runs import columns
+
+    payloads = [os.urandom(100_000) + bytes(1_000_000) + os.urandom(50_000) for _ in range(3)]
+    broken: list[str] = []
+
+    def compress(k: int) -> None:
+        for i in range(20):
+            data = payloads[(k + i) % len(payloads)]
+            try:
+                ok = zstandard.ZstdDecompressor().decompress(columns._compress(data)) == data
+            except zstandard.ZstdError as err:
+                broken.append(str(err))
+                continue
+            if not ok:
+                broken.append("different bytes")
+
+    threads = [threading.Thread(target=compress, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert broken == []
+
+
 def test_a_changed_node_order_is_stored_in_the_record():
     events = _engine_events(_many(5, 1))
     group = next(split_cycles(events))
