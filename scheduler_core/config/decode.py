@@ -197,14 +197,7 @@ class Decoder:
         value = m.get(key)
         if value is None:
             return default
-        low, high = INT_RANGES[bits]
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            self.fail(
-                _join(path, key),
-                f"cannot unmarshal {json_kind(value)} into Go value of type {bits}",
-            )
-            return default
-        return value
+        return value if self._check_int(value, _join(path, key), bits) else default
 
     def duration(
         self, m: Mapping[str, Any], key: str, path: str, default: float | None

@@ -37,27 +37,14 @@ from scheduler_core.config.validate_args import (
     _ARGS_VALIDATORS,
     validate_plugin_args,
 )
-from scheduler_core.config.wire import API_VERSION
+from scheduler_core.config.wire import API_VERSION, EXTENSION_POINTS
 
 # Plugins removed from the v1 API; naming one is an error.
 REMOVED_PLUGINS: Final = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
 
 # Extension points checked for removed plugins, in the order of the v1 Plugins struct.
 # multiPoint is left out, as upstream leaves it out.
-_STAGES: Final = (
-    ("pre_enqueue", "preEnqueue"),
-    ("queue_sort", "queueSort"),
-    ("pre_filter", "preFilter"),
-    ("filter", "filter"),
-    ("post_filter", "postFilter"),
-    ("pre_score", "preScore"),
-    ("score", "score"),
-    ("reserve", "reserve"),
-    ("permit", "permit"),
-    ("pre_bind", "preBind"),
-    ("bind", "bind"),
-    ("post_bind", "postBind"),
-)
+_STAGES: Final = tuple(p for p in EXTENSION_POINTS if p[0] != "multi_point")
 
 
 # --- the configuration --------------------------------------------------------------------
@@ -211,7 +198,7 @@ def _validate_unique_plugins(path: str, profile: Profile) -> list[FieldError]:
     # Upstream's framework refuses a plugin enabled twice at one extension point ("plugin
     # %q already registered"); reporting it here lets the user see it with the rest.
     errs = []
-    for attr, wire in (*_STAGES, ("multi_point", "multiPoint")):
+    for attr, wire in EXTENSION_POINTS:
         plugin_set: PluginSet = getattr(profile.plugins, attr)
         seen: set[str] = set()
         for j, plugin in enumerate(plugin_set.enabled):
