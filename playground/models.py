@@ -259,7 +259,8 @@ class RunCycle(models.Model):
     """One scheduling cycle of a run: its summary, and its per-node detail as compact columns.
 
     ``data`` holds the cycle's events (CycleStart .. CycleEnd, seq ``seq_first`` .. ``seq_last``)
-    in the columnar form of ``playground.runs.columns``; the small events around it (queue
+    in the columnar form of ``playground.runs.columns`` (or, for a cycle of a plain run, the
+    recipe ``playground.runs.rebuilt`` computes them from when first read); the small events around it (queue
     actions, the binding cycle, Permit) stay ``RunEvent`` rows.
     """
 

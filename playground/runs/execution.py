@@ -6,7 +6,9 @@ hands each scheduling cycle over as its record (``Scheduler.on_cycle``: the cycl
 CycleStart .. CycleEnd, are numbered but never built), which becomes one ``RunCycle`` row with
 the per-node detail as columns (``records.encode_record``) and one ``cycle`` summary on the
 stream; every other event (queue actions, the binding cycle, Permit) stays a ``RunEvent`` row and
-an ``event`` envelope. Together they cover every seq once, in order. (A run stored from events,
+an ``event`` envelope. Together they cover every seq once, in order. While the run is a plain
+sequence of bindings (``scheduler_core.rebuild.PrefixWatch``), a cycle's row holds a recipe
+instead of its columns, and its detail is computed when first read (``rebuilt``). (A run stored from events,
 as the tests' ``store_events`` does, gives the same rows: ``Recorder.add``.)
 """
 
@@ -27,6 +29,7 @@ from scheduler_core.cycle import CycleRecord
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.events import Event
 from scheduler_core.gcpause import existing_objects_frozen
+from scheduler_core.rebuild import PrefixWatch, eligible
 from scheduler_core.scheduler import Scheduler
 
 from .. import engine, plugins
@@ -34,7 +37,8 @@ from ..models import Node, Pod, Run, RunCommand, RunCycle, RunEvent
 from .charts import CYCLE_TYPES
 from .columns import CycleEncoder, summary
 from .limits import permit_max_wait_seconds
-from .records import encode_record
+from .rebuilt import recipe
+from .records import encode_record, recipe_row
 from .script import ScriptError, ScriptPlayer, apply_step, parse_script
 from .script import pod_key as script_pod_key
 from .selectors import stored_last_seq
@@ -115,11 +119,18 @@ class Recorder:
             # The payload is JSON-encoded by orjson (stored and streamed): tuples need no copy.
             self.items.append(("event", event.fields(), owner))
 
-    def add_record(self, rec: CycleRecord, cycle: int, time: float, seq: int) -> None:
-        """A scheduling cycle handed over as the engine's record (``Scheduler.on_cycle``)."""
+    def add_record(
+        self, rec: CycleRecord, cycle: int, time: float, seq: int, rebuild_from: int | None = None
+    ) -> None:
+        """A scheduling cycle handed over as the engine's record (``Scheduler.on_cycle``);
+        with ``rebuild_from`` (its start index), stored as a recipe, computed when first read."""
         self.close()
-        data, row = encode_record(self.encoder, rec, cycle=cycle, time=time, seq=seq)
-        row["data"] = data
+        if rebuild_from is not None:
+            row = recipe_row(self.encoder, rec, cycle=cycle, seq=seq)
+            row["data"] = recipe(rebuild_from, time)
+        else:
+            data, row = encode_record(self.encoder, rec, cycle=cycle, time=time, seq=seq)
+            row["data"] = data
         self.items.append(("cycle", row, None))
 
     def close(self) -> None:
@@ -149,6 +160,7 @@ class Execution:
         self.stored_upto = stored_upto
         self.last_seq = stored_upto
         self.recorder = Recorder(run.node_names)
+        self.watch = PrefixWatch()  # while it is clean, cycles are stored as recipes
         self.nodes_saved = bool(run.node_names)
         self.last_flush = time.monotonic()
         self.last_poll = 0.0
@@ -191,6 +203,7 @@ class Execution:
     # -- events -----------------------------------------------------------------------------------
 
     def on_event(self, event: Event) -> None:
+        self.watch.see_event(event)
         owner = self.recorder.see(event)
         if event.seq <= self.stored_upto:
             stored = self.replayed.get(event.seq)
@@ -205,6 +218,7 @@ class Execution:
 
     def on_cycle(self, rec: CycleRecord, cycle: int, now: float, seq: int) -> None:
         self.recorder.cycles_of.see("CycleStart", rec.pod, cycle)
+        rebuild_from = self.watch.see_cycle(rec)
         if seq <= self.stored_upto:
             if self.replayed.get(seq) != "CycleStart":
                 raise RuntimeError(
@@ -212,7 +226,7 @@ class Execution:
                     "engine 'CycleStart'"
                 )
             return
-        self.recorder.add_record(rec, cycle, now, seq)
+        self.recorder.add_record(rec, cycle, now, seq, rebuild_from)
         if len(self.recorder.items) >= BATCH_ITEMS:
             self.flush()
 
@@ -359,6 +373,11 @@ class Execution:
             registry=registry_for(self.run.profile.owner),
             plugin_events=plugins.EVENTS_TO_REGISTER,
             extender_policy=engine.extender_policy(),
+        )
+        # A script's changes, extenders, custom plugins and volume or device claims change
+        # more than bindings do: such a run stores every cycle's record as it goes.
+        self.watch.attach(
+            sched, enabled=not self.script.todo and eligible(sched, plugins.registry())
         )
         limit = 50 * (len(sched.outcomes) + 10)
         self.flush(force=True)

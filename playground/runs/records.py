@@ -27,7 +27,7 @@ from typing import Any, Final
 import numpy as np
 
 from scheduler_core.cycle import CycleRecord
-from scheduler_core.cycle_events import cycle_event_fields, cycle_result
+from scheduler_core.cycle_events import cycle_event_count, cycle_event_fields, cycle_result
 from scheduler_core.events import CycleStart, jsonable
 from scheduler_core.framework.status import Status
 from scheduler_core.verdicts import FilterVerdicts, Totals
@@ -296,6 +296,26 @@ def encode_record(
     )
     start = CycleStart(seq=seq, cycle=cycle, pod=rec.pod, profile=rec.profile, note=rec.note)
     return data, _row(rec, start, seq + len(parts) - 1, c.evaluated)
+
+
+def recipe_row(encoder: CycleEncoder, rec: CycleRecord, *, cycle: int, seq: int) -> dict[str, Any]:
+    """The row's fields of a cycle stored as a recipe (``rebuilt``): ``encode_record``'s, without
+    encoding anything (the run's node order is noted as ``encode_record`` does)."""
+    nodes = encoder.node_order(rec.nodes)
+    if encoder.run_nodes is None:
+        encoder.run_nodes = nodes
+    start = CycleStart(seq=seq, cycle=cycle, pod=rec.pod, profile=rec.profile, note=rec.note)
+    return _row(rec, start, seq + cycle_event_count(rec) - 1, _evaluated(rec))
+
+
+def _evaluated(rec: CycleRecord) -> int:
+    """How many nodes the verdict row covers (``_Cycle.verdict``'s count), without building it."""
+    verdicts = rec.filter
+    if rec.profile is None or not (verdicts or rec.filter_plugins):
+        return 0
+    if isinstance(verdicts, FilterVerdicts) and verdicts.all_passed(len(rec.nodes)):
+        return len(rec.nodes)
+    return len(verdicts)
 
 
 def _row(rec: CycleRecord, start: CycleStart, last_seq: int, evaluated: int) -> dict[str, Any]:

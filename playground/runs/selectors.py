@@ -13,6 +13,7 @@ from ..clusters import selectors as cluster_selectors
 from ..models import Cluster, Run, RunCycle, RunEvent
 from . import script, stream
 from .columns import decode_cycle, summary_message
+from .rebuilt import stored_record
 
 SUMMARY_FIELDS: Final = (
     "cycle",
@@ -185,7 +186,7 @@ def run_cycle_events(*, run: Run, cycle: int) -> list[dict[str, Any]]:
     nodes = run.node_names
     if nodes is None:
         nodes = Run.objects.filter(pk=run.pk).values_list("node_names", flat=True).first()
-    events = decode_cycle(record, nodes)
+    events = decode_cycle(stored_record(run, cycle, record), nodes)
     events.extend(
         RunEvent.objects.filter(run=run, cycle=cycle)
         .order_by("seq")
