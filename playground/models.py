@@ -260,8 +260,8 @@ class RunCycle(models.Model):
 
     ``data`` holds the cycle's events (CycleStart .. CycleEnd, seq ``seq_first`` .. ``seq_last``)
     in the columnar form of ``playground.runs.columns`` (or, for a cycle of a plain run, the
-    recipe ``playground.runs.rebuilt`` computes them from when first read); the small events around it (queue
-    actions, the binding cycle, Permit) stay ``RunEvent`` rows.
+    recipe ``playground.runs.rebuilt`` computes them from when first read); the small events
+    around it (queue actions, the binding cycle, Permit) stay ``RunEvent`` rows.
     """
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="cycle_records")

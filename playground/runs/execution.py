@@ -6,10 +6,10 @@ hands each scheduling cycle over as its record (``Scheduler.on_cycle``: the cycl
 CycleStart .. CycleEnd, are numbered but never built), which becomes one ``RunCycle`` row with
 the per-node detail as columns (``records.encode_record``) and one ``cycle`` summary on the
 stream; every other event (queue actions, the binding cycle, Permit) stays a ``RunEvent`` row and
-an ``event`` envelope. Together they cover every seq once, in order. While the run is a plain
-sequence of bindings (``scheduler_core.rebuild.PrefixWatch``), a cycle's row holds a recipe
-instead of its columns, and its detail is computed when first read (``rebuilt``). (A run stored from events,
-as the tests' ``store_events`` does, gives the same rows: ``Recorder.add``.)
+an ``event`` envelope. Together they cover every seq once, in order. (A run stored from events,
+as the tests' ``store_events`` does, gives the same rows: ``Recorder.add``.) While the run is a
+plain sequence of bindings (``scheduler_core.rebuild.PrefixWatch``), a cycle's row holds a
+recipe instead of its columns, and its detail is computed when first read (``rebuilt``).
 """
 
 from __future__ import annotations
