@@ -260,10 +260,20 @@ def test_the_keyboard_help_lists_the_keys_and_each_does_what_it_says(site):  # n
 
 
 def _queue(driver, name):
-    return [
-        li.get_attribute("data-pod")
-        for li in driver.find_elements("css selector", f'#queue [data-queue="{name}"] li[data-pod]')
-    ]
+    # Read in one script: the page may redraw the panel between two WebDriver calls.
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map((li) => li.dataset.pod);",
+        f'#queue [data-queue="{name}"] li[data-pod]',
+    )
+
+
+def _read(driver, css):
+    """The element's text and class and data-type, read at once (the panel may be redrawn)."""
+    return driver.execute_script(
+        """const e = document.querySelector(arguments[0]);
+        return e && {text: e.innerText, cls: e.className, type: e.dataset.type || ''};""",
+        css,
+    )
 
 
 def test_the_queue_panel_follows_the_steps_of_a_pod_that_fails_then_is_bound(site):  # noqa: F811
@@ -278,28 +288,30 @@ def test_the_queue_panel_follows_the_steps_of_a_pod_that_fails_then_is_bound(sit
     driver = site.driver
     # Cycle 1, first step: the pod has just been popped from activeQ.
     _wait(driver, lambda d: "attempt 1" in _css(d, "#queue-flight").text)
+    # A finished run's stream is read in pages after the first panels: each page redraws the queue.
+    _wait(driver, lambda d: d.execute_script("return !window.runState.polling"))
+    now = _read(driver, "#queue-moves li.move-now")
+    assert now["type"] == "Pop" and "popped from activeQ" in now["text"]
     assert _queue(driver, "active") == _queue(driver, "backoff") == []
-    assert "PrioritySort" in _css(driver, "#queue-order").text
-    now = _css(driver, "#queue-moves li.move-now")
-    assert now.get_attribute("data-type") == "Pop" and "popped from activeQ" in now.text
+    assert "PrioritySort" in _read(driver, "#queue-order")["text"]
 
     # Its last step: the attempt failed and the pod backs off.
     _press(driver, Keys.END)
     _wait(driver, lambda d: _queue(d, "backoff") == ["default/urgent"])
-    item = _css(driver, '#queue [data-queue="backoff"] li[data-pod="default/urgent"]')
-    assert "queue-moved" in item.get_attribute("class")
-    assert "priority 100000" in item.text and "1 attempt" in item.text
-    assert "backoff ends t=" in item.text
-    moved = _css(driver, '#queue-moves li[data-type="Backoff"]')
-    assert "move-now" in moved.get_attribute("class")
-    assert "NodeResourcesFit's queueing hint said Queue" in moved.text
-    assert _css(driver, '#queue [data-q="backoff"]').text == "(1)"
+    item = _read(driver, '#queue [data-queue="backoff"] li[data-pod="default/urgent"]')
+    assert "queue-moved" in item["cls"]
+    assert "priority 100000" in item["text"] and "1 attempt" in item["text"]
+    assert "backoff ends t=" in item["text"]
+    moved = _read(driver, '#queue-moves li[data-type="Backoff"]')
+    assert "move-now" in moved["cls"]
+    assert "NodeResourcesFit's queueing hint said Queue" in moved["text"]
+    assert _read(driver, '#queue [data-q="backoff"]')["text"] == "(1)"
 
     # Cycle 2: popped from backoffQ, then bound: the queue is empty at the end.
     _press(driver, "n")
     _wait(driver, lambda d: d.execute_script("return window.runState.detail.cycle") == 2)
     _wait(driver, lambda d: "attempt 2" in _css(d, "#queue-flight").text)
-    assert "PopFromBackoffQ" in _css(driver, '#queue-moves li[data-type="Pop"]').text
+    assert "PopFromBackoffQ" in _read(driver, '#queue-moves li[data-type="Pop"]')["text"]
     assert _queue(driver, "backoff") == []
     _press(driver, Keys.END)
     _wait(
@@ -308,7 +320,7 @@ def test_the_queue_panel_follows_the_steps_of_a_pod_that_fails_then_is_bound(sit
             "move-done" in _css(d, '#queue-moves li[data-type="Bind"]').get_attribute("class")
         ),
     )
-    assert _css(driver, "#queue-flight").text == ""
+    assert _read(driver, "#queue-flight")["text"] == ""
     # Back one cycle, the pod is in backoffQ again: the panel is the queue at the step.
     _press(driver, "p")
     _wait(driver, lambda d: d.execute_script("return window.runState.detail.cycle") == 1)

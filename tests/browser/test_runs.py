@@ -77,9 +77,12 @@ def site(browser, daphne_url, django_user_model):
 
 
 def _wait(driver, condition, timeout=WAIT):
+    """Wait for ``condition``; an element the page redrew meanwhile is looked up again."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout).until(condition)
+    wait = WebDriverWait(driver, timeout, ignored_exceptions=(StaleElementReferenceException,))
+    return wait.until(condition)
 
 
 def _css(driver, css):
