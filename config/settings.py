@@ -183,7 +183,15 @@ else:
             },
             # IMMEDIATE transactions take the write lock up front, so two runs writing at once
             # (a what-if) wait for each other instead of failing with "database is locked".
-            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+            # Write-ahead logging lets the pages read while a run writes, and a commit appends
+            # to the log without waiting for the disk (synchronous=NORMAL: safe against a crash
+            # of the process; a power cut may lose the last commits, never corrupt the file).
+            # A run commits every quarter second: at FULL that was a fifth of its time.
+            "OPTIONS": {
+                "timeout": 20,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
         }
     }
 

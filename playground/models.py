@@ -176,6 +176,12 @@ class Run(models.Model):
     ``snapshot`` and ``config`` are copied at start, so a retried task replays the same run and
     later edits of the cluster or profile do not change it. ``lease_token``/``heartbeat`` say
     which task execution owns the run and that it is alive (see ``playground.runs.services``).
+
+    The snapshot (megabytes at thousands of nodes) is a ``RunSnapshot`` row of its own: SQLite
+    writes a whole row again on every update, and a run's row is updated at each flush (the
+    heartbeat); with the snapshot in it, each of those copied megabytes (and set off a WAL
+    checkpoint). ``run.snapshot`` reads it when first asked; assigning it stores it with the next
+    ``save()``.
     """
 
     class Status(models.TextChoices):
@@ -202,9 +208,6 @@ class Run(models.Model):
     )
     label = models.CharField(max_length=200, blank=True)
     pod_keys = models.JSONField(null=True, blank=True)  # None: every pending pod
-    snapshot = models.JSONField(
-        default=list, blank=True, encoder=FastJSONEncoder, decoder=FastJSONDecoder
-    )
     config = models.JSONField(default=dict, blank=True)
     summary = models.JSONField(default=dict, blank=True)
     # Cluster changes made between cycles (``playground.runs.script``), in the lesson format.
@@ -231,12 +234,63 @@ class Run(models.Model):
     def is_terminal(self) -> bool:
         return self.status in self.TERMINAL
 
+    @property
+    def snapshot(self) -> list[dict[str, Any]]:
+        """The manifests the run started from ([] before they are stored)."""
+        if "_snapshot" not in self.__dict__:
+            stored = None
+            if self.pk is not None:
+                stored = (
+                    RunSnapshot.objects.filter(run_id=self.pk)
+                    .values_list("manifests", flat=True)
+                    .first()
+                )
+            self.__dict__["_snapshot"] = stored if stored is not None else []
+        return self.__dict__["_snapshot"]  # type: ignore[no-any-return]
+
+    @snapshot.setter
+    def snapshot(self, manifests: list[dict[str, Any]]) -> None:
+        self.__dict__["_snapshot"] = manifests
+        self.__dict__["_snapshot_unsaved"] = True
+
+    def snapshot_known(self, manifests: list[dict[str, Any]]) -> None:
+        """The stored snapshot, known without reading it (handed over in this process)."""
+        self.__dict__["_snapshot"] = manifests
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        super().save(*args, **kwargs)
+        if self.__dict__.pop("_snapshot_unsaved", False):
+            RunSnapshot.objects.update_or_create(
+                run_id=self.pk, defaults={"manifests": self.__dict__["_snapshot"]}
+            )
+
+    def refresh_from_db(self, *args: Any, **kwargs: Any) -> None:
+        super().refresh_from_db(*args, **kwargs)
+        if not self.__dict__.get("_snapshot_unsaved"):
+            self.__dict__.pop("_snapshot", None)
+
     def __str__(self) -> str:
         return f"run {self.pk} ({self.status})"
 
 
+class RunSnapshot(models.Model):
+    """The manifests a run started from (``Run.snapshot``), apart from the often-updated run."""
+
+    run = models.OneToOneField(
+        Run, on_delete=models.CASCADE, primary_key=True, related_name="snapshot_row"
+    )
+    manifests = models.JSONField(
+        default=list, blank=True, encoder=FastJSONEncoder, decoder=FastJSONDecoder
+    )
+
+    def __str__(self) -> str:
+        return f"snapshot of run {self.run_id}"
+
+
 class RunEvent(models.Model):
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    # No index of its own: the unique (run, seq) serves every look-up by run, and a run inserts
+    # thousands of rows, each of which would update one B-tree more.
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events", db_index=False)
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=32)
     # The scheduling cycle the event belongs to: its pod's latest CycleStart (see
@@ -264,7 +318,9 @@ class RunCycle(models.Model):
     around it (queue actions, the binding cycle, Permit) stay ``RunEvent`` rows.
     """
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="cycle_records")
+    run = models.ForeignKey(  # indexed by the unique (run, cycle)
+        Run, on_delete=models.CASCADE, related_name="cycle_records", db_index=False
+    )
     cycle = models.PositiveIntegerField()
     seq_first = models.PositiveIntegerField()
     seq_last = models.PositiveIntegerField()
@@ -331,4 +387,5 @@ __all__ = [
     "Run",
     "RunCommand",
     "RunEvent",
+    "RunSnapshot",
 ]

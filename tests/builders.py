@@ -108,9 +108,7 @@ def record_run(cluster, profile, *, registry=None, status="succeeded", drive=Non
     )
     (drive or (lambda s: s.run_until_idle()))(sched)
     fields = {f.name for f in Run._meta.get_fields()}
-    extra: dict[str, Any] = {}
-    if "snapshot" in fields:
-        extra["snapshot"] = manifests
+    extra: dict[str, Any] = {"snapshot": manifests}
     if "started_by" in fields and user is not None:
         extra["started_by"] = user
     run = Run.objects.create(

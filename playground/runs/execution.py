@@ -1,15 +1,16 @@
 """Executing a run: the engine on a simulated clock, the cycle records, the commands, the end.
 
 An execution buffers what the engine emits and, every ``FLUSH_SECONDS`` or ``BATCH_ITEMS``
-items, stores it in one transaction that also renews the lease, then broadcasts it. The engine
-hands each scheduling cycle over as its record (``Scheduler.on_cycle``: the cycle's events,
-CycleStart .. CycleEnd, are numbered but never built), which becomes one ``RunCycle`` row with
-the per-node detail as columns (``records.encode_record``) and one ``cycle`` summary on the
-stream; every other event (queue actions, the binding cycle, Permit) stays a ``RunEvent`` row and
-an ``event`` envelope. Together they cover every seq once, in order. (A run stored from events,
-as the tests' ``store_events`` does, gives the same rows: ``Recorder.add``.) While the run is a
-plain sequence of bindings (``scheduler_core.rebuild.PrefixWatch``), a cycle's row holds a
-recipe instead of its columns, and its detail is computed when first read (``rebuilt``).
+items (or ``BATCH_BYTES`` of cycle records), stores it in one transaction that also renews the
+lease, then broadcasts it. The engine hands each scheduling cycle over as its record
+(``Scheduler.on_cycle``: the cycle's events, CycleStart .. CycleEnd, are numbered but never
+built), which becomes one ``RunCycle`` row with the per-node detail as columns
+(``records.encode_record``) and one ``cycle`` summary on the stream; every other event (queue
+actions, the binding cycle, Permit) stays a ``RunEvent`` row and an ``event`` envelope. Together
+they cover every seq once, in order. (A run stored from events, as the tests' ``store_events``
+does, gives the same rows: ``Recorder.add``.) While the run is a plain sequence of bindings
+(``scheduler_core.rebuild.PrefixWatch``), a cycle's row holds a recipe instead of its columns,
+and its detail is computed when first read (``rebuilt``).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from .records import encode_record, recipe_row
 from .script import ScriptError, ScriptPlayer, apply_step, parse_script
 from .script import pod_key as script_pod_key
 from .selectors import stored_last_seq
-from .storage import BATCH_ITEMS, Item, item_messages, store_items
+from .storage import BATCH_BYTES, BATCH_ITEMS, Item, item_messages, store_items
 from .stream import broadcast_many, finished_message, progress_message, watched
 
 FLUSH_SECONDS: Final = 0.25  # longest time an event waits in the buffer
@@ -103,6 +104,10 @@ class Recorder:
         self.cycles_of = EventCycles()
         self.group: list[Event] = []
         self.items: list[Item] = []
+        self.bytes = 0  # of the cycle records in items
+
+    def full(self) -> bool:
+        return len(self.items) >= BATCH_ITEMS or self.bytes >= BATCH_BYTES
 
     def see(self, event: Event) -> int | None:
         """Note the event's pod and cycle (also for replayed events); returns its owner cycle."""
@@ -131,6 +136,7 @@ class Recorder:
         else:
             data, row = encode_record(self.encoder, rec, cycle=cycle, time=time, seq=seq)
             row["data"] = data
+        self.bytes += len(row["data"])
         self.items.append(("cycle", row, None))
 
     def close(self) -> None:
@@ -139,15 +145,16 @@ class Recorder:
         group, self.group = self.group, []
         row = summary(group)
         row["data"] = self.encoder.encode(group)
+        self.bytes += len(row["data"])
         self.items.append(("cycle", row, None))
 
     def take(self) -> list[Item]:
         self.close()
-        items, self.items = self.items, []
+        items, self.items, self.bytes = self.items, [], 0
         return items
 
     def drop(self) -> None:
-        self.items, self.group = [], []
+        self.items, self.group, self.bytes = [], [], 0
 
 
 class Execution:
@@ -213,7 +220,7 @@ class Execution:
                 )
             return
         self.recorder.add(event, owner)
-        if len(self.recorder.items) >= BATCH_ITEMS:
+        if self.recorder.full():
             self.flush()
 
     def on_cycle(self, rec: CycleRecord, cycle: int, now: float, seq: int) -> None:
@@ -227,7 +234,7 @@ class Execution:
                 )
             return
         self.recorder.add_record(rec, cycle, now, seq, rebuild_from)
-        if len(self.recorder.items) >= BATCH_ITEMS:
+        if self.recorder.full():
             self.flush()
 
     def _counts(self) -> tuple[int, int]:
@@ -447,7 +454,7 @@ class Execution:
     def write_back(self) -> None:
         placements, summary = self._summary()
         with transaction.atomic():
-            run = Run.objects.select_for_update().defer("snapshot").get(pk=self.run_id)
+            run = Run.objects.select_for_update().get(pk=self.run_id)
             if run.lease_token != self.token or run.status != Run.Status.RUNNING:
                 raise LostLease
             run.status = Run.Status.SUCCEEDED
@@ -476,7 +483,7 @@ class Execution:
             # Events after a failure may be half a cycle; keep what was stored.
             self.recorder.drop()
         with transaction.atomic():
-            run = Run.objects.select_for_update().defer("snapshot").get(pk=self.run_id)
+            run = Run.objects.select_for_update().get(pk=self.run_id)
             if run.lease_token != self.token or run.status != Run.Status.RUNNING:
                 raise LostLease
             run.status, run.finished, run.error_message = status, timezone.now(), error

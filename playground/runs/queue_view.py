@@ -274,7 +274,7 @@ def run_priorities(run: Run) -> dict[str, int]:
     if kept in _PRIORITIES:
         _PRIORITIES.move_to_end(kept)
         return _PRIORITIES[kept]
-    snapshot = Run.objects.filter(pk=run.pk).values_list("snapshot", flat=True).first() or []
+    snapshot = run.snapshot
     out: dict[str, int] = {}
     for m in snapshot:
         if isinstance(m, dict) and m.get("kind") == "Pod":

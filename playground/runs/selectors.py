@@ -56,7 +56,7 @@ def run_visible(*, user: User, run_id: int, share: uuid.UUID | None = None) -> R
     # thousands of nodes: loaded only by what reads them.
     return (
         Run.objects.select_related("cluster", "profile")
-        .defer("snapshot", "node_names", "cluster__description")
+        .defer("node_names", "cluster__description")
         .filter(_run_visible_q(user, share), pk=run_id)
         .first()
     )
@@ -75,7 +75,7 @@ def runs_for_cluster(*, user: User, cluster: Cluster) -> QuerySet[Run]:
     return (
         Run.objects.filter(_run_visible_q(user), cluster=cluster)
         .select_related("profile")
-        .defer("snapshot", "node_names", "config", "placements")
+        .defer("node_names", "config", "placements")
     )
 
 

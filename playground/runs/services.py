@@ -453,7 +453,7 @@ def _claim_locked(run_id: int) -> tuple[Run, str, int] | None:
     with transaction.atomic():
         try:
             # The snapshot is read when the execution needs it, unless it was handed over.
-            run = Run.objects.select_for_update().defer("snapshot").get(pk=run_id)
+            run = Run.objects.select_for_update().get(pk=run_id)
         except Run.DoesNotExist:
             return None
         if run.is_terminal:
@@ -486,7 +486,7 @@ def _claim_locked(run_id: int) -> tuple[Run, str, int] | None:
         )
         handed = _take_handed(run)
         if handed is not None:
-            run.snapshot = handed
+            run.snapshot_known(handed)
         return run, token, stored_last_seq(run_id)
 
 

@@ -18,7 +18,12 @@ from .selectors import SUMMARY_FIELDS
 from .stream import event_message
 
 Item = tuple[str, dict[str, Any], int | None]  # ("event", payload, owner) or ("cycle", row, None)
-BATCH_ITEMS: Final = 500  # stored items (events or cycles) per bulk insert and broadcast
+# A flush stores at most this many items (events or cycles) or this many bytes of cycle records
+# at once; a fast run flushes on these, a slow one every FLUSH_SECONDS (execution). Each flush is
+# a transaction that also renews the lease: on a 1,000-pod run, 500 items a flush made the
+# commits a tenth of the run's time.
+BATCH_ITEMS: Final = 5000
+BATCH_BYTES: Final = 8 << 20
 
 
 def store_items(run_id: int, items: list[Item], *, run_nodes: list[str] | None = None) -> None:
@@ -82,7 +87,7 @@ def insert_events(run_id: int, events: list[tuple[dict[str, Any], int | None]]) 
                 RunEvent(run_id=run_id, seq=p["seq"], type=p["type"], cycle=owner, payload=p)
                 for p, owner in events
             ],
-            batch_size=BATCH_ITEMS,
+            batch_size=500,
             ignore_conflicts=True,
         )
 

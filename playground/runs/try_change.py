@@ -151,7 +151,7 @@ def run_try_change(*, user: AbstractBaseUser, run: Run, change: ProfileChange) -
     if not result.ok:
         problem = result.problems[0]
         raise ChangeInvalid(_field(problem.path), f"{problem.path}: {problem.message}")
-    original = Run.objects.only("snapshot", "pod_keys", "script").get(pk=run.pk)
+    original = Run.objects.only("pod_keys", "script").get(pk=run.pk)
     with transaction.atomic():
         profile = Profile.objects.create(
             owner=user,

@@ -90,3 +90,58 @@ def test_admin_pages_render(admin_client, cluster):
     models.Node.objects.create(cluster=cluster, manifest=make_node("n1"))
     for name in ("cluster", "node", "pod", "kubeobject", "profile", "run", "runevent"):
         assert admin_client.get(f"/admin/playground/{name}/").status_code == 200
+
+
+def test_a_runs_snapshot_is_a_row_of_its_own_that_run_updates_leave_alone(
+    cluster, user, django_assert_num_queries
+):
+    profile = models.Profile.objects.create(owner=user, name="p", config={})
+    manifests = [make_node("n1"), make_pod("a")]
+    run = models.Run.objects.create(cluster=cluster, profile=profile, snapshot=manifests)
+    assert models.RunSnapshot.objects.get(run=run).manifests == manifests
+    fresh = models.Run.objects.get(pk=run.pk)
+    with django_assert_num_queries(1):  # read when first asked, then kept
+        assert fresh.snapshot == manifests and fresh.snapshot == manifests
+    with django_assert_num_queries(1):  # the heartbeat's update writes the run's row alone
+        fresh.status = models.Run.Status.RUNNING
+        fresh.save(update_fields=["status"])
+    fresh.snapshot = [make_node("n2")]  # assigned: stored with the next save
+    fresh.save(update_fields=["status"])
+    fresh.refresh_from_db()
+    assert fresh.snapshot == [make_node("n2")]
+    other = models.Run.objects.create(cluster=cluster, profile=profile)
+    assert other.snapshot == [] and not models.RunSnapshot.objects.filter(run=other).exists()
+    run.delete()
+    assert not models.RunSnapshot.objects.filter(run_id=run.pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_moves_each_runs_snapshot_to_its_own_row(user):
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = (
+        ("playground", "0010_run_rows_indexed_by_their_keys"),
+        (
+            "playground",
+            "0011_run_snapshot_row",
+        ),
+    )
+    executor = MigrationExecutor(connection)
+    executor.migrate([before])
+    old = executor.loader.project_state([before]).apps
+    cluster = old.get_model("playground", "Cluster").objects.create(owner_id=user.pk, name="c")
+    profile = old.get_model("playground", "Profile").objects.create(
+        owner_id=user.pk, name="p", config={}
+    )
+    OldRun = old.get_model("playground", "Run")
+    full = OldRun.objects.create(cluster=cluster, profile=profile, snapshot=[make_node("n1")])
+    empty = OldRun.objects.create(cluster=cluster, profile=profile)
+    executor = MigrationExecutor(connection)
+    executor.migrate([after])
+    try:
+        assert models.Run.objects.get(pk=full.pk).snapshot == [make_node("n1")]
+        assert models.Run.objects.get(pk=empty.pk).snapshot == []
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())

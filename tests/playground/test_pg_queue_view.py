@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 import yaml
 from builders import make_node, make_pod, record_run
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
 from playground import demo
-from playground.models import Cluster, Profile, Run
+from playground.models import Cluster, Profile, Run, RunSnapshot
 from playground.runs import queue_view
 from playground.services import demo_load
 from scheduler_core.scheduler import Scheduler
@@ -236,6 +237,8 @@ def test_a_new_run_that_reuses_a_deleted_runs_id_reads_its_own_priorities(
     if again.pk != pk:  # the database did not reuse the id: make it so
         again.delete()
         again = run_with(9)
-        Run.objects.filter(pk=again.pk).update(id=pk)
+        with transaction.atomic():  # the snapshot's row follows its run
+            Run.objects.filter(pk=again.pk).update(id=pk)
+            RunSnapshot.objects.filter(run_id=again.pk).update(run_id=pk)
         again = Run.objects.get(pk=pk)
     assert queue_view.run_priorities(again) == {"default/p": 9}

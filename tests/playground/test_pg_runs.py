@@ -12,7 +12,16 @@ from django.utils import timezone
 
 from playground import demo, plugins
 from playground.clusters import services
-from playground.models import Cluster, Pod, Profile, Run, RunCommand, RunCycle, RunEvent
+from playground.models import (
+    Cluster,
+    Pod,
+    Profile,
+    Run,
+    RunCommand,
+    RunCycle,
+    RunEvent,
+    RunSnapshot,
+)
 from playground.profiles import services as profile_services
 from playground.runs import execution, selectors
 from playground.runs import services as runs
@@ -139,7 +148,7 @@ def test_an_embedded_run_uses_the_snapshot_handed_over_else_the_stored_one(
     reading it back; a run whose snapshot was not handed over reads the stored one."""
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         handed = runs.run_start(user=user, cluster=cluster, profile=profile)
-    Run.objects.filter(pk=handed.pk).update(snapshot=[])  # what a read would find now
+    RunSnapshot.objects.filter(run=handed).update(manifests=[])  # what a read would find now
     for callback in callbacks:
         callback()
     handed.refresh_from_db()
@@ -148,7 +157,7 @@ def test_an_embedded_run_uses_the_snapshot_handed_over_else_the_stored_one(
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         stored = runs.run_start(user=user, cluster=cluster, profile=profile)
     runs._handed.clear()  # as in a worker process, which has nothing handed over
-    Run.objects.filter(pk=stored.pk).update(snapshot=[make_node("n9"), make_pod("z")])
+    RunSnapshot.objects.filter(run=stored).update(manifests=[make_node("n9"), make_pod("z")])
     for callback in callbacks:
         callback()
     stored.refresh_from_db()
