@@ -297,6 +297,9 @@ class RunEvent(models.Model):
     # runs.EventCycles). Binding events after a Permit wait carry a later cycle in the payload.
     cycle = models.IntegerField(null=True, blank=True)
     payload = models.JSONField(default=dict, encoder=FastJSONEncoder, decoder=FastJSONDecoder)
+    # A row may hold several consecutive events of one owner cycle (``playground.runs.packs``):
+    # then ``seq`` is the first one's, ``last`` the last one's, and ``payload`` their list.
+    last = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["run", "seq"]

@@ -141,10 +141,11 @@ def stored_events(run):
     """Every stored event of a run as dicts in seq order: cycle records decoded, small events."""
     from playground.models import RunCycle
     from playground.runs.columns import decode_cycle
+    from playground.runs.packs import expand
     from playground.runs.rebuilt import stored_record
 
     run.refresh_from_db()
-    events = list(run.events.values_list("payload", flat=True))
+    events = expand(run.events.order_by("seq").values_list("payload", flat=True))
     for cycle, data in RunCycle.objects.filter(run=run).values_list("cycle", "data"):
         # A cycle stored as a recipe is computed (and stored) as the run page's read would.
         events.extend(decode_cycle(stored_record(run, cycle, data), run.node_names))

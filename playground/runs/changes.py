@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from ..models import Run, RunEvent
+from . import packs
 
 MOVES: Final = ("MoveToActive", "Backoff", "StayUnschedulable")
 _FOLLOWERS: Final = (*MOVES, "Delete", "Enqueue", "Nominate")  # what a change may emit after it
@@ -89,14 +90,17 @@ def run_changes(*, run: Run) -> list[dict[str, Any]]:
     )
     if not starts:
         return []
+    # A change's followers come after it in rows of their own or in packs (packs.py).
+    end = starts[-1] + MAX_FOLLOWERS
     rows = (
         RunEvent.objects.filter(
             run=run,
             seq__gte=starts[0],
-            seq__lte=starts[-1] + MAX_FOLLOWERS,
-            type__in=("ClusterChange", *_FOLLOWERS),
+            seq__lte=end,
+            type__in=("ClusterChange", *_FOLLOWERS, packs.PACK),
         )
         .order_by("seq")
         .values_list("payload", flat=True)
     )
-    return group_changes(rows)
+    wanted = {"ClusterChange", *_FOLLOWERS}
+    return group_changes([e for e in packs.expand(rows, before=end + 1) if e["type"] in wanted])

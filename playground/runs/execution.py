@@ -38,12 +38,13 @@ from ..models import Node, Pod, Run, RunCommand, RunCycle, RunEvent
 from .charts import CYCLE_TYPES
 from .columns import CycleEncoder, summary
 from .limits import permit_max_wait_seconds
+from .packs import PACK, PACK_MAX, UNPACKED, expand
 from .rebuilt import recipe
 from .records import encode_record, recipe_row
 from .script import ScriptError, ScriptPlayer, apply_step, parse_script
 from .script import pod_key as script_pod_key
 from .selectors import stored_last_seq
-from .storage import BATCH_BYTES, BATCH_ITEMS, Item, item_messages, store_items
+from .storage import BATCH_BYTES, BATCH_ITEMS, Item, item_last_seq, item_messages, store_items
 from .stream import broadcast_many, finished_message, progress_message, watched
 
 FLUSH_SECONDS: Final = 0.25  # longest time an event waits in the buffer
@@ -105,6 +106,8 @@ class Recorder:
         self.group: list[Event] = []
         self.items: list[Item] = []
         self.bytes = 0  # of the cycle records in items
+        self.pack: list[dict[str, Any]] | None = None  # the last item's, while it may grow
+        self.pack_owner: int | None = None
 
     def full(self) -> bool:
         return len(self.items) >= BATCH_ITEMS or self.bytes >= BATCH_BYTES
@@ -116,13 +119,22 @@ class Recorder:
     def add(self, event: Event, owner: int | None) -> None:
         if event.type == "CycleStart":
             self.close()
-            self.group = [event]
+            self.group, self.pack = [event], None
         elif self.group and event.type in CYCLE_TYPES and event.cycle == self.group[0].cycle:
             self.group.append(event)
         else:
             self.close()
             # The payload is JSON-encoded by orjson (stored and streamed): tuples need no copy.
-            self.items.append(("event", event.fields(), owner))
+            fields = event.fields()
+            pack = self.pack
+            if event.type in UNPACKED:
+                self.pack = None
+                self.items.append(("event", fields, owner))
+            elif pack is not None and self.pack_owner == owner and len(pack) < PACK_MAX:
+                pack.append(fields)
+            else:
+                self.pack, self.pack_owner = [fields], owner
+                self.items.append(("pack", self.pack, owner))
 
     def add_record(
         self, rec: CycleRecord, cycle: int, time: float, seq: int, rebuild_from: int | None = None
@@ -130,6 +142,7 @@ class Recorder:
         """A scheduling cycle handed over as the engine's record (``Scheduler.on_cycle``);
         with ``rebuild_from`` (its start index), stored as a recipe, computed when first read."""
         self.close()
+        self.pack = None
         if rebuild_from is not None:
             row = recipe_row(self.encoder, rec, cycle=cycle, seq=seq)
             row["data"] = recipe(rebuild_from, time)
@@ -143,6 +156,7 @@ class Recorder:
         if not self.group:
             return
         group, self.group = self.group, []
+        self.pack = None
         row = summary(group)
         row["data"] = self.encoder.encode(group)
         self.bytes += len(row["data"])
@@ -150,11 +164,11 @@ class Recorder:
 
     def take(self) -> list[Item]:
         self.close()
-        items, self.items, self.bytes = self.items, [], 0
+        items, self.items, self.bytes, self.pack = self.items, [], 0, None
         return items
 
     def drop(self) -> None:
-        self.items, self.group, self.bytes = [], [], 0
+        self.items, self.group, self.bytes, self.pack = [], [], 0, None
 
 
 class Execution:
@@ -200,7 +214,10 @@ class Execution:
                 "the worker stopped after a user answered a pod waiting at Permit or changed "
                 "the cluster; those commands cannot be replayed"
             )
-        self.replayed = dict(RunEvent.objects.filter(run_id=self.run_id).values_list("seq", "type"))
+        rows = RunEvent.objects.filter(run_id=self.run_id)
+        self.replayed = dict(rows.exclude(type=PACK).values_list("seq", "type"))
+        packed = rows.filter(type=PACK).values_list("payload", flat=True)
+        self.replayed.update((e["seq"], e["type"]) for e in expand(packed))
         ranges = RunCycle.objects.filter(run_id=self.run_id).values_list("seq_first", "seq_last")
         for first, last in ranges:
             self.replayed[first] = "CycleStart"
@@ -275,8 +292,7 @@ class Execution:
             self.nodes_saved = self.nodes_saved or nodes is not None
         self.last_flush = time.monotonic()
         if batch:
-            kind, p, _ = batch[-1]
-            self.last_seq = p["seq"] if kind == "event" else p["seq_last"]
+            self.last_seq = item_last_seq(batch[-1])
         if not watched(self.run_id):
             return  # stored: a watcher who comes later reads it from the database
         messages = item_messages(self.run_id, batch)

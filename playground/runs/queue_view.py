@@ -21,6 +21,7 @@ from django.db.models.functions import Cast
 
 from ..jsontext import loads
 from ..models import Run, RunCycle, RunEvent
+from . import packs
 from .charts import QUEUE_TYPES, Event
 
 EVENT_TYPES: Final = QUEUE_TYPES | {"Bind", "ClusterChange"}
@@ -316,13 +317,19 @@ def run_cycle_queue(*, run: Run, cycle: int) -> dict[str, Any] | None:
         .values_list("cycle", "seq_first")
         .first()
     )
-    rows = RunEvent.objects.filter(run=run, type__in=sorted(EVENT_TYPES)).order_by("seq")
+    wanted = sorted(EVENT_TYPES | {packs.PACK})
+    rows = RunEvent.objects.filter(run=run, type__in=wanted).order_by("seq")
     if following is not None:
         rows = rows.filter(seq__lt=following[1])
     # Every queue event before the next cycle (thousands late in a long run): read as text and
     # decoded by orjson, several times faster than a JSONField's json.loads per row.
     texts = rows.annotate(text=Cast("payload", TextField())).values_list("text", flat=True)
-    events = [loads(text) for text in texts]
+    before = following[1] if following is not None else None
+    events = [
+        e
+        for e in packs.expand((loads(text) for text in texts), before=before)
+        if e["type"] in EVENT_TYPES
+    ]
     start = _pop_seq(events, cycle, first)
     end = _pop_seq(events, following[0], following[1]) if following is not None else None
     return cycle_queue(events, start=start, end=end, priorities=run_priorities(run))

@@ -7,11 +7,12 @@ from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Max, Q, QuerySet
+from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from ..clusters import selectors as cluster_selectors
 from ..models import Cluster, Run, RunCycle, RunEvent
-from . import script, stream
+from . import packs, script, stream
 from .columns import decode_cycle, summary_message
 from .rebuilt import stored_record
 
@@ -108,7 +109,7 @@ def run_may_command(*, user: User, run: Run) -> bool:
 
 def stored_last_seq(run_id: int) -> int:
     """The highest stored seq (events and cycle records), -1 before the first."""
-    event = RunEvent.objects.filter(run_id=run_id).aggregate(m=Max("seq"))["m"]
+    event = RunEvent.objects.filter(run_id=run_id).aggregate(m=Max(Coalesce("last", "seq")))["m"]
     cycle = RunCycle.objects.filter(run_id=run_id).aggregate(m=Max("seq_last"))["m"]
     return max(-1 if event is None else int(event), -1 if cycle is None else int(cycle))
 
@@ -143,15 +144,27 @@ def run_events(*, run: Run, after: int = -1, limit: int | None = None) -> list[d
     the per-node detail stays in the cycle record (``run_cycle_events``). This is what the
     timeline, the progress, the queue and the comparison need, whatever the cluster's size.
     """
-    rows = RunEvent.objects.filter(run=run, seq__gt=after).order_by("seq")
+    rows = packs.from_seq(RunEvent.objects.filter(run=run), after).order_by("seq")
     cycles = _cycle_rows(run.pk).filter(seq_first__gt=after)
-    if limit is not None:
-        rows, cycles = rows[:limit], cycles[:limit]
-    merged = list(rows.values_list("payload", flat=True))
-    for row in cycles:
+    if limit is None:
+        merged = packs.expand(rows.values_list("payload", flat=True), after=after)
+        for row in cycles:
+            merged.extend(_light_cycle(row))
+        merged.sort(key=lambda e: e["seq"])
+        return merged
+    payloads = list(rows.values_list("payload", flat=True)[:limit])
+    events = packs.expand(payloads, after=after)
+    cycle_rows = list(cycles[:limit])
+    # Either list may stop short of what is stored: keep what comes before both ends.
+    end = min(
+        events[-1]["seq"] if len(payloads) == limit and events else float("inf"),
+        cycle_rows[-1]["seq_last"] if len(cycle_rows) == limit else float("inf"),
+    )
+    merged = events
+    for row in cycle_rows:
         merged.extend(_light_cycle(row))
     merged.sort(key=lambda e: e["seq"])
-    return merged[:limit] if limit is not None else merged
+    return [e for e in merged if e["seq"] <= end][:limit]
 
 
 def _light_cycle(row: dict[str, Any]) -> list[dict[str, Any]]:
@@ -188,9 +201,11 @@ def run_cycle_events(*, run: Run, cycle: int) -> list[dict[str, Any]]:
         nodes = Run.objects.filter(pk=run.pk).values_list("node_names", flat=True).first()
     events = decode_cycle(stored_record(run, cycle, record), nodes)
     events.extend(
-        RunEvent.objects.filter(run=run, cycle=cycle)
-        .order_by("seq")
-        .values_list("payload", flat=True)
+        packs.expand(
+            RunEvent.objects.filter(run=run, cycle=cycle)
+            .order_by("seq")
+            .values_list("payload", flat=True)
+        )
     )
     events.sort(key=lambda e: e["seq"])
     return events
@@ -208,15 +223,18 @@ def run_event_messages(
     second and not the first. What is stored is always seqs 0..n without a hole, so the answer
     stops at the first hole; the rest comes with a later read (or live).
     """
-    events = RunEvent.objects.filter(run_id=run_id, seq__gt=after)
+    events = packs.from_seq(RunEvent.objects.filter(run_id=run_id), after)
     # A cycle that ``after`` cuts through is sent whole (a client holds whole envelopes).
     cycles = _cycle_rows(run_id).filter(seq_last__gt=after)
     if upto is not None:
         events = events.filter(seq__lte=upto)
         cycles = cycles.filter(seq_first__lte=upto)
+    payloads = events.order_by("seq").values_list("payload", flat=True)[:limit]
     out = [
         stream.event_message(run_id, payload)
-        for payload in events.order_by("seq").values_list("payload", flat=True)[:limit]
+        for payload in packs.expand(
+            payloads, after=after, before=None if upto is None else upto + 1
+        )[:limit]
     ]
     out.extend(summary_message(run_id, row) for row in cycles[:limit])
     out.sort(key=lambda m: m["seq"])

@@ -14,15 +14,17 @@ from django.db import connection
 from ..jsontext import dumps
 from ..models import Run, RunCycle, RunEvent
 from .columns import summary_message
+from .packs import PACK
 from .selectors import SUMMARY_FIELDS
 from .stream import event_message
 
-Item = tuple[str, dict[str, Any], int | None]  # ("event", payload, owner) or ("cycle", row, None)
-# A flush stores at most this many items (events or cycles) or this many bytes of cycle records
-# at once; a fast run flushes on these, a slow one every FLUSH_SECONDS (execution). Each flush is
-# a transaction that also renews the lease: on a 1,000-pod run, 500 items a flush made the
-# commits a tenth of the run's time.
-BATCH_ITEMS: Final = 5000
+# ("event", payload, owner), ("pack", [payload, ...], owner) or ("cycle", row, None)
+Item = tuple[str, Any, int | None]
+# A flush stores at most this many items (events, packs of them, or cycles) or this many bytes
+# of cycle records at once; a fast run flushes on these, a slow one every FLUSH_SECONDS
+# (execution). Each flush is a transaction that also renews the lease, cheap now that the run's
+# row is small (RunSnapshot), and a watcher sees a fast run's progress flush by flush.
+BATCH_ITEMS: Final = 500
 BATCH_BYTES: Final = 8 << 20
 
 
@@ -30,7 +32,7 @@ def store_items(run_id: int, items: list[Item], *, run_nodes: list[str] | None =
     """Insert the items (inside the caller's transaction); a row already stored is skipped."""
     if run_nodes is not None:
         Run.objects.filter(pk=run_id, node_names__isnull=True).update(node_names=run_nodes)
-    insert_events(run_id, [(p, owner) for kind, p, owner in items if kind == "event"])
+    insert_events(run_id, [(p, owner) for kind, p, owner in items if kind != "cycle"])
     cycles = [row for kind, row, _ in items if kind == "cycle"]
     if cycles and not _insert_rows(
         RunCycle, [(run_id, *(row[c] for c in _CYCLE_FIELDS)) for row in cycles], _CYCLE_FIELDS
@@ -73,28 +75,48 @@ def _insert_rows(
     return True
 
 
-def insert_events(run_id: int, events: list[tuple[dict[str, Any], int | None]]) -> None:
-    """Insert RunEvent rows (payload, owner cycle), skipping a seq already stored.
+def insert_events(run_id: int, events: list[tuple[Any, int | None]]) -> None:
+    """Insert RunEvent rows (an event's payload or a pack's list, owner cycle), skipping a seq
+    already stored. A pack of one is stored as its event.
 
     Thousands of small rows a run: ``_insert_rows``, the payloads encoded by orjson.
     """
     if not events:
         return
-    rows = [(run_id, p["seq"], p["type"], owner, dumps(p)) for p, owner in events]
-    if not _insert_rows(RunEvent, rows, ("seq", "type", "cycle", "payload"), json_field="payload"):
+    values = []  # seq, type, cycle, payload, last
+    for p, owner in events:
+        if isinstance(p, list) and len(p) == 1:
+            p = p[0]
+        if isinstance(p, list):
+            values.append((p[0]["seq"], PACK, owner, p, p[-1]["seq"]))
+        else:
+            values.append((p["seq"], p["type"], owner, p, None))
+    fields = ("seq", "type", "cycle", "payload", "last")
+    rows = [(run_id, seq, t, owner, dumps(p), last) for seq, t, owner, p, last in values]
+    if not _insert_rows(RunEvent, rows, fields, json_field="payload"):
         RunEvent.objects.bulk_create(
-            [
-                RunEvent(run_id=run_id, seq=p["seq"], type=p["type"], cycle=owner, payload=p)
-                for p, owner in events
-            ],
+            [RunEvent(run_id=run_id, **dict(zip(fields, v, strict=True))) for v in values],
             batch_size=500,
             ignore_conflicts=True,
         )
 
 
+def item_last_seq(item: Item) -> int:
+    """The last seq a stored item stands for."""
+    kind, p, _ = item
+    if kind == "cycle":
+        return int(p["seq_last"])
+    return int(p[-1]["seq"] if kind == "pack" else p["seq"])
+
+
 def item_messages(run_id: int, items: list[Item]) -> list[dict[str, Any]]:
-    """The stream envelopes of stored items, in order."""
-    return [
-        event_message(run_id, p) if kind == "event" else summary_message(run_id, p)
-        for kind, p, _ in items
-    ]
+    """The stream envelopes of stored items, in order (a pack's events one by one)."""
+    out = []
+    for kind, p, _ in items:
+        if kind == "event":
+            out.append(event_message(run_id, p))
+        elif kind == "pack":
+            out.extend(event_message(run_id, e) for e in p)
+        else:
+            out.append(summary_message(run_id, p))
+    return out

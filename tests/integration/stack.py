@@ -129,8 +129,12 @@ class Worker:
 def stored_seqs(run_id: int) -> list[int]:
     """Every seq a run stored, sorted: its events, and the seq range of each cycle record."""
     from playground.models import RunCycle, RunEvent
+    from playground.runs.packs import expand
 
-    seqs = list(RunEvent.objects.filter(run_id=run_id).values_list("seq", flat=True))
+    payloads = (
+        RunEvent.objects.filter(run_id=run_id).order_by("seq").values_list("payload", flat=True)
+    )
+    seqs = [e["seq"] for e in expand(payloads)]
     for first, last in RunCycle.objects.filter(run_id=run_id).values_list("seq_first", "seq_last"):
         seqs.extend(range(first, last + 1))
     return sorted(seqs)

@@ -16,7 +16,7 @@ from celery import Celery
 from stack import _free_port, _need, _wait_port, stored_seqs
 from test_runs_stack import _big_cluster, _wait_for
 
-from playground.models import Run, RunEvent
+from playground.models import Run, RunCycle
 from playground.profiles import services as profile_services
 from playground.runs import services as runs
 
@@ -94,7 +94,7 @@ def test_redis_stopped_for_5_seconds_mid_run_does_not_fail_the_run(
     worker = Worker(urls, redis_server_log(redis_server))
     try:
         _send(urls["broker"], run.pk)
-        _wait_for(lambda: RunEvent.objects.filter(run_id=run.pk).count() > 300, timeout=60)
+        _wait_for(lambda: RunCycle.objects.filter(run_id=run.pk).count() > 40, timeout=60)
         redis_server.stop()
         run.refresh_from_db()
         assert not run.is_terminal, "the run finished before Redis stopped"

@@ -19,6 +19,7 @@ from playground import demo
 from playground.clusters import services
 from playground.models import Pod, Run, RunCycle, RunEvent
 from playground.profiles import services as profile_services
+from playground.runs.packs import expand
 from playground.runs.refs import run_ref
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -126,7 +127,7 @@ def test_a_run_started_over_http_reaches_the_websocket_in_order(
     seqs = _event_seqs(messages)
     assert seqs == list(range(len(seqs))) and len(seqs) > 50
     assert messages[-1]["status"] == "succeeded" and messages[-1]["seq"] == len(seqs)
-    stored = list(
+    stored = expand(
         RunEvent.objects.filter(run_id=run_id).order_by("seq").values_list("payload", flat=True)
     )
     assert [m["event"] for m in messages if m["kind"] == "event"] == stored
