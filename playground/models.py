@@ -318,7 +318,7 @@ class RunCycle(models.Model):
     ``data`` holds the cycle's events (CycleStart .. CycleEnd, seq ``seq_first`` .. ``seq_last``)
     in the columnar form of ``playground.runs.columns`` (or, for a cycle of a plain run, the
     recipe ``playground.runs.rebuilt`` computes them from when first read); the small events
-    around it (queue actions, the binding cycle, Permit) stay ``RunEvent`` rows.
+    around it (queue actions, the binding cycle, Permit) are ``RunEvent`` rows (``runs.packs``).
     """
 
     run = models.ForeignKey(  # indexed by the unique (run, cycle)

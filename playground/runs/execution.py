@@ -6,7 +6,8 @@ lease, then broadcasts it. The engine hands each scheduling cycle over as its re
 (``Scheduler.on_cycle``: the cycle's events, CycleStart .. CycleEnd, are numbered but never
 built), which becomes one ``RunCycle`` row with the per-node detail as columns
 (``records.encode_record``) and one ``cycle`` summary on the stream; every other event (queue
-actions, the binding cycle, Permit) stays a ``RunEvent`` row and an ``event`` envelope. Together
+actions, the binding cycle, Permit) is stored in ``RunEvent`` rows (several to a row: ``packs``)
+and sent as an ``event`` envelope. Together
 they cover every seq once, in order. (A run stored from events, as the tests' ``store_events``
 does, gives the same rows: ``Recorder.add``.) While the run is a plain sequence of bindings
 (``scheduler_core.rebuild.PrefixWatch``), a cycle's row holds a recipe instead of its columns,
