@@ -120,7 +120,7 @@ class Recorder:
     def add(self, event: Event, owner: int | None) -> None:
         if event.type == "CycleStart":
             self.close()
-            self.group, self.pack = [event], None
+            self.group, self.pack = [event], None  # a pack does not span a cycle
         elif self.group and event.type in CYCLE_TYPES and event.cycle == self.group[0].cycle:
             self.group.append(event)
         else:
@@ -129,13 +129,19 @@ class Recorder:
             fields = event.fields()
             pack = self.pack
             if event.type in UNPACKED:
-                self.pack = None
-                self.items.append(("event", fields, owner))
+                self._append(("event", fields, owner))
             elif pack is not None and self.pack_owner == owner and len(pack) < PACK_MAX:
                 pack.append(fields)
             else:
-                self.pack, self.pack_owner = [fields], owner
-                self.items.append(("pack", self.pack, owner))
+                self._append(("pack", [fields], owner))
+
+    def _append(self, item: Item) -> None:
+        """Every item goes through here: a pack may only grow while it is the last item."""
+        self.items.append(item)
+        if item[0] == "pack":
+            self.pack, self.pack_owner = item[1], item[2]
+        else:
+            self.pack = None
 
     def add_record(
         self, rec: CycleRecord, cycle: int, time: float, seq: int, rebuild_from: int | None = None
@@ -143,7 +149,6 @@ class Recorder:
         """A scheduling cycle handed over as the engine's record (``Scheduler.on_cycle``);
         with ``rebuild_from`` (its start index), stored as a recipe, computed when first read."""
         self.close()
-        self.pack = None
         if rebuild_from is not None:
             row = recipe_row(self.encoder, rec, cycle=cycle, seq=seq)
             row["data"] = recipe(rebuild_from, time)
@@ -151,17 +156,16 @@ class Recorder:
             data, row = encode_record(self.encoder, rec, cycle=cycle, time=time, seq=seq)
             row["data"] = data
         self.bytes += len(row["data"])
-        self.items.append(("cycle", row, None))
+        self._append(("cycle", row, None))
 
     def close(self) -> None:
         if not self.group:
             return
         group, self.group = self.group, []
-        self.pack = None
         row = summary(group)
         row["data"] = self.encoder.encode(group)
         self.bytes += len(row["data"])
-        self.items.append(("cycle", row, None))
+        self._append(("cycle", row, None))
 
     def take(self) -> list[Item]:
         self.close()
