@@ -12,6 +12,8 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from scheduler_core.gcpause import collector_paused
+
 from .jsontext import FastJSONDecoder, FastJSONEncoder
 
 
@@ -240,11 +242,13 @@ class Run(models.Model):
         if "_snapshot" not in self.__dict__:
             stored = None
             if self.pk is not None:
-                stored = (
-                    RunSnapshot.objects.filter(run_id=self.pk)
-                    .values_list("manifests", flat=True)
-                    .first()
-                )
+                # Megabytes of JSON become a million objects, none of them garbage.
+                with collector_paused():
+                    stored = (
+                        RunSnapshot.objects.filter(run_id=self.pk)
+                        .values_list("manifests", flat=True)
+                        .first()
+                    )
             self.__dict__["_snapshot"] = stored if stored is not None else []
         return self.__dict__["_snapshot"]  # type: ignore[no-any-return]
 

@@ -18,6 +18,8 @@ from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_POST
 
+from scheduler_core.gcpause import with_collector_paused
+
 from ..clusters import selectors as cluster_selectors
 from ..models import Run
 from ..profiles import selectors as profile_selectors
@@ -159,8 +161,15 @@ def run_cycles_json(request: HttpRequest, pk: int) -> JsonResponse:
     return JsonResponse({"run": run.pk, "offset": offset, "count": count, "cycles": rows})
 
 
+@with_collector_paused
 def run_cycle_json(request: HttpRequest, pk: int, cycle: int) -> JsonResponse:
-    """Every panel of one cycle, paged and cut to top N on the server (``paging.PageParams``)."""
+    """Every panel of one cycle, paged and cut to top N on the server (``paging.PageParams``).
+
+    The collector is paused: the panels of thousands of nodes (and, for a cycle stored as a
+    recipe, a whole Scheduler set up again) are fresh objects that the collector would walk
+    several times over while they are built, half the request at 5,000 nodes; the few cycles
+    among them are collected after.
+    """
     run = run_for_request(request, pk)
     events = selectors.run_cycle_events(run=run, cycle=cycle)
     detail = paging.cycle_page(events, cycle, paging.PageParams.from_query(request.GET))

@@ -1,11 +1,13 @@
 """Models keep their indexed columns in step with the manifest and enforce their invariants."""
 
+import gc
+
 import pytest
 from builders import make_node, make_pod
 from django.contrib import admin
 from django.db import IntegrityError, transaction
 
-from playground import models
+from playground import jsontext, models
 
 pytestmark = pytest.mark.django_db
 
@@ -93,15 +95,22 @@ def test_admin_pages_render(admin_client, cluster):
 
 
 def test_a_runs_snapshot_is_a_row_of_its_own_that_run_updates_leave_alone(
-    cluster, user, django_assert_num_queries
+    cluster, user, django_assert_num_queries, monkeypatch
 ):
     profile = models.Profile.objects.create(owner=user, name="p", config={})
     manifests = [make_node("n1"), make_pod("a")]
     run = models.Run.objects.create(cluster=cluster, profile=profile, snapshot=manifests)
     assert models.RunSnapshot.objects.get(run=run).manifests == manifests
     fresh = models.Run.objects.get(pk=run.pk)
+    collecting: list[bool] = []  # read with the collector off (a million objects, no garbage)
+    real_loads = jsontext.loads
+    monkeypatch.setattr(
+        jsontext, "loads", lambda s: collecting.append(gc.isenabled()) or real_loads(s)
+    )
     with django_assert_num_queries(1):  # read when first asked, then kept
         assert fresh.snapshot == manifests and fresh.snapshot == manifests
+    assert collecting == [False] and gc.isenabled()
+    monkeypatch.undo()
     with django_assert_num_queries(1):  # the heartbeat's update writes the run's row alone
         fresh.status = models.Run.Status.RUNNING
         fresh.save(update_fields=["status"])

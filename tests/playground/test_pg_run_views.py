@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
 
 import pytest
@@ -14,7 +15,7 @@ from playground import plugins
 from playground.clusters import services
 from playground.models import Cluster, Profile, Run, RunCommand, RunCycle, RunEvent
 from playground.profiles import services as profile_services
-from playground.runs import execution, selectors
+from playground.runs import execution, paging, selectors
 from playground.runs.services import EventCycles
 from playground.services import demo_load
 
@@ -90,6 +91,20 @@ def test_cycle_json_heatmap_is_the_score_events(client, recorded):
     assert [s["seq"] for s in body["steps"]][0] == body["steps"][0]["seq"]
     assert body["binding_state"] == "Bound"
     assert client.get(reverse("playground:run_cycle", args=[run.pk, 99])).status_code == 404
+
+
+def test_cycle_json_builds_its_panels_with_the_collector_off_and_turns_it_back_on(
+    client, recorded, monkeypatch
+):
+    run, _ = recorded
+    seen: list[bool] = []
+    real = paging.cycle_page
+    monkeypatch.setattr(paging, "cycle_page", lambda *a: seen.append(gc.isenabled()) or real(*a))
+    assert gc.isenabled()
+    assert client.get(reverse("playground:run_cycle", args=[run.pk, 2])).status_code == 200
+    assert seen == [False] and gc.isenabled()
+    assert client.get(reverse("playground:run_cycle", args=[run.pk, 99])).status_code == 404
+    assert seen == [False, False] and gc.isenabled()
 
 
 def test_usage_json_counts_the_placed_pods(client, recorded):
