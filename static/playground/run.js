@@ -5,16 +5,9 @@
 // page stays light whatever the cluster's size.
 (function () {
   "use strict";
-  const cfgNode = document.getElementById("run-config");
-  if (!cfgNode) return;
-  const cfg = JSON.parse(cfgNode.textContent);
-  // A shared cluster's run is readable with its share token only: every request carries it.
-  function withShare(path, params) {
-    const query = new URLSearchParams(params || {});
-    if (cfg.share) query.set("share", cfg.share);
-    const text = query.toString();
-    return text ? `${path}?${text}` : path;
-  }
+  const urls = window.RunUrls; // static/playground/run_urls.js: the URLs, the early first cycle
+  if (!urls) return;
+  const { cfg, withShare } = urls;
   const $ = (id) => document.getElementById(id);
   const BINDING = new Set(["Reserve", "Permit", "PreBind", "Bind", "PostBind", "Unreserve"]);
   const PAGE = 50;
@@ -31,14 +24,7 @@
     selected: null,
     detail: null,
     step: 0,
-    mode: "weighted",
-    topN: 20,
-    filterPage: 0,
-    scorePage: 0,
-    scoreSort: { key: "total", dir: "desc" }, // key: "total", "node" or a Score plugin's name
-    filterSort: "snapshot",
-    filterQuery: "",
-    scoreQuery: "",
+    ...urls.initialView(), // how the panels are cut: mode, topN, pages, sorts, searches
     timelinePage: null, // null: follow the last page
     timelineQuery: "",
     ws: null,
@@ -367,17 +353,8 @@
 
   // -- one cycle -------------------------------------------------------------------------------
 
-  function detailQuery() {
-    const p = new URLSearchParams({ mode: state.mode, top: String(state.topN), fpage: String(state.filterPage),
-      fsort: state.filterSort, spage: String(state.scorePage), ssort: state.scoreSort.key, sdir: state.scoreSort.dir,
-      smode: state.scoreSort.mode || "weighted" });
-    if (state.filterQuery) p.set("fq", state.filterQuery);
-    if (state.scoreQuery) p.set("sq", state.scoreQuery);
-    return p.toString();
-  }
-
   async function fetchDetail(cycle) {
-    const response = await fetch(withShare(`${cfg.cycle}${cycle}.json`, new URLSearchParams(detailQuery())), { headers: { Accept: "application/json" } });
+    const response = await urls.take(urls.cycleUrl(cycle, state));
     if (!response.ok) return null;
     return response.json();
   }
@@ -527,12 +504,7 @@
   function markStep() { stepper.markStep(); }
   function renderStep() { stepper.renderStep(); }
 
-  function readHash() {
-    const params = new URLSearchParams(location.hash.slice(1));
-    const cycle = params.has("cycle") ? Number(params.get("cycle")) : null;
-    const step = params.has("step") ? Number(params.get("step")) : null;
-    return { cycle: Number.isFinite(cycle) ? cycle : null, step: Number.isFinite(step) ? step : null };
-  }
+  const readHash = urls.readHash;
 
   function writeHash() {
     if (state.selected === null) return;

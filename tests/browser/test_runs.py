@@ -386,6 +386,12 @@ def test_the_page_of_a_thousand_cycle_run_opens_at_once_and_searches(site, djang
         driver, lambda d: d.execute_script("return !!(window.runState && runState.firstPanelsAt)")
     )
     assert _css(driver, "#cycle-title").text.startswith("Cycle 1:")
+    # Asked for once, by run_urls.js before Plotly loaded; run.js took that answer.
+    asked = driver.execute_script(
+        "return [RunUrls.tookEarly, performance.getEntriesByType('resource')"
+        ".filter((e) => new URL(e.name).pathname.endsWith('/cycles/1.json')).length];"
+    )
+    assert asked == [True, 1]
     _wait(driver, lambda d: _css(d, "#timeline-count").text == "1000 cycles")
     assert len(driver.find_elements("css selector", "#timeline tr[data-cycle]")) <= 100
     # The filter matrix holds one page of 50 of the 60 nodes.
