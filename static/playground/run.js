@@ -7,7 +7,7 @@
   "use strict";
   const urls = window.RunUrls; // static/playground/run_urls.js: the URLs, the early first cycle
   if (!urls) return;
-  const { cfg, withShare } = urls;
+  const { cfg, withShare, readHash } = urls;
   const $ = (id) => document.getElementById(id);
   const BINDING = new Set(["Reserve", "Permit", "PreBind", "Bind", "PostBind", "Unreserve"]);
   const PAGE = 50;
@@ -503,8 +503,6 @@
   const stepper = window.RunStepper({ state, $, el, fmtSeconds, writeHash, selectCycle, queueState });
   function markStep() { stepper.markStep(); }
   function renderStep() { stepper.renderStep(); }
-
-  const readHash = urls.readHash;
 
   function writeHash() {
     if (state.selected === null) return;
