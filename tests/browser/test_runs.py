@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 import pytest
+from daphne_server import start_daphne
 from django.urls import reverse
 
 from playground.clusters import services
@@ -18,40 +17,18 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 WAIT = 15
 
 
-def _server_setup() -> None:
-    """In the forked server: a fresh asgiref executor and channel layer (STACK.md pitfall 1)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from asgiref.sync import SyncToAsync
-    from channels.layers import channel_layers
-    from channels.testing.live import set_database_connection
-
-    SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
-    channel_layers.backends.clear()
-    set_database_connection()
-
-
 @pytest.fixture(scope="module")
 def daphne_url(django_db_setup, django_db_blocker):
-    from channels.testing.live import make_application
-    from daphne.testing import DaphneProcess
-    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-
     with django_db_blocker.unblock():
-        process = DaphneProcess(
-            "127.0.0.1",
-            partial(make_application, static_wrapper=ASGIStaticFilesHandler),
-            setup=_server_setup,
-        )
-        process.start()
-        if not process.ready.wait(10):
-            process.terminate()
-            pytest.fail("daphne did not start")
         try:
-            yield f"http://127.0.0.1:{process.port.value}"
-        finally:
-            process.terminate()
-            process.join(5)
+            process = start_daphne(timeout=10)
+        except RuntimeError as err:
+            pytest.fail(str(err))
+    try:
+        yield f"http://127.0.0.1:{process.port.value}"
+    finally:
+        process.terminate()
+        process.join(5)
 
 
 @pytest.fixture

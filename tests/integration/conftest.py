@@ -11,11 +11,10 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from functools import partial
 from pathlib import Path
 
 import pytest
+from daphne_server import start_daphne
 from stack import Worker, _free_port, _need, _wait_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,53 +80,8 @@ def celery_worker(start_worker):
     return start_worker()
 
 
-def _server_setup(layer_url: str | None, broker_url: str | None) -> None:
-    """In daphne's forked child: fresh executors, the test database, Redis when given."""
-    import threading
-
-    from asgiref.sync import SyncToAsync
-    from channels.layers import channel_layers
-    from channels.testing.live import set_database_connection
-    from django.conf import settings
-
-    # STACK.md pitfall 1: the fork copied the executor but not its thread.
-    SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
-    if layer_url:
-        from config.settings import redis_channel_layer
-
-        settings.CHANNEL_LAYERS = {"default": redis_channel_layer(layer_url, capacity=1000)}
-    channel_layers.backends.clear()
-    set_database_connection()
-    if broker_url:
-        from config.celery import app
-
-        app.conf.broker_url = broker_url
-        app.conf.task_always_eager = False
-        # STACK.md pitfall 3: producers and backends cached from the eager configuration.
-        app._pool = None
-        app.amqp._producer_pool = None
-        app._backend_cache = None
-        app._local = threading.local()
-
-
 def _start_server(layer_url: str | None, broker_url: str | None):
-    from channels.testing.live import make_application
-    from daphne.testing import DaphneProcess
-    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-
-    process = DaphneProcess(
-        "127.0.0.1",
-        partial(make_application, static_wrapper=ASGIStaticFilesHandler),
-        setup=partial(_server_setup, layer_url, broker_url),
-    )
-    process.start()
-    if not process.ready.wait(timeout=15):
-        process.terminate()
-        raise RuntimeError("daphne did not start")
-    if not process.errors.empty():
-        error, trace = process.errors.get()
-        raise RuntimeError(f"daphne failed: {error}\n{trace}")
-    return process
+    return start_daphne(layer_url, broker_url)
 
 
 @pytest.fixture(scope="module")
