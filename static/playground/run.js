@@ -553,17 +553,24 @@
   });
 
   // Show a cycle at once (the permalink's, or the first the page lists), before the catch-up.
-  const firstRow = document.querySelector("#timeline tr[data-cycle]");
-  const fromHash = readHash();
-  if (fromHash.cycle !== null || firstRow) selectCycle(fromHash.cycle !== null ? fromHash.cycle : Number(firstRow.dataset.cycle), fromHash.step);
+  // Once every script of the page has run: the first cycle's answer may be in already
+  // (run_urls.js asked early), and the scripts after this one (run_layout.js, run_explain.js,
+  // run_events.js) must be listening when its panels are drawn.
+  function start() {
+    const firstRow = document.querySelector("#timeline tr[data-cycle]");
+    const fromHash = readHash();
+    if (fromHash.cycle !== null || firstRow) selectCycle(fromHash.cycle !== null ? fromHash.cycle : Number(firstRow.dataset.cycle), fromHash.step);
 
-  if (state.terminal) {
-    // A finished run replays its stream from the database, a page of envelopes per request.
-    state.polling = true;
-    poll();
-  } else {
-    connect();
+    if (state.terminal) {
+      // A finished run replays its stream from the database, a page of envelopes per request.
+      state.polling = true;
+      poll();
+    } else {
+      connect();
+    }
+    // The usage charts wait for the first cycle's panels (selectCycle), or come now if none.
+    if (!firstRow && fromHash.cycle === null) { state.usageLoaded = true; loadUsage(); }
   }
-  // The usage charts wait for the first cycle's panels (selectCycle), or come now if none.
-  if (!firstRow && fromHash.cycle === null) { state.usageLoaded = true; loadUsage(); }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
 })();

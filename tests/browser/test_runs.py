@@ -369,6 +369,8 @@ def test_the_page_of_a_thousand_cycle_run_opens_at_once_and_searches(site, djang
         ".filter((e) => new URL(e.name).pathname.endsWith('/cycles/1.json')).length];"
     )
     assert asked == [True, 1]
+    # The scripts after run.js were listening when those panels came: the Skip note is written.
+    assert _css(driver, "#filter-skipped").get_attribute("data-plugins")
     _wait(driver, lambda d: _css(d, "#timeline-count").text == "1000 cycles")
     assert len(driver.find_elements("css selector", "#timeline tr[data-cycle]")) <= 100
     # The filter matrix holds one page of 50 of the 60 nodes.
