@@ -21,6 +21,9 @@ from typing import Any, Final
 
 import yaml
 
+from scheduler_core.config.legacy_shape import check_configuration
+from scheduler_core.config.migrate_finish import check_accepted, complete_points, drop_refused
+from scheduler_core.config.reading import check_depth, read_document
 from scheduler_core.config.types import ConfigError, FieldError
 from scheduler_core.config.wire import EXTENSION_POINTS
 from scheduler_core.plugins import names
@@ -29,6 +32,7 @@ GROUP: Final = "kubescheduler.config.k8s.io"
 V1: Final = f"{GROUP}/v1"
 VERSIONS: Final = ("v1alpha1", "v1alpha2", "v1beta1", "v1beta2", "v1beta3", "v1")
 POLICY: Final = "Policy"
+MAX_CUSTOM_PLUGINS: Final = 50  # distinct plugins not in-tree one file may name
 
 # The extension points of a profile's ``plugins`` in the wire format, multiPoint first.
 POINTS: Final = ("multiPoint", *(w for _, w in EXTENSION_POINTS if w != "multiPoint"))
@@ -97,22 +101,28 @@ def source_version(doc: Mapping[str, Any]) -> str:
     return version
 
 
-def parse(text: str) -> dict[str, Any]:
-    """A YAML or JSON document as a mapping, or ConfigError naming the line."""
-    try:
-        doc = yaml.safe_load(text) if text.strip() else {}
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError([FieldError(where, f"invalid YAML: {err}")]) from err
+def parse(text: str | bytes) -> dict[str, Any]:
+    """The first document of a JSON or YAML file as a mapping, or ConfigError naming the line."""
+    doc = read_document(text)
+    if doc is None:
+        return {}
     if not isinstance(doc, dict):
         raise ConfigError([FieldError("", "must be a mapping (a configuration or a Policy)")])
     return doc
 
 
-def migrate(source: Mapping[str, Any] | str) -> Migration:
-    """Convert a configuration of any known version, or a legacy Policy, to v1."""
-    doc = parse(source) if isinstance(source, str) else copy.deepcopy(dict(source))
+def migrate(source: Mapping[str, Any] | str | bytes) -> Migration:
+    """Convert a configuration of any known version, or a legacy Policy, to v1.
+
+    Raises ConfigError naming the field when the input is malformed, names more than
+    ``MAX_CUSTOM_PLUGINS`` plugins that are not in-tree, or converts to something
+    kube-scheduler v1.35 would still refuse.
+    """
+    if isinstance(source, str | bytes):
+        doc = parse(source)
+    else:
+        check_depth(source)
+        doc = copy.deepcopy(dict(source))
     version = source_version(doc)
     changes: list[str] = []
     if version == POLICY:
@@ -121,16 +131,39 @@ def migrate(source: Mapping[str, Any] | str) -> Migration:
         doc = policy_to_v1beta1(doc, changes)
         label, start = "the legacy Policy", VERSIONS.index("v1beta1")
     else:
+        check_configuration(doc)
         label, start = f"{GROUP}/{version}", VERSIONS.index(version)
     for step in _STEPS[start:]:
         step(doc, changes)
+    _check_custom_count(doc)
     doc["apiVersion"] = V1
     doc["kind"] = "KubeSchedulerConfiguration"
     for profile in doc.get("profiles") or []:
         _tidy(profile)
+    drop_refused(doc, changes)
+    complete_points(doc, changes, IN_TREE)
+    for profile in doc.get("profiles") or []:
+        _tidy(profile)
     ordered = {"apiVersion": V1, "kind": "KubeSchedulerConfiguration"}
     ordered.update((k, v) for k, v in doc.items() if k not in ordered)
+    check_accepted(ordered)
     return Migration(label, ordered, tuple(changes), tuple(_custom_plugins(ordered)))
+
+
+def _check_custom_count(doc: dict[str, Any]) -> None:
+    """ConfigError when more plugins than anybody writes are not in-tree (each would become a
+    placeholder custom plugin in the playground)."""
+    found = _custom_plugins(doc)
+    if len(found) > MAX_CUSTOM_PLUGINS:
+        raise ConfigError(
+            [
+                FieldError(
+                    "profiles",
+                    f"{len(found)} plugins are not in-tree; at most {MAX_CUSTOM_PLUGINS} "
+                    f"(first over the limit: {found[MAX_CUSTOM_PLUGINS]!r})",
+                )
+            ]
+        )
 
 
 # -- helpers over the wire format ---------------------------------------------------------------
@@ -206,6 +239,15 @@ def _v1alpha1_to_v1alpha2(doc: dict[str, Any], changes: list[str]) -> None:
             changes.append(
                 f"{', '.join(single)} moved into profiles[0] (profiles arrived in v1alpha2)"
             )
+    election = doc.get("leaderElection")
+    for old, new in (
+        ("lockObjectName", "resourceName"),
+        ("lockObjectNamespace", "resourceNamespace"),
+    ):
+        if isinstance(election, dict) and old in election:
+            value = election.pop(old)
+            election.setdefault(new, value)
+            changes.append(f"leaderElection.{old} became leaderElection.{new} (v1alpha2)")
     for i, profile in enumerate(_profiles(doc)):
         plugins = profile.get("plugins") or {}
         if "postFilter" in plugins:
@@ -280,6 +322,19 @@ def _v1beta1_to_v1beta2(doc: dict[str, Any], changes: list[str]) -> None:
     """v1beta2 (1.22): the three resource scorers merged into NodeResourcesFit."""
     for i, profile in enumerate(_profiles(doc)):
         _merge_fit_strategies(profile, i, changes)
+        spread = _args_entry(profile, names.POD_TOPOLOGY_SPREAD)
+        args = spread.get("args") if spread is not None else None
+        if (
+            isinstance(args, dict)
+            and args.get("defaultConstraints")
+            and not args.get("defaultingType")
+        ):
+            args["defaultingType"] = "List"
+            changes.append(
+                f"{_where(profile, i)}: PodTopologySpread args.defaultingType List: before "
+                "v1beta2 defaultConstraints without a defaultingType meant List (now System, "
+                "which refuses them)"
+            )
 
 
 def _merge_fit_strategies(profile: dict[str, Any], index: int, changes: list[str]) -> None:
@@ -382,14 +437,19 @@ def _v1beta2_to_v1beta3(doc: dict[str, Any], changes: list[str]) -> None:
         disabled |= {e.get("name") for e in _entries(plugins.get("multiPoint") or {}, "disabled")}
         configured = {e.get("name") for e in _entries(score, "enabled")}
         raised = [
-            f"{name} {weight}"
-            for name, weight in _V1BETA3_WEIGHTS.items()
+            name
+            for name in _V1BETA3_WEIGHTS
             if "*" not in disabled and name not in disabled and name not in configured
         ]
+        for name in raised:
+            _plugin_set(profile, "score").setdefault("enabled", []).append(
+                {"name": name, "weight": 1}
+            )
         if raised:
             changes.append(
-                f"{_where(profile, i)}: default score weights rose in v1beta3 (were 1): "
-                + ", ".join(raised)
+                f"{_where(profile, i)}: default score weights rose in v1beta3 ("
+                + ", ".join(f"{n} {_V1BETA3_WEIGHTS[n]}" for n in raised)
+                + "): the file relied on weight 1, kept at score"
             )
 
 
@@ -430,6 +490,15 @@ def _v1beta3_to_v1(doc: dict[str, Any], changes: list[str]) -> None:
                 changes.append(f"{_where(profile, i)}: pluginConfig of {name} dropped")
 
 
+def _leases_lock(doc: dict[str, Any], changes: list[str]) -> None:
+    """Leader election locks other than leases went with client-go v1.29; v1.35 takes leases."""
+    election = doc.get("leaderElection")
+    lock = election.get("resourceLock") if isinstance(election, dict) else None
+    if isinstance(election, dict) and isinstance(lock, str) and lock != "leases":
+        election["resourceLock"] = "leases"
+        changes.append(f"leaderElection.resourceLock {lock} became leases (the only lock in v1)")
+
+
 def _one_queue_sort(doc: dict[str, Any], changes: list[str]) -> None:
     """A plugin enabled at queueSort replaces PrioritySort: exactly one may sort the queue."""
     for i, profile in enumerate(_profiles(doc)):
@@ -451,6 +520,7 @@ _STEPS: Final[tuple[Callable[[dict[str, Any], list[str]], None], ...]] = (
     _v1beta1_to_v1beta2,
     _v1beta2_to_v1beta3,
     _v1beta3_to_v1,
+    _leases_lock,
     _one_queue_sort,
 )
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from scheduler_core.config.legacy_shape import ShapeChecker
+from scheduler_core.config.types import ConfigError, FieldError
 from scheduler_core.plugins import names
 
 _FIT: Final = names.NODE_RESOURCES_FIT
@@ -122,8 +124,40 @@ class _Builder:
         entries.append({"name": plugin} if weight is None else {"name": plugin, "weight": weight})
 
 
+def check_policy(policy: dict[str, Any]) -> None:
+    """ConfigError naming every field of a Policy that has the wrong type."""
+    c = ShapeChecker()
+    for key in ("predicates", "priorities"):
+        for where, item in c.mappings(policy.get(key), key):
+            c.expect(item.get("name"), f"{where}.name", str, "a string")
+            if key == "priorities":
+                c.expect(item.get("weight"), f"{where}.weight", int, "an integer")
+            if c.expect(item.get("argument"), f"{where}.argument", dict, "an object"):
+                for name, value in item["argument"].items():
+                    c.expect(value, f"{where}.argument.{name}", dict, "an object")
+    for where, extender in c.mappings(policy.get("extenders"), "extenders"):
+        c.expect(extender.get("httpTimeout"), f"{where}.httpTimeout", (int, str), "a duration")
+    c.expect(
+        policy.get("hardPodAffinitySymmetricWeight"),
+        "hardPodAffinitySymmetricWeight",
+        int,
+        "an integer",
+    )
+    c.expect(policy.get("alwaysCheckAllPredicates"), "alwaysCheckAllPredicates", bool, "a boolean")
+    c.raise_if_any()
+
+
+def _labels(value: Any, path: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError([FieldError(path, "must be a list of strings")])
+    return list(value)
+
+
 def policy_to_v1beta1(policy: dict[str, Any], changes: list[str]) -> dict[str, Any]:
     """The v1beta1 KubeSchedulerConfiguration the legacy registry built from ``policy``."""
+    check_policy(policy)
     b = _Builder()
     predicates = _predicate_names(policy, b, changes)
     for name in [n for n in PREDICATES if n in predicates] + sorted(
@@ -199,11 +233,14 @@ def _predicate_names(policy: dict[str, Any], b: _Builder, changes: list[str]) ->
         listed = list(DEFAULT_PREDICATES)
     else:
         listed = []
-        for item in raw:
-            name = _ALIASES.get(item.get("name", ""), item.get("name", ""))
+        for i, item in enumerate(raw):
+            name = _ALIASES.get(item.get("name") or "", item.get("name") or "")
             argument = item.get("argument") or {}
+            where = f"predicates[{i}].argument"
             if name not in PREDICATES and argument.get("serviceAffinity"):
-                labels = argument["serviceAffinity"].get("labels") or []
+                labels = _labels(
+                    argument["serviceAffinity"].get("labels"), f"{where}.serviceAffinity.labels"
+                )
                 b.args.setdefault("ServiceAffinity", {}).setdefault("affinityLabels", []).extend(
                     labels
                 )
@@ -212,9 +249,11 @@ def _predicate_names(policy: dict[str, Any], b: _Builder, changes: list[str]) ->
                 presence = argument["labelsPresence"]
                 key = "presentLabels" if presence.get("presence") else "absentLabels"
                 b.args.setdefault("NodeLabel", {}).setdefault(key, []).extend(
-                    presence.get("labels") or []
+                    _labels(presence.get("labels"), f"{where}.labelsPresence.labels")
                 )
                 name = "CheckNodeLabelPresence"
+            elif not name:
+                raise ConfigError([FieldError(f"predicates[{i}].name", "Required value")])
             listed.append(name)
     for name in MANDATORY_PREDICATES:
         if name not in listed:
@@ -229,10 +268,12 @@ def _priority_weights(policy: dict[str, Any], b: _Builder, changes: list[str]) -
         changes.append("no priorities listed: the Policy defaults applied")
         return dict(DEFAULT_PRIORITIES)
     out: dict[str, int] = {}
-    for item in raw:
-        name = _ALIASES.get(item.get("name", ""), item.get("name", ""))
+    for i, item in enumerate(raw):
+        name = _ALIASES.get(item.get("name") or "", item.get("name") or "")
         weight = int(item.get("weight") or 0)
         argument = item.get("argument") or {}
+        if not name and not argument:
+            raise ConfigError([FieldError(f"priorities[{i}].name", "Required value")])
         if name not in PRIORITIES and argument.get("requestedToCapacityRatioArguments"):
             rtcr = argument["requestedToCapacityRatioArguments"]
             b.args["RequestedToCapacityRatio"] = {

@@ -53,7 +53,9 @@ def test_v1alpha1_moves_top_level_fields_into_a_profile_and_args() -> None:
 
 def test_v1alpha2_most_allocated_becomes_fit_scoring_strategy_with_its_resources() -> None:
     result = _migrate("v1alpha2.yaml")
-    assert _plugins(result, "score", profile=1) == [("NodeResourcesFit", 5)]
+    old_weights = [("InterPodAffinity", 1), ("NodeAffinity", 1), ("TaintToleration", 1)]
+    assert _plugins(result, "score", profile=1) == [("NodeResourcesFit", 5), *old_weights]
+    assert _plugins(result, "score", profile=0) == old_weights
     assert _plugins(result, "score", "disabled", profile=1) == []
     assert _args(result, "NodeResourcesFit", profile=1)["scoringStrategy"] == {
         "type": "MostAllocated",
@@ -83,7 +85,12 @@ def test_v1beta1_custom_test_plugin_at_five_points_keeps_its_args() -> None:
 def test_v1beta1_removed_plugins_are_dropped_and_ratio_args_move() -> None:
     result = _migrate("v1beta1-labels.yaml")
     assert _plugins(result, "filter") == []
-    assert _plugins(result, "score") == [("NodeResourcesFit", 3)]
+    assert _plugins(result, "score") == [
+        ("NodeResourcesFit", 3),
+        ("InterPodAffinity", 1),
+        ("NodeAffinity", 1),
+        ("TaintToleration", 1),
+    ]
     strategy = _args(result, "NodeResourcesFit")["scoringStrategy"]
     assert strategy["type"] == "RequestedToCapacityRatio"
     assert strategy["requestedToCapacityRatio"]["shape"][1] == {"utilization": 100, "score": 10}
