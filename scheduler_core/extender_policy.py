@@ -15,7 +15,7 @@ import ipaddress
 import socket
 import urllib.parse
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from scheduler_core.config.types import Extender, FieldError
@@ -33,6 +33,43 @@ class ExtenderPolicyError(SchedulerCoreError):
     """An extender URL or setting that the host policy refuses."""
 
 
+class ExtenderBudgetExceeded(Exception):
+    """A run's extender calls took longer in all than its ``ExtenderBudget``.
+
+    Not a SchedulerCoreError on purpose: the scheduler takes those for one extender's failure in
+    one cycle and goes on; this one must end the run.
+    """
+
+
+class ExtenderBudget:
+    """The wall-clock time one run's extender calls may take in all (a playground's guard; the
+    upstream scheduler has none). The decisions do not depend on it: it only stops a run."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.spent = 0.0
+        self.calls = 0
+
+    def charge(self, url: str, seconds: float, *, timeout: float | None) -> None:
+        """Count one call to ``url`` that took ``seconds`` (``timeout``: it timed out after
+        that many); raises ExtenderBudgetExceeded once the run's calls took more than allowed."""
+        self.spent += seconds
+        self.calls += 1
+        if self.spent <= self.seconds:
+            return
+        total = (
+            f"{self.spent:.0f} s in all, more than a run's extender budget of {self.seconds:g} s"
+        )
+        if timeout is not None:
+            raise ExtenderBudgetExceeded(
+                f"the extender at {url} did not answer within {timeout:g} s in {self.calls} "
+                f"calls ({total})"
+            )
+        raise ExtenderBudgetExceeded(
+            f"the extenders took {total} ({self.calls} calls; the last to {url})"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class ExtenderPolicy:
     """What extenders may reach.
@@ -40,13 +77,16 @@ class ExtenderPolicy:
     ``allowed_hosts`` lists host names (``extender.internal``), ``host:port`` pairs, addresses
     or networks (``10.1.0.0/16``) that may be reached even though they are not public. Public
     addresses are always allowed. ``allow_tls_files`` lets tlsConfig name files on the server
-    (an operator's own configuration; never a user's).
+    (an operator's own configuration; never a user's). ``budget`` bounds the time a run's
+    extender calls take in all.
     """
 
     allowed_hosts: tuple[str, ...] = ()
     max_timeout_seconds: float = 10.0
     max_reply_bytes: int = 4 * 1024 * 1024
     allow_tls_files: bool = False
+    # One per run (a fresh policy for each run): the time its extender calls may take in all.
+    budget: ExtenderBudget | None = field(default=None, compare=False)
 
     def host_allowed(self, host: str, port: int) -> bool:
         """Whether ``host`` (as written in the URL) is allow-listed by name or address."""
@@ -58,7 +98,14 @@ class ExtenderPolicy:
         return False
 
     def address_allowed(self, address: IPAddress) -> bool:
-        """Whether a resolved address may be reached: public, or inside an allow-listed network."""
+        """Whether a resolved address may be reached: public, or inside an allow-listed network.
+
+        An IPv6 address that carries an IPv4 one (mapped, compatible, translated, NAT64, 6to4,
+        Teredo) is judged by what it carries: each IPv4 address in it must pass.
+        """
+        carried = embedded_ipv4(address) if isinstance(address, ipaddress.IPv6Address) else ()
+        if carried:
+            return all(self.address_allowed(inner) for inner in carried)
         for entry in self.allowed_hosts:
             try:
                 network = ipaddress.ip_network(entry.strip(), strict=False)
@@ -181,19 +228,72 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
 _HINT: Final = "and is not in the extender allow-list"
 
 
+# IPv6 prefixes that carry an IPv4 address in their last 32 bits: IPv4-compatible (::/96, RFC
+# 4291, deprecated), IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96, RFC 2765)
+# and the well-known NAT64 prefix (64:ff9b::/96, RFC 6052).
+_LAST_32_BITS: Final = tuple(
+    ipaddress.IPv6Network(net)
+    for net in ("::/96", "::ffff:0:0/96", "::ffff:0:0:0/96", "64:ff9b::/96")
+)
+# Prefixes never reachable from here whatever they carry: NAT64 for local use (RFC 8215; where
+# the IPv4 address sits depends on the operator's prefix length) and site-local (fec0::/10,
+# deprecated but still routed by some stacks).
+_NEVER: Final = tuple(ipaddress.IPv6Network(net) for net in ("64:ff9b:1::/48", "fec0::/10"))
+
+
+def embedded_ipv4(address: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 addresses an IPv6 address carries (none for a plain IPv6 address).
+
+    ``::`` and ``::1`` are themselves (unspecified, loopback), not IPv4 ``0.0.0.0``/``0.0.0.1``.
+    Teredo (2001::/32) carries two: its server and its (obfuscated) client.
+    """
+    if address in (ipaddress.IPv6Address("::"), ipaddress.IPv6Address("::1")):
+        return ()
+    for net in _LAST_32_BITS:
+        if address in net:
+            return (ipaddress.IPv4Address(int(address) & 0xFFFF_FFFF),)
+    if address.sixtofour is not None:
+        return (address.sixtofour,)
+    if address.teredo is not None:
+        return address.teredo
+    return ()
+
+
 def _is_public(address: IPAddress) -> bool:
     if isinstance(address, ipaddress.IPv6Address):
-        mapped = address.ipv4_mapped or address.sixtofour
-        if mapped is not None:
-            return _is_public(mapped)
-    return address.is_global and not address.is_multicast
+        carried = embedded_ipv4(address)
+        if carried:
+            return all(_is_public(inner) for inner in carried)
+        if any(address in net for net in _NEVER) or address.is_reserved:
+            return False
+    return (
+        address.is_global
+        and not address.is_multicast
+        and not address.is_private
+        and not address.is_link_local
+        and not address.is_loopback
+        and not address.is_unspecified
+    )
 
 
 def _describe(address: IPAddress) -> str:
+    if isinstance(address, ipaddress.IPv6Address):
+        carried = embedded_ipv4(address)
+        if carried:
+            inner = next((a for a in carried if not _is_public(a)), carried[0])
+            return f"{_describe(inner)} (IPv4 {inner} inside IPv6)"
+        if address in _NEVER[1]:
+            return "a site-local address"
+        if address in _NEVER[0]:
+            return "a local-use NAT64 address"
     if address.is_loopback:
         return "a loopback address"
     if address.is_link_local:
         return "a link-local address"
+    if address.is_multicast:
+        return "a multicast address"
+    if address.is_unspecified:
+        return "the unspecified address"
     if address.is_private:
         return "a private address"
     return "not a public address"
