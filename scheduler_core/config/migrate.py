@@ -455,7 +455,17 @@ def _v1beta2_to_v1beta3(doc: dict[str, Any], changes: list[str]) -> None:
 
 def _v1beta3_to_v1(doc: dict[str, Any], changes: list[str]) -> None:
     """v1 (1.25): SelectorSpread and the cloud volume-limit plugins went in later releases."""
+    for i, profile in enumerate(_profiles(doc)):
+        plugins = profile.get("plugins") or {}
+        off = {e.get("name") for e in _entries(plugins.get("score") or {}, "disabled")}
+        off |= {e.get("name") for e in _entries(plugins.get("multiPoint") or {}, "disabled")}
+        if not off & {"*", "SelectorSpread"}:
+            changes.append(
+                f"{_where(profile, i)}: the default SelectorSpread score is gone in v1: "
+                f"{_REMOVED['SelectorSpread'][1]}"
+            )
     _drop_removed(doc, changes, "v1")
+    _drop_no_ops(doc, changes)
     seen: set[tuple[int, str]] = set()
 
     def visit(
@@ -488,6 +498,24 @@ def _v1beta3_to_v1(doc: dict[str, Any], changes: list[str]) -> None:
         for name in _VOLUME_LIMITS:
             if _drop_args(profile, name) is not None:
                 changes.append(f"{_where(profile, i)}: pluginConfig of {name} dropped")
+
+
+def _drop_no_ops(doc: dict[str, Any], changes: list[str]) -> None:
+    """Disabling a plugin that no longer exists did nothing (v1beta3 files still do it)."""
+
+    def visit(
+        profile: dict[str, Any], i: int, point: str, part: str, entry: dict[str, Any]
+    ) -> bool:
+        name = entry.get("name")
+        if part != "disabled" or name not in _FIT_STRATEGIES:
+            return True
+        changes.append(
+            f"{_where(profile, i)}: disabling {name} at {point} dropped: the plugin is "
+            "NodeResourcesFit's scoringStrategy since v1beta2, so it disabled nothing"
+        )
+        return False
+
+    _for_each_entry(doc, visit)
 
 
 def _leases_lock(doc: dict[str, Any], changes: list[str]) -> None:

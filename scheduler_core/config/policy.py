@@ -101,6 +101,14 @@ DEFAULT_PRIORITIES: Final = {
     "ImageLocalityPriority": 1,
     "EvenPodsSpreadPriority": 2,
 }
+# Predicates the node conditions' taints replaced (TaintNodesByCondition, GA in v1.17): the
+# legacy registry of v1.19-v1.22 no longer knew them; TaintToleration now keeps such pods off.
+RETIRED_PREDICATES: Final = (
+    "CheckNodeCondition",
+    "CheckNodeMemoryPressure",
+    "CheckNodeDiskPressure",
+    "CheckNodePIDPressure",
+)
 _ALIASES: Final = {
     "PodFitsPorts": "PodFitsHostPorts",
     "ServiceSpreadingPriority": "SelectorSpreadPriority",
@@ -254,6 +262,12 @@ def _predicate_names(policy: dict[str, Any], b: _Builder, changes: list[str]) ->
                 name = "CheckNodeLabelPresence"
             elif not name:
                 raise ConfigError([FieldError(f"predicates[{i}].name", "Required value")])
+            elif name in RETIRED_PREDICATES:
+                changes.append(
+                    f"predicate {name} dropped: node conditions became taints "
+                    "(TaintNodesByCondition), which TaintToleration checks"
+                )
+                continue
             listed.append(name)
     for name in MANDATORY_PREDICATES:
         if name not in listed:
