@@ -1,8 +1,10 @@
 """Command line: ``python -m scheduler_core.config migrate FILE``.
 
 Prints the v1 KubeSchedulerConfiguration for an older configuration (v1alpha1 to v1beta3) or a
-legacy Policy (YAML or JSON), the list of changes as YAML comments at its top. Exits non-zero only
-when the file cannot be read as any known version.
+legacy Policy (YAML, or JSON with tabs; of several YAML documents the first, as kube-scheduler
+reads it), the list of changes as YAML comments at its top. Exits non-zero, naming each field,
+when the file cannot be read as any known version or the result would still be refused by
+kube-scheduler v1.35.
 """
 
 from __future__ import annotations

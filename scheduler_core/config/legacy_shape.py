@@ -37,7 +37,8 @@ class ShapeChecker:
         """True when ``value`` is None or of type ``want``; else record an error naming path."""
         if value is None:
             return False
-        ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
+        wants = want if isinstance(want, tuple) else (want,)
+        ok = isinstance(value, wants) and not (isinstance(value, bool) and bool not in wants)
         if not ok:
             self.errors.append(FieldError(path, f"must be {name}, got {_kind(value)}"))
         return ok

@@ -336,7 +336,8 @@ def _extender(raw: dict[str, Any], index: int, changes: list[str]) -> dict[str, 
         out["enableHTTPS"] = raw["enableHttps"]
     timeout = raw.get("httpTimeout")
     if isinstance(timeout, int):
-        out["httpTimeout"] = f"{timeout / 1e9:g}s"
+        whole = timeout % 1_000_000_000 == 0
+        out["httpTimeout"] = f"{timeout // 1_000_000_000}s" if whole else f"{timeout}ns"
         changes.append(
             f"extenders[{index}].httpTimeout {timeout} (nanoseconds) became {out['httpTimeout']}"
         )

@@ -73,7 +73,7 @@ def _expanded_size(root: yaml.Node) -> tuple[int, int]:
         size[key] = 1 + sum(max(size.get(id(c), 1), 1) for c in children)
         height[key] = 1 + max((height.get(id(c), 1) for c in children), default=0)
         if size[key] > MAX_NODES:
-            break
+            return size[key], height[key]
     return size.get(id(root), 1), height.get(id(root), 1)
 
 
