@@ -100,6 +100,7 @@ def glossary_with_runs(*, session: Mapping[str, Any]) -> list[dict[str, Any]]:
             cluster__is_demo=True,
             cluster__owner=None,
             cluster__name__in=[lesson.cluster_name for lesson in lessons.values()],
+            profile__is_demo=True,  # never a user's private profile
             status=Run.Status.SUCCEEDED,
         )
         .order_by("-created", "-id")

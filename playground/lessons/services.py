@@ -18,6 +18,7 @@ from ..clusters.services import demo_cluster_put
 from ..manifests import SourceObject
 from ..models import Cluster, Profile, Run
 from ..profiles.services import demo_profile_put
+from ..runs import selectors as run_selectors
 from ..runs import services as runs
 from . import extender
 from .checks import Failure, LessonRun, check_lesson, engine_answer, matches, run_lesson, shown
@@ -144,6 +145,8 @@ def lesson_run_start(
     mine = dict(session.get(SESSION_RUNS) or {})
     mine[lesson.slug] = {**(mine.get(lesson.slug) or {}), profile: run.pk}
     session[SESSION_RUNS] = mine
+    started = [*(session.get(run_selectors.SESSION_STARTED) or []), run.pk]
+    session[run_selectors.SESSION_STARTED] = started[-run_selectors.SESSION_STARTED_KEPT :]
     return run
 
 

@@ -63,8 +63,10 @@ def run_with_changes(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 def run_try_change(request: HttpRequest, pk: int) -> HttpResponse:
-    """Re-run a finished run with one change to its profile; open the comparison of the two."""
-    run = run_for_request(request, pk)
+    """Re-run a finished run with one change to its profile; open the comparison of the two.
+
+    A run seen only through a share token is read-only: the token allows no new run."""
+    run = selectors.run_get(user=request.user, run_id=pk)
     back = reverse("playground:run", args=[run.pk]) + "#section-try-change"
     form = try_change_form(run, request.POST)
     if not form.is_valid():
@@ -84,7 +86,7 @@ def run_change(request: HttpRequest, pk: int) -> HttpResponse:
     """Change a running run's cluster now (the websocket ``change`` command's HTTP twin)."""
     run = run_for_request(request, pk)
     back = reverse("playground:run", args=[run.pk]) + "#section-cluster-events"
-    if not selectors.run_may_command(user=request.user, run=run):
+    if not selectors.run_may_command(user=request.user, run=run, session=request.session):
         raise Http404("No such run")
     form = ScriptStepForm(request.POST, prefix="now")
     step = form.step() if form.is_valid() else None

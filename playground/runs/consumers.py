@@ -51,7 +51,7 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.finished_sent = False
         self.recent_commands: deque[float] = deque()
         found = await database_sync_to_async(_access)(
-            self.scope.get("user"), self.run_id, _share(query)
+            self.scope.get("user"), self.run_id, _share(query), self.scope.get("session")
         )
         if found is None:
             await self.close()  # handshake refused: the same answer for missing and private
@@ -227,12 +227,13 @@ def _command_problem(content: dict[str, Any]) -> str:
     return ""
 
 
-def _access(user: Any, run_id: int, share: Any = None) -> bool | None:
-    """None: the user may not watch the run; otherwise whether they may also command it."""
+def _access(user: Any, run_id: int, share: Any = None, session: Any = None) -> bool | None:
+    """None: the user may not watch the run; otherwise whether they may also command it (an
+    anonymous visitor's run: from the session that started it)."""
     run = selectors.run_visible(user=user, run_id=run_id, share=share)
     if run is None:
         return None
-    return selectors.run_may_command(user=user, run=run)
+    return selectors.run_may_command(user=user, run=run, session=session)
 
 
 def _terminal_message(run_id: int) -> dict[str, Any] | None:

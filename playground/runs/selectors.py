@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Max, Q, QuerySet
+from django.db.models import F, Max, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
@@ -33,13 +34,27 @@ User = AbstractBaseUser | AnonymousUser
 
 
 def _run_visible_q(user: User, share: uuid.UUID | None = None) -> Q:
-    """Runs of demo clusters, of the user's own clusters or own starting, and of the shared
-    cluster whose share token the request carries (the run id alone is never enough)."""
-    q = Q(cluster__is_demo=True)
+    """The runs a viewer may watch: what they started, and the runs whose cluster and profile
+    they may both see (the run's cycles show its profile's every setting).
+
+    A cluster is seen when it is a demo or the viewer's; a profile when it is a demo or the
+    viewer's. The share token of a cluster (``?share=``) adds the runs its owner started on it
+    under a demo profile or one of theirs, and nothing else: not other users' runs of that
+    cluster, not the profile's runs of other clusters. The run id alone is never enough.
+    """
+    public_profile = Q(profile__is_demo=True)
+    q = Q(cluster__is_demo=True) & public_profile
     if share is not None:
-        q |= Q(cluster__share_token=share)
+        q |= (
+            Q(cluster__share_token=share)
+            & Q(started_by=F("cluster__owner"))
+            & (public_profile | Q(profile__owner=F("cluster__owner")))
+        )
     if user is not None and user.is_authenticated:
-        q |= Q(cluster__owner=user) | Q(started_by=user)
+        q |= Q(started_by=user) | (
+            (Q(cluster__is_demo=True) | Q(cluster__owner=user))
+            & (public_profile | Q(profile__owner=user))
+        )
     return q
 
 
@@ -93,16 +108,32 @@ def profile_label(*, user: User, run: Run) -> tuple[str, bool]:
     return PRIVATE_PROFILE, False
 
 
-def run_may_command(*, user: User, run: Run) -> bool:
-    """Whether the user may cancel the run or answer its Permit waits.
+# The runs an anonymous visitor started, kept in their session: theirs alone to command.
+SESSION_STARTED: Final = "runs_started"
+SESSION_STARTED_KEPT: Final = 200
 
-    The user who started it, the cluster's owner, or anyone when an anonymous user started it.
+
+def session_run_ids(session: Mapping[str, Any] | None) -> frozenset[int]:
+    """The ids of the runs this session started (anonymous visitors' lesson runs)."""
+    if session is None:
+        return frozenset()
+    ids = session.get(SESSION_STARTED) or []
+    return frozenset(i for i in ids if isinstance(i, int))
+
+
+def run_may_command(*, user: User, run: Run, session: Mapping[str, Any] | None = None) -> bool:
+    """Whether the user may cancel the run, answer its Permit waits or change its cluster.
+
+    The user who started it or the cluster's owner; a run an anonymous visitor started, only
+    from the session that started it (still theirs after they sign in: the session's data
+    survives the login).
     """
+    signed_in = user is not None and user.is_authenticated
     if run.started_by_id is None:
-        return run.cluster.owner_id is None or (
-            user is not None and user.is_authenticated and run.cluster.owner_id == user.pk
-        )
-    if user is None or not user.is_authenticated:
+        if run.pk in session_run_ids(session):
+            return True
+        return signed_in and run.cluster.owner_id is not None and run.cluster.owner_id == user.pk
+    if not signed_in:
         return False
     return user.pk in (run.started_by_id, run.cluster.owner_id)
 

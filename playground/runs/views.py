@@ -97,10 +97,15 @@ def run_page(request: HttpRequest, pk: int) -> HttpResponse:
     summary = run.summary or {}
     context["timeline"] = rows
     context["script_steps"] = script.script_described(run.script)
-    if not run.is_terminal and selectors.run_may_command(user=request.user, run=run):
+    may_command = selectors.run_may_command(user=request.user, run=run, session=request.session)
+    if not run.is_terminal and may_command:
         context["change_form"] = ScriptStepForm(prefix="now")
     context["has_changes"] = bool(run.script) or changes.run_has_changes(run=run)
-    if context["profile_linked"] and request.user.is_authenticated:  # shown once it finishes
+    if (  # shown once it finishes; a share token allows reading only
+        context["profile_linked"]
+        and request.user.is_authenticated
+        and selectors.run_visible(user=request.user, run_id=run.pk) is not None
+    ):
         context["try_form"] = try_change_form(run)
         context["try_weights"] = try_change.score_plugins(run.config)
     context["progress"] = {
@@ -112,7 +117,7 @@ def run_page(request: HttpRequest, pk: int) -> HttpResponse:
         run.status == Run.Status.SUCCEEDED
         and run.applied is None
         and request.user.is_authenticated
-        and selectors.run_may_command(user=request.user, run=run)
+        and may_command
     )
     return render(request, "playground/run_detail.html", context)
 
@@ -232,7 +237,7 @@ def run_new(request: HttpRequest, pk: int) -> HttpResponse:
 def _commandable(request: HttpRequest, pk: int) -> Run:
     """The run if the user may cancel it or answer its waiting pods; Http404 otherwise."""
     run = run_for_request(request, pk)
-    if not selectors.run_may_command(user=request.user, run=run):
+    if not selectors.run_may_command(user=request.user, run=run, session=request.session):
         raise Http404("No such run")
     return run
 
