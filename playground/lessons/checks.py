@@ -19,6 +19,8 @@ from ..runs import charts
 from ..runs.script import ScriptStep, play
 from ..runs.services import EventCycles
 from .loader import Lesson, Question, RunPointer
+from .spoilers import told_before_asked
+from .text import number
 
 NONE = "none"
 
@@ -200,12 +202,10 @@ def engine_answer(run: LessonRun, question: Question) -> Any:
 
 
 def normalize(value: Any, answer_type: str) -> Any:
-    """An answer as compared: names are trimmed, lower-cased, without the default namespace."""
+    """An answer as compared: names are trimmed, lower-cased, without the default namespace;
+    counts are read from digits or words ("two")."""
     if answer_type == "count":
-        try:
-            return int(str(value).strip())
-        except ValueError:
-            return None
+        return number(str(value))
     if answer_type == "names":
         items = value if isinstance(value, list | tuple) else str(value).split(",")
         return sorted({_short(str(v).strip().lower()) for v in items if str(v).strip()})
@@ -246,20 +246,126 @@ class Failure:
         return f"{self.lesson} {self.question}: {self.message}"
 
 
+def _scored(evs: list[dict[str, Any]]) -> bool:
+    return bool(_first(evs, "Combine").get("totals"))
+
+
+def _allowed_points(run: LessonRun, q: Question) -> tuple[str, ...] | None:
+    """The extension points whose run-page step shows ``q``'s answer (None: any step of the
+    question's cycle)."""
+    p, kind = q.params, q.kind
+    evs = run.cycles.get(int(p["cycle"])) if "cycle" in p else None
+    if kind == "winner":
+        if evs is not None and _scored(evs):
+            return ("Combine",)  # the weighted sum of scores, then select host
+        return ("CycleEnd", "Filter", "PostFilter")
+    if kind == "rejector":
+        return ("Filter", "PreFilter")
+    if kind in ("victims", "nominated"):
+        return ("PostFilter",)
+    if kind == "score":
+        return ("Score", "NormalizeScore")
+    if kind == "total":
+        return ("Combine",)
+    if kind in ("evaluated", "first_evaluated", "feasible"):
+        return ("Filter",)
+    if kind == "code":
+        return (str(p["point"]),)
+    if kind == "requeue":
+        return {"backoffQ": ("Backoff",), "activeQ": ("MoveToActive",)}.get(
+            str(q.answer), ("Unschedulable",)
+        )
+    return None  # pod, profile, pending, placement: the whole cycle shows them
+
+
+def _wanted_plugin(run: LessonRun, q: Question) -> str | None:
+    """The plugin whose step the link must open, when the question is about one."""
+    p, kind = q.params, q.kind
+    if kind == "score":
+        return str(p["plugin"])
+    if kind == "code" and p.get("plugin"):
+        return str(p["plugin"])
+    if kind == "rejector" and str(q.answer).lower() != NONE:
+        evs = run.cycles.get(int(p["cycle"])) or []
+        plugins = {str(e.get("plugin")) for e in evs if e["type"] == "Filter" and e.get("plugin")}
+        match = [name for name in plugins if name.lower() == str(q.answer).lower()]
+        return match[0] if match else None  # an extender's verdict has no plugin step
+    return None
+
+
+def link_problem(run: LessonRun, q: Question) -> str | None:
+    """Why ``q``'s "show this step" link does not open the step that shows its answer, if so.
+
+    The link must name the question's cycle and an extension point that shows the answer (the
+    weighted sum of scores for a winner, Filter with the rejecting plugin for a rejector,
+    PostFilter for victims, the plugin's Score for a score), and that step must exist in the run.
+    """
+    show = q.show
+    if show is None:
+        return "show: every question names the run-page step that shows its answer"
+    p = q.params
+    if "cycle" in p and show.cycle != int(p["cycle"]):
+        return f"show: cycle {show.cycle}, but the question is about cycle {p['cycle']}"
+    if q.kind == "placement":
+        pod = _pod_key(str(p["pod"]))
+        evs = run.cycles.get(show.cycle) or []
+        if _first(evs, "CycleStart").get("pod") != pod:
+            return f"show: cycle {show.cycle} does not schedule {_short(pod)}"
+    allowed = _allowed_points(run, q)
+    if allowed is not None and show.point not in allowed:
+        return f"show: {show.point}, but the answer is shown at {' or '.join(allowed)}"
+    plugin = _wanted_plugin(run, q)
+    if plugin is not None and show.plugin != plugin:
+        return f"show: {show.plugin or 'no plugin'}, but the question is about {plugin}'s step"
+    node = p.get("node")
+    if show.node is not None and node is not None and show.node != node:
+        return f"show: node {show.node}, but the question is about {node}"
+    if run_step(run, show) is None:
+        where = f"{show.point} step{f' of {show.plugin}' if show.plugin else ''}"
+        return f"show: no {where} in cycle {show.cycle}"
+    if q.kind == "rejector" and show.plugin and str(q.answer).lower() != NONE:
+        ev = _first(run.cycles[show.cycle], "Filter", show.plugin)
+        code = ev.get("codes", [])[_node_index(run.cycles[show.cycle], str(node))]
+        if code in (None, "Success"):
+            return f"show: {show.plugin} does not reject {node} at that step"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """What the check of one lesson looks at, for the command's count."""
+
+    answers: int  # expected answers compared with the engine's
+    told: int  # questions checked for an answer told before they ask
+    told_on_purpose: int  # questions that say why the text may state their answer
+    links: int  # run-page links (questions' and steps') checked against the run
+
+    @classmethod
+    def of(cls, lesson: Lesson) -> Checked:
+        on_purpose = sum(1 for q in lesson.questions if q.told)
+        return cls(
+            answers=len(lesson.questions),
+            told=len(lesson.questions) - on_purpose,
+            told_on_purpose=on_purpose,
+            links=len(lesson.questions) + sum(1 for s in lesson.steps if s.show is not None),
+        )
+
+
 def check_lesson(lesson: Lesson, runs: Mapping[str, LessonRun]) -> list[Failure]:
-    """Every disagreement between the lesson's expected answers and the engine's runs."""
+    """Every disagreement between the lesson and the engine's runs: expected answers, answers
+    told before they are asked, and run-page links that do not show what they are about."""
     failures = []
+    where = f"{lesson.number:02d}-{lesson.slug}"
     for n, step in enumerate(lesson.steps, start=1):
         if step.show is not None and run_step(runs["default"], step.show) is None:
             failures.append(
                 Failure(
-                    f"{lesson.number:02d}-{lesson.slug}",
+                    where,
                     f"step {n}",
                     f"show: no {step.show.point} step in cycle {step.show.cycle}",
                 )
             )
     for q in lesson.questions:
-        where = f"{lesson.number:02d}-{lesson.slug}"
         run = runs[q.profile]
         try:
             got = engine_answer(run, q)
@@ -272,11 +378,20 @@ def check_lesson(lesson: Lesson, runs: Mapping[str, LessonRun]) -> list[Failure]
             )
         if q.choices and not any(matches(c, got, q.answer_type) for c in q.choices):
             failures.append(Failure(where, q.id, f"no choice matches the engine's {shown(got)!r}"))
-        if q.show is not None and run_step(run, q.show) is None:
-            failures.append(
-                Failure(where, q.id, f"show: no {q.show.point} step in cycle {q.show.cycle}")
-            )
+        pod = _cycle_pod(run, q)
+        spoiler = told_before_asked(lesson, q, pod)
+        if spoiler is not None:
+            failures.append(Failure(where, q.id, str(spoiler)))
+        problem = link_problem(run, q)
+        if problem is not None:
+            failures.append(Failure(where, q.id, problem))
     return failures
+
+
+def _cycle_pod(run: LessonRun, q: Question) -> str | None:
+    if "cycle" not in q.params or int(q.params["cycle"]) not in run.cycles:
+        return None
+    return _short(str(_first(run.cycles[int(q.params["cycle"])], "CycleStart").get("pod", "")))
 
 
 def summary(run: LessonRun) -> list[str]:

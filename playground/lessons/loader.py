@@ -59,11 +59,13 @@ class LessonError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class RunPointer:
-    """A step of the run page: a cycle and an extension point (and optionally a plugin)."""
+    """A step of the run page: a cycle and an extension point (and optionally a plugin, and the
+    node the question is about)."""
 
     cycle: int
     point: str
     plugin: str | None = None
+    node: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +79,10 @@ class Question:
     explanation: str
     choices: tuple[str, ...] = ()
     profile: str = DEFAULT_PROFILE
-    show: RunPointer | None = None
+    show: RunPointer | None = None  # the run-page step that shows the answer (required in files)
+    # Why the narrative may state this answer before the question asks (rare: the check that
+    # lessons ask before they tell skips the question when this is set).
+    told: str = ""
 
     @property
     def answer_type(self) -> str:
@@ -169,8 +174,13 @@ def _pointer(raw: Any, where: str) -> RunPointer | None:
     if not isinstance(raw, dict) or not isinstance(raw.get("cycle"), int):
         raise LessonError(where, "must be a mapping with an integer cycle and a point")
     point = _text(raw, "point", where)
-    plugin = raw.get("plugin")
-    return RunPointer(cycle=raw["cycle"], point=point, plugin=str(plugin) if plugin else None)
+    plugin, node = raw.get("plugin"), raw.get("node")
+    return RunPointer(
+        cycle=raw["cycle"],
+        point=point,
+        plugin=str(plugin) if plugin else None,
+        node=str(node) if node else None,
+    )
 
 
 def _question(raw: Any, i: int, steps: int, profiles: dict[str, Any]) -> Question:
@@ -199,6 +209,8 @@ def _question(raw: Any, i: int, steps: int, profiles: dict[str, Any]) -> Questio
     profile = str(raw.get("profile") or DEFAULT_PROFILE)
     if profile not in profiles:
         raise LessonError(f"{where}.profile", f"no profile file for {profile!r}")
+    if raw.get("show") is None:
+        raise LessonError(f"{where}.show", "is required: the run-page step that shows the answer")
     return Question(
         id=qid,
         step=step,
@@ -210,6 +222,7 @@ def _question(raw: Any, i: int, steps: int, profiles: dict[str, Any]) -> Questio
         choices=tuple(str(c) for c in choices),
         profile=profile,
         show=_pointer(raw.get("show"), f"{where}.show"),
+        told=_text(raw, "told", where, required=False),
     )
 
 

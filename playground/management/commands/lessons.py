@@ -12,7 +12,9 @@ from playground.lessons.loader import LessonError, load_course
 class Command(BaseCommand):
     help = (
         "List the course's lessons; with --check, run each lesson through the engine and verify "
-        "every question's expected answer, ending with 'lessons: N passed, M failed'."
+        "every question's expected answer, that no answer is told before its question asks, and "
+        "that every run-page link opens the step it is about, ending with "
+        "'lessons: N passed, M failed'."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -23,6 +25,7 @@ class Command(BaseCommand):
         parser.add_argument("slugs", nargs="*", help="only these lessons (NN or slug)")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        from playground.lessons.checks import Checked
         from playground.lessons.services import lessons_check
 
         try:
@@ -53,7 +56,17 @@ class Command(BaseCommand):
                 )
             return
         passed = failed = 0
+        totals = [0, 0, 0, 0]
         for lesson, failures in lessons_check(lessons):
+            checked = Checked.of(lesson)
+            totals = [
+                t + c
+                for t, c in zip(
+                    totals,
+                    (checked.answers, checked.told, checked.told_on_purpose, checked.links),
+                    strict=True,
+                )
+            ]
             name = f"{lesson.number:02d}-{lesson.slug}"
             if failures:
                 failed += 1
@@ -63,6 +76,11 @@ class Command(BaseCommand):
             else:
                 passed += 1
                 self.stdout.write(f"ok   {name} ({len(lesson.questions)} questions)")
+        answers, told, on_purpose, links = totals
+        self.stdout.write(
+            f"checked: {answers} answers against the engine, {told} questions for an answer "
+            f"told before they ask ({on_purpose} told on purpose), {links} run-page links"
+        )
         self.stdout.write(f"lessons: {passed} passed, {failed} failed")
         if failed:
             raise CommandError(f"{failed} lesson(s) disagree with the engine")

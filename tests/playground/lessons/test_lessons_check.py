@@ -17,8 +17,11 @@ pytestmark = pytest.mark.django_db
 def test_every_lesson_passes_the_engine_check():
     out = io.StringIO()
     call_command("lessons", "--check", stdout=out)
-    last = out.getvalue().strip().splitlines()[-1]
+    *_, counted, last = out.getvalue().strip().splitlines()
     assert last == f"lessons: {len(loader.course())} passed, 0 failed"
+    questions = sum(len(lesson.questions) for lesson in loader.course())
+    assert counted.startswith(f"checked: {questions} answers against the engine, ")
+    assert "run-page links" in counted
     assert len(loader.course()) >= 14
 
 
@@ -70,7 +73,13 @@ def test_loader_names_file_and_field_of_a_bad_question(tmp_path):
         ("low-2, low-1", ["low-1", "low-2"], "names", True),
         ("low-1", ["low-1", "low-2"], "names", False),
         (" 230", 230, "count", True),
-        ("two", 2, "count", False),
+        ("two", 2, "count", True),
+        ("Twelve ", 12, "count", True),
+        ("twenty-one", 21, "count", True),
+        ("ninety nine", 99, "count", True),
+        ("a hundred", 100, "count", True),
+        ("three", 2, "count", False),
+        ("many", 2, "count", False),
     ],
 )
 def test_answers_are_compared_by_type(given, expected, kind, ok):
@@ -162,3 +171,178 @@ def test_glossary_sections_are_ids_of_the_run_page():
     for e in glossary():
         assert e["section"], e["term"]
         assert f'id="{e["section"]}"' in page, e["term"]
+
+
+# -- lessons ask before they tell ----------------------------------------------------------------
+
+
+def _with_step_text(lesson, step, extra):
+    """The lesson with ``extra`` appended to the body of narrative step ``step``."""
+    steps = list(lesson.steps)
+    body = f"{steps[step - 1].body}\n\n{extra}"
+    steps[step - 1] = dataclasses.replace(steps[step - 1], body=body)
+    return dataclasses.replace(lesson, steps=tuple(steps))
+
+
+def _told(lesson):
+    [(_, failures)] = lessons_check([lesson])
+    return [(f.question, f.message) for f in failures]
+
+
+def test_a_total_stated_in_the_narrative_before_its_question_fails_the_check():
+    lesson = loader.lesson_by_slug("scoring")
+    sentence = "In the end node-3 totals 463, and node-1 wins."
+    said = f'told before asked: step 3 says "{sentence}"'
+    assert _told(_with_step_text(lesson, 3, sentence)) == [("total-node-3", said), ("winner", said)]
+    # The same sentence after the questions' step tells nothing before they ask.
+    assert _told(_with_step_text(lesson, 4, sentence)) == []
+
+
+def test_a_count_told_in_words_fails_but_names_and_quantities_with_that_number_do_not():
+    lesson = loader.lesson_by_slug("scheduling-cycle")  # "feasible" expects 2, in step 2
+    assert _told(_with_step_text(lesson, 2, "node-2 and the 2 CPUs of node-1 pass.")) == []
+    assert _told(_with_step_text(lesson, 2, "Only two nodes pass Filter.")) == [
+        ("feasible", 'told before asked: step 2 says "Only two nodes pass Filter."')
+    ]
+
+
+def test_victims_and_a_rejecting_plugin_told_before_they_are_asked_fail_the_check():
+    preemption = loader.lesson_by_slug("preemption")
+    failures = _told(_with_step_text(preemption, 2, "On node-1 preemption evicts low-1 and low-2."))
+    assert [q for q, _ in failures] == ["victims"]
+    taints = loader.lesson_by_slug("taints")
+    failures = _told(_with_step_text(taints, 2, "TaintToleration rejects node-2 for web."))
+    assert [q for q, _ in failures] == ["reject-node-2"]
+    # Naming the plugin that a lesson teaches is not telling which node it rejects.
+    assert _told(_with_step_text(taints, 2, "TaintToleration is the plugin in charge.")) == []
+
+
+def test_a_question_may_say_why_its_answer_is_given_before_it_asks():
+    lesson = loader.lesson_by_slug("scoring")
+    told = _with_step_text(lesson, 3, "node-3 totals 463.")
+    q = dataclasses.replace(told.question("total-node-3"), told="a worked example on purpose")
+    allowed = dataclasses.replace(
+        told, questions=tuple(q if x.id == q.id else x for x in told.questions)
+    )
+    assert _told(allowed) == []
+    assert checks.Checked.of(allowed).told_on_purpose == 1
+
+
+def test_the_check_command_fails_a_lesson_folder_that_tells_before_it_asks(tmp_path, monkeypatch):
+    src = loader.lesson_by_slug("scoring").path
+    lesson_dir = tmp_path / "01-told"
+    lesson_dir.mkdir()
+    for f in src.iterdir():
+        (lesson_dir / f.name).write_text(f.read_text())
+    narrative = (lesson_dir / "narrative.md").read_text()
+    (lesson_dir / "narrative.md").write_text(
+        narrative.replace(
+            "## NormalizeScore", "node-3 would score 26 for its image.\n\n## NormalizeScore"
+        )
+    )
+    monkeypatch.setattr(
+        "playground.management.commands.lessons.load_course",
+        lambda: loader.load_course(tmp_path),
+    )
+    out = io.StringIO()
+    with pytest.raises(CommandError):
+        call_command("lessons", "--check", stdout=out)
+    assert '  image-node-3: told before asked: step 1 says "node-3 would score 26' in out.getvalue()
+
+
+# -- "show this step" opens the step the question is about --------------------------------------
+
+
+def _with_show(lesson, qid, **show):
+    q = lesson.question(qid)
+    moved = dataclasses.replace(q, show=loader.RunPointer(**show) if show else None)
+    return dataclasses.replace(
+        lesson, questions=tuple(moved if x.id == qid else x for x in lesson.questions)
+    )
+
+
+@pytest.mark.parametrize(
+    ("slug", "qid", "show", "message"),
+    [
+        (
+            "topology-spread",
+            "default-spread-score",
+            {"cycle": 4, "point": "Filter", "plugin": "PodTopologySpread"},
+            "show: cycle 4, but the question is about cycle 3",
+        ),
+        (
+            "topology-spread",
+            "default-spread-score",
+            {"cycle": 3, "point": "Filter"},
+            "show: Filter, but the answer is shown at Score or NormalizeScore",
+        ),
+        (
+            "profiles",
+            "fit-node-2",
+            {"cycle": 2, "point": "Combine"},
+            "show: Combine, but the answer is shown at Score or NormalizeScore",
+        ),
+        (
+            "profiles",
+            "winner-report",
+            {"cycle": 2, "point": "Score", "plugin": "NodeResourcesFit"},
+            "show: Score, but the answer is shown at Combine",
+        ),
+        (
+            "taints",
+            "reject-node-2",
+            {"cycle": 1, "point": "Filter", "plugin": "NodeResourcesFit"},
+            "show: NodeResourcesFit, but the question is about TaintToleration's step",
+        ),
+        (
+            "taints",
+            "reject-node-2",
+            {"cycle": 1, "point": "Filter", "plugin": "TaintToleration", "node": "node-4"},
+            "show: node node-4, but the question is about node-2",
+        ),
+        (
+            "preemption",
+            "victims",
+            {"cycle": 1, "point": "CycleEnd"},
+            "show: CycleEnd, but the answer is shown at PostFilter",
+        ),
+        (
+            "scheduling-queue",
+            "requeue",
+            {"cycle": 1, "point": "Unschedulable"},
+            "show: Unschedulable, but the answer is shown at Backoff",
+        ),
+        (
+            "scheduling-cycle",
+            "winner-1",
+            {},
+            "show: every question names the run-page step that shows its answer",
+        ),
+    ],
+)
+def test_a_link_that_does_not_open_the_questions_step_fails_the_check(slug, qid, show, message):
+    lesson = loader.lesson_by_slug(slug)
+    assert _told(_with_show(lesson, qid, **show)) == [(qid, message)]
+
+
+def test_every_question_of_the_course_links_to_its_own_cycle():
+    for lesson in loader.course():
+        for q in lesson.questions:
+            assert q.show is not None, q.id
+            if "cycle" in q.params:
+                assert q.show.cycle == q.params["cycle"], (lesson.slug, q.id)
+
+
+def test_the_loader_requires_each_question_to_name_its_step(tmp_path):
+    src = loader.course()[0].path
+    lesson_dir = tmp_path / "01-bad"
+    lesson_dir.mkdir()
+    for f in src.iterdir():
+        (lesson_dir / f.name).write_text(f.read_text())
+    text = (lesson_dir / "questions.yaml").read_text()
+    (lesson_dir / "questions.yaml").write_text(
+        text.replace("  show: {cycle: 1, point: CycleStart}\n", "", 1)
+    )
+    with pytest.raises(loader.LessonError) as err:
+        loader.load_lesson(lesson_dir)
+    assert str(err.value).startswith("01-bad/questions.yaml[0].show: is required")

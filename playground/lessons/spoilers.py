@@ -1,0 +1,154 @@
+"""Lessons ask before they tell: whether the text a learner reads before answering a question
+states its answer.
+
+What is read before answering is the lesson's title and summary and the narrative up to and
+including the question's step (headings too). The choices of a question are not counted: they
+hold the answer by design.
+
+Names of nodes and pods appear everywhere in a lesson (the cluster has to be described), and a
+small number is in half the sentences, so a sentence *states* an answer when it holds the answer
+(as a whole word: ``node-2`` is not ``2``; a count also as a word, "two") together with what the
+question is about: the node the question names (or "every node"), the pod or the number of the
+cycle it asks about, or a word that says the kind of fact ("wins", "victims", "feasible").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from .loader import Lesson, Question
+from .text import NUMBER_WORDS, number, sentences, words
+
+# Words that say what kind of fact a sentence gives, per question kind.
+_CUES: Final[dict[str, frozenset[str]]] = {
+    kind: frozenset(text.split())
+    for kind, text in {
+        "winner": "win wins won winner winning land lands landed goes placed picked picks pick "
+        "chosen chooses selected selects bound ahead",
+        "nominated": "nominate nominates nominated nomination chosen chooses picks picked",
+        "victims": "victim victims evict evicts evicted eviction preempt preempts preempted go "
+        "goes removed deleted",
+        "feasible": "feasible pass passes passed survive survives left fit fits remain remains",
+        "evaluated": "evaluated evaluates examined examines filter filtered ran checks checked "
+        "visits visited sees",
+        "first_evaluated": "start starts started begins begin",
+        "pending": "pending wait waits waiting unschedulable stays stay left remain remains",
+        "pod": "pops popped pop hands takes took picks picked",
+        "placement": "land lands landed goes placed bound",
+        "profile": "schedules scheduled handles handled",
+        "requeue": "move moves moved goes sent popped pops",
+        "code": "answers answered returns returned says",
+        "rejector": "reject rejects rejected rejecting fails failed removes",
+        "score": "score scores scored gets get gives",
+        "total": "total totals gets get sum",
+    }.items()
+}
+# A number directly followed by one of these is a quantity (2 CPUs), not a count or a score.
+_QUANTITY: Final = frozenset(
+    ("cpu", "cpus", "core", "cores", "millicores", "gi", "mi", "ki", "gib", "mib", "mb", "gb")
+)
+_EVERY_NODE: Final = re.compile(r"\b(?:every|each|all)\s+(?:\w+\s+)?nodes?\b|\beverywhere\b")
+_NOT_STATABLE: Final = frozenset({"none", ""})
+# Kinds whose answer is one of a few outcomes, which a rule may list together.
+_OUTCOMES: Final = frozenset({"code", "requeue", "profile"})
+# "one" is mostly a pronoun or an article ("one pod at a time"), not a count.
+_NOT_A_COUNT: Final = frozenset({"one"})
+
+
+@dataclass(frozen=True, slots=True)
+class Told:
+    """A sentence that states a question's answer before the question is asked."""
+
+    step: int  # 0: the lesson's title or summary
+    sentence: str
+
+    def __str__(self) -> str:
+        where = f"step {self.step}" if self.step else "the lesson's title or summary"
+        text = self.sentence if len(self.sentence) <= 160 else self.sentence[:157] + "..."
+        return f'told before asked: {where} says "{text}"'
+
+
+def _answers(question: Question) -> list[str]:
+    """The answer as words to look for: a name, each name of a list, or a count (digits)."""
+    raw = question.answer
+    if question.answer_type == "count":
+        n = number(str(raw))
+        return [] if n is None else [str(n)]
+    items = raw if isinstance(raw, list | tuple) else [raw]
+    names = [str(i).strip().lower().removeprefix("default/") for i in items]
+    return [n for n in names if n not in _NOT_STATABLE]
+
+
+def _holds(tokens: list[str], answer: str) -> bool:
+    if not answer.isdigit():
+        return answer in tokens
+    value = int(answer)
+    for i, token in enumerate(tokens):
+        if token.isdigit() or (token in NUMBER_WORDS and token not in _NOT_A_COUNT):
+            after = tokens[i + 1] if i + 1 < len(tokens) else ""
+            if number(token) == value and after not in _QUANTITY:
+                return True
+    return False
+
+
+def _about(
+    question: Question, pod: str | None, answer: str, sentence: str, tokens: list[str]
+) -> bool:
+    """Whether the sentence is about what the question asks (its node, pod, cycle or kind)."""
+    params, kind = question.params, question.kind
+    lower = sentence.lower()
+    cue = bool(_CUES[kind] & set(tokens))
+    named = bool(pod and pod.lower() in tokens)
+    if (
+        kind in _OUTCOMES
+        and not named
+        and any(c.lower() in tokens for c in question.choices if c.lower() != answer)
+    ):
+        return False  # a rule listing the outcomes side by side ("Success, a rejection, or Wait")
+    if "node" in params:
+        if str(params["node"]).lower() in tokens or "everywhere" in tokens:
+            return True
+        return cue and bool(_EVERY_NODE.search(lower))
+    if "pod" in params and str(params["pod"]).lower().removeprefix("default/") in tokens:
+        return True
+    cycle = "cycle" in params and re.search(rf"\bcycle {int(params['cycle'])}\b", lower)
+    if kind == "winner":
+        # "X wins", "cycle 2 picks X", "report-job goes to X"; not "X is empty".
+        onto = re.search(rf"\b(?:to|on|onto)\s+{re.escape(answer)}\b", lower)
+        return cue or bool(onto and (cycle or named))
+    # The pod a "which pod" question asks about is its answer: naming it says nothing more.
+    if kind != "pod" and named:
+        return True
+    return bool(cycle) or cue
+
+
+def visible_sentences(lesson: Lesson, step: int) -> Iterable[tuple[int, str]]:
+    """(step, sentence) for everything read before answering a question of ``step``."""
+    for s in sentences(f"{lesson.title}\n\n{lesson.summary}"):
+        yield 0, s
+    for n, narrative in enumerate(lesson.steps[:step], start=1):
+        for s in sentences(f"{narrative.title}\n\n{narrative.body}"):
+            yield n, s
+
+
+def told_before_asked(lesson: Lesson, question: Question, pod: str | None = None) -> Told | None:
+    """The first sentence read before ``question`` that states its answer, if any.
+
+    ``pod`` is the pod of the question's cycle (a sentence naming it is about that cycle).
+    """
+    if question.told:
+        return None
+    answers = _answers(question)
+    if not answers:
+        return None
+    for step, sentence in visible_sentences(lesson, question.step):
+        if sentence.rstrip().endswith("?"):
+            continue  # a question asks, it does not tell
+        tokens = words(sentence)
+        for answer in answers:
+            if _holds(tokens, answer) and _about(question, pod, answer, sentence, tokens):
+                return Told(step, sentence)
+    return None
