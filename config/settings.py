@@ -300,14 +300,24 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 3600)),
 }
 PLAYGROUND_RUN_LEASE_SECONDS = float(os.environ.get("PLAYGROUND_RUN_LEASE_SECONDS", 30))
-# Embedded mode: runs running at once in all (threads of the server); more wait ("waiting for
-# a free runner: all 4 runners are busy").
+# Fair shares of the runners (playground/runs/limits.py). An owner is a user, or an anonymous
+# visitor's address. Embedded mode: runs running at once in all (threads of the server); more
+# wait ("waiting for a free runner: all 4 runners are busy"). Full stack: the workers' slots in
+# all (compose: 2 workers x WORKER_CONCURRENCY 2); an owner's share is half of them.
 PLAYGROUND_EMBEDDED_RUNNERS = int(os.environ.get("PLAYGROUND_EMBEDDED_RUNNERS", 4))
-# Runs one user may have running at once; more wait ("waiting for a free runner").
+PLAYGROUND_WORKER_SLOTS = int(os.environ.get("PLAYGROUND_WORKER_SLOTS", 4))
+# Runs one owner may have running at once (and at most half the runners); more wait.
 PLAYGROUND_RUNS_PER_USER = int(os.environ.get("PLAYGROUND_RUNS_PER_USER", 2))
-# Of those, runs whose profile has a Permit plugin (a pod may hold the runner for minutes while
-# it waits for a user): more wait ("waiting: you already have 1 run that can wait at Permit").
+# Of those, runs that can sit idle for long (a Permit plugin waiting for a user, an extender):
+# more wait ("waiting: you already have 1 run that can wait at Permit or on an extender").
 PLAYGROUND_PERMIT_RUNS_PER_USER = int(os.environ.get("PLAYGROUND_PERMIT_RUNS_PER_USER", 1))
+# Runs one owner may have pending or running at once, of every kind; starting more is refused.
+PLAYGROUND_QUEUED_RUNS_PER_USER = int(os.environ.get("PLAYGROUND_QUEUED_RUNS_PER_USER", 6))
+# The most time a run's extender calls may take in all: past it the run fails, naming the
+# extender ("the extender at ... did not answer within 10 s, 12 calls in 120 s").
+PLAYGROUND_EXTENDER_RUN_BUDGET_SECONDS = float(
+    os.environ.get("PLAYGROUND_EXTENDER_RUN_BUDGET_SECONDS", 120)
+)
 # The longest a pod of a run waits at Permit; the engine's own cap is 15 minutes, as upstream.
 PLAYGROUND_PERMIT_MAX_WAIT_SECONDS = float(
     os.environ.get("PLAYGROUND_PERMIT_MAX_WAIT_SECONDS", 300)
@@ -316,14 +326,13 @@ PLAYGROUND_PERMIT_MAX_WAIT_SECONDS = float(
 # Scheduler extenders in users' profiles may reach public hosts only; these host names,
 # host:port pairs, addresses or networks (comma separated) may be private (SSRF guard,
 # scheduler_core/extender_policy.py). httpTimeout is capped at EXTENDER_MAX_TIMEOUT_SECONDS.
-# Embedded, the default lets through only the sample extender that the extenders lesson serves
-# in process (playground/lessons/extender.py, port 18913); the full stack allows none by default.
-_SAMPLE_EXTENDER = "" if FULL_STACK else "127.0.0.1:18913"
+# The sample extender of the extenders lesson is allowed on top, in both modes: every process
+# that runs a run serves it itself on 127.0.0.1:18913 (playground/lessons/extender.py), so the
+# lesson works under docker-compose's defaults too. PLAYGROUND_SAMPLE_EXTENDER=0 turns it off.
+SAMPLE_EXTENDER_ENABLED = os.environ.get("PLAYGROUND_SAMPLE_EXTENDER", "1") != "0"
 EXTENDER_ALLOWED_HOSTS = [
-    h.strip()
-    for h in os.environ.get("EXTENDER_ALLOWED_HOSTS", _SAMPLE_EXTENDER).split(",")
-    if h.strip()
-]
+    h.strip() for h in os.environ.get("EXTENDER_ALLOWED_HOSTS", "").split(",") if h.strip()
+] + (["127.0.0.1:18913"] if SAMPLE_EXTENDER_ENABLED else [])
 EXTENDER_MAX_TIMEOUT_SECONDS = float(os.environ.get("EXTENDER_MAX_TIMEOUT_SECONDS", 10))
 
 LOGGING = {

@@ -91,8 +91,10 @@ _lock = threading.Lock()
 
 
 def uses_sample(config: Mapping[str, Any]) -> bool:
+    """Whether an extender of ``config`` calls the sample's address (whatever its path)."""
     return any(
-        str(e.get("urlPrefix") or "").startswith(PREFIX) for e in config.get("extenders") or []
+        str(e.get("urlPrefix") or "").startswith(f"http://{HOST}:{PORT}/")
+        for e in config.get("extenders") or []
     )
 
 

@@ -391,7 +391,11 @@ class Execution:
 
     def execute(self) -> None:
         from ..custom_plugins.services import registry_for
+        from ..lessons import extender as sample_extender
 
+        # The process that runs the run serves the lessons' sample extender (a Celery worker
+        # of the full stack as much as the embedded server).
+        sample_extender.ensure_running(self.run.config)
         self.sched = sched = Scheduler(
             self.run.config,
             self.snapshot,
