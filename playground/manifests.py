@@ -328,19 +328,9 @@ _FastLoader.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
 
 
 def _load_large_yaml(text: str) -> list[Any]:
-    """Every document of a big YAML text, each checked for aliases, depth and expanded size
-    (composed by libyaml) before it is constructed: the same bounds as small inputs, with
-    room for the values a big cluster really has."""
-    loader = _FastLoader(text)
-    documents = []
-    try:
-        while loader.check_node():
-            node = loader.get_node()
-            yaml_limits.check_node(node, max_nodes=max(yaml_limits.MAX_NODES, len(text) // 2))
-            documents.append(loader.construct_document(node))
-    finally:
-        loader.dispose()
-    return documents
+    """Every document of a big YAML text, with room for the values a big cluster really has."""
+    max_nodes = max(yaml_limits.MAX_NODES, len(text) // 2)
+    return yaml_limits.load_fast(text, _FastLoader, max_nodes)
 
 
 def _parse_large(text: str) -> ParseResult:
@@ -364,20 +354,51 @@ def _parse_large(text: str) -> ParseResult:
         if data is not None:
             _collect(data, None, index, result, problems)
     if problems:
-        raise ManifestProblems(problems)
+        raise ManifestProblems(_capped(problems))
     if not result.objects and not result.warnings:
         raise ManifestProblems([Problem("no Kubernetes objects found")])
     return result
 
 
-def parse_documents(text: str) -> ParseResult:
+MAX_PROBLEMS: Final = 100  # problems reported for one input; the rest are counted
+PURE_PYTHON_VALUES: Final = 50_000  # above this many values the fast parser reads the input
+
+
+def _scan(text: str, budget: yaml_limits.Budget) -> yaml_limits.Tally:
+    """Count the input's documents and values while reading it, and stop at the budget's bounds
+    (before any document is built); JSON the YAML reader cannot follow is bounded by its commas
+    and colons, which are at least as many as its values, less one."""
+    try:
+        tally = yaml_limits.scan(text, budget)
+    except yaml_limits.YAMLLimitError as err:
+        mark = err.problem_mark
+        line = mark.line + 1 if mark is not None else None
+        raise ManifestProblems([Problem(f"too big to import: {err.problem}", line=line)]) from err
+    if not tally.complete and text.lstrip().startswith(("{", "[")):
+        values = text.count(",") + text.count(":") + 1
+        if values > budget.values:
+            message = f"too big to import: more than {budget.values:,} values"
+            raise ManifestProblems([Problem(message)])
+    return tally
+
+
+def _capped(problems: list[Problem]) -> list[Problem]:
+    if len(problems) <= MAX_PROBLEMS:
+        return problems
+    more = len(problems) - MAX_PROBLEMS
+    return [*problems[:MAX_PROBLEMS], Problem(f"… and {more:,} more problems")]
+
+
+def parse_documents(text: str, budget: yaml_limits.Budget | None = None) -> ParseResult:
     """Read YAML or JSON text into objects; raise ManifestProblems on syntax or shape errors.
 
     Unknown kinds are skipped and reported as warnings; unknown fields are kept and reported.
-    Inputs over ``LINE_NUMBERS_UP_TO`` characters are read by a fast parser, so their
-    problems name the document and field but not the line.
+    ``budget`` bounds the documents and values read (default: a web import's), counted while
+    reading. Inputs over ``LINE_NUMBERS_UP_TO`` characters or ``PURE_PYTHON_VALUES`` values are
+    read by a fast parser, so their problems name the document and field but not the line.
     """
-    if len(text) > LINE_NUMBERS_UP_TO:
+    tally = _scan(text, budget or yaml_limits.import_budget())
+    if len(text) > LINE_NUMBERS_UP_TO or tally.values > PURE_PYTHON_VALUES:
         return _parse_large(text)
     if "\t" in text and not text.lstrip().startswith(("{", "[")):
         line = text[: text.index("\t")].count("\n") + 1
@@ -413,7 +434,7 @@ def parse_documents(text: str) -> ParseResult:
             continue
         _collect(data, node, index, result, problems)
     if problems:
-        raise ManifestProblems(problems)
+        raise ManifestProblems(_capped(problems))
     if not result.objects and not result.warnings:
         raise ManifestProblems([Problem("no Kubernetes objects found")])
     return result

@@ -18,7 +18,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Model
 
-from .. import claim_templates, manifests
+from .. import claim_templates, manifests, yaml_limits
 from ..manifests import ManifestProblems, Problem, SourceObject
 from ..models import Cluster, KubeObject, Node, Pod
 from . import controllers
@@ -264,7 +264,7 @@ def too_big_message(what: str, size: int | None, limit: int) -> str:
 def _check_size(text: str, limit: int | None) -> None:
     if limit is None:
         return
-    size = len(text.encode("utf-8"))
+    size = len(text) if text.isascii() else len(text.encode("utf-8"))
     if size > limit:
         raise ManifestProblems(
             [Problem(too_big_message("the input", size, limit), path="manifests")]
@@ -279,11 +279,12 @@ def cluster_import_yaml(
     Controllers (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController)
     also get the objects their controller would create, unless the input already holds them.
     ``limit`` caps the text's size in bytes (default PLAYGROUND_IMPORT_MAX_BYTES; None: none,
-    for the command line). Objects are validated all at once, then stored with bulk inserts in
-    one transaction.
+    for the command line, which also reads any number of documents and values). Objects are
+    validated all at once, then stored with bulk inserts in one transaction.
     """
     _check_size(text, settings.PLAYGROUND_IMPORT_MAX_BYTES if limit == DEFAULT else limit)
-    parsed = manifests.parse_documents(text)
+    budget = yaml_limits.UNBOUNDED if limit is None else yaml_limits.import_budget()
+    parsed = manifests.parse_documents(text, budget)
     with transaction.atomic():
         cluster = writable_cluster(cluster=cluster, user=user)
         objects, generated = _plan(cluster, parsed.objects)

@@ -7,7 +7,7 @@ stores the custom plugin definitions, placeholders for plugins still undefined, 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import yaml
 from django.contrib.auth.models import AbstractBaseUser
@@ -17,11 +17,15 @@ from scheduler_core.config import ConfigError
 from scheduler_core.config.migrate import IN_TREE, migrate
 from scheduler_core.plugins.custom import CustomPluginSpec
 
-from .. import engine
+from .. import engine, yaml_limits
 from ..custom_plugins import selectors as plugin_selectors
 from ..custom_plugins import services as plugin_services
 from ..models import Profile
 from . import services
+
+# One import: a configuration and its custom plugin definitions (a real one has a few thousand
+# values; aliases may not expand it past the bound). migrate() bounds the placeholders.
+IMPORT_BUDGET: Final = yaml_limits.Budget(documents=100, values=50_000)
 
 
 @dataclass
@@ -41,9 +45,32 @@ class ImportPreview:
         return self.config is not None and not self.problems
 
 
+def _definition_shape(doc: dict[str, Any]) -> str:
+    """What is wrong with the shape of an exported CustomPlugin document ("" when nothing)."""
+    metadata, spec = doc.get("metadata"), doc.get("spec")
+    if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str):
+        return "metadata.name: Required value: a string"
+    if not isinstance(spec, dict):
+        return "spec: Invalid value: must be a mapping"
+    points = spec.get("points")
+    if not isinstance(points, dict) or not points:
+        return "spec.points: Invalid value: must map extension points to CEL expressions"
+    for point, source in points.items():
+        if not isinstance(point, str) or not isinstance(source, str):
+            return f"spec.points.{point}: Invalid value: the expression must be a string"
+    for key in ("filterReason", "normalize"):
+        if key in spec and not isinstance(spec[key], str):
+            return f"spec.{key}: Invalid value: must be a string"
+    return ""
+
+
 def _documents(text: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[str]]:
     try:
-        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+        docs = [d for d in yaml_limits.load_all(text, IMPORT_BUDGET) if d is not None]
+    except yaml_limits.YAMLLimitError as err:
+        mark = err.problem_mark
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        return None, [], [f"{where}too big to import: {err.problem}"]
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
@@ -53,7 +80,11 @@ def _documents(text: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]], 
         if not isinstance(doc, dict):
             problems.append(f"document {i + 1}: must be a mapping")
         elif doc.get("kind") == plugin_selectors.EXPORT_KIND:
-            definitions.append(plugin_selectors.definition_from_document(doc))
+            shape = _definition_shape(doc)
+            if shape:
+                problems.append(f"document {i + 1}: CustomPlugin {shape}")
+            else:
+                definitions.append(plugin_selectors.definition_from_document(doc))
         elif config is None:
             config = doc
         else:
