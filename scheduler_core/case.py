@@ -19,6 +19,7 @@ from scheduler_core.cycle import CycleRecord, CycleRunner
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework
+from scheduler_core.framework.status import Status
 from scheduler_core.plugins import in_tree_registry
 from scheduler_core.plugins.dynamic_resources import claim_summary, pod_claims
 from scheduler_core.sampling import StartIndex
@@ -127,17 +128,20 @@ class CaseRun:
         self.cluster.bind(pod, node_name)
 
     @staticmethod
-    def _reserve_and_pre_bind(fwk: Framework, state: CycleState, pod: Pod, node: str) -> bool:
-        """Reserve then PreBind, as the binding cycle does; False (after Unreserve) on failure.
+    def _reserve_and_pre_bind(fwk: Framework, state: CycleState, pod: Pod, node: str) -> Status:
+        """Reserve, as the scheduling cycle does, then PreBind; Reserve's failure (after
+        Unreserve) leaves the pod unplaced.
 
         Reserve is where VolumeBinding assumes its PV bindings, so later cycles see them.
+        PreBind runs for what it writes (DynamicResources' allocations), but the traces keep
+        an assumed pod placed whatever it answers: their scheduler runs no binding cycle.
         """
-        if fwk.run_reserve_plugins_reserve(state, pod, node).is_success() and (
-            fwk.run_pre_bind_plugins(state, pod, node).is_success()
-        ):
-            return True
+        status = fwk.run_reserve_plugins_reserve(state, pod, node)
+        if status.is_success():
+            fwk.run_pre_bind_plugins(state, pod, node)
+            return status
         fwk.run_reserve_plugins_unreserve(state, pod, node)
-        return False
+        return status
 
     def _claims_after(self, pod: Pod, *, placed: bool) -> dict[str, Any]:
         """The trace's ``claims``: each claim of a placed pod as the API holds it now."""
@@ -180,10 +184,13 @@ class CaseRun:
 
                 observe(CycleContext(number, pod, runner.fwk, snapshot, state, rec, nominated))
             self._carry_out_preemptions()
-            if rec.selected is not None and self._reserve_and_pre_bind(
-                runner.fwk, state, pod, rec.selected
-            ):
-                self._bind(pod, rec.selected)
+            if rec.selected is not None:
+                reserved = self._reserve_and_pre_bind(runner.fwk, state, pod, rec.selected)
+                if reserved.is_success():
+                    self._bind(pod, rec.selected)
+                else:  # the scheduling cycle fails with Reserve's error: nothing is placed
+                    rec.selected, rec.error, rec.message = None, True, reserved.message()
+                    self._nominate(pod, None)
             elif rec.selected is None and (rec.post_filter_status is None or rec.error):
                 self._nominate(pod, None)  # no PostFilter ran: the nomination is cleared
             elif rec.post_filter is not None and not rec.post_filter.nominated_node_name:

@@ -278,6 +278,7 @@ class CycleRunner:
             to_find=to_find.count,
             verdicts=rec.filter,
             diagnosis=diagnosis,
+            every_error=self.evaluate_all_nodes,
         )
 
     def _nodes_to_find(self, num_nodes: int) -> NodesToFind:
@@ -345,12 +346,12 @@ class CycleRunner:
                 rec.message = s.message()
                 return
             scores, s = fwk.run_score_plugins(state, pod, feasible)
+            rec.scores = scores
+            rec.scored_nodes = names
             if not s.is_success():
                 rec.error = True
                 rec.message = s.message()
                 return
-            rec.scores = scores
-            rec.scored_nodes = names
             found = columns_of(feasible)
             # The columns' rows are positions in the snapshot's node order (rec.nodes).
             rec.scored_rows = found[1] if found is not None else None

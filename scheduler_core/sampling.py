@@ -138,12 +138,16 @@ def find_nodes_that_pass_filters(
     to_find: int,
     verdicts: FilterVerdicts,
     diagnosis: Diagnosis,
+    every_error: bool = False,
 ) -> Walk:
     """Walk ``nodes`` from ``start`` (modulo their number), wrapping, until Filter has passed
     ``to_find`` + 1 nodes or every node was tried; keep the first ``to_find`` that passed.
 
     Every node evaluated gets its status in ``verdicts`` (in walk order, the dropped extra node
-    as Success); the rejected ones go to ``diagnosis`` too.
+    as Success); the rejected ones go to ``diagnosis`` too. An Error status ends the walk: at
+    the first node that gives one (one worker), or, with ``every_error``, after the window in
+    which it came, every node of which keeps its status (the conformance traces' rule when
+    every node is evaluated).
     """
     n = len(nodes)
     if n == 0:
@@ -159,11 +163,10 @@ def find_nodes_that_pass_filters(
     rows: list[Array] = []  # the feasible nodes' column rows, window by window
     walked = passes = 0
     size = min(n, stop_at)
+    error: Status | None = None
     while walked < n:
         window, idx = _window(nodes, base, start + walked, min(size, n - walked))
-        passed, rejected, err = _filter_window(fwk, state, pod, window, nominated)
-        if err is not None:
-            return Walk(feasible, err)
+        passed, rejected, err_at = _filter_window(fwk, state, pod, window, nominated)
         walked += len(window)
         wanted = stop_at - len(feasible)
         flags = np.asarray(passed, dtype=bool)
@@ -171,9 +174,14 @@ def find_nodes_that_pass_filters(
         every = count == len(flags)  # the whole window passed: nothing to pick out
         passes += count
         done = count >= wanted
-        if done:
-            # The walk stops at the wanted-th pass: nodes after it were never evaluated.
-            cut = int(np.searchsorted(np.cumsum(flags), wanted)) + 1
+        # The walk stops at the wanted-th pass: nodes after it were never evaluated.
+        cut = int(np.searchsorted(np.cumsum(flags), wanted)) + 1 if done else len(window)
+        if err_at is not None and err_at < cut:
+            error = rejected[window[err_at].node.name]
+            done = True
+            if not every_error:
+                cut = err_at + 1
+        if cut < len(window):
             for ni in window[cut:]:
                 rejected.pop(ni.node.name, None)
             window, flags, passed = window[:cut], flags[:cut], passed[:cut]
@@ -185,6 +193,8 @@ def find_nodes_that_pass_filters(
             names_of(found), rows[-1] if idx is not None and base is not None else None
         )
         verdicts.add_statuses(rejected)
+        if error is not None:  # an Error is the cycle's outcome, not a node's rejection
+            rejected = {k: st for k, st in rejected.items() if st.code != Code.ERROR}
         diagnosis.node_to_status.update(rejected)
         # Rejections share a few Status values; each adds its plugin once.
         for status in {id(st): st for st in rejected.values()}.values():
@@ -201,7 +211,7 @@ def find_nodes_that_pass_filters(
         joined = True
     if joined and base is not None:
         remember_columns(feasible, base[0], np.concatenate(rows)[: len(feasible)])
-    return Walk(feasible)
+    return Walk(feasible, error)
 
 
 _MIN_WINDOW: Final = 64
@@ -235,26 +245,30 @@ def _filter_window(
     pod: Pod,
     window: list[NodeInfo],
     nominated: frozenset[str],
-) -> tuple[bytearray, dict[str, Status], Status | None]:
+) -> tuple[bytearray, dict[str, Status], int | None]:
     """Filter over one window: in batch, except nodes with nominated pods (filtered one by one,
     with and without those pods, as RunFilterPluginsWithNominatedPods does). The pass flags
-    are bytes (1: passed), as filter_nodes gives them."""
+    are bytes (1: passed), as filter_nodes gives them, with the statuses of the nodes that did
+    not pass and the window position of the first Error."""
     if not nominated:
         return fwk.filter_nodes(state, pod, window)
     batch = [ni for ni in window if ni.node.name not in nominated]
-    passed_batch, rejected, err = fwk.filter_nodes(state, pod, batch)
-    if err is not None:
-        return bytearray(), rejected, err
+    passed_batch, rejected, batch_err = fwk.filter_nodes(state, pod, batch)
     ok = iter(passed_batch)
     passed = bytearray()
-    for ni in window:
+    first_error: int | None = None
+    at_batch = 0
+    for pos, ni in enumerate(window):
         if ni.node.name not in nominated:
+            if batch_err == at_batch and first_error is None:
+                first_error = pos
+            at_batch += 1
             passed.append(next(ok))
             continue
         status = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
-        if status.code == Code.ERROR:
-            return bytearray(), rejected, status
         passed.append(status.is_success())
         if not status.is_success():
             rejected[ni.node.name] = status
-    return passed, rejected, None
+            if status.code == Code.ERROR and first_error is None:
+                first_error = pos
+    return passed, rejected, first_error

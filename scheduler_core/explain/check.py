@@ -26,7 +26,7 @@ from scheduler_core.explain.framework_steps import (
 from scheduler_core.explain.preemption import explain_preemption
 from scheduler_core.explain.scores import explain_score
 from scheduler_core.extender import EXTENDER_NAME
-from scheduler_core.framework.status import Status
+from scheduler_core.framework.status import Code, Status
 
 # The parts of a trace cycle that must equal the expected trace for a case to be checked.
 _COMPARED: tuple[str, ...] = (
@@ -99,7 +99,8 @@ def check_cycle(ctx: CycleContext, out: CheckResult, where: str = "") -> None:
                 ex["value"],
                 ps.normalized[i],
             )
-    if rec.scores and not any(ps.name.startswith(EXTENDER_NAME) for ps in rec.scores):
+    # A cycle whose Score failed keeps its plugins' scores but has no totals.
+    if rec.totals and not any(ps.name.startswith(EXTENDER_NAME) for ps in rec.scores):
         for node in rec.scored_nodes:
             same(
                 f"total of {node}",
@@ -123,7 +124,10 @@ def check_cycle(ctx: CycleContext, out: CheckResult, where: str = "") -> None:
 
 
 def _verdict(status: Status) -> dict[str, Any]:
-    return {"code": status.code.upstream, "reasons": list(status.reasons)}
+    """A node's status as its plugin gave it (an Error without the framework's prefix)."""
+    prefix = f'running "{status.plugin}" filter plugin: '
+    reasons = [r.removeprefix(prefix) if status.code == Code.ERROR else r for r in status.reasons]
+    return {"code": status.code.upstream, "reasons": reasons}
 
 
 def check_case(case: dict[str, Any], expected: dict[str, Any] | None, name: str) -> CheckResult:

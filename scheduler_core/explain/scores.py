@@ -173,7 +173,13 @@ def _shape(pl: Any) -> list[dict[str, int]]:
 def _balanced(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str, int, str]:
     scorer: ResourceAllocationScorer = pl.scorer
     entries = pl.score_entries(ctx.state, ctx.pod)
-    rows = _amount_rows(scorer, entries or (), ni)
+    if entries is None:  # Score without PreScore for a best-effort pod: 0, as upstream
+        text = (
+            f"NodeResourcesBalancedAllocation on {ni.node.name}: the pod requests none of the "
+            "resources and PreScore did not run, so Score gives it 0 on every node."
+        )
+        return {"resources": []}, "best-effort pod without PreScore: score = 0", 0, text
+    rows = _amount_rows(scorer, entries, ni)
     value = balanced_resource_scorer(
         [r["requested"] for r in rows], [r["allocatable"] for r in rows]
     )

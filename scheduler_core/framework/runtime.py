@@ -266,27 +266,26 @@ class Framework(BindingPoints):
             except Exception as err:
                 status = Status(Code.ERROR, (f"{type(err).__name__}: {err}",))
             if status.code != Code.SUCCESS:
-                if not status.is_rejected():
-                    status = Status(
-                        Code.ERROR, (f'running "{pl.name}" filter plugin: {status.message()}',)
-                    )
-                return status.with_plugin(pl.name)
+                return _filter_status(pl.name, status)
         return SUCCESS
 
     def filter_nodes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[bytearray, dict[str, Status], Status | None]:
+    ) -> tuple[bytearray, dict[str, Status], int | None]:
         """Run Filter over many nodes at once, plugin by plugin.
 
-        Equivalent to run_filter_plugins on each node (a node's status is its first rejecting
-        plugin's), but each plugin sees the surviving nodes in one call: a plugin with
-        ``filter_batch(state, pod, nodes) -> Mapping[int, Status]`` answers with the rejected
-        positions only, so a pass costs no Python work per passing node. Returns the pass flags
-        aligned with ``nodes``, the rejected nodes' statuses, and the first Error if one came.
-        The flags are bytes (1: passed), which numpy reads as a bool array without a pass.
+        Equivalent to run_filter_plugins on each node (a node's status is its first plugin's
+        that did not answer Success), but each plugin sees the surviving nodes in one call: a
+        plugin with ``filter_batch(state, pod, nodes) -> Mapping[int, Status]`` answers with the
+        rejected positions only, so a pass costs no Python work per passing node. Returns the
+        pass flags aligned with ``nodes``, the other nodes' statuses (an Error among them, as
+        run_filter_plugins words it, ends that node's Filter as a rejection does), and the
+        position of the first node whose status is an Error, if any. The flags are bytes
+        (1: passed), which numpy reads as a bool array without a pass.
         """
         passed = _ALL_PASSED * len(nodes)
         rejected: dict[str, Status] = {}
+        first_error: int | None = None
         alive: Sequence[NodeInfo] = nodes  # never mutated: each pass builds a new list
         positions: list[int] | None = None  # alive[i] is nodes[positions[i]]; None = identity
         skip = state.skip_filter_plugins
@@ -306,44 +305,36 @@ class Framework(BindingPoints):
                         st = pl.filter(state, pod, ni)
                         if st.code != Code.SUCCESS:
                             bad[i] = st
-            except Exception as err:
-                msg = f'running "{pl.name}" filter plugin: {type(err).__name__}: {err}'
-                return passed, rejected, Status(Code.ERROR, (msg,), pl.name)
+            except Exception as err:  # a plugin bug: an Error on every node it was given
+                crash = Status(Code.ERROR, (f"{type(err).__name__}: {err}",))
+                bad = dict.fromkeys(range(len(alive)), crash)
             if not bad:
                 continue
             # Plugins answer with a few shared Status values: check and label each one once.
             labelled: dict[int, Status] = {}
-            clean = True
             for key, st in {id(st): st for st in bad.values()}.items():
-                if st.code == Code.SUCCESS or not st.is_rejected():
-                    clean = False
-                    break
-                labelled[key] = st.with_plugin(pl.name)
-            if clean:
-                gone = sorted(bad)
-                at = gone if positions is None else [positions[i] for i in gone]
-                for pos in at:
-                    passed[pos] = False
-                if base is not None:
-                    names: list[str] = base[0].names()[base[1][at]].tolist()
-                else:
-                    names = [nodes[pos].node.name for pos in at]
-                rejected.update(zip(names, [labelled[id(bad[i])] for i in gone], strict=True))
+                labelled[key] = _filter_status(pl.name, st)
+            codes = {st.code for st in labelled.values()}
+            if Code.SUCCESS in codes:
+                gone = sorted(i for i in bad if bad[i].code != Code.SUCCESS)
+                if not gone:
+                    continue
             else:
-                gone = []
-                for i in sorted(bad):
-                    st = bad[i]
-                    if st.code == Code.SUCCESS:
-                        continue
-                    if not st.is_rejected():
-                        msg = f'running "{pl.name}" filter plugin: {st.message()}'
-                        return passed, rejected, Status(Code.ERROR, (msg,), pl.name)
-                    pos = positions[i] if positions is not None else i
-                    passed[pos] = False
-                    rejected[nodes[pos].node.name] = st.with_plugin(pl.name)
-                    gone.append(i)
-            if not gone:
-                continue
+                gone = sorted(bad)
+            at = gone if positions is None else [positions[i] for i in gone]
+            for pos in at:
+                passed[pos] = False
+            if base is not None:
+                names: list[str] = base[0].names()[base[1][at]].tolist()
+            else:
+                names = [nodes[pos].node.name for pos in at]
+            statuses = [labelled[id(bad[i])] for i in gone]
+            rejected.update(zip(names, statuses, strict=True))
+            for pos, st in zip(at, statuses, strict=True) if Code.ERROR in codes else ():
+                if st.code == Code.ERROR:
+                    if first_error is None or pos < first_error:
+                        first_error = pos
+                    break
             mask = np.ones(len(alive), dtype=bool)
             mask[gone] = False
             flags: list[bool] = mask.tolist()
@@ -356,7 +347,7 @@ class Framework(BindingPoints):
             if cols is not None:
                 cols = (cols[0], cols[1][mask])
                 remember_columns(alive, cols[0], cols[1])
-        return passed, rejected, None
+        return passed, rejected, first_error
 
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
@@ -464,27 +455,36 @@ class Framework(BindingPoints):
     ) -> tuple[list[PluginScores], Status]:
         """Score, then NormalizeScore, then the range check, each over every plugin. A plugin's
         ``score_batch`` and ``normalize_batch`` (every node at once, lists or int64 arrays) are
-        preferred to its per-node Score and its NormalizeScore over NodeScores."""
+        preferred to its per-node Score and its NormalizeScore over NodeScores.
+
+        When a plugin's Score or NormalizeScore fails, the answer is the first such Error (in
+        plugin order) with every plugin's scores as each computed them (a failed Score counts
+        0, a failed NormalizeScore leaves the raw scores): what the conformance traces show.
+        """
         ran: list[tuple[fi.ScorePlugin, Sequence[int], Any, Any]] = []
         skip = state.skip_score_plugins
+        failed: Status | None = None
         for pl, batch, fast, ext in self._score_plan():
             if skip and pl.name in skip:
                 continue
             if batch is not None:
                 raw, s = batch(state, pod, nodes)
-                if not s.is_success():
+            else:
+                s = SUCCESS
+                values: list[int] = []
+                for ni in nodes:
+                    score, st = pl.score(state, pod, ni)
+                    if not st.is_success() and s.is_success():
+                        s = st
+                    values.append(score)
+                raw = values
+            if not s.is_success():
+                if failed is None:
                     msg = f'running Score plugins: plugin "{pl.name}" failed with: {s.message()}'
-                    return [], Status(Code.ERROR, (msg,))
-                ran.append((pl, raw, fast, ext))
-                continue
-            values: list[int] = []
-            for ni in nodes:
-                score, s = pl.score(state, pod, ni)
-                if not s.is_success():
-                    msg = f'running Score plugins: plugin "{pl.name}" failed with: {s.message()}'
-                    return [], Status(Code.ERROR, (msg,))
-                values.append(score)
-            ran.append((pl, values, fast, ext))
+                    failed = Status(Code.ERROR, (msg,))
+                if len(raw) != len(nodes):
+                    raw = [0] * len(nodes)
+            ran.append((pl, raw, fast, ext))
         normalized: list[Sequence[int]] = []
         for pl, raw, fast, ext in ran:
             if fast is not None:
@@ -493,22 +493,23 @@ class Framework(BindingPoints):
             elif ext is not None:
                 scores = [NodeScore(ni.node.name, v) for ni, v in zip(nodes, raw, strict=True)]
                 s = ext.normalize_score(state, pod, scores)
-                if not s.is_success():
+                if not s.is_success() and failed is None:
                     msg = (
                         f'running Normalize on Score plugins: plugin "{pl.name}" failed with: '
                         f"{s.message()}"
                     )
-                    return [], Status(Code.ERROR, (msg,))
+                    failed = Status(Code.ERROR, (msg,))
                 normalized.append([ns.score for ns in scores])
             else:
                 normalized.append(raw)
         weights = self.score_weights
-        out = all_in_range(
-            [
-                (pl.name, weights[pl.name], raw, column)
-                for (pl, raw, _, _), column in zip(ran, normalized, strict=True)
-            ]
-        )
+        entries = [
+            (pl.name, weights[pl.name], raw, column)
+            for (pl, raw, _, _), column in zip(ran, normalized, strict=True)
+        ]
+        if failed is not None:
+            return [PluginScores(*entry) for entry in entries], failed
+        out = all_in_range(entries)
         if isinstance(out, Status):
             return [], out
         return out, SUCCESS
@@ -519,3 +520,23 @@ class Framework(BindingPoints):
 
 
 _ALL_PASSED = bytearray(b"\x01")  # one node's flag in filter_nodes' answer
+
+
+def _filter_status(plugin: str, status: Status) -> Status:
+    """A Filter plugin's answer as RunFilterPlugins reports it: a rejection names the plugin;
+    any other code that is not Success becomes an Error saying which plugin failed."""
+    if status.code == Code.SUCCESS:
+        return status
+    if not status.is_rejected():
+        key = (plugin, status.reasons)
+        found = _FILTER_ERRORS.get(key)
+        if found is None:
+            msg = f'running "{plugin}" filter plugin: {status.message()}'
+            if len(_FILTER_ERRORS) > 1024:
+                _FILTER_ERRORS.clear()
+            found = _FILTER_ERRORS[key] = Status(Code.ERROR, (msg,), plugin)
+        return found
+    return status.with_plugin(plugin)
+
+
+_FILTER_ERRORS: dict[tuple[str, tuple[str, ...]], Status] = {}

@@ -11,7 +11,7 @@ from typing import Any, Final
 from scheduler_core.api import HostPort, Node, Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import Handle
-from scheduler_core.framework.status import SKIP, SUCCESS, Status, unschedulable
+from scheduler_core.framework.status import SKIP, SUCCESS, Status, error, unschedulable
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import FrozenState
@@ -53,17 +53,17 @@ class NodePorts:
         return SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        s = state.get(_PRE_FILTER_KEY)
-        ports = s.ports if isinstance(s, _PreFilterState) else pod.host_ports
-        if fits_ports(ports, node_info):
-            return SUCCESS
-        return unschedulable(ERR_REASON)
+        return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> dict[int, Status]:
+        """Filter for many nodes: only nodes with a port in use can conflict. Without the
+        PreFilter state (PreFilter not enabled) every node gets upstream's Error."""
         s = state.get(_PRE_FILTER_KEY)
-        ports = s.ports if isinstance(s, _PreFilterState) else pod.host_ports
+        if not isinstance(s, _PreFilterState):
+            return dict.fromkeys(range(len(nodes)), _NO_PRE_FILTER_STATE)
+        ports = s.ports
         return {
             i: _REJECTED
             for i, ni in enumerate(nodes)
@@ -93,6 +93,7 @@ class NodePorts:
 
 
 _REJECTED: Final = unschedulable(ERR_REASON)
+_NO_PRE_FILTER_STATE: Final = error(f'reading "{_PRE_FILTER_KEY}" from cycleState: not found')
 
 
 def new(args: Any, handle: Handle) -> NodePorts:

@@ -395,7 +395,7 @@ class PodTopologySpread:
         """Score every node in one call (the runtime prefers this to per-node calls)."""
         s = state.get(_PRE_SCORE_KEY)
         if not isinstance(s, _PreScoreState):
-            return [], _STATUS_NO_PRE_SCORE_STATE
+            return [0] * len(nodes), _STATUS_NO_PRE_SCORE_STATE
         found = columns_of(nodes)
         scored = _score_columns(s, found[0], found[1]) if found is not None else None
         if scored is None:
@@ -407,7 +407,10 @@ class PodTopologySpread:
         return out, SUCCESS
 
     def normalize_batch(self, state: CycleState, pod: Pod, raw: list[int]) -> list[int]:
-        """normalize_score on the raw scores of score_batch, which noted the ignored nodes."""
+        """normalize_score on the raw scores of score_batch, which noted the ignored nodes.
+        Without the PreScore state (NormalizeScore's Error) the scores stay as they are."""
+        if not isinstance(state.get(_PRE_SCORE_KEY), _PreScoreState):
+            return list(raw)
         scored = state.get(_SCORED_KEY)
         if not isinstance(scored, _Scored) or len(scored.ignored) != len(raw):
             raise RuntimeError("PodTopologySpread: normalize_batch without score_batch")

@@ -6,7 +6,7 @@ Mirrors plugins/tainttoleration in kube-scheduler v1.35.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -15,7 +15,7 @@ from scheduler_core.api import Node, Pod, Taint, Toleration
 from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
-from scheduler_core.framework.status import SUCCESS, Status, unresolvable
+from scheduler_core.framework.status import SUCCESS, Status, error, unresolvable
 from scheduler_core.framework.types import NodeInfo, NodeScore
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import (
@@ -25,7 +25,6 @@ from scheduler_core.plugins.helpers import (
     do_not_schedule_taint,
     find_untolerated_taint,
     normalize_values,
-    read_state,
     tolerations_tolerate_taint,
 )
 from scheduler_core.queue.events import NODE, POD, ClusterEvent, ClusterEventWithHint, QueueingHint
@@ -34,6 +33,7 @@ NAME: Final = names.TAINT_TOLERATION
 ERR_REASON_UNTOLERATED: Final = "node(s) had untolerated taint(s)"
 _PRE_SCORE_KEY: Final = f"PreScore{NAME}"
 _UNTOLERATED: Final = unresolvable(ERR_REASON_UNTOLERATED)
+_NO_PRE_SCORE_STATE: Final = error(f'failed to read "{_PRE_SCORE_KEY}" from cycleState: not found')
 
 
 class _PreScoreState(FrozenState):
@@ -47,42 +47,21 @@ class TaintToleration:
     name = NAME
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        taint = find_untolerated_taint(
-            node_info.node.taints, pod.tolerations, do_not_schedule_taint
-        )
-        if taint is None:
-            return SUCCESS
-        return unresolvable(ERR_REASON_UNTOLERATED)
+        return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> dict[int, Status]:
-        """Filter for many nodes; only tainted nodes are looked at, one taint set at a time."""
-        cols = columns_of(nodes)
+        """Filter for many nodes: one verdict per distinct taint list, mapped onto the nodes."""
         tolerations = pod.tolerations
-        if cols is not None:
-            ids, sets = cols[0].taint_sets()
-            if not sets:  # no node has a taint
-                return {}
-            table = np.zeros(len(sets) + 1, dtype=bool)
-            for j, taints in enumerate(sets):
-                table[j + 1] = (
-                    find_untolerated_taint(taints, tolerations, do_not_schedule_taint) is not None
-                )
-            return dict.fromkeys(np.flatnonzero(table[ids[cols[1]] + 1]).tolist(), _UNTOLERATED)
-        tainted = [i for i, ni in enumerate(nodes) if ni.node.taints]
-        out: dict[int, Status] = {}
-        verdicts: dict[tuple[Taint, ...], bool] = {}
-        for i in tainted:
-            taints = nodes[i].node.taints
-            bad = verdicts.get(taints)
-            if bad is None:
-                bad = verdicts[taints] = (
-                    find_untolerated_taint(taints, tolerations, do_not_schedule_taint) is not None
-                )
-            if bad:
-                out[i] = _UNTOLERATED
-        return out
+        untolerated = _per_taint_set(
+            nodes,
+            lambda taints: (
+                find_untolerated_taint(taints, tolerations, do_not_schedule_taint) is not None
+            ),
+            bool,
+        )
+        return dict.fromkeys(np.flatnonzero(untolerated).tolist(), _UNTOLERATED)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Any) -> Status:
         prefer = tuple(t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule"))
@@ -90,14 +69,8 @@ class TaintToleration:
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        s = read_state(state, _PRE_SCORE_KEY, _PreScoreState)
-        count = 0
-        for taint in node_info.node.taints:
-            if taint.effect == "PreferNoSchedule" and not tolerations_tolerate_taint(
-                s.tolerations, taint
-            ):
-                count += 1
-        return count, SUCCESS
+        scores, status = self.score_columns(state, pod, (node_info,))
+        return int(scores[0]), status
 
     def score_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -108,37 +81,22 @@ class TaintToleration:
     def score_columns(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[Any, Status]:
-        """Score of every node as an int64 array: untolerated PreferNoSchedule taints."""
-        s = read_state(state, _PRE_SCORE_KEY, _PreScoreState)
-        counts: dict[tuple[Taint, ...], int] = {(): 0}
-        cols = columns_of(nodes)
-        if cols is not None:
-            ids, sets = cols[0].taint_sets()
-            if not sets:  # no node has a taint
-                return np.zeros(len(cols[1]), dtype=np.int64), SUCCESS
-            table = np.zeros(len(sets) + 1, dtype=np.int64)
-            for j, taints in enumerate(sets):
-                table[j + 1] = sum(
-                    1
-                    for t in taints
-                    if t.effect == "PreferNoSchedule"
-                    and not tolerations_tolerate_taint(s.tolerations, t)
-                )
-            return table[ids[cols[1]] + 1], SUCCESS
-        tainted = list(range(len(nodes)))
-        out = [0] * len(nodes)
-        for i in tainted:
-            taints = nodes[i].node.taints
-            c = counts.get(taints)
-            if c is None:
-                c = counts[taints] = sum(
-                    1
-                    for t in taints
-                    if t.effect == "PreferNoSchedule"
-                    and not tolerations_tolerate_taint(s.tolerations, t)
-                )
-            out[i] = c
-        return np.asarray(out, dtype=np.int64), SUCCESS
+        """Score of every node as an int64 array: its untolerated PreferNoSchedule taints,
+        counted once per distinct taint list. Without the PreScore state, upstream's Error."""
+        s = state.get(_PRE_SCORE_KEY)
+        if not isinstance(s, _PreScoreState):
+            return np.zeros(len(nodes), dtype=np.int64), _NO_PRE_SCORE_STATE
+        prefer = s.tolerations
+        counts = _per_taint_set(
+            nodes,
+            lambda taints: sum(
+                1
+                for t in taints
+                if t.effect == "PreferNoSchedule" and not tolerations_tolerate_taint(prefer, t)
+            ),
+            np.int64,
+        )
+        return counts, SUCCESS
 
     def normalize_batch(self, state: CycleState, pod: Pod, raw: ScoreValues) -> ScoreValues:
         return normalize_values(MAX_NODE_SCORE, True, raw)
@@ -178,6 +136,33 @@ class TaintToleration:
     ) -> QueueingHint:
         """Queue when the pod itself got a new toleration."""
         return QueueingHint.QUEUE if new.uid == pod.uid else QueueingHint.QUEUE_SKIP
+
+
+def _per_taint_set(
+    nodes: Sequence[NodeInfo], rule: Callable[[tuple[Taint, ...]], Any], dtype: Any
+) -> Any:
+    """``rule`` over each node's taint list as an array aligned with ``nodes``, evaluated once
+    per distinct list (an untainted node gets the rule of no taints)."""
+    found = columns_of(nodes)
+    if found is not None:
+        cols, idx = found
+        ids, sets = cols.taint_sets()
+        if not sets:  # no node has a taint
+            return np.full(len(idx), rule(()), dtype=dtype)
+        table = np.empty(len(sets) + 1, dtype=dtype)
+        table[0] = rule(())
+        for j, taints in enumerate(sets):
+            table[j + 1] = rule(taints)
+        return table[ids[idx] + 1]
+    per_set: dict[tuple[Taint, ...], Any] = {}
+    out = np.empty(len(nodes), dtype=dtype)
+    for i, ni in enumerate(nodes):
+        taints = ni.node.taints
+        value = per_set.get(taints)
+        if value is None:
+            value = per_set[taints] = rule(taints)
+        out[i] = value
+    return out
 
 
 def new(args: Any, handle: Handle) -> TaintToleration:

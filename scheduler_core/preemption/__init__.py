@@ -150,7 +150,7 @@ class Evaluator:
             pdbs = list(snapshot.objects.pdbs)
             candidates, statuses, errors = self.dry_run(state, pod, potential, pdbs)
         if errors and not candidates:
-            return None, Status(Code.ERROR, (errors[0],))
+            return None, Status(Code.ERROR, (_aggregate(errors),))
         extenders = self.fwk.extras.get("extenders") or ()
         if candidates and extenders:
             try:
@@ -321,6 +321,16 @@ def rank_candidates(
 _NO_VICTIMS: Final = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("No preemption victims found for incoming pod",)
 )
+
+
+def _aggregate(errors: Sequence[str]) -> str:
+    """The message of utilerrors.NewAggregate over the dry runs' errors: one error alone, else
+    the distinct ones in brackets, comma separated (in node order here; upstream's is the
+    order its workers finished)."""
+    distinct = list(dict.fromkeys(errors))
+    if len(errors) == 1 or len(distinct) == 1:
+        return distinct[0]
+    return "[" + ", ".join(distinct) + "]"
 
 
 def _sortable(v: object) -> tuple[int, str]:
