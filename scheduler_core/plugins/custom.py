@@ -7,16 +7,20 @@ definition names the extension points it implements, each with one CEL expressio
 (the profile's pluginConfig for the plugin). Expressions are compiled once per profile; no
 Python from users is ever run.
 
-Cost: ``common-expression-language`` has no cost or step limit of its own, so each expression is
-bounded statically (length, number and nesting of comprehension macros) and, before every
-evaluation, by an estimate (comprehensions x the largest list or map it can walk); a breach is an
-Error status, like a compile or runtime error, naming plugin, extension point and position.
+Cost: ``common-expression-language`` has no cost or step limit of its own and holds Python's
+global lock while it evaluates, so each expression is parsed and bounded by ``cel_cost`` at
+compile time (refused when it cannot be bounded or is too costly on a reference cluster) and,
+before every evaluation, for the sizes of the values it reads: a call over ``CALL_LIMIT``, or
+one that would pass the cycle's or the run's budget (``CYCLE_BUDGET``, ``RUN_BUDGET``, shared by
+all custom plugins of a registry), is not made and is an Error status naming plugin, extension
+point and expression. A registry's ``Meter`` also calls its ``checkpoint`` before each
+evaluation: the playground renews its run's lease there and stops a cancelled run mid-cycle.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -28,6 +32,8 @@ from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.status import SUCCESS, Code, Status
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
+from scheduler_core.plugins.cel_cost import CALL_LIMIT, CYCLE_BUDGET, RUN_BUDGET, Analysis
+from scheduler_core.plugins.cel_parse import CostError
 from scheduler_core.plugins.helpers import default_normalize_score
 
 # Extension point keys of a definition, in framework order.
@@ -46,11 +52,15 @@ POINTS: Final = (
 )
 NORMALIZE_MODES: Final = ("none", "default", "reverse", "minmax")
 MAX_EXPRESSION_LENGTH: Final = 2000
-MAX_COMPREHENSIONS: Final = 4
-MAX_COMPREHENSION_DEPTH: Final = 1
-COST_LIMIT: Final = 20_000
 DEFAULT_WAIT_SECONDS: Final = 60.0
-_MACROS: Final = re.compile(r"\.\s*(all|exists_one|exists|map|filter)\s*\(")
+# The variables each point's expression may read ("args" everywhere).
+_VARIABLES: Final = ("pod", "node", "state", "args")
+VARIABLES: Final[Mapping[str, tuple[str, ...]]] = {
+    **{point: _VARIABLES for point in POINTS},
+    "queueSort": ("a", "b", "args"),
+    "normalizeScore": (*_VARIABLES, "score", "scores", "max", "min"),
+}
+_SPENT_KEY: Final = "CustomPlugin/*cost"  # units spent by all custom plugins in this cycle
 _POSITION: Final = re.compile(r"<input>:(\d+):(\d+)")
 
 
@@ -91,12 +101,32 @@ class CustomPluginSpec:
         return out
 
 
+@dataclass(slots=True)
+class Meter:
+    """What the custom plugins of one registry (one run) spent, and the hook called before
+    each evaluation (it may raise a ``BaseException`` to stop the engine mid-cycle: the
+    runtime turns an ``Exception`` from a plugin into an Error status)."""
+
+    checkpoint: Callable[[], None] | None = None
+    spent: int = 0
+
+
+@dataclass(slots=True)
+class _Spent:
+    """The units custom plugins spent in this cycle."""
+
+    units: int = 0
+
+    def clone(self) -> _Spent:
+        return _Spent(self.units)
+
+
 @dataclass(frozen=True, slots=True)
 class _Compiled:
     point: str
     source: str
     program: Any
-    comprehensions: int
+    analysis: Analysis
 
 
 def _position(source: str, offset: int) -> str:
@@ -105,31 +135,11 @@ def _position(source: str, offset: int) -> str:
     return f"{line}:{column}"
 
 
-def check_bounds(source: str) -> tuple[int, str | None]:
-    """(comprehension count, problem or None): length and comprehension nesting limits."""
+def analyse(point: str, source: str) -> Analysis:
+    """The cost analysis of one point's expression; raises CostError (``offset`` in source)."""
     if len(source) > MAX_EXPRESSION_LENGTH:
-        return 0, f"longer than {MAX_EXPRESSION_LENGTH} characters"
-    code = re.sub(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'", lambda m: " " * len(m[0]), source)
-    count, stack, depth = 0, [], 0
-    macro_at = {m.end() - 1: m for m in _MACROS.finditer(code)}
-    for i, ch in enumerate(code):
-        if ch == "(":
-            is_macro = i in macro_at
-            stack.append(is_macro)
-            if is_macro:
-                count += 1
-                depth += 1
-                if depth > MAX_COMPREHENSION_DEPTH:
-                    where = _position(source, macro_at[i].start() + 1)
-                    return (
-                        count,
-                        f"at {where}: comprehensions nest at most {MAX_COMPREHENSION_DEPTH} deep",
-                    )
-        elif ch == ")" and stack and stack.pop():
-            depth -= 1
-    if count > MAX_COMPREHENSIONS:
-        return count, f"more than {MAX_COMPREHENSIONS} comprehension macros"
-    return count, None
+        raise CostError(f"longer than {MAX_EXPRESSION_LENGTH} characters", 0)
+    return Analysis(source, VARIABLES.get(point, _VARIABLES))
 
 
 def compile_spec(spec: CustomPluginSpec) -> dict[str, _Compiled]:
@@ -142,16 +152,21 @@ def compile_spec(spec: CustomPluginSpec) -> dict[str, _Compiled]:
         if point not in POINTS:
             problems.append(f"{point}: not an extension point a custom plugin can implement")
             continue
-        count, bound = check_bounds(source)
-        if bound:
-            problems.append(f"{spec.name} {point}: cost limit: {bound}")
+        if len(source) > MAX_EXPRESSION_LENGTH:
+            problems.append(f"{spec.name} {point}: longer than {MAX_EXPRESSION_LENGTH} characters")
             continue
         try:
             program = cel.compile(source)
         except (ValueError, RuntimeError) as err:
             problems.append(f"{spec.name} {point}: {_describe(err)}")
             continue
-        out[point] = _Compiled(point, source, program, count)
+        try:
+            analysis = analyse(point, source)
+        except CostError as err:
+            where = _position(source, err.offset)
+            problems.append(f"{spec.name} {point}: at {where}: {err}")
+            continue
+        out[point] = _Compiled(point, source, program, analysis)
     if problems:
         raise CelPluginError(problems)
     return out
@@ -211,19 +226,10 @@ def node_value(info: NodeInfo | None, node_name: str = "") -> dict[str, Any]:
 
 def _reads_node_only(c: _Compiled) -> bool:
     """True when the expression reads nothing but the node's own fields and the args."""
-    try:
-        variables = set(c.program.variables())
-    except (AttributeError, TypeError):
-        return False
-    return variables <= {"node", "args"} and not re.search(r"\b(pods|requested)\b", c.source)
-
-
-def _largest(value: Any) -> int:
-    if isinstance(value, Mapping):
-        return max([len(value), *(_largest(v) for v in value.values())])
-    if isinstance(value, list):
-        return max([len(value), *(_largest(v) for v in value)])
-    return 0
+    node = c.analysis.uses.get("node", frozenset())
+    return set(c.analysis.uses) <= {"node", "args"} and (
+        node is not None and not node & {"pods", "requested"}
+    )
 
 
 @dataclass(slots=True)
@@ -242,9 +248,15 @@ class CustomPlugin:
     name: str = ""
 
     def __init__(
-        self, spec: CustomPluginSpec, compiled: dict[str, _Compiled], args: Any, handle: Any
+        self,
+        spec: CustomPluginSpec,
+        compiled: dict[str, _Compiled],
+        args: Any,
+        handle: Any,
+        meter: Meter | None = None,
     ) -> None:
         self.spec = spec
+        self.meter = meter if meter is not None else Meter()
         self.compiled = compiled
         self.args = dict(args) if isinstance(args, Mapping) else {}
         self.handle = handle
@@ -263,16 +275,41 @@ class CustomPlugin:
             state.write(self._key, data)
         return data
 
-    def _eval(self, point: str, variables: dict[str, Any]) -> tuple[Any, Status | None]:
-        """The expression's value, or (None, Error status) naming plugin, point and position."""
+    def _eval(
+        self, point: str, variables: dict[str, Any], state: CycleState | None = None
+    ) -> tuple[Any, Status | None]:
+        """The expression's value, or (None, Error status) naming plugin, point and position.
+
+        The call is made only when its bound fits ``CALL_LIMIT`` and what is left of the
+        cycle's budget (in ``state``) and of the run's (the meter).
+        """
         c = self.compiled[point]
         variables["args"] = self.args
-        if c.comprehensions:
-            cost = c.comprehensions * max(1, _largest(variables))
-            if cost > COST_LIMIT:
-                return None, self._error(point, f"cost limit exceeded ({cost} > {COST_LIMIT})")
+        cost = c.analysis.cost(variables)
+        if cost > CALL_LIMIT:
+            return None, self._error(
+                point, f"cost limit exceeded ({cost:,} > {CALL_LIMIT:,} units) in {c.source!r}"
+            )
+        spent: _Spent | None = None
+        if state is not None:
+            data = state.get(_SPENT_KEY)
+            spent = data if isinstance(data, _Spent) else _Spent()
+            if spent.units + cost > CYCLE_BUDGET:
+                return None, self._error(
+                    point, f"the cycle's cost budget ({CYCLE_BUDGET:,} units) is spent"
+                )
+            spent.units += cost
+            state.write(_SPENT_KEY, spent)
+        meter = self.meter
+        if meter.spent + cost > RUN_BUDGET:
+            return None, self._error(
+                point, f"the run's cost budget ({RUN_BUDGET:,} units) is spent"
+            )
+        meter.spent += cost
+        if meter.checkpoint is not None:
+            meter.checkpoint()
         try:
-            return c.program.execute(variables), None
+            return c.program.execute(c.analysis.variables(variables)), None
         except KeyError as err:
             return None, self._error(point, f"no such key: {err.args[0] if err.args else err}")
         except Exception as err:  # noqa: BLE001 - any evaluation failure is the plugin's Error
@@ -287,7 +324,7 @@ class CustomPlugin:
             hit = self._memo.get(key)
             if hit is not None and hit[0] is info.node:
                 return hit[1], None
-        value, err = self._eval(point, self._variables(state, pod, node_value(info)))
+        value, err = self._eval(point, self._variables(state, pod, node_value(info)), state)
         if err is None and point in self._node_only:
             self._memo[key] = (info.node, value)
         return value, err
@@ -314,7 +351,8 @@ class CustomPlugin:
         return node_value(info, node_name)
 
     def _note(self, state: CycleState, pod: Pod, node_name: str, point: str) -> Status:
-        value, err = self._eval(point, self._variables(state, pod, self._node_by_name(node_name)))
+        node = self._node_by_name(node_name)
+        value, err = self._eval(point, self._variables(state, pod, node), state)
         if err is not None:
             return err
         text = "" if value is None or value is True else str(value)
@@ -352,7 +390,7 @@ class _PreFilter(CustomPlugin):
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
-        value, err = self._eval("preFilter", self._variables(state, pod, {}))
+        value, err = self._eval("preFilter", self._variables(state, pod, {}), state)
         if err is not None:
             return None, err
         self._state(state).values["preFilter"] = value
@@ -378,7 +416,7 @@ class _Filter(CustomPlugin):
 
 class _PreScore(CustomPlugin):
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
-        value, err = self._eval("preScore", self._variables(state, pod, {}))
+        value, err = self._eval("preScore", self._variables(state, pod, {}), state)
         if err is not None:
             return err
         self._state(state).values["preScore"] = value
@@ -407,15 +445,11 @@ class _Normalize(CustomPlugin):
                 s.score = MAX_NODE_SCORE * (s.score - low) // (high - low) if high > low else 0
         elif "normalizeScore" in self.compiled:
             values = [s.score for s in scores]
+            high, low = max(values, default=0), min(values, default=0)
             for s in scores:
                 variables = self._variables(state, pod, {"name": s.name})
-                variables.update(
-                    score=s.score,
-                    scores=values,
-                    max=max(values, default=0),
-                    min=min(values, default=0),
-                )
-                value, err = self._eval("normalizeScore", variables)
+                variables.update(score=s.score, scores=values, max=high, min=low)
+                value, err = self._eval("normalizeScore", variables, state)
                 if err is not None:
                     return err
                 if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -438,7 +472,7 @@ class _Reserve(CustomPlugin):
 class _Permit(CustomPlugin):
     def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status, float]:
         value, err = self._eval(
-            "permit", self._variables(state, pod, self._node_by_name(node_name))
+            "permit", self._variables(state, pod, self._node_by_name(node_name)), state
         )
         if err is not None:
             return err, 0.0
@@ -482,11 +516,12 @@ _MIXINS: Final = {
 }
 
 
-def new_factory(spec: CustomPluginSpec) -> Any:
+def new_factory(spec: CustomPluginSpec, meter: Meter | None = None) -> Any:
     """A registry factory for ``spec``; raises CelPluginError when an expression does not compile.
 
     The class it builds has exactly the methods of the points the definition implements, so the
-    runtime sorts it into those extension points like any plugin.
+    runtime sorts it into those extension points like any plugin. Its plugins spend ``meter``'s
+    run budget (a meter of their own without one).
     """
     compile_spec(spec)  # report problems when the registry is built, not in the first cycle
     bases: list[type] = []
@@ -501,11 +536,14 @@ def new_factory(spec: CustomPluginSpec) -> Any:
     cls = type(spec.name or "CustomPlugin", tuple(bases) or (CustomPlugin,), {"name": spec.name})
 
     def factory(args: Any, handle: Any) -> Any:
-        return cls(spec, compile_spec(spec), args, handle)  # compiled once per profile
+        # compiled once per profile
+        return cls(spec, compile_spec(spec), args, handle, meter if meter is not None else Meter())
 
     return factory
 
 
-def registry_of(specs: Sequence[CustomPluginSpec]) -> Registry:
-    """A registry of custom plugins, to merge into the in-tree one."""
-    return Registry({spec.name: new_factory(spec) for spec in specs})
+def registry_of(specs: Sequence[CustomPluginSpec], meter: Meter | None = None) -> Registry:
+    """A registry of custom plugins, to merge into the in-tree one; they share one run budget
+    (``meter``, or a new one: build one registry per run)."""
+    meter = meter if meter is not None else Meter()
+    return Registry({spec.name: new_factory(spec, meter) for spec in specs})

@@ -158,9 +158,14 @@ def test_custom_plugin_form_reports_compile_errors_at_the_point_and_saves(alice_
     assert "Mine score: at 1:4" in errors
     check = alice_client.post(
         reverse("playground:custom_plugin_check"),
-        {"name": "Mine", "normalize": "none", "point_filter": "node.labels.map(a, [1].map(b, b))"},
+        {
+            "name": "Mine",
+            "normalize": "none",
+            "point_filter": "node.pods.all(p, p.labels.all(k, k in node.labels))",
+        },
     ).json()
-    assert check["ok"] is False and "nest at most 1 deep" in str(check["errors"])
+    assert check["ok"] is False
+    assert "Mine filter: at 1:1: cost limit: " in str(check["errors"])
     good = alice_client.post(url, {"name": "Mine", "normalize": "reverse", "point_score": "7"})
     assert good.status_code == 302
     assert CustomPlugin.objects.get(owner=user, name="Mine").points == {"score": "7"}

@@ -12,7 +12,6 @@ from scheduler_core.plugins import in_tree_registry
 from scheduler_core.plugins.custom import (
     CelPluginError,
     CustomPluginSpec,
-    check_bounds,
     compile_spec,
     registry_of,
 )
@@ -139,26 +138,14 @@ def test_compile_error_names_plugin_point_and_position() -> None:
     assert err.value.errors[0].startswith("Bad score: at 2:6:")
 
 
-@pytest.mark.parametrize(
-    ("source", "problem"),
-    [
-        pytest.param("x" * 2001, "longer than 2000", id="too-long"),
-        pytest.param("l.map(a, l.map(b, a * b))", "nest at most 1 deep", id="nested"),
-        pytest.param('"l.map(a, l.map(b, b))" == s', None, id="inside-a-string"),
-        pytest.param("l.all(a, a > 0) && l.exists(a, a > 1)", None, id="side-by-side"),
-    ],
-)
-def test_static_bounds(source: str, problem: str | None) -> None:
-    found = check_bounds(source)[1]
-    assert (problem in found) if problem else found is None
-
-
 def test_cost_limit_breach_stops_the_expression_not_the_run() -> None:
     heavy = CustomPluginSpec("Heavy", {"filter": 'node.labels.all(k, k != "")'})
-    node = make_node("n1", labels={f"example.com/k{i}": "v" for i in range(25_000)})
+    node = make_node("n1", labels={f"example.com/k{i}": "v" for i in range(5_000)})
     config = _config({"multiPoint": {"enabled": [{"name": "Heavy"}]}})
     sched, _ = _run(config, [node, make_pod("p")], heavy, cycles=1)
-    assert "cost limit exceeded (25001 > 20000)" in (sched.outcomes["default/p"].message or "")
+    message = sched.outcomes["default/p"].message or ""
+    assert "custom plugin Heavy filter expression: cost limit exceeded (" in message
+    assert "> 200,000 units) in 'node.labels.all(k, k != \"\")'" in message
 
 
 def test_node_only_expressions_are_evaluated_once_per_node_not_per_pod() -> None:
