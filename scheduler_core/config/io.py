@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 import yaml
 
@@ -31,6 +31,12 @@ from scheduler_core.config.validation import validate_config
 from scheduler_core.config.wire import (
     KIND,
 )
+
+# Bounds on what one configuration may cost to read: a configuration nests about 12 levels deep
+# and needs no YAML aliases, while thousands of levels overflow the recursive YAML composer and
+# copy.deepcopy, and aliases of aliases expand a few hundred bytes to gigabytes.
+MAX_DEPTH: Final = 64
+MAX_ALIASES: Final = 100
 
 # --- public entry points ----------------------------------------------------------------
 
@@ -54,11 +60,20 @@ def decode_config(source: str | bytes | Mapping[str, Any] | None) -> KubeSchedul
     Fields the data leaves out take the dataclass defaults, which are upstream's v1 defaults
     for the scalar fields; the rest of defaulting is ``defaults.set_defaults``.
     """
-    data = parse_text(source) if not isinstance(source, Mapping) else copy.deepcopy(source)
+    if isinstance(source, Mapping):
+        data: Any = source
+    elif source is None or isinstance(source, str | bytes):
+        data = parse_text(source)
+    else:  # parsed data of another shape, from a caller that did its own parsing
+        data = source
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
         raise ConfigError([FieldError("", f"expected a {KIND} object, got {json_kind(data)}")])
+    if _deeper_than(data, MAX_DEPTH):
+        raise ConfigError([FieldError("", f"nested deeper than {MAX_DEPTH} levels")])
+    if data is source:
+        data = copy.deepcopy(data)
     decoder = Decoder()
     cfg = decoder.configuration(data)
     if decoder.errors:
@@ -81,13 +96,70 @@ def parse_text(source: str | bytes | None) -> Any:
         return yaml.load(source, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as err:
         raise ConfigError([FieldError("", f"invalid YAML or JSON: {_yaml_problem(err)}")]) from err
+    except ValueError as err:  # an integer of more digits than Python converts (4300)
+        raise ConfigError([FieldError("", f"invalid YAML or JSON: {err}")]) from err
 
 
 # --- YAML ------------------------------------------------------------------------------
 
 
+class _LimitError(yaml.MarkedYAMLError):
+    """A document nested too deep or with too many aliases, with the place it went too far."""
+
+
 class _StrictLoader(yaml.SafeLoader):
-    """A SafeLoader that rejects a key repeated in one mapping, as the strict decoder does."""
+    """A SafeLoader that rejects a key repeated in one mapping, as the strict decoder does.
+
+    It also refuses, while composing and before anything is built, nesting deeper than
+    MAX_DEPTH (PyYAML's composer recurses once per level) and more than MAX_ALIASES aliases.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._aliases = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                mark = self.peek_event().start_mark
+                raise _LimitError(problem=f"more than {MAX_ALIASES} aliases", problem_mark=mark)
+            return super().compose_node(parent, index)
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise _LimitError(
+                    problem=f"nested deeper than {MAX_DEPTH} levels", problem_mark=mark
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether ``data`` nests mappings and lists more than ``limit`` levels (cycles do).
+
+    Iterative; a value shared by several parents is walked again only when reached deeper.
+    """
+    deepest: dict[int, int] = {}
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, Mapping):
+            children: Any = value.values()
+        elif isinstance(value, list | tuple):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            return True
+        if deepest.get(id(value), 0) >= depth:
+            continue
+        deepest[id(value)] = depth
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
@@ -95,6 +167,12 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[An
     out: dict[Any, Any] = {}
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
+        try:
+            hash(key)
+        except TypeError:
+            raise yaml.constructor.ConstructorError(
+                None, None, "a mapping key must be a string or a number", key_node.start_mark
+            ) from None
         if key in out:
             mark = key_node.start_mark
             raise yaml.constructor.ConstructorError(
