@@ -123,13 +123,13 @@ class _StrictLoader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
-                mark = self.peek_event().start_mark
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
                 raise _LimitError(problem=f"more than {MAX_ALIASES} aliases", problem_mark=mark)
             return super().compose_node(parent, index)
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
-                mark = self.peek_event().start_mark
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
                 raise _LimitError(
                     problem=f"nested deeper than {MAX_DEPTH} levels", problem_mark=mark
                 )
