@@ -1,69 +1,17 @@
 """What the resourceclaim controller does for a pod that names a ResourceClaimTemplate.
 
-On a real cluster the controller creates one ResourceClaim per such entry of
-``spec.resourceClaims`` (named ``<pod>-<entry>-<5 random characters>``, owned by the pod, its
-spec copied from the template) and records it in the pod's ``status.resourceClaimStatuses``; only
-then can the scheduler see the claim. The playground does it on import, deterministically, like
-the pods a Deployment gets.
+The claims are made by the engine's pipeline (``scheduler_core.workloads.claims``), the same
+for the import and for ``simulate``; this module keeps the names the playground imports.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Mapping
-from typing import Any, Final
+from scheduler_core.workloads.claims import (
+    API,
+    POD_CLAIM_NAME_ANNOTATION,
+    TemplateIndex,
+    claims_for_pod,
+    template_index,
+)
 
-from .clusters.controllers import _suffix, ensure_uid
-
-API: Final = "resource.k8s.io/v1"
-POD_CLAIM_NAME_ANNOTATION: Final = "resource.kubernetes.io/pod-claim-name"
-
-TemplateIndex = Mapping[tuple[str, str], Mapping[str, Any]]  # (namespace, name) -> template
-
-
-def claims_for_pod(
-    pod: dict[str, Any], templates: TemplateIndex, existing: set[tuple[str, str, str]]
-) -> list[dict[str, Any]]:
-    """The claims to create for ``pod`` (whose status gains their names); may set its uid.
-
-    Entries whose template is unknown are left alone (the scheduler then reports "ResourceClaim
-    not created yet"); a claim of that name already in the cluster (``existing`` holds
-    (kind, namespace, name)) is recorded in the status but not created again.
-    """
-    spec = pod.get("spec") or {}
-    refs = [r for r in spec.get("resourceClaims") or () if r.get("resourceClaimTemplateName")]
-    if not refs:
-        return []
-    meta = pod.setdefault("metadata", {})
-    namespace = meta.get("namespace") or "default"
-    statuses = pod.setdefault("status", {}).setdefault("resourceClaimStatuses", [])
-    done = {s.get("name") for s in statuses}
-    created = []
-    for ref in refs:
-        template = templates.get((namespace, str(ref["resourceClaimTemplateName"])))
-        if ref.get("name") in done or template is None:
-            continue
-        uid = ensure_uid(pod)
-        name = f"{meta['name']}-{ref['name']}-{_suffix(namespace, meta['name'], ref['name'])}"
-        statuses.append({"name": ref["name"], "resourceClaimName": name})
-        if ("ResourceClaim", namespace, name) in existing:
-            continue
-        tmeta = template.get("metadata") or {}
-        claim_meta: dict[str, Any] = {"name": name, "namespace": namespace}
-        if tmeta.get("labels"):
-            claim_meta["labels"] = dict(tmeta["labels"])
-        claim_meta["annotations"] = {
-            **(tmeta.get("annotations") or {}),
-            POD_CLAIM_NAME_ANNOTATION: ref["name"],
-        }
-        owner = {"apiVersion": "v1", "kind": "Pod", "name": meta["name"], "uid": uid}
-        claim_meta["ownerReferences"] = [{**owner, "controller": True, "blockOwnerDeletion": True}]
-        created.append(
-            {
-                "apiVersion": API,
-                "kind": "ResourceClaim",
-                "metadata": claim_meta,
-                "spec": copy.deepcopy((template.get("spec") or {}).get("spec") or {}),
-            }
-        )
-    return created
+__all__ = ["API", "POD_CLAIM_NAME_ANNOTATION", "TemplateIndex", "claims_for_pod", "template_index"]

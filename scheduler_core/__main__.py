@@ -4,7 +4,9 @@
 
 Schedules every pending pod of a cluster file (Kubernetes YAML or JSON: one object, several
 documents, or a List) with the given KubeSchedulerConfiguration (default: a fresh
-kube-scheduler's), then prints where each pod went or why it could not be placed.
+kube-scheduler's), then prints where each pod went or why it could not be placed. The file goes
+through the playground import's pipeline first (``scheduler_core.workloads``): Deployments and
+the other workloads get their ReplicaSets and pods, ResourceClaimTemplates their claims.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 import yaml
 
 from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.workloads import PlanProblems
 
 
 def load_manifests(path: str) -> list[dict[str, Any]]:
@@ -31,8 +34,22 @@ def load_manifests(path: str) -> list[dict[str, Any]]:
     for d in docs:
         if not isinstance(d, dict):
             raise SystemExit(f"{path}: every document must be a Kubernetes object")
-        out.append(d)
+        kind = d.get("kind")
+        if isinstance(kind, str) and kind.endswith("List") and isinstance(d.get("items"), list):
+            items = d["items"]
+            if not all(isinstance(item, dict) for item in items):
+                raise SystemExit(f"{path}: every item of a {kind} must be a Kubernetes object")
+            out += items
+        else:
+            out.append(d)
     return out
+
+
+def expand_manifests(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The objects and what their controllers create, as the playground's import stores them."""
+    from scheduler_core.workloads import plan_objects
+
+    return [item.manifest for item in plan_objects(objects).objects]
 
 
 def simulate(argv: list[str]) -> int:
@@ -52,8 +69,15 @@ def simulate(argv: list[str]) -> int:
             if events_out is not None:
                 events_out.write(json.dumps(ev.to_dict()) + "\n")
 
-        sched = Scheduler(config, load_manifests(args.cluster), on_event=on_event)
+        objects = load_manifests(args.cluster)
+        sched = Scheduler(config, expand_manifests(objects), on_event=on_event)
         sched.run_until_idle()
+    except PlanProblems as err:
+        for problem in err.problems:
+            meta = objects[problem.source].get("metadata") or {}
+            what = f"{objects[problem.source].get('kind')} {meta.get('name')}"
+            print(f"error: {what}: {problem.path}: {problem.message}", file=sys.stderr)
+        return 2
     except SchedulerCoreError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

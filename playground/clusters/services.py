@@ -18,7 +18,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Model
 
-from .. import claim_templates, manifests, yaml_limits
+from .. import manifests, yaml_limits
 from ..manifests import ManifestProblems, Problem, SourceObject
 from ..models import Cluster, KubeObject, Node, Pod
 from . import controllers
@@ -162,88 +162,32 @@ def _plan(
     sources: list[SourceObject],
     replacing: set[tuple[str, str, str]] = frozenset(),
 ) -> tuple[list[dict], int]:
-    """Check every object, expand controllers; raise ManifestProblems listing every problem."""
+    """Check every object, expand controllers and claim templates through the engine's pipeline
+    (the one ``simulate`` uses); raise ManifestProblems listing every problem."""
     problems: list[Problem] = []
     for obj in sources:
         problems += manifests.check_object(obj)
     if problems:
         raise ManifestProblems(problems)
-    existing = _existing_keys(cluster) - set(replacing)
-    owned = set()
-    for obj in sources:
-        owned |= controllers.owner_keys(obj.manifest)
+    state = controllers.ClusterState(keys=_existing_keys(cluster) - set(replacing))
     for manifest in cluster.pods.values_list("manifest", flat=True):
-        owned |= controllers.owner_keys(manifest)
+        state.owned |= controllers.owner_keys(manifest)
     for manifest in cluster.kube_objects.values_list("manifest", flat=True):
-        owned |= controllers.owner_keys(manifest)
-    node_manifests = list(cluster.nodes.order_by("id").values_list("manifest", flat=True))
-    node_manifests += [o.manifest for o in sources if o.kind == "Node"]
-
-    planned: list[tuple[SourceObject, dict[str, Any]]] = []
-    generated = 0
-    for obj in sources:
-        manifest = copy.deepcopy(obj.manifest)
-        planned.append((obj, manifest))
-        key = _key(obj.kind, obj.namespace, obj.name)
-        if obj.kind in manifests.CONTROLLER_KINDS and key not in owned:
-            children = controllers.expand_controller(manifest, nodes=node_manifests)
-            generated += len(children)
-            if generated > settings.PLAYGROUND_IMPORT_MAX_GENERATED:
-                raise ManifestProblems(
-                    [
-                        obj.problem(
-                            "spec",
-                            f"the workloads of one import create more than "
-                            f"{settings.PLAYGROUND_IMPORT_MAX_GENERATED} objects",
-                        )
-                    ]
-                )
-            planned += [
-                (SourceObject(c, obj.document, obj.node, generated=True), c) for c in children
-            ]
-    generated += _claims_from_templates(cluster, planned, existing)
-    seen: dict[tuple[str, str, str], SourceObject] = {}
-    for obj, manifest in planned:
-        wrapped = SourceObject(manifest)
-        key = _key(wrapped.kind, wrapped.namespace, wrapped.name)
-        what = (
-            f"{wrapped.kind} {wrapped.namespace + '/' if wrapped.namespace else ''}{wrapped.name}"
+        state.owned |= controllers.owner_keys(manifest)
+    state.nodes = list(cluster.nodes.order_by("id").values_list("manifest", flat=True))
+    templates = cluster.kube_objects.filter(kind="ResourceClaimTemplate")
+    state.claim_templates = list(templates.values_list("manifest", flat=True))
+    try:
+        plan = controllers.plan_objects(
+            [obj.manifest for obj in sources],
+            cluster=state,
+            max_generated=settings.PLAYGROUND_IMPORT_MAX_GENERATED,
         )
-        made = " (created by its controller)" if obj.generated else ""
-        if key in existing:
-            problems.append(
-                obj.problem("metadata.name", f"{what}{made} already exists in the cluster")
-            )
-        elif key in seen:
-            problems.append(obj.problem("metadata.name", f"{what}{made} is given twice"))
-        seen[key] = obj
-    if problems:
-        raise ManifestProblems(problems)
-    return [m for _, m in planned], generated
-
-
-def _claims_from_templates(
-    cluster: Cluster,
-    planned: list[tuple[SourceObject, dict[str, Any]]],
-    existing: set[tuple[str, str, str]],
-) -> int:
-    """Add the claims the resourceclaim controller would create for the planned pods."""
-    kind = "ResourceClaimTemplate"
-    manifests_ = [*cluster.kube_objects.filter(kind=kind).values_list("manifest", flat=True)]
-    manifests_ += [m for _, m in planned if m.get("kind") == kind]
-    templates = {
-        ((m.get("metadata") or {}).get("namespace") or "default", m["metadata"]["name"]): m
-        for m in manifests_
-    }
-    count = 0
-    for obj, manifest in list(planned):
-        if templates and manifest.get("kind") == "Pod":
-            claims = claim_templates.claims_for_pod(manifest, templates, existing)
-            planned += [
-                (SourceObject(c, obj.document, obj.node, generated=True), c) for c in claims
-            ]
-            count += len(claims)
-    return count
+    except controllers.PlanProblems as err:
+        raise ManifestProblems(
+            [sources[p.source].problem(p.path, p.message) for p in err.problems]
+        ) from err
+    return [item.manifest for item in plan.objects], plan.generated
 
 
 IMPORT_COMMAND: Final = "python manage.py import_cluster FILE --name NAME [--user USER]"

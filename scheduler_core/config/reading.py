@@ -31,7 +31,7 @@ class _Loader(yaml.SafeLoader):
         self._aliases = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
-        mark = self.peek_event().start_mark
+        mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
         if self.check_event(yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
@@ -121,13 +121,18 @@ def read_document(text: str | bytes) -> Any:
             raise ConfigError(
                 [FieldError(f"line {err.lineno}", f"invalid JSON: {err.msg}")]
             ) from err
+        except ValueError as err:  # an integer of more digits than Python converts (4300)
+            raise ConfigError([FieldError("", f"invalid JSON: {err}")]) from err
         check_depth(data)
         return data
     return _read_yaml(text)
 
 
 def _read_yaml(text: str) -> Any:
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.YAMLError as err:  # a character YAML does not allow (the reader checks them)
+        raise ConfigError([FieldError("", f"invalid YAML: {err}")]) from err
     try:
         node = loader.get_node() if loader.check_node() else None
         if node is None:
@@ -149,5 +154,7 @@ def _read_yaml(text: str) -> Any:
         raise ConfigError([FieldError(where, f"invalid YAML: {problem}")]) from err
     except RecursionError as err:
         raise ConfigError([FieldError("", f"nested deeper than {MAX_DEPTH} levels")]) from err
+    except ValueError as err:  # an integer of more digits than Python converts (4300)
+        raise ConfigError([FieldError("", f"invalid YAML: {err}")]) from err
     finally:
         loader.dispose()
