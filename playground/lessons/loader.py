@@ -125,6 +125,20 @@ class Lesson:
     def step_questions(self, step: int) -> list[Question]:
         return [q for q in self.questions if q.step == step]
 
+    def progress(self, answers: dict[str, Any]) -> dict[str, Any]:
+        """A learner's progress from their answer records (question id -> record): questions
+        answered (right or wrong), answered right, and in all, with the header's sentence."""
+        mine = [answers.get(q.id) or {} for q in self.questions]
+        answered = sum(1 for a in mine if a.get("tries") or a.get("solved"))
+        right = sum(1 for a in mine if a.get("solved"))
+        total = len(self.questions)
+        return {
+            "answered": answered,
+            "right": right,
+            "total": total,
+            "text": f"{answered} of {total} answered, {right} right",
+        }
+
 
 def _read_yaml(path: Path) -> Any:
     try:

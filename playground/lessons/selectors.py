@@ -27,7 +27,8 @@ def progress_answers(*, user: User, session: Mapping[str, Any]) -> dict[str, dic
 
 
 def course_overview(*, user: User, session: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Each lesson with the visitor's progress: answered, solved, first-try counts and done."""
+    """Each lesson with the visitor's progress: answered (right or wrong), solved, first-try
+    counts and done."""
     answers = progress_answers(user=user, session=session)
     rows = []
     for lesson in course():
@@ -37,6 +38,7 @@ def course_overview(*, user: User, session: Mapping[str, Any]) -> list[dict[str,
             {
                 "lesson": lesson,
                 "questions": len(lesson.questions),
+                "answered": lesson.progress(mine)["answered"],
                 "solved": solved,
                 "first_try": sum(1 for a in mine.values() if a.get("first_try")),
                 "done": solved == len(lesson.questions),

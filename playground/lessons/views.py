@@ -7,7 +7,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from . import forms, selectors, services
+from . import forms, selectors, services, text
 from .loader import DEFAULT_PROFILE, Lesson, lesson_by_slug
 
 
@@ -57,10 +57,12 @@ def lesson_page(request: HttpRequest, slug: str) -> HttpResponse:
         name: selectors.lesson_run_id(lesson=lesson, profile=name, session=request.session)
         for name in lesson.profiles
     }
-    # The run shown beside the narrative moves with it: to the step's own pointer, else to its
-    # first question's, else to the run's start.
-    frame = ""
-    if runs.get(DEFAULT_PROFILE):
+    # The run shown beside the narrative moves with it: to the step of the question whose link
+    # started the run (?q=), else the step's own pointer, else its first question's, else the
+    # run's start.
+    asked = next((i for i in questions if i["q"].id == request.GET.get("q")), None)
+    frame = asked["run_url"] if asked else ""
+    if not frame and runs.get(DEFAULT_PROFILE):
         page = reverse("playground:run", args=[runs[DEFAULT_PROFILE]])
         own = selectors.pointer_hash(lesson, lesson.steps[step - 1].show)
         frame = page + own if own else ""
@@ -73,15 +75,16 @@ def lesson_page(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "lesson": lesson,
             "step": step,
-            "step_title": lesson.steps[step - 1].title,
+            "step_title": text.inline_html(lesson.steps[step - 1].title),
+            "title_html": text.inline_html(lesson.title),
             "step_html": selectors.step_html(lesson, step),
-            "steps": [(i + 1, s.title) for i, s in enumerate(lesson.steps)],
+            "steps": [(i + 1, s.title.replace("*", "")) for i, s in enumerate(lesson.steps)],
             "questions": questions,
             "runs": runs,
             "frame_url": frame,
             "cluster_id": selectors.lesson_cluster_id(lesson),
             "cluster": selectors.cluster_summary(lesson.cluster_text),
-            "solved": sum(1 for q in lesson.questions if (answers.get(q.id) or {}).get("solved")),
+            "progress": lesson.progress(answers),
             "next_lesson": selectors.next_lesson(lesson),
         },
     )
@@ -89,7 +92,8 @@ def lesson_page(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 def lesson_answer(request: HttpRequest, slug: str, qid: str) -> JsonResponse:
-    """Check one answer against the engine's run of the lesson; JSON with the explanation."""
+    """Check one answer against the engine's run of the lesson; JSON with the explanation and
+    the learner's progress in the lesson after it."""
     lesson = _lesson(slug)
     question = lesson.question(qid)
     if question is None:
@@ -104,7 +108,10 @@ def lesson_answer(request: HttpRequest, slug: str, qid: str) -> JsonResponse:
         user=request.user,
         session=request.session,
     )
-    return JsonResponse(result.to_dict())
+    answers = selectors.progress_answers(user=request.user, session=request.session)
+    return JsonResponse(
+        {**result.to_dict(), "progress": lesson.progress(answers.get(lesson.slug, {}))}
+    )
 
 
 @require_POST
@@ -121,6 +128,7 @@ def lesson_run(request: HttpRequest, slug: str) -> HttpResponse:
     )
     question = lesson.question(form.cleaned_data.get("question") or "")
     step = question.step if question else form.cleaned_data.get("step") or 1
-    return redirect(
-        reverse("playground:lesson", args=[lesson.slug]) + f"?step={step}#run-frame-box"
-    )
+    page = reverse("playground:lesson", args=[lesson.slug]) + f"?step={step}"
+    if question is not None:
+        page += f"&q={question.id}"  # the frame opens this question's step
+    return redirect(page + "#run-frame-box")

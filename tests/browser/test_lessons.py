@@ -165,7 +165,7 @@ def test_new_visitor_takes_lesson_one_from_the_home_page(page):
     page.open("/lessons/")
     row = _css(driver, "#lessons tr[data-lesson=scheduling-cycle]")
     assert "done" in row.get_attribute("class")
-    assert "5/5 answered, 4 right on the first try" in row.text
+    assert "5/5 answered, 5 right, 4 on the first try" in row.text
 
 
 def test_new_visitor_takes_the_preemption_lesson(page):
@@ -295,3 +295,49 @@ def test_course_and_home_pages_have_no_overlapping_text(page, path):
         page.open(path)
         name = "course" if path == "/lessons/" else "home"
         assert _shoot_and_check(driver, ARTIFACTS / f"{name}.png", min_texts=10) == []
+
+
+def _frame_step(driver):
+    """(cycle, point, label) of the step the framed run page shows (read in one script: the
+    timeline is redrawn while the run's stream catches up)."""
+    driver.switch_to.frame(_css(driver, "#run-frame"))
+    try:
+        return tuple(
+            driver.execute_script(
+                "const row = document.querySelector('#timeline tr.selected');"
+                "const label = document.getElementById('step-label');"
+                "return [row ? Number(row.dataset.cycle) : null,"
+                " label ? label.dataset.point || null : null, label ? label.textContent : ''];"
+            )
+        )
+    finally:
+        driver.switch_to.default_content()
+
+
+def test_each_questions_link_opens_its_own_step_beside_the_lesson(page):
+    """Lesson 6 step 4: the second question's button starts the run at its own step (cycle 3,
+    PodTopologySpread's Score), and then each question's link opens its own step."""
+    driver = page.driver
+    page.open("/lessons/topology-spread/?step=4")
+    _css(driver, "#q-default-spread-score .open-step").click()
+    _wait(driver, lambda d: d.find_elements("css selector", "#run-frame"))
+    _wait(driver, lambda d: _frame_step(d)[:2] == (3, "Score"))
+    assert "PodTopologySpread" in _frame_step(driver)[2]
+    for qid, want in [("quorum-feasible", (4, "Filter")), ("default-spread-score", (3, "Score"))]:
+        _css(driver, f"#q-{qid} .open-step").click()
+        _wait(driver, lambda d, want=want: _frame_step(d)[:2] == want)
+        assert "PodTopologySpread" in _frame_step(driver)[2]
+
+
+def test_progress_in_the_header_counts_each_answer_without_a_reload(page):
+    driver = page.driver
+    page.open("/lessons/scheduling-cycle/?step=2")
+    total = len(lesson_by_slug("scheduling-cycle").questions)
+    progress = _css(driver, "#lesson-progress")
+    assert progress.text == f"· 0 of {total} answered, 0 right"
+    assert _answer(driver, "reject-node-3", "TaintToleration")[0].startswith("Not quite")
+    _wait(driver, lambda d: progress.text == f"· 1 of {total} answered, 0 right")
+    assert _answer(driver, "feasible", "two")[0] == "Right: 2. First try!"
+    _wait(driver, lambda d: progress.text == f"· 2 of {total} answered, 1 right")
+    title = _css(driver, "#step-title").get_attribute("innerHTML")
+    assert title == "2. Filter: who <em>can</em> run it?"

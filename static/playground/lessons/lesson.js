@@ -32,6 +32,13 @@
       : `Not quite: the engine says ${reply.answer}.`;
     result.querySelector(".explanation").textContent = reply.explanation;
     if (reply.correct) form.classList.add("solved");
+    const progress = document.getElementById("lesson-progress");
+    if (progress && reply.progress) {
+      // Answered counts every question tried, right or wrong; right counts the solved ones.
+      progress.textContent = `· ${reply.progress.text}`;
+      progress.dataset.answered = String(reply.progress.answered);
+      progress.dataset.right = String(reply.progress.right);
+    }
     if (reply.lesson_done) document.body.classList.add("lesson-done");
   }
 

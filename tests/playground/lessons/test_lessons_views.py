@@ -47,7 +47,7 @@ def test_home_page_starts_newcomers_on_lesson_one(client):
 def test_lesson_page_shows_the_step_and_its_questions(client):
     lesson = course()[0]
     body = client.get(reverse("playground:lesson", args=[lesson.slug]) + "?step=2").content.decode()
-    assert lesson.steps[1].title in body
+    assert "Filter: who <em>can</em> run it?" in body
     for q in lesson.step_questions(2):
         assert f'id="q-{q.id}"' in body
 
@@ -95,7 +95,8 @@ def test_starting_the_lessons_run_shows_the_questions_step_beside_the_lesson(cli
     assert run.cluster.name == lesson.cluster_name
     assert response.status_code == 302
     assert response["Location"] == (
-        reverse("playground:lesson", args=[lesson.slug]) + f"?step={q.step}#run-frame-box"
+        reverse("playground:lesson", args=[lesson.slug])
+        + f"?step={q.step}&q={q.id}#run-frame-box"
     )
     page = client.get(reverse("playground:lesson", args=[lesson.slug]) + "?step=3").content.decode()
     permalink = reverse("playground:run", args=[run.pk]) + "#cycle=1&amp;step="
@@ -208,3 +209,80 @@ def test_queue_lesson_run_makes_its_scripted_change_and_the_glossary_links_to_it
     assert f'href="{run_url}?section=queue"' in body
     page = client.get(run_url).content.decode()
     assert 'id="section-cluster-events"' in page and 'id="queue"' in page
+
+
+def test_the_run_started_from_a_later_question_opens_that_questions_step(client):
+    """Lesson 6 step 4: the second question's button opens cycle 3's Score, not the step's own
+    cycle 4 Filter, and each question's link names its own step."""
+    from playground.lessons.checks import run_step
+    from playground.services import demo_load
+
+    demo_load()
+    lesson = lesson_by_slug("topology-spread")
+    first, second = lesson.step_questions(4)
+    response = client.post(
+        reverse("playground:lesson_run", args=[lesson.slug]),
+        {"profile": "default", "question": second.id},
+    )
+    page = client.get(response["Location"].split("#")[0]).content.decode()
+    run = Run.objects.latest("id")
+    run_of_lesson = lesson_runs(lesson=lesson)["default"]
+    url = reverse("playground:run", args=[run.pk])
+    for q in (first, second):
+        src = f"{url}#cycle={q.show.cycle}&amp;step={run_step(run_of_lesson, q.show)}"
+        assert f'id="q-{q.id}"' in page
+        assert f'class="open-step-page" href="{src}"' in page
+    assert (second.show.cycle, second.show.point) == (3, "Score")
+    src = f"{url}#cycle=3&amp;step={run_step(run_of_lesson, second.show)}"
+    assert f'id="run-frame" src="{src}"' in page
+
+
+def test_every_question_of_a_step_gets_a_link_to_its_step(client):
+    lesson = lesson_by_slug("scheduling-queue")
+    for step in range(1, len(lesson.steps) + 1):
+        page = client.get(reverse("playground:lesson", args=[lesson.slug]), {"step": step})
+        body = page.content.decode()
+        for q in lesson.step_questions(step):
+            form = body[body.index(f'id="q-{q.id}"') :]
+            form = form[: form.index("</form>")]
+            assert f"cycle {q.show.cycle}, {q.show.point}" in form, q.id
+
+
+def test_the_answers_json_carries_the_progress_counting_wrong_answers_as_answered(client):
+    lesson = course()[0]
+    total = len(lesson.questions)
+    page = client.get(reverse("playground:lesson", args=[lesson.slug])).content.decode()
+    assert f"· 0 of {total} answered, 0 right</span>" in page
+    wrong = _answer(client, lesson.slug, "first-pod", "report")
+    assert wrong["progress"] == {
+        "answered": 1,
+        "right": 0,
+        "total": total,
+        "text": f"1 of {total} answered, 0 right",
+    }
+    right = _answer(client, lesson.slug, "feasible", "two")
+    assert right["correct"] is True
+    assert right["progress"]["text"] == f"2 of {total} answered, 1 right"
+    page = client.get(reverse("playground:lesson", args=[lesson.slug])).content.decode()
+    assert f"· 2 of {total} answered, 1 right</span>" in page
+    assert "Answered, not right yet (1 try): try again." in page
+    course_page = client.get(reverse("playground:course")).content.decode()
+    assert f"2/{total} answered, 1 right, 1 on the first try" in course_page
+
+
+def test_signed_in_progress_json_counts_the_stored_answers(client, django_user_model):
+    client.force_login(django_user_model.objects.create_user("p", password="unused-pass-123"))
+    lesson = course()[0]
+    reply = _answer(client, lesson.slug, "pending-at-end", "Zero")
+    assert reply["correct"] is True
+    assert reply["progress"]["text"] == f"1 of {len(lesson.questions)} answered, 1 right"
+
+
+def test_markdown_in_step_headings_is_rendered_not_shown_as_asterisks(client):
+    lesson = course()[0]
+    assert lesson.steps[1].title == "Filter: who *can* run it?"
+    body = client.get(reverse("playground:lesson", args=[lesson.slug]), {"step": 2})
+    body = body.content.decode()
+    assert '<h2 id="step-title">2. Filter: who <em>can</em> run it?</h2>' in body
+    assert "*can*" not in body
+    assert 'title="Filter: who can run it?"' in body
