@@ -14,7 +14,7 @@ import yaml
 
 from scheduler_core import config as engine_config
 from scheduler_core.errors import ManifestError
-from scheduler_core.extender_policy import ExtenderPolicy, config_problems
+from scheduler_core.extender_policy import ExtenderBudget, ExtenderPolicy, config_problems
 from scheduler_core.framework.registry import Registry
 from scheduler_core.quantity import parse_quantity as parse_quantity_at
 
@@ -208,13 +208,17 @@ def extender_policy() -> ExtenderPolicy:
 
     The same policy is checked when a profile is saved and again by the engine on every call,
     so a profile saved before the policy changed, or a name that now resolves elsewhere, is
-    still refused when it runs.
+    still refused when it runs. Each call gives a fresh ``ExtenderBudget``: the time one run's
+    extender calls may take in all (``PLAYGROUND_EXTENDER_RUN_BUDGET_SECONDS``), so a run
+    whose extender never answers fails instead of holding its runner to its cycle cap.
     """
     from django.conf import settings
 
+    budget = float(getattr(settings, "PLAYGROUND_EXTENDER_RUN_BUDGET_SECONDS", 120))
     return ExtenderPolicy(
         allowed_hosts=tuple(settings.EXTENDER_ALLOWED_HOSTS),
         max_timeout_seconds=float(settings.EXTENDER_MAX_TIMEOUT_SECONDS),
+        budget=ExtenderBudget(budget),
     )
 
 

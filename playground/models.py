@@ -226,11 +226,19 @@ class Run(models.Model):
     lease_token = models.CharField(max_length=64, blank=True)
     heartbeat = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    # Whose share of the runners the run uses (``runs.limits.owner_key``): "user:12" for a
+    # signed-in user, "addr:..." for an anonymous visitor's address; "" for older runs.
+    owner_key = models.CharField(max_length=80, blank=True, default="")
+    # Its profile can keep it idle for long (a Permit plugin that waits, an extender).
+    can_wait = models.BooleanField(default=False)
+    # The execution holding the lease: "<worker host>|<pid>|<task id>" (stopped on a take-over).
+    holder = models.CharField(max_length=300, blank=True, default="")
 
     TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
 
     class Meta:
         ordering = ["-created", "-id"]
+        indexes = [models.Index(fields=["owner_key", "status"], name="run_owner_status")]
 
     @property
     def is_terminal(self) -> bool:

@@ -19,6 +19,7 @@ import base64
 import datetime
 import http.client
 import json
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Mapping, Sequence
@@ -47,6 +48,7 @@ MAX_EXTENDER_PRIORITY: Final = 10
 MAX_NODE_SCORE: Final = 100
 # Multiplies an extender score (with its weight) into the node score range.
 EXTENDER_SCORE_SCALE: Final = MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY
+_DEADLINE: Final = "context deadline exceeded"  # Go's words for a call that timed out
 
 _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
@@ -303,31 +305,13 @@ class HTTPExtender:
             )
         except ValueError as exc:
             raise ExtenderError(f'Post "{url}": {exc}') from exc
+        started = time.monotonic()
         try:
-            check_url(url, self.policy)
-            with self._opener.open(request, timeout=self.timeout) as resp:
-                status = resp.status
-                data = resp.read(self.policy.max_reply_bytes + 1) if status == 200 else b""
-        except ExtenderPolicyError as exc:
-            raise ExtenderError(f'Post "{url}": {exc}') from exc
-        except urllib.error.HTTPError as exc:
-            status = exc.code
-            exc.close()
-            data = b""
-        except TimeoutError as exc:
-            raise ExtenderError(
-                f'Post "{url}": context deadline exceeded (Client.Timeout exceeded while '
-                "awaiting headers)"
-            ) from exc
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                raise ExtenderError(
-                    f'Post "{url}": context deadline exceeded (Client.Timeout exceeded while '
-                    "awaiting headers)"
-                ) from exc
-            raise ExtenderError(f'Post "{url}": {exc.reason}') from exc
-        except (OSError, http.client.HTTPException, ValueError) as exc:
-            raise ExtenderError(f'Post "{url}": {exc}') from exc
+            status, data = self._post(url, request)
+        except ExtenderError as exc:
+            self._charge(url, started, timed_out=_DEADLINE in str(exc))
+            raise
+        self._charge(url, started, timed_out=False)
         if 300 <= status < 400:
             raise ExtenderError(
                 f"failed {verb} with extender at URL {url}, code {status}: "
@@ -341,6 +325,40 @@ class HTTPExtender:
                 f"{self.policy.max_reply_bytes} bytes"
             )
         return _decode(data)
+
+    def _charge(self, url: str, started: float, *, timed_out: bool) -> None:
+        """Count the call against the run's extender budget, if the policy has one."""
+        if self.policy.budget is not None:
+            self.policy.budget.charge(
+                url, time.monotonic() - started, timeout=self.timeout if timed_out else None
+            )
+
+    def _post(self, url: str, request: urllib.request.Request) -> tuple[int, bytes]:
+        """The reply's status and body (empty unless 200); ExtenderError when there is none."""
+        try:
+            check_url(url, self.policy)
+            with self._opener.open(request, timeout=self.timeout) as resp:
+                status = resp.status
+                data = resp.read(self.policy.max_reply_bytes + 1) if status == 200 else b""
+        except ExtenderPolicyError as exc:
+            raise ExtenderError(f'Post "{url}": {exc}') from exc
+        except urllib.error.HTTPError as exc:
+            status = exc.code
+            exc.close()
+            data = b""
+        except TimeoutError as exc:
+            raise ExtenderError(
+                f'Post "{url}": {_DEADLINE} (Client.Timeout exceeded while awaiting headers)'
+            ) from exc
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, TimeoutError):
+                raise ExtenderError(
+                    f'Post "{url}": {_DEADLINE} (Client.Timeout exceeded while awaiting headers)'
+                ) from exc
+            raise ExtenderError(f'Post "{url}": {exc.reason}') from exc
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            raise ExtenderError(f'Post "{url}": {exc}') from exc
+        return status, data
 
 
 def extenders_from_config(

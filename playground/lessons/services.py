@@ -124,9 +124,17 @@ def lessons_check(lessons: list[Lesson] | None = None) -> list[tuple[Lesson, lis
 
 
 def lesson_run_start(
-    *, lesson: Lesson, profile: str, user: User, session: MutableMapping[str, Any]
+    *,
+    lesson: Lesson,
+    profile: str,
+    user: User,
+    session: MutableMapping[str, Any],
+    owner: str | None = None,
 ) -> Run:
-    """A run of the lesson's demo cluster under its profile, remembered in the session."""
+    """A run of the lesson's demo cluster under its profile, remembered in the session.
+
+    ``owner`` is whose share of the runners it uses (``runs.limits.request_owner``); raises
+    runs.RunRefused when they have as many runs pending or running as they may."""
     cluster = Cluster.objects.filter(is_demo=True, owner=None, name=lesson.cluster_name).first()
     stored = Profile.objects.filter(
         is_demo=True, owner=None, name=lesson.profile_name(profile)
@@ -141,6 +149,7 @@ def lesson_run_start(
         profile=stored,
         label=f"Lesson {lesson.number}",
         script=lesson.script,
+        owner=owner,
     )
     mine = dict(session.get(SESSION_RUNS) or {})
     mine[lesson.slug] = {**(mine.get(lesson.slug) or {}), profile: run.pk}

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from ..runs import limits
+from ..runs.services import RunRefused
 from . import forms, selectors, services, text
 from .loader import DEFAULT_PROFILE, Lesson, lesson_by_slug
 
@@ -123,12 +126,20 @@ def lesson_run(request: HttpRequest, slug: str) -> HttpResponse:
     profile = form.cleaned_data.get("profile") or DEFAULT_PROFILE
     if profile not in lesson.profiles:
         raise Http404("No such profile")
-    services.lesson_run_start(
-        lesson=lesson, profile=profile, user=request.user, session=request.session
-    )
     question = lesson.question(form.cleaned_data.get("question") or "")
     step = question.step if question else form.cleaned_data.get("step") or 1
     page = reverse("playground:lesson", args=[lesson.slug]) + f"?step={step}"
     if question is not None:
         page += f"&q={question.id}"  # the frame opens this question's step
+    try:
+        services.lesson_run_start(
+            lesson=lesson,
+            profile=profile,
+            user=request.user,
+            session=request.session,
+            owner=limits.request_owner(request),
+        )
+    except RunRefused as err:
+        messages.error(request, str(err))
+        return redirect(page)
     return redirect(page + "#run-frame-box")

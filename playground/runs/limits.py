@@ -1,102 +1,222 @@
-"""Limits on runners: per user, runs running at once and runs that can wait at Permit; in
-embedded mode, runs running at once in all (the server's runner threads).
+"""Fair shares of the runners, and how many runs one owner may have at once.
 
-A run whose profile enables a Permit plugin (the "Approval gate" demo's ApprovalGate, a custom
-plugin that answers "wait N") can hold its runner for minutes while a pod waits for a user. In
-embedded mode the runners are a handful of threads, so one user may have at most
-``PLAYGROUND_PERMIT_RUNS_PER_USER`` such runs running; another one waits, and its page says
-why. How long a pod may wait at Permit is capped by ``PLAYGROUND_PERMIT_MAX_WAIT_SECONDS``
-(below the engine's own 15 minutes, as upstream).
+An owner is a signed-in user, or an anonymous visitor's address (``owner_key``). The runners are
+the server's runner threads (embedded, ``PLAYGROUND_EMBEDDED_RUNNERS``) or the Celery workers'
+slots (full stack, ``PLAYGROUND_WORKER_SLOTS``). Each rule below is checked when a run starts; a
+run that may not start yet stays pending and its page says why (``waiting_reason``):
+
+- one owner runs at most ``owner_share()`` runs at once: half the runners (at least one), and
+  no more than ``PLAYGROUND_RUNS_PER_USER``;
+- a run that can stay idle for long (a Permit plugin waiting for a user, an HTTP extender that
+  may time out: ``can_wait``) counts twice over: an owner has at most
+  ``PLAYGROUND_PERMIT_RUNS_PER_USER`` of them running, and all owners together hold at most
+  ``wait_slots()`` runners with them, so some runners are always left for the other runs;
+- embedded, a run waits while every runner thread is busy (a Celery task that starts has a slot).
+
+Starting a run counts every run of the owner that is pending or running, whatever its kind
+(plain runs, compares, lessons, runs with changes, tried changes): more than
+``PLAYGROUND_QUEUED_RUNS_PER_USER`` is refused at once (``start_refusal``).
+
+How long a pod may wait at Permit is capped by ``PLAYGROUND_PERMIT_MAX_WAIT_SECONDS`` (below the
+engine's own 15 minutes, as upstream).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
-from typing import Final
+from typing import Any, Final
 
 from django.conf import settings
+from django.db.models import Q
 
 from ..models import Run
 
 log = logging.getLogger(__name__)
 
 WAITING_FOR_RUNNER: Final = "waiting for a free runner"
+ANONYMOUS: Final = "anonymous"
+_ACTIVE: Final = (Run.Status.PENDING, Run.Status.RUNNING)
 
 
 def embedded_runners() -> int:
-    return int(getattr(settings, "PLAYGROUND_EMBEDDED_RUNNERS", 4))
+    return max(1, int(getattr(settings, "PLAYGROUND_EMBEDDED_RUNNERS", 4)))
 
 
-def _embedded() -> bool:
+def worker_slots() -> int:
+    return max(1, int(getattr(settings, "PLAYGROUND_WORKER_SLOTS", 4)))
+
+
+def embedded() -> bool:
     from config.celery import app
 
     return bool(app.conf.task_always_eager)
 
 
+def runner_slots() -> int:
+    """How many runs can execute at once: runner threads embedded, worker slots otherwise."""
+    return embedded_runners() if embedded() else worker_slots()
+
+
 def runs_per_user() -> int:
-    return int(getattr(settings, "PLAYGROUND_RUNS_PER_USER", 2))
+    return max(1, int(getattr(settings, "PLAYGROUND_RUNS_PER_USER", 2)))
 
 
 def permit_runs_per_user() -> int:
-    return int(getattr(settings, "PLAYGROUND_PERMIT_RUNS_PER_USER", 1))
+    return max(1, int(getattr(settings, "PLAYGROUND_PERMIT_RUNS_PER_USER", 1)))
+
+
+def queued_runs_per_user() -> int:
+    return max(2, int(getattr(settings, "PLAYGROUND_QUEUED_RUNS_PER_USER", 6)))
 
 
 def permit_max_wait_seconds() -> float:
     return float(getattr(settings, "PLAYGROUND_PERMIT_MAX_WAIT_SECONDS", 300))
 
 
-def _may_wait(run_id: int) -> bool:
-    """Whether a profile of the run's configuration has a Permit plugin."""
+def owner_share(slots: int | None = None) -> int:
+    """How many runs one owner may run at once: half the runners, at least one."""
+    slots = runner_slots() if slots is None else slots
+    return min(max(1, slots // 2), runs_per_user())
+
+
+def wait_slots(slots: int | None = None) -> int:
+    """How many runners all runs that can wait may hold together: a quarter (at least one) of
+    the runners stays for runs that cannot."""
+    slots = runner_slots() if slots is None else slots
+    return max(1, slots - max(1, slots // 4))
+
+
+# --- owners ---------------------------------------------------------------------------------
+
+
+def owner_key(*, user: Any = None, address: str = "") -> str:
+    """The owner a run's share is counted against: the user, else the visitor's address.
+
+    An IPv6 address counts as its /64 (one host can use a whole /64); an anonymous visitor
+    without an address shares one owner with every other such visitor.
+    """
+    if user is not None and getattr(user, "is_authenticated", False):
+        return f"user:{user.pk}"
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return ANONYMOUS
+    if ip.version == 6:
+        mapped = ip.ipv4_mapped
+        if mapped is None:
+            return f"addr:{ipaddress.ip_network(f'{ip}/64', strict=False)}"
+        ip = mapped
+    return f"addr:{ip}"
+
+
+def request_owner(request: Any) -> str:
+    """The owner of the runs a request starts."""
+    return owner_key(user=request.user, address=request.META.get("REMOTE_ADDR", ""))
+
+
+def run_owner(run: Run) -> str:
+    """The run's owner; runs stored before owners were kept count as their user's."""
+    return _row_owner(run.owner_key, run.started_by_id)
+
+
+def _owned_by(owner: str) -> Q:
+    if owner.startswith("user:"):
+        user_id = owner.removeprefix("user:")
+        return Q(owner_key=owner) | Q(owner_key="", started_by_id=user_id)
+    if owner == ANONYMOUS:
+        return Q(owner_key=owner) | Q(owner_key="", started_by__isnull=True)
+    return Q(owner_key=owner)
+
+
+def can_wait(config: dict[str, Any], owner: Any) -> bool:
+    """Whether a run of ``config`` can sit idle for long: a profile with a Permit plugin (it may
+    wait for a user), or HTTP extenders (each call may run to its timeout)."""
     from scheduler_core import config as engine_config
     from scheduler_core.framework.runtime import Framework
 
     from ..custom_plugins.services import registry_for
 
-    run = Run.objects.select_related("profile__owner").get(pk=run_id)
     try:
-        cfg = engine_config.load_config(run.config or {})
-        registry = registry_for(run.profile.owner)
+        cfg = engine_config.load_config(config or {})
+        if cfg.extenders:
+            return True
+        registry = registry_for(owner)
         return any(Framework(profile, registry).permit_plugins for profile in cfg.profiles)
     except Exception as err:  # a configuration that does not build fails the run when it runs
-        log.info("run %s: cannot tell whether it waits at Permit: %r", run_id, err)
+        log.info("cannot tell whether a run can wait: %r", err)
         return False
 
 
-def may_wait_at_permit(run: Run) -> bool:
-    return _may_wait(run.pk)
+# --- starting and waiting -------------------------------------------------------------------
+
+
+def start_refusal(owner: str, *, adding: int, excluding: tuple[int, ...] = ()) -> str:
+    """Why the owner may not start ``adding`` more runs ("" when they may).
+
+    Counts the owner's pending and running runs of every kind (``excluding`` the new ones, when
+    they are stored already).
+    """
+    limit = queued_runs_per_user()
+    rows = Run.objects.filter(_owned_by(owner), status__in=_ACTIVE).exclude(pk__in=excluding)
+    counts = dict.fromkeys(_ACTIVE, 0)
+    for status in rows.values_list("status", flat=True):
+        counts[status] += 1
+    have = sum(counts.values())
+    if have + adding <= limit:
+        return ""
+    new = "a run" if adding == 1 else f"{adding} runs"
+    return (
+        f"cannot start {new}: you have {counts[Run.Status.RUNNING]} running and "
+        f"{counts[Run.Status.PENDING]} waiting to start, and at most {limit} may be running or "
+        "waiting at once (runs, compares, lesson runs, runs with changes and tried changes all "
+        "count). Wait for one to finish, or cancel one from its page."
+    )
 
 
 def waiting_reason(run: Run) -> str:
-    """Why the pending run must wait before it starts ("" when it may start now).
-
-    Embedded, the server has ``embedded_runners()`` runner threads: when they all run, the
-    run waits for one, and says so. Per-user limits apply to runs started by a signed-in user
-    (anonymous visitors cannot start runs).
-    """
-    if _embedded():
-        busy = Run.objects.filter(status=Run.Status.RUNNING).exclude(pk=run.pk).count()
-        if busy >= embedded_runners():
-            return f"{WAITING_FOR_RUNNER}: all {busy} runners are busy"
-    if run.started_by_id is None:
-        return ""
-    running = list(
-        Run.objects.filter(started_by_id=run.started_by_id, status=Run.Status.RUNNING)
+    """Why the pending run must wait before it starts ("" when it may start now)."""
+    owner = run_owner(run)
+    others = list(
+        Run.objects.filter(status=Run.Status.RUNNING)
         .exclude(pk=run.pk)
-        .values_list("pk", flat=True)
+        .values_list("owner_key", "started_by_id", "can_wait")
     )
-    if not running:
-        return ""
-    if may_wait_at_permit(run):
-        at_permit = sum(1 for pk in running if _may_wait(pk))
+    slots = runner_slots()
+    mine = [w for key, by, w in others if _row_owner(key, by) == owner]
+    share = owner_share(slots)
+    if len(mine) >= share:
+        # One owner's runs (a Permit wait or a silent extender holds a runner for minutes)
+        # must not take every runner: this one waits, and says so on its page.
+        verb = "is" if len(mine) == 1 else "are"
+        return (
+            f"{WAITING_FOR_RUNNER}: {len(mine)} of your runs {verb} running, and one owner runs "
+            f"at most {share} at once (of {slots} runners)"
+        )
+    if run.can_wait:
+        waiting_mine = sum(mine)
         limit = permit_runs_per_user()
-        if at_permit >= limit:
-            runs = "run" if at_permit == 1 else "runs"
+        if waiting_mine >= limit:
+            runs = "run" if waiting_mine == 1 else "runs"
             return (
-                f"waiting: you already have {at_permit} {runs} that can wait at Permit "
-                f"(at most {limit}); allow, reject or cancel to go on"
+                f"waiting: you already have {waiting_mine} {runs} that can wait at Permit or on "
+                f"an extender (at most {limit}); allow, reject or cancel to go on"
             )
-    if len(running) >= runs_per_user():
-        # One user's runs (a Permit wait holds its runner for minutes) must not take every
-        # runner: this one waits, and says so on its page.
-        return f"{WAITING_FOR_RUNNER}: {len(running)} of your runs are running"
+        waiting_all = sum(w for _, _, w in others)
+        cap = wait_slots(slots)
+        if waiting_all >= cap:
+            kept = "1 is" if slots - cap == 1 else f"{slots - cap} are"
+            return (
+                f"{WAITING_FOR_RUNNER}: {waiting_all} runners hold runs that can wait at Permit "
+                f"or on an extender, the most they may (the other {kept} kept for runs that "
+                "cannot)"
+            )
+    if embedded() and len(others) >= slots:
+        return f"{WAITING_FOR_RUNNER}: all {len(others)} runners are busy"
     return ""
+
+
+def _row_owner(key: str, started_by_id: int | None) -> str:
+    if key:
+        return key
+    return f"user:{started_by_id}" if started_by_id is not None else ANONYMOUS

@@ -25,21 +25,19 @@ import contextlib
 import copy
 import json
 import logging
-import threading
 import uuid
-from collections import OrderedDict
+import zlib
 from collections.abc import Iterable, Sequence
-from datetime import datetime
 from functools import partial
 from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from .. import engine
 from ..models import Cluster, Profile, Run, RunCommand
-from . import limits
+from . import handoff, limits
 from .execution import (
     Cancelled,
     EventCycles,
@@ -62,17 +60,21 @@ __all__ = [
     "RunWaiting",
     "RunCommandRefused",
     "RunInvalid",
+    "RunRefused",
     "run_cancel",
     "run_change",
+    "run_claim",
     "run_command",
     "run_compare_start",
     "run_decide_permit",
     "run_apply_placements",
     "run_execute",
+    "run_execute_claimed",
     "run_recover_stale",
     "run_requeue_expired",
     "run_requeue_pending",
     "run_start",
+    "run_submit",
 ]
 
 WAITING_RETRY_SECONDS: Final = 2.0  # how soon a run waiting for a runner asks again
@@ -83,6 +85,10 @@ User = AbstractBaseUser | AnonymousUser
 
 class RunInvalid(ValueError):
     """A run that cannot start (invalid profile, unknown pods); nothing was stored."""
+
+
+class RunRefused(RunInvalid):
+    """The owner has as many runs pending or running as they may (``limits.start_refusal``)."""
 
 
 class RunCommandRefused(ValueError):
@@ -151,6 +157,7 @@ def _create(
     label: str,
     script: Sequence[ScriptStep] = (),
 ) -> Run:
+    """Store a new pending run (not queued yet: ``run_submit`` does that)."""
     config = _check_config(profile)
     snapshot, pending = _snapshot(cluster, pod_keys)
     _check_script(script, snapshot)
@@ -178,36 +185,35 @@ def _check_script(script: Sequence[ScriptStep], snapshot: list[dict[str, Any]]) 
         raise ScriptError(errors)
 
 
-def _queue(run: Run) -> None:
+def run_submit(*, runs: Sequence[Run], owner: str) -> None:
+    """Queue new runs for ``owner`` (``limits.owner_key``); every way of starting a run ends here.
+
+    Call it inside the transaction that stored the runs: raises RunRefused (and the caller's
+    transaction rolls back) when the owner would have more runs pending or running than they
+    may. Each run's task is queued after commit.
+    """
     from .tasks import enqueue_run
 
-    _hand_over(run)
-    transaction.on_commit(partial(enqueue_run, run.pk))
+    _lock_owner(owner)
+    refusal = limits.start_refusal(owner, adding=len(runs), excluding=tuple(r.pk for r in runs))
+    if refusal:
+        raise RunRefused(refusal)
+    for run in runs:
+        run.owner_key = owner
+        run.can_wait = limits.can_wait(run.config, run.profile.owner)
+        Run.objects.filter(pk=run.pk).update(owner_key=owner, can_wait=run.can_wait)
+    for run in runs:
+        handoff.hand_over(run)
+        transaction.on_commit(partial(enqueue_run, run.pk))
 
 
-# Embedded (tasks run in this process), a new run's snapshot is handed to its execution as the
-# list just stored, so the execution need not read and decode it again (0.1-0.2 s at thousands
-# of objects). Keyed by id and creation time (SQLite gives a deleted run's id again); the few
-# newest are kept, and a run executed elsewhere reads its snapshot from the database as always.
-HANDOFF_RUNS: Final = 4
-_handed: OrderedDict[tuple[int, datetime], list[Any]] = OrderedDict()
-_handed_lock = threading.Lock()
-
-
-def _hand_over(run: Run) -> None:
-    from config.celery import app
-
-    if not app.conf.task_always_eager:
-        return
-    with _handed_lock:
-        _handed[(run.pk, run.created)] = run.snapshot
-        while len(_handed) > HANDOFF_RUNS:
-            _handed.popitem(last=False)
-
-
-def _take_handed(run: Run) -> list[Any] | None:
-    with _handed_lock:
-        return _handed.pop((run.pk, run.created), None)
+def _lock_owner(owner: str) -> None:
+    """Serialise starts by one owner until the transaction ends, so two requests at once
+    cannot both pass the limit. SQLite needs nothing more: the new rows' insert holds its
+    single write lock until commit."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(owner.encode())])
 
 
 def run_start(
@@ -218,12 +224,15 @@ def run_start(
     pod_keys: Iterable[str] | None = None,
     label: str = "",
     script: Sequence[ScriptStep] = (),
+    owner: str | None = None,
 ) -> Run:
     """Store a pending run of ``profile`` over ``cluster`` and queue its task after commit.
 
     ``pod_keys`` (``namespace/name``) picks the pending pods to schedule; None means all.
-    ``script`` is the cluster changes made between cycles. Raises RunInvalid when the profile
-    is invalid or a key is not a pending pod, ScriptError when a step names an unknown target.
+    ``script`` is the cluster changes made between cycles. ``owner`` is whose share the run
+    uses (default: the user's; ``limits.request_owner`` for an anonymous visitor). Raises
+    RunInvalid when the profile is invalid or a key is not a pending pod (RunRefused when the
+    owner has too many runs), ScriptError when a step names an unknown target.
     """
     with transaction.atomic():
         run = _create(
@@ -234,14 +243,19 @@ def run_start(
             label=label,
             script=script,
         )
-        _queue(run)
+        run_submit(runs=[run], owner=owner or limits.owner_key(user=user))
     return run
 
 
 def run_compare_start(
-    *, user: User | None, cluster: Cluster, profile_a: Profile, profile_b: Profile
+    *,
+    user: User | None,
+    cluster: Cluster,
+    profile_a: Profile,
+    profile_b: Profile,
+    owner: str | None = None,
 ) -> tuple[Run, Run]:
-    """Two runs of the same cluster under two profiles (what-if)."""
+    """Two runs of the same cluster under two profiles (what-if); both count for the owner."""
     with transaction.atomic():
         a = _create(
             user=user,
@@ -260,8 +274,7 @@ def run_compare_start(
         a.compare_with, b.compare_with = b, a
         a.save(update_fields=["compare_with"])
         b.save(update_fields=["compare_with"])
-        _queue(a)
-        _queue(b)
+        run_submit(runs=[a, b], owner=owner or limits.owner_key(user=user))
     return a, b
 
 
@@ -410,22 +423,25 @@ def run_requeue_expired() -> list[int]:
     A worker killed mid-run leaves its message unacknowledged until the broker's visibility
     timeout (an hour in compose). Each worker's lease watchdog calls this instead: a running
     run whose heartbeat is older than the lease goes back to pending (so one watchdog, not
-    all, re-enqueues it) and a new delivery resumes it after its stored events. An execution
-    that was only slow finds its lease gone at its next flush and stops.
+    all, re-enqueues it) and a new delivery resumes it after its stored events.
+
+    The execution that held the lease is stopped first (``tasks.stop_holder``: its Celery task
+    is revoked and its process killed), so a cycle that outlived the lease cannot go on beside
+    the execution that takes over.
     """
-    from .tasks import enqueue_run
+    from .tasks import enqueue_run, stop_holder
 
     cutoff = timezone.now() - lease()
     expired = []
-    for run_id in Run.objects.filter(status=Run.Status.RUNNING, heartbeat__lt=cutoff).values_list(
-        "pk", flat=True
-    ):
+    stale = Run.objects.filter(status=Run.Status.RUNNING, heartbeat__lt=cutoff)
+    for run_id, holder in stale.values_list("pk", "holder"):
         with transaction.atomic():
             updated = Run.objects.filter(
-                pk=run_id, status=Run.Status.RUNNING, heartbeat__lt=cutoff
-            ).update(status=Run.Status.PENDING, lease_token="")
+                pk=run_id, status=Run.Status.RUNNING, heartbeat__lt=cutoff, holder=holder
+            ).update(status=Run.Status.PENDING, lease_token="", holder="")
         if updated:
             expired.append(run_id)
+            stop_holder(holder)
             transaction.on_commit(partial(enqueue_run, run_id))
     return expired
 
@@ -433,14 +449,18 @@ def run_requeue_expired() -> list[int]:
 # --- execute --------------------------------------------------------------------------------
 
 
-def _claim(run_id: int) -> tuple[Run, str, int] | None:
+Claim = tuple[Run, str, int]  # the run, this execution's lease token, the last stored seq
+
+
+def run_claim(*, run_id: int, holder: str = "") -> Claim | None:
     """Take the run for this execution; None when there is nothing (more) to do.
 
     Raises RunBusy while another execution holds the run, RunWaiting (after noting why on the
-    run) while its user has as many runs running as they may.
+    run) while it may not start yet (``limits.waiting_reason``). ``holder`` names the execution
+    (``tasks.holder_name``), so a take-over can stop it.
     """
     try:
-        return _claim_locked(run_id)
+        return _claim_locked(run_id, holder)
     except RunWaiting as waiting:
         run = Run.objects.get(pk=run_id)
         if run.summary.get("waiting") != waiting.message:
@@ -449,7 +469,7 @@ def _claim(run_id: int) -> tuple[Run, str, int] | None:
         raise
 
 
-def _claim_locked(run_id: int) -> tuple[Run, str, int] | None:
+def _claim_locked(run_id: int, holder: str) -> Claim | None:
     with transaction.atomic():
         try:
             # The snapshot is read when the execution needs it, unless it was handed over.
@@ -464,14 +484,17 @@ def _claim_locked(run_id: int) -> tuple[Run, str, int] | None:
             if age < lease():
                 raise RunBusy((lease() - age).total_seconds() + 0.5)
         if run.status == Run.Status.PENDING:
-            reason = limits.waiting_reason(run)  # per-user limits (limits.py)
+            reason = limits.waiting_reason(run)  # fair shares of the runners (limits.py)
             if reason:
                 raise RunWaiting(WAITING_RETRY_SECONDS, reason)
         if run.attempts >= MAX_ATTEMPTS:
+            # Each earlier execution was stopped when its lease ran out (run_requeue_expired).
             _finish_now(
                 run,
                 Run.Status.FAILED,
-                f"gave up after {run.attempts} attempts: the worker stopped each time",
+                f"gave up after {run.attempts} attempts: each one stopped renewing the run's "
+                f"lease for {lease().total_seconds():g} s (its worker stopped, or one cycle "
+                "took longer than that)",
             )
             return None
         token = uuid.uuid4().hex
@@ -480,26 +503,35 @@ def _claim_locked(run_id: int) -> tuple[Run, str, int] | None:
         run.heartbeat = now
         run.attempts += 1
         run.lease_token = token
+        run.holder = holder[:300]
         run.summary = {k: v for k, v in run.summary.items() if k != "waiting"}
         run.save(
-            update_fields=["status", "started", "heartbeat", "attempts", "lease_token", "summary"]
+            update_fields=[
+                *("status", "started", "heartbeat", "attempts", "lease_token", "holder"),
+                "summary",
+            ]
         )
-        handed = _take_handed(run)
+        handed = handoff.take(run)
         if handed is not None:
             run.snapshot_known(handed)
         return run, token, stored_last_seq(run_id)
 
 
-def run_execute(*, run_id: int) -> None:
+def run_execute(*, run_id: int, holder: str = "") -> None:
     """Drive the run to its end; a finished run returns at once (idempotent).
 
-    Raises RunBusy when another execution is alive. Engine errors and bad input end the run
-    as failed with the message saved.
+    Raises RunBusy when another execution is alive, RunWaiting while the run may not start.
+    Engine errors and bad input end the run as failed with the message saved.
     """
-    claim = _claim(run_id)
-    if claim is None:
-        return
+    claim = run_claim(run_id=run_id, holder=holder)
+    if claim is not None:
+        run_execute_claimed(claim)
+
+
+def run_execute_claimed(claim: Claim) -> None:
+    """Drive a run this execution claimed (``run_claim``) to its end."""
     run, token, stored_upto = claim
+    run_id = run.pk
     execution: Execution | None = None
     try:
         execution = Execution(run, token, stored_upto)

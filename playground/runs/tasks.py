@@ -2,55 +2,54 @@
 
 ``execute_run`` acknowledges its message only after the run is done (``acks_late``), so a worker
 that dies mid-run leaves the message to be delivered again; ``playground.runs.services`` makes a
-second delivery harmless.
+second delivery harmless. A run that may not start yet (its owner's share of the workers is
+taken, ``limits.waiting_reason``) does not hold the worker: its task is retried after a
+countdown, and the slot goes to the next message.
 
 Embedded mode (no broker configured, tasks eager) has no worker process: ``enqueue_run`` called
-from a request served by daphne runs the task on a thread of daphne's own event loop
-(``sync_to_async``), so the run's broadcasts reach the in-memory channel layer on that loop at
-once. A plain thread would not wake the loop (STACK.md: ~0.5 s per message).
+from a request served by daphne hands the run to the server's runner pool (``runners``), which
+runs it on threads of daphne's own event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from asgiref.sync import SyncToAsync, sync_to_async
+from asgiref.sync import SyncToAsync
 from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
 from django.db import close_old_connections
 
-from . import limits, services
+from . import services
+from .runners import RunnerPool
 
 log = logging.getLogger(__name__)
 
-_in_flight: set[Future[Any]] = set()
-_pool: ThreadPoolExecutor | None = None
-SPARE_THREADS = 2  # beyond the runners: a run's first look, to say it waits for a runner
+_pool: RunnerPool | None = None
+_pool_lock = threading.Lock()
 
 
-def _runner_pool() -> ThreadPoolExecutor:
-    """Embedded: the threads runs execute on (made on first use, so in daphne's own process).
+def holder_name(task_id: str = "") -> str:
+    """Who executes a run: ``<host>|<pid>|<Celery task id>`` (stored on the run at its claim)."""
+    return f"{socket.gethostname()}|{os.getpid()}|{task_id}"
 
-    More threads than runners: a run over the limit finds out on a spare thread, notes that it
-    waits for a free runner (its page says so) and hands the thread back until it retries.
-    """
+
+def runner_pool(loop: asyncio.AbstractEventLoop) -> RunnerPool:
+    """Embedded: the runner pool on the server's loop (made on first use, in daphne's process)."""
     global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(
-            max_workers=limits.embedded_runners() + SPARE_THREADS, thread_name_prefix="run"
-        )
-    return _pool
-
-
-def _on_runner(run_id: int) -> Any:
-    """A coroutine executing the run on a runner thread."""
-    return sync_to_async(_execute_here, thread_sensitive=False, executor=_runner_pool())(run_id)
+    with _pool_lock:
+        if _pool is None or _pool.loop is not loop:
+            if _pool is not None:
+                _pool.close()
+            _pool = RunnerPool(loop, holder=holder_name)
+        return _pool
 
 
 @shared_task(
@@ -63,14 +62,12 @@ def _on_runner(run_id: int) -> Any:
 )
 def execute_run(self: Any, run_id: int) -> None:
     try:
-        services.run_execute(run_id=run_id)
+        services.run_execute(run_id=run_id, holder=holder_name(self.request.id or ""))
     except services.RunBusy as busy:
         if self.request.is_eager:
-            if isinstance(busy, services.RunWaiting):
-                _retry_embedded(run_id, busy.retry_in)
-            return  # otherwise the same process is already driving it
-        # Come back when the other execution's lease would have run out: it finished by then,
-        # or it died and this delivery takes over.
+            return  # no worker to come back to: it stays pending (its page says why)
+        # Come back when the other execution's lease would have run out (it finished by then,
+        # or it died and this delivery takes over), or when a runner may be free for it.
         raise self.retry(countdown=busy.retry_in) from busy
 
 
@@ -82,50 +79,44 @@ def _server_loop() -> asyncio.AbstractEventLoop | None:
     return loop  # type: ignore[no-any-return]
 
 
-def _execute_here(run_id: int) -> None:
-    try:
-        execute_run.apply(args=(run_id,))
-    finally:
-        close_old_connections()
-
-
 def enqueue_run(run_id: int) -> None:
-    """Hand a run to a worker: the broker, or (embedded) daphne's loop, or eagerly here."""
+    """Hand a run to a worker: the broker, or (embedded) the runner pool, or eagerly here."""
     from config.celery import app
 
     loop = _server_loop() if app.conf.task_always_eager else None
     if loop is None:
         execute_run.delay(run_id)
         return
-    future = asyncio.run_coroutine_threadsafe(_on_runner(run_id), loop)
-    _in_flight.add(future)
-    future.add_done_callback(_done)
+    runner_pool(loop).submit(run_id)
 
 
-def _retry_embedded(run_id: int, delay: float) -> None:
-    """Embedded: try a run waiting for a runner again after ``delay`` seconds, on the loop."""
-    loop = _server_loop()
-    if loop is None:
-        return  # no server loop (a test calling the task eagerly): the caller retries
+def stop_holder(holder: str) -> None:
+    """Stop the execution named ``holder`` (a take-over): revoke its task and kill its process.
 
-    def again() -> None:
-        future = asyncio.ensure_future(_on_runner(run_id), loop=loop)
-        future.add_done_callback(lambda f: f.exception() if not f.cancelled() else None)
+    Full stack only (embedded, the server's runners are the only executions, and none is taken
+    over). A worker pool that cannot kill (solo, threads) leaves the old execution to find its
+    lease gone at its next flush.
+    """
+    from config.celery import app
 
-    loop.call_soon_threadsafe(loop.call_later, delay, again)
-
-
-def _done(future: Future[Any]) -> None:
-    _in_flight.discard(future)
-    if not future.cancelled() and future.exception() is not None:
-        log.error("embedded run failed", exc_info=future.exception())
+    task_id = holder.rpartition("|")[2]
+    if app.conf.task_always_eager or not task_id:
+        return
+    try:
+        app.control.revoke(task_id, terminate=True, signal="SIGKILL")
+    except Exception:  # the take-over goes on; the old execution stops at its next flush
+        log.exception("cannot stop task %s", task_id)
 
 
 async def wait_embedded(timeout: float = 10.0) -> None:
     """Wait until the runs started on this loop have finished (tests, shutdown)."""
-    pending = [asyncio.wrap_future(f) for f in list(_in_flight)]
-    if pending:
-        await asyncio.wait(pending, timeout=timeout)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while _pool is not None and _pool.loop is loop and loop.time() < deadline:
+        pending = [asyncio.wrap_future(f) for f in list(_pool.in_flight)]
+        if not pending:
+            return
+        await asyncio.wait(pending, timeout=max(0.0, deadline - loop.time()))
 
 
 @worker_ready.connect

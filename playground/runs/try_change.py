@@ -16,7 +16,8 @@ from django.db import transaction
 
 from .. import engine
 from ..models import Profile, Run
-from .services import _queue
+from . import limits
+from .services import RunRefused, run_submit
 
 KINDS: Final = {
     "weight": "set a Score plugin's weight",
@@ -152,6 +153,15 @@ def run_try_change(*, user: AbstractBaseUser, run: Run, change: ProfileChange) -
         problem = result.problems[0]
         raise ChangeInvalid(_field(problem.path), f"{problem.path}: {problem.message}")
     original = Run.objects.only("pod_keys", "script").get(pk=run.pk)
+    try:
+        return _start(user=user, run=run, original=original, change=change, config=config)
+    except RunRefused as err:
+        raise ChangeInvalid("kind", str(err)) from err
+
+
+def _start(
+    *, user: AbstractBaseUser, run: Run, original: Run, change: ProfileChange, config: Any
+) -> Run:
     with transaction.atomic():
         profile = Profile.objects.create(
             owner=user,
@@ -172,7 +182,7 @@ def run_try_change(*, user: AbstractBaseUser, run: Run, change: ProfileChange) -
             compare_with=run,
             summary=_fresh_summary(run),
         )
-        _queue(new)
+        run_submit(runs=[new], owner=limits.owner_key(user=user))
     return new
 
 

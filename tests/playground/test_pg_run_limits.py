@@ -69,7 +69,9 @@ def test_a_second_run_that_can_wait_at_permit_waits_for_the_first(
     first = _queued(user, cluster, gate, monkeypatch)
     _running(first)
     second = _queued(user, cluster, gate, monkeypatch)
-    message = "waiting: you already have 1 run that can wait at Permit (at most 1)"
+    message = (
+        "waiting: you already have 1 run that can wait at Permit or on an extender (at most 1)"
+    )
     _waits(second, message)
     page = alice_client.get(reverse("playground:run", args=[second.pk])).content.decode()
     assert "you already have 1 run that can wait at Permit" in page
@@ -100,12 +102,16 @@ def test_a_second_run_that_can_wait_at_permit_waits_for_the_first(
 
 
 def test_the_permit_limit_follows_its_setting(user, cluster, gate, monkeypatch, settings):
+    settings.PLAYGROUND_EMBEDDED_RUNNERS = 8  # an owner's share: 4, and at most 3 of theirs
     settings.PLAYGROUND_RUNS_PER_USER = 3
     settings.PLAYGROUND_PERMIT_RUNS_PER_USER = 2
     for _ in range(2):
         _running(_queued(user, cluster, gate, monkeypatch))
     third = _queued(user, cluster, gate, monkeypatch)
-    _waits(third, "waiting: you already have 2 runs that can wait at Permit (at most 2)")
+    _waits(
+        third,
+        "waiting: you already have 2 runs that can wait at Permit or on an extender (at most 2)",
+    )
 
 
 def test_embedded_runs_wait_while_every_runner_is_busy(

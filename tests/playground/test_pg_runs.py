@@ -23,7 +23,7 @@ from playground.models import (
     RunSnapshot,
 )
 from playground.profiles import services as profile_services
-from playground.runs import execution, selectors
+from playground.runs import execution, handoff, selectors
 from playground.runs import services as runs
 from playground.services import demo_load
 from scheduler_core.api import Pod as EnginePod
@@ -156,7 +156,7 @@ def test_an_embedded_run_uses_the_snapshot_handed_over_else_the_stored_one(
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         stored = runs.run_start(user=user, cluster=cluster, profile=profile)
-    runs._handed.clear()  # as in a worker process, which has nothing handed over
+    handoff.forget_all()  # as in a worker process, which has nothing handed over
     RunSnapshot.objects.filter(run=stored).update(manifests=[make_node("n9"), make_pod("z")])
     for callback in callbacks:
         callback()
