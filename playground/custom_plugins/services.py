@@ -13,6 +13,7 @@ from scheduler_core.framework.registry import Registry
 from scheduler_core.plugins.custom import (
     CelPluginError,
     CustomPluginSpec,
+    Meter,
     compile_spec,
     registry_of,
 )
@@ -210,12 +211,16 @@ def specs_for(user: User) -> list[CustomPluginSpec]:
     return specs
 
 
-def registry_for(user: User, extra: Iterable[CustomPluginSpec] = ()) -> Registry:
+def registry_for(
+    user: User, extra: Iterable[CustomPluginSpec] = (), *, meter: Meter | None = None
+) -> Registry:
     """The in-tree plugins, the playground's own and ``user``'s custom plugins; ``extra``
-    definitions (an import being previewed) take precedence over stored ones."""
+    definitions (an import being previewed) take precedence over stored ones. The custom
+    plugins spend ``meter``'s run budget and call its checkpoint (a run passes its own)."""
     from playground import plugins
 
     base = plugins.registry()
     by_name = {s.name: s for s in specs_for(user)}
     by_name.update((s.name, s) for s in extra)
-    return base.merged(registry_of([s for s in by_name.values() if s.name not in base]))
+    custom = [s for s in by_name.values() if s.name not in base]
+    return base.merged(registry_of(custom, meter))

@@ -31,6 +31,7 @@ from scheduler_core.cycle import CycleRecord
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.events import Event
 from scheduler_core.gcpause import existing_objects_frozen
+from scheduler_core.plugins.custom import Meter
 from scheduler_core.rebuild import PrefixWatch, eligible
 from scheduler_core.scheduler import Scheduler
 
@@ -39,6 +40,8 @@ from ..models import Node, Pod, Run, RunCommand, RunCycle, RunEvent
 from .charts import CYCLE_TYPES
 from .columns import CycleEncoder, summary
 from .limits import permit_max_wait_seconds
+from .midcycle import Interrupted, MidCycle
+from .outcome import ErrorTally
 from .packs import PACK, PACK_MAX, UNPACKED, expand
 from .rebuilt import recipe
 from .records import encode_record, recipe_row
@@ -190,6 +193,9 @@ class Execution:
         self.nodes_saved = bool(run.node_names)
         self.last_flush = time.monotonic()
         self.last_poll = 0.0
+        self.mid_cycle = MidCycle(self.run_id, token, lease())
+        self.errors = ErrorTally()
+        self.failure = ""  # why the run was stopped as failed, once it was
         self.snapshot: list[dict[str, Any]] = list(run.snapshot or [])
         self.pending = [
             pod_key(m) for m in self.snapshot if m.get("kind") == "Pod" and not is_bound(m)
@@ -247,6 +253,7 @@ class Execution:
 
     def on_cycle(self, rec: CycleRecord, cycle: int, now: float, seq: int) -> None:
         self.recorder.cycles_of.see("CycleStart", rec.pod, cycle)
+        self.errors.see(rec)
         rebuild_from = self.watch.see_cycle(rec)
         if seq <= self.stored_upto:
             if self.replayed.get(seq) != "CycleStart":
@@ -296,6 +303,7 @@ class Execution:
             )
             self.nodes_saved = self.nodes_saved or nodes is not None
         self.last_flush = time.monotonic()
+        self.mid_cycle.renewed_now()
         if batch:
             self.last_seq = item_last_seq(batch[-1])
         if not watched(self.run_id):
@@ -402,7 +410,9 @@ class Execution:
             clock=self.clock,
             on_event=self.on_event,
             on_cycle=self.on_cycle,  # a cycle is stored from its record: no events built
-            registry=registry_for(self.run.profile.owner),
+            registry=registry_for(
+                self.run.profile.owner, meter=Meter(checkpoint=self.mid_cycle.checkpoint)
+            ),
             plugin_events=plugins.EVENTS_TO_REGISTER,
             extender_policy=engine.extender_policy(),
         )
@@ -413,9 +423,15 @@ class Execution:
         )
         limit = 50 * (len(sched.outcomes) + 10)
         self.flush(force=True)
-        with existing_objects_frozen():  # the engine's state, built above
-            self._loop(sched, limit)
+        try:
+            with existing_objects_frozen():  # the engine's state, built above
+                self._loop(sched, limit)
+        except Interrupted as stop:
+            raise (LostLease() if stop.why == "lost" else Cancelled()) from None
         self.flush(force=True)
+        if self.failure:
+            self.finish(Run.Status.FAILED, error=self.failure, summary=self._summary()[1])
+            return
         self.write_back()
 
     def _loop(self, sched: Scheduler, limit: int) -> None:
@@ -441,6 +457,10 @@ class Execution:
                         continue
                     break
             self.cycles += ran
+            if self.errors.repeated:
+                scheduled, _ = self._counts()
+                self.failure = self.errors.stop_reason(scheduled=scheduled, total=len(self.pending))
+                break
             if self.cycles >= limit:
                 self.stopped_early = True
                 break
@@ -468,8 +488,11 @@ class Execution:
             "cycles": self.sched.cycle,
             "events": self.last_seq + 1,
         }
-        if self.stopped_early:
-            summary["note"] = f"stopped after {self.cycles} cycles"
+        notes = [f"stopped after {self.cycles} cycles"] if self.stopped_early else []
+        if self.errors.note():
+            notes.append(self.errors.note())
+        if notes:
+            summary["note"] = "; ".join(notes)
         # The ResourceClaims as the binding cycles left them, for "Apply placements".
         summary["claims"] = [
             claim.to_manifest() for claim in self.sched.cluster.objects.dra.claims.values()
@@ -478,6 +501,12 @@ class Execution:
 
     def write_back(self) -> None:
         placements, summary = self._summary()
+        failure = self.errors.finished_reason(
+            scheduled=summary["scheduled"], total=summary["total"]
+        )
+        if failure:  # every cycle ended in an Error: nothing to apply, and not a success
+            self.finish(Run.Status.FAILED, error=failure, summary=summary)
+            return
         with transaction.atomic():
             run = Run.objects.select_for_update().get(pk=self.run_id)
             if run.lease_token != self.token or run.status != Run.Status.RUNNING:
@@ -500,8 +529,11 @@ class Execution:
             ],
         )
 
-    def finish(self, status: str, *, error: str = "") -> None:
-        """End the run as cancelled or failed: keep what was stored, write no placements."""
+    def finish(
+        self, status: str, *, error: str = "", summary: dict[str, Any] | None = None
+    ) -> None:
+        """End the run as cancelled or failed: keep what was stored, write no placements
+        (``summary``: the run's summary, when it ran to an end of its own)."""
         if status == Run.Status.CANCELLED:
             self.flush()
         else:
@@ -517,6 +549,7 @@ class Execution:
                 scheduled, unschedulable = self._counts()
                 run.summary = {
                     **(run.summary or {}),
+                    **(summary or {}),
                     "scheduled": scheduled,
                     "unschedulable": unschedulable,
                 }
