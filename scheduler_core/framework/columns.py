@@ -369,6 +369,10 @@ class _IndexCache:
             cols = nodes[0].columns
             if cols is not None and nodes is cols.infos:  # a snapshot's whole node list
                 return cols, cols.all_rows()
+            if len(nodes) == 1:  # a per-node call, as a batch of one: not worth remembering
+                if cols is None:
+                    return None
+                return cols, np.array((nodes[0].index,), dtype=np.intp)
         for seq, seen_cols, seen_idx in self.entries:
             if seq is nodes:
                 return seen_cols, seen_idx

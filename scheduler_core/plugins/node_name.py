@@ -24,13 +24,12 @@ class NodeName:
     name = NAME
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        if not pod.node_name or pod.node_name == node_info.node.name:
-            return SUCCESS
-        return unresolvable(ERR_REASON)
+        return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> dict[int, Status]:
+        """A pod that names a node rejects every other node."""
         if not pod.node_name:
             return {}
         want = pod.node_name

@@ -29,15 +29,12 @@ class NodeUnschedulable:
     name = NAME
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        if not node_info.node.unschedulable:
-            return SUCCESS
-        if tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT):
-            return SUCCESS
-        return unresolvable(ERR_REASON_UNSCHEDULABLE)
+        return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> dict[int, Status]:
+        """A cordoned node rejects a pod that does not tolerate the unschedulable taint."""
         cols = columns_of(nodes)
         if cols is not None:
             if not cols[0].any_unschedulable:
