@@ -15,6 +15,7 @@ from django.db import transaction
 
 from scheduler_core.config import ConfigError
 from scheduler_core.config.migrate import IN_TREE, migrate
+from scheduler_core.config.reading import read_document
 from scheduler_core.plugins.custom import CustomPluginSpec
 
 from .. import engine, yaml_limits
@@ -65,6 +66,12 @@ def _definition_shape(doc: dict[str, Any]) -> str:
 
 
 def _documents(text: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[str]]:
+    if text.lstrip().startswith("{"):  # JSON, tabs and all, as kube-scheduler reads it
+        try:
+            docs = [read_document(text)]
+        except ConfigError as err:
+            return None, [], [f"{e.path}: {e.message}" if e.path else e.message for e in err.errors]
+        return _sorted_documents(docs)
     try:
         docs = [d for d in yaml_limits.load_all(text, IMPORT_BUDGET) if d is not None]
     except yaml_limits.YAMLLimitError as err:
@@ -75,6 +82,12 @@ def _documents(text: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]], 
         mark = getattr(err, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
         return None, [], [f"{where}invalid YAML: {getattr(err, 'problem', err)}"]
+    return _sorted_documents(docs)
+
+
+def _sorted_documents(
+    docs: list[Any],
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[str]]:
     config, definitions, problems = None, [], []
     for i, doc in enumerate(docs):
         if not isinstance(doc, dict):

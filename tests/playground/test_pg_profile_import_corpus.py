@@ -1,0 +1,48 @@
+"""The "Import an older configuration" page converts the public corpus as the CLI does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from playground.profiles.importing import profile_import_preview
+from scheduler_core.config.migrate import migrate
+
+pytestmark = pytest.mark.django_db
+
+CORPUS = Path(__file__).parents[1] / "scheduler_core/config/migrate_corpus"
+# Single-document files: the page also reads CustomPlugin documents after the configuration.
+FILES = sorted(
+    p.name for p in CORPUS.iterdir() if p.suffix in (".yaml", ".json") and "multidoc" not in p.name
+)
+
+
+# What the playground refuses on top of kube-scheduler: extenders on loopback addresses or with
+# long timeouts, custom plugins at PostFilter.
+PLAYGROUND_LIMITS = {
+    "policy-gpushare-extender.json": "extenders[0].urlPrefix: Forbidden: host 127.0.0.1",
+    "policy-kubernetes-examples-extender-tabs.json": "extenders[0].urlPrefix: Forbidden",
+    "policy-stork-extender.json": "extenders[0].httpTimeout: Invalid value: 300s",
+    "v1beta2-scheduler-plugins-capacityscheduling.yaml": "does not extend PostFilterPlugin",
+}
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_import_preview_gives_the_cli_conversion(name: str, user: Any) -> None:
+    text = (CORPUS / name).read_text()
+    preview = profile_import_preview(owner=user, text=text)
+    if name in PLAYGROUND_LIMITS:
+        (problem,) = preview.problems
+        assert PLAYGROUND_LIMITS[name] in problem
+    else:
+        assert preview.problems == []
+    assert preview.config == migrate(text).config
+    assert preview.placeholders == list(migrate(text).custom_plugins)
+
+
+def test_a_policy_nested_800_deep_is_a_problem_not_an_error(user: Any) -> None:
+    text = '{"kind": "Policy", "predicates": ' + "[" * 800 + "]" * 800 + "}"
+    preview = profile_import_preview(owner=user, text=text)
+    assert preview.problems == ["nested deeper than 64 levels"]
