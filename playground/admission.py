@@ -48,6 +48,8 @@ def check_pod(manifest: dict[str, Any], check: Callable[[Any, str], None]) -> No
             if not isinstance(container, dict):
                 raise ManifestError(f"spec.{field}[{i}]", "must be a mapping")
             resources = container.get("resources") or {}
+            if not isinstance(resources, dict):
+                raise ManifestError(f"spec.{field}[{i}].resources", "must be a mapping")
             for part in ("requests", "limits"):
                 _check_resource_map(
                     resources.get(part), f"spec.{field}[{i}].resources.{part}", check

@@ -365,9 +365,8 @@ PURE_PYTHON_VALUES: Final = 50_000  # above this many values the fast parser rea
 
 
 def _scan(text: str, budget: yaml_limits.Budget) -> yaml_limits.Tally:
-    """Count the input's documents and values while reading it, and stop at the budget's bounds
-    (before any document is built); JSON the YAML reader cannot follow is bounded by its commas
-    and colons, which are at least as many as its values, less one."""
+    """Count documents and values while reading, and stop at the budget's bounds; JSON that the
+    YAML reader cannot follow is bounded by its commas and colons (at least its values, less 1)."""
     try:
         tally = yaml_limits.scan(text, budget)
     except yaml_limits.YAMLLimitError as err:
@@ -491,7 +490,8 @@ def _unknown_fields(data: Mapping[str, Any]) -> list[str]:
     spec = data.get("spec")
     if kind == "Pod" and isinstance(spec, dict):
         for group in ("initContainers", "containers"):
-            for i, container in enumerate(spec.get(group) or []):
+            containers = spec.get(group)
+            for i, container in enumerate(containers if isinstance(containers, list) else []):
                 if not isinstance(container, dict):
                     continue
                 base = f"spec.{group}[{i}]"
@@ -507,7 +507,17 @@ def _unknown_fields(data: Mapping[str, Any]) -> list[str]:
 
 
 def check_object(obj: SourceObject) -> list[Problem]:
-    """Every problem with one object: names, labels, apiVersion, and what the engine refuses."""
+    """Every problem with one object: names, labels, apiVersion, and what the engine refuses.
+
+    A shape no check foresaw is still a problem of the object, never an error of the request.
+    """
+    try:
+        return _check_object(obj)
+    except (TypeError, AttributeError, ValueError, KeyError) as err:
+        return [obj.problem("", f"not a valid {obj.kind}: {type(err).__name__}: {err}")]
+
+
+def _check_object(obj: SourceObject) -> list[Problem]:
     data = obj.manifest
     problems = []
     kind = obj.kind

@@ -24,6 +24,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from ..models import Run
+from ..params import MAX_ID, bounded_int
 from . import catchup, selectors, services, stream
 
 MAX_FRAME_CHARS: Final = 4096
@@ -35,6 +36,14 @@ COMMANDS_PER_WINDOW: Final = 20
 COMMAND_WINDOW: Final = 10.0  # seconds
 CLOSE_NOT_FOUND = 4404
 CLOSE_FORBIDDEN = 4403
+
+
+class RefusedConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    """Any other ``ws/`` path (a malformed or forged run reference): the handshake is refused,
+    as for a run that does not exist, without an error in the server's log."""
+
+    async def connect(self) -> None:
+        await self.close(code=CLOSE_NOT_FOUND)
 
 
 class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
@@ -201,10 +210,7 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
 def _after(query_string: bytes) -> int:
     values = parse_qs(query_string.decode("latin-1")).get("after")
-    try:
-        return max(-1, int(values[0])) if values else -1
-    except ValueError:
-        return -1
+    return bounded_int(values[0] if values else None, -1, low=-1, high=MAX_ID)
 
 
 def _share(query_string: bytes) -> Any:

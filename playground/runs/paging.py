@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..params import bounded_int
 from . import charts
 
 PAGE_SIZE: Final = 50
@@ -45,11 +46,7 @@ class PageParams:
     @classmethod
     def from_query(cls, get: Mapping[str, Any]) -> PageParams:
         def number(name: str, default: int, low: int, high: int) -> int:
-            try:
-                value = int(get.get(name, default))
-            except (TypeError, ValueError):
-                value = default
-            return max(low, min(value, high))
+            return bounded_int(get.get(name), default, low=low, high=high)
 
         mode = get.get("mode", "weighted")
         fsort = get.get("fsort", "snapshot")

@@ -22,6 +22,7 @@ from scheduler_core.gcpause import with_collector_paused
 
 from ..clusters import selectors as cluster_selectors
 from ..models import Run
+from ..params import MAX_ID, bounded_int
 from ..profiles import selectors as profile_selectors
 from . import changes, overview, paging, queue_view, script, selectors, services, try_change
 from . import compare as compare_page
@@ -30,13 +31,6 @@ from .refs import run_ref
 
 TIMELINE_PAGE = 100
 EVENTS_PAGE = 5000
-
-
-def _int(value: Any, default: int) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return default
 
 
 def run_for_request(request: HttpRequest, pk: int) -> Run:
@@ -128,7 +122,7 @@ def run_events_json(request: HttpRequest, pk: int) -> JsonResponse:
     At most ``EVENTS_PAGE`` envelopes; ``more`` says to ask again from the last one's seq.
     """
     run = run_for_request(request, pk)
-    after = _int(request.GET.get("after"), -1)
+    after = bounded_int(request.GET.get("after"), -1, low=-1, high=MAX_ID)
     envelopes = selectors.run_event_messages(run_id=run.pk, after=after, limit=EVENTS_PAGE)
     return JsonResponse(
         {
@@ -159,8 +153,8 @@ def run_changes_json(request: HttpRequest, pk: int) -> JsonResponse:
 def run_cycles_json(request: HttpRequest, pk: int) -> JsonResponse:
     """One page of the cycle list (``offset``, ``limit``), searchable by pod, node or result."""
     run = run_for_request(request, pk)
-    offset = max(0, _int(request.GET.get("offset"), 0))
-    limit = min(max(1, _int(request.GET.get("limit"), TIMELINE_PAGE)), 1000)
+    offset = bounded_int(request.GET.get("offset"), 0)
+    limit = bounded_int(request.GET.get("limit"), TIMELINE_PAGE, low=1, high=1000)
     query = request.GET.get("q", "").strip()[:200]
     rows, count = selectors.run_cycle_summaries(run=run, offset=offset, limit=limit, query=query)
     return JsonResponse({"run": run.pk, "offset": offset, "count": count, "cycles": rows})
@@ -204,11 +198,11 @@ def run_usage_json(request: HttpRequest, pk: int) -> JsonResponse:
 def run_new(request: HttpRequest, pk: int) -> HttpResponse:
     """Start a run of the cluster under a profile, or two runs (what-if) with ``profile_b``."""
     cluster = cluster_selectors.cluster_for_user(request.user, pk)
-    profile_id = _int(request.POST.get("profile"), 0)
+    profile_id = bounded_int(request.POST.get("profile"), 0, high=MAX_ID)
     if not profile_id:
         return HttpResponseBadRequest("choose a profile")
     profile = profile_selectors.profile_for_user(request.user, profile_id)
-    other_id = _int(request.POST.get("profile_b"), 0)
+    other_id = bounded_int(request.POST.get("profile_b"), 0, high=MAX_ID)
     if other_id:
         other = profile_selectors.profile_for_user(request.user, other_id)
         try:
