@@ -15,6 +15,7 @@ from scheduler_core.explain.framework_steps import (
     explain_total,
     explain_weight,
 )
+from scheduler_core.explain.not_evaluated import explain_not_evaluated
 from scheduler_core.explain.preemption import explain_preemption
 from scheduler_core.explain.record import Explanation
 from scheduler_core.explain.scores import explain_score
@@ -32,7 +33,7 @@ def explain_node(ctx: CycleContext, node: str, plugin: str | None = None) -> lis
         pf = rec.pre_filter
         if (pf is not None and not pf.is_success()) or rec.pre_filter_nodes is not None:
             return [explain_pre_filter(ctx)]  # PreFilter kept the node from Filter
-        raise ExplainError(f"Filter did not evaluate node {node!r} in cycle {ctx.cycle}")
+        return [explain_not_evaluated(ctx, node)]
     out: list[Explanation] = []
     filters = [pl.name for pl in ctx.fwk.filter_plugins]
     if plugin is None or plugin in filters:
