@@ -108,6 +108,7 @@ def explain_preemption(ctx: CycleContext) -> Explanation:
             text=text,
         )
     victims = sorted(p.key for p in chosen.victims)
+    inputs["victimSelection"] = _victim_selection(ctx, ev, chosen.name, pdbs)
     lines = [
         f"{c['criterion']}: "
         + ", ".join(f"{n}={v}" for n, v in c["values"].items())
@@ -124,7 +125,8 @@ def explain_preemption(ctx: CycleContext) -> Explanation:
         f"{len(candidates)} candidate node(s) could take the pod after evictions; "
         f"{chosen.name} is chosen because {why_text}. Victims: "
         + ", ".join(f"{p.key} (priority {p.priority})" for p in chosen.victims)
-        + "."
+        + ". "
+        + " ".join(step["text"] for step in inputs["victimSelection"])
     )
     return explanation(
         ctx,
@@ -177,3 +179,45 @@ def _show(v: object) -> str:
     if isinstance(v, str):
         return "not started" if v == "\uffff" else v
     return str(v)
+
+
+def _victim_selection(
+    ctx: CycleContext, ev: Evaluator, node: str, pdbs: Any
+) -> list[dict[str, Any]]:
+    """selectVictimsOnNode on ``node`` step by step, in words: every lower-priority pod
+    removed, then each put back, highest priority first and PDB-violating ones first, and kept
+    only while the preemptor still fits. The steps are the engine's own (its trace)."""
+    trace: list[dict[str, Any]] = []
+    ni = ctx.node_info(node).clone()
+    priorities = {p.key: p.priority for p in ni.pods}
+    ev.select_victims_on_node(ctx.state.clone(), ctx.pod, ni, pdbs, trace=trace)
+    out: list[dict[str, Any]] = []
+    for step in trace:
+        if step["step"] == "remove":
+            shown = ", ".join(f"{k} (priority {priorities.get(k)})" for k in step["pods"])
+            text = (
+                f"On {node}, every pod of lower priority than {ctx.pod.key} (priority "
+                f"{ctx.pod.priority}) is removed first: {shown}. "
+                + (
+                    "Without them the pod fits, so each is then put back in turn, the most "
+                    "important first (higher priority, then earlier start; pods whose eviction "
+                    "would break a PodDisruptionBudget before the others), and stays only if "
+                    "the pod still fits."
+                    if step["fits"]
+                    else f"Even without them the pod does not fit: {step['message']}"
+                )
+            )
+        else:
+            pod = step["pod"]
+            pdb = (
+                " (its eviction would violate a PodDisruptionBudget)" if step["violatesPDB"] else ""
+            )
+            text = (
+                f"{pod} (priority {priorities.get(pod)}){pdb} put back: the pod still fits, so "
+                f"{pod} stays."
+                if step["fits"]
+                else f"{pod} (priority {priorities.get(pod)}){pdb} put back: the pod no longer "
+                f"fits, so {pod} is a victim."
+            )
+        out.append({**step, "text": text})
+    return out

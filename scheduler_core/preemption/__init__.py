@@ -212,8 +212,16 @@ class Evaluator:
         return non_violating[:wanted] + violating[:wanted], statuses, errors
 
     def select_victims_on_node(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo, pdbs: Sequence[KubeObject]
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        pdbs: Sequence[KubeObject],
+        trace: list[dict[str, Any]] | None = None,
     ) -> tuple[list[Pod], int, Status]:
+        """selectVictimsOnNode. ``trace``, when given, receives each step as it is taken (the
+        pods removed, whether the pod then fits, each reprieve tried and its answer), for
+        explanations: the steps are this function's own, not a second account of them."""
         fwk = self.fwk
 
         def remove(p: Pod) -> Status:
@@ -234,6 +242,15 @@ class Evaluator:
         if not potential:
             return [], 0, _NO_VICTIMS
         s = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        if trace is not None:
+            trace.append(
+                {
+                    "step": "remove",
+                    "pods": [p.key for p in potential],
+                    "fits": s.is_success(),
+                    "message": s.message(),
+                }
+            )
         if not s.is_success():
             return [], 0, s
         sort_by_importance(potential)
@@ -246,6 +263,10 @@ class Evaluator:
             if not st.is_success():
                 return False, st
             fits = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success()
+            if trace is not None:
+                trace.append(
+                    {"step": "reprieve", "pod": p.key, "violatesPDB": p in violating, "fits": fits}
+                )
             if not fits:
                 st = remove(p)
                 if not st.is_success():

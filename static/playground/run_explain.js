@@ -13,7 +13,7 @@
   const MAX_ROWS = 50; // rows of one input table; the rest is counted
   // Which explanation gives the number of which cell.
   const POINT_OF_MODE = { raw: "Score", normalized: "NormalizeScore", weighted: "Weight", filter: "Filter" };
-  const POINT_LABEL = { Weight: "×weight", Combine: "Combine" };
+  const POINT_LABEL = { Weight: "×weight", Combine: "Select host" };
   const CELL = "#score-table td.explain-cell, #filter-matrix td.explain-cell, #score-table button.explain-node";
 
   function el(tag, attrs, ...children) {
@@ -267,7 +267,14 @@
           el("td", {}, c.pdbViolations),
           el("td", {}, c.victims.length ? el("ul", { class: "victims" }, c.victims.map((v) => el("li", { "data-pod": v.pod },
             v.pod, ": priority ", el("span", { class: "priority" }, v.priority),
-            `, started ${v.startTime || "not yet"}, PDB violated: ${v.violatesPDB ? "yes" : "no"}`))) : "none"))))));
+            `, started ${v.startTime || "— no status.startTime, so it counts as started now (the latest)"}, PDB violated: ${v.violatesPDB ? "yes" : "no"}`))) : "none"))))));
+    }
+    const selection = inputs.victimSelection || [];
+    if (selection.length) {
+      // selectVictimsOnNode on the chosen node: why these victims and not the others.
+      out.push(el("h4", {}, `Why these victims on ${chosen}: remove, then put back while the pod fits`));
+      out.push(el("ol", { class: "victim-steps", id: "victim-selection" }, selection.map((s) =>
+        el("li", { class: s.step === "reprieve" ? (s.fits ? "kept" : "victim") : "removed", "data-pod": s.pod || "" }, s.text))));
     }
     const criteria = inputs.criteria || [];
     if (criteria.length) {
