@@ -132,15 +132,18 @@ class RunnerPool:
     def _next(self, tried: set[int]) -> int | None:
         """The waiting run to try now: fewest runs of its owner on the runners, then oldest.
 
-        With no runner free, only runs whose page does not say yet why they wait."""
+        With no runner free, or its owner at their share, only a run whose page does not say
+        yet why it waits (the claim notes it; the others need no trip to the database)."""
         self._read_owners()
+        share = limits.owner_share()
         with self._lock:
             free = len(self._running) < limits.embedded_runners()
             held = Counter(self._running.values())
             candidates = [
                 (held[entry.owner or limits.ANONYMOUS], entry.arrival, run_id)
                 for run_id, entry in self._waiting.items()
-                if run_id not in tried and (free or not entry.noted)
+                if run_id not in tried
+                and (not entry.noted or (free and held[entry.owner or limits.ANONYMOUS] < share))
             ]
         return min(candidates)[2] if candidates else None
 
