@@ -1,7 +1,8 @@
 """Django settings; everything that differs between machines is switched by environment variables.
 
 - ``DJANGO_DEBUG`` (default off; ``manage.py serve --debug`` turns it on for local use; refused
-  with a broker, i.e. in the full stack), ``DJANGO_SECRET_KEY`` (required with a broker; embedded
+  with a broker, i.e. in the full stack; served to loopback clients only, see config/asgi.py),
+  ``DJANGO_SECRET_KEY`` (required with a broker, and refused when weak unless DEBUG; embedded
   mode generates one in ``var/secret_key``), ``DJANGO_ALLOWED_HOSTS`` (comma separated).
 - ``DJANGO_HTTPS=1``: behind a TLS-terminating proxy (X-Forwarded-Proto): HTTPS redirect, HSTS
   (``DJANGO_HSTS_SECONDS``), secure cookies. docker-compose.yml sets it.
@@ -67,6 +68,35 @@ if not SECRET_KEY:
             "(python -c 'import secrets; print(secrets.token_urlsafe(50))')."
         )
     SECRET_KEY = _embedded_secret_key()
+
+# Keys that sign sessions and CSRF tokens must not be guessable: placeholders copied from a
+# README, Django's own generated development key, short or repetitive strings. DEBUG (local use)
+# takes any key.
+_PLACEHOLDER_KEYS = ("changeme", "change-me", "change_me", "placeholder", "your-secret", "secret")
+SECRET_KEY_MIN_LENGTH = 50
+
+
+def secret_key_problem(key: str) -> str:
+    """Why ``key`` is too weak to sign sessions ("" when it is not)."""
+    lowered = key.lower()
+    if not key.strip():
+        return "it is empty"
+    if lowered.startswith("django-insecure"):
+        return "it is Django's development key (django-insecure-...)"
+    if any(word in lowered for word in _PLACEHOLDER_KEYS):
+        return "it is a placeholder"
+    if len(key) < SECRET_KEY_MIN_LENGTH:
+        return f"it has {len(key)} characters, fewer than {SECRET_KEY_MIN_LENGTH}"
+    if len(set(key)) < 10 or key in (key + key)[1:-1]:
+        return "it repeats a few characters"
+    return ""
+
+
+if not DEBUG and (_problem := secret_key_problem(SECRET_KEY)):
+    raise ImproperlyConfigured(
+        f"DJANGO_SECRET_KEY is too weak: {_problem}. Use a long random string "
+        "(python -c 'import secrets; print(secrets.token_urlsafe(50))')."
+    )
 _HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 ALLOWED_HOSTS = [h.strip() for h in _HOSTS.split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [
@@ -203,6 +233,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# The debug page and error reports: URL passwords (REDIS_URL, CACHES, the channel layer's
+# hosts, CELERY_BROKER_URL, the environment under WSGI) scrubbed as well as secret-named settings.
+DEFAULT_EXCEPTION_REPORTER_FILTER = "config.reporting.ScrubbingReporterFilter"
+# Sign-in and sign-up throttling counts per client address (playground/throttle.py): behind N
+# proxies that append to X-Forwarded-For, the address the nearest untrusted hop gave.
+PLAYGROUND_TRUSTED_PROXIES = int(os.environ.get("PLAYGROUND_TRUSTED_PROXIES", 0))
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "playground:home"
 LOGOUT_REDIRECT_URL = "playground:home"

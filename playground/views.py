@@ -10,7 +10,7 @@ from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from . import forms
+from . import forms, throttle
 from .clusters import selectors as cluster_selectors
 from .lessons import selectors as lesson_selectors
 from .profiles import selectors as profile_selectors
@@ -44,9 +44,15 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def signup(request: HttpRequest) -> HttpResponse:
+    """One form; an address that created or tried to create many accounts lately gets a 429."""
+    if request.method == "POST" and throttle.signup_throttled(request):
+        return throttle.too_many(request, "sign-ups", throttle.limits().signup_window)
     form = forms.SignUpForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user)
-        return redirect("playground:home")
+    if request.method == "POST":
+        created = form.is_valid()
+        throttle.signup_attempted(request, created=created)
+        if created:
+            user = form.save()
+            login(request, user)
+            return redirect("playground:home")
     return render(request, "registration/signup.html", {"form": form})

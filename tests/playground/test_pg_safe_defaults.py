@@ -88,7 +88,7 @@ def test_embedded_mode_generates_a_private_key_once(tmp_path):
 def test_serve_debug_is_refused_on_a_public_interface():
     from django.core.management import CommandError, call_command
 
-    with pytest.raises(CommandError, match="--debug is for local use"):
+    with pytest.raises(CommandError, match="is for local use"):
         call_command("serve", "--debug", "--host", "0.0.0.0", "--no-demo")
 
 

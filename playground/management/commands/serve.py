@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import ipaddress
+
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+LOOPBACK_NAMES = ("localhost", "ip6-localhost")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` serves this machine only (127.0.0.0/8, ::1, localhost)."""
+    host = host.strip().strip("[]").lower()
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class Command(BaseCommand):
@@ -28,10 +41,15 @@ class Command(BaseCommand):
         from daphne.server import Server
 
         host, port = str(options["host"]), int(options["port"])  # type: ignore[call-overload]
-        if options["debug"]:
-            if host not in LOOPBACK_HOSTS:
-                raise CommandError("--debug is for local use: serve on 127.0.0.1 or localhost")
-            settings.DEBUG = True
+        debug = bool(options["debug"]) or settings.DEBUG
+        if debug and not is_loopback(host):
+            # However DEBUG was switched on (--debug, DJANGO_DEBUG, a settings module): its
+            # error pages show settings and source code.
+            raise CommandError(
+                "--debug (or DJANGO_DEBUG) is for local use: serve on 127.0.0.1 or localhost, "
+                f"not {host}"
+            )
+        settings.DEBUG = debug
         call_command("migrate", interactive=False, verbosity=1)
         if not options["no_demo"]:
             call_command("load_demo")
