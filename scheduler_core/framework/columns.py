@@ -432,3 +432,39 @@ def names_of(nodes: Sequence[NodeInfo]) -> list[str]:
         names = [ni.node.name for ni in nodes]
     _CACHE.names = (nodes, names)
     return names
+
+
+class NodeMasks:
+    """Label predicates over a list of nodes as bool arrays aligned with it: read from the
+    snapshot's columns when the nodes are column-backed, else evaluated node by node. Either
+    way the predicate is the selector's own, so a plugin states its rule once, over masks."""
+
+    __slots__ = ("nodes", "found")
+
+    def __init__(self, nodes: Sequence[NodeInfo]) -> None:
+        self.nodes = nodes
+        self.found = columns_of(nodes)
+
+    def selector(self, selector: Selector) -> Array:
+        """Selector.matches on each node's labels."""
+        if self.found is not None:
+            cols, idx = self.found
+            return cols.selector_mask(selector)[idx]
+        return self._each(lambda ni: selector.matches(ni.node.labels))
+
+    def node_selector(self, selector: NodeSelector) -> Array:
+        """NodeSelector.matches on each node (labels and metadata.name)."""
+        if self.found is not None:
+            cols, idx = self.found
+            return cols.node_selector_mask(selector)[idx]
+        return self._each(lambda ni: selector.matches(ni.node.labels, ni.node.name))
+
+    def node_selector_term(self, term: NodeSelectorTerm) -> Array:
+        """NodeSelectorTerm.matches on each node (labels and metadata.name)."""
+        if self.found is not None:
+            cols, idx = self.found
+            return cols.node_selector_term_mask(term)[idx]
+        return self._each(lambda ni: term.matches(ni.node.labels, ni.node.name))
+
+    def _each(self, predicate: Callable[[NodeInfo], bool]) -> Array:
+        return np.fromiter(map(predicate, self.nodes), dtype=bool, count=len(self.nodes))

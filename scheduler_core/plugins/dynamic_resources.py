@@ -37,7 +37,7 @@ from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import (
     FrozenState,
     ScoreValues,
-    default_normalize_score,
+    normalize_node_scores,
     normalize_values,
 )
 from scheduler_core.plugins.volume_storage import quote
@@ -313,8 +313,7 @@ class DynamicResources:
         return normalize_values(MAX_NODE_SCORE, False, raw)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
-        default_normalize_score(MAX_NODE_SCORE, False, scores)
-        return SUCCESS
+        return normalize_node_scores(self.normalize_batch, state, pod, scores)
 
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         s = state.get(_STATE_KEY)

@@ -10,8 +10,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from scheduler_core.api import Taint, Toleration
+from scheduler_core.api import Pod, Taint, Toleration
 from scheduler_core.framework.cycle_state import CycleState, StateData
+from scheduler_core.framework.status import SUCCESS, Status
 from scheduler_core.framework.types import NodeScore
 
 # Scores of many nodes: a list, or an int64 array when computed over node columns.
@@ -19,24 +20,17 @@ ScoreValues = Any
 
 
 def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeScore]) -> None:
-    """Scale scores to [0, max_priority] by the highest (integer division), maybe reversed."""
-    max_count = max((s.score for s in scores), default=0)
-    if max_count <= 0:
-        if reverse:
-            for s in scores:
-                s.score = max_priority
-        return
-    for s in scores:
-        v = (
-            max_priority * s.score // max_count
-            if s.score >= 0
-            else -((-max_priority * s.score) // max_count)
-        )
-        s.score = max_priority - v if reverse else v
+    """Scale scores to [0, max_priority] by the highest, maybe reversed (normalize_values on
+    the NodeScores, in place)."""
+    values = normalize_values(max_priority, reverse, [s.score for s in scores])
+    for s, v in zip(scores, values, strict=True):
+        s.score = v
 
 
 def normalize_values(max_priority: int, reverse: bool, values: ScoreValues) -> ScoreValues:
-    """default_normalize_score over plain values (the batch form of NormalizeScore): an int64
+    """DefaultNormalizeScore over plain values: each times max_priority, divided by the highest
+    (Go's integer division, which truncates toward zero), then subtracted from max_priority
+    when reversed; a highest of 0 or less leaves them (reversed: all max_priority). An int64
     array gives an int64 array, a list a list."""
     column = isinstance(values, np.ndarray)
     arr = values if column else np.asarray(values, dtype=np.int64)
@@ -46,16 +40,28 @@ def normalize_values(max_priority: int, reverse: bool, values: ScoreValues) -> S
     max_count = int(np.maximum.reduce(arr))
     if max_count <= 0:
         out = np.full(len(arr), max_priority, dtype=np.int64) if reverse else arr
-    elif int(np.minimum.reduce(arr)) >= 0:
-        # Non-negative values: floor division is Go's truncation.
-        out = max_priority * arr // max_count
+    else:
+        out = max_priority * arr
+        if int(np.minimum.reduce(arr)) >= 0:
+            out //= max_count  # floor division is truncation for non-negative values
+        else:
+            out = np.where(out >= 0, out // max_count, -(-out // max_count))
         if reverse:
             out = max_priority - out
-    else:
-        scores = [NodeScore("", v) for v in arr.tolist()]
-        default_normalize_score(max_priority, reverse, scores)
-        out = np.asarray([s.score for s in scores], dtype=np.int64)
     return out if column else out.tolist()
+
+
+def normalize_node_scores(
+    batch: Callable[[CycleState, Pod, ScoreValues], ScoreValues],
+    state: CycleState,
+    pod: Pod,
+    scores: list[NodeScore],
+) -> Status:
+    """NormalizeScore over NodeScores through a plugin's ``normalize_batch`` (its one rule)."""
+    values = batch(state, pod, [s.score for s in scores])
+    for s, v in zip(scores, values, strict=True):
+        s.score = int(v)
+    return SUCCESS
 
 
 def tolerations_tolerate_taint(tolerations: Sequence[Toleration], taint: Taint) -> bool:

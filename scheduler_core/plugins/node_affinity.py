@@ -11,7 +11,7 @@ from typing import Any, Final
 import numpy as np
 
 from scheduler_core.api import Node, Pod
-from scheduler_core.framework.columns import columns_of
+from scheduler_core.framework.columns import NodeMasks
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
@@ -27,7 +27,7 @@ from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import (
     FrozenState,
     ScoreValues,
-    default_normalize_score,
+    normalize_node_scores,
     normalize_values,
 )
 from scheduler_core.queue.events import NODE, ClusterEvent, ClusterEventWithHint, QueueingHint
@@ -73,10 +73,6 @@ def matching_terms(terms: Sequence[PreferredTerm], node_info: NodeInfo) -> list[
     """The preferred terms the node matches (each adds its weight to the score)."""
     node = node_info.node
     return [t for t in terms if t.term.matches(node.labels, node.name)]
-
-
-def _score_terms(terms: Sequence[PreferredTerm], node_info: NodeInfo) -> int:
-    return sum(t.weight for t in matching_terms(terms, node_info))
 
 
 def _has_key(mapping: Any, *path: str) -> bool:
@@ -134,43 +130,26 @@ class NodeAffinity:
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        node = node_info.node
-        if self.added_node_selector is not None and not self.added_node_selector.matches(
-            node.labels, node.name
-        ):
-            return _ENFORCED
-        s = state.get(_PRE_FILTER_KEY)
-        req = s if isinstance(s, RequiredNodeAffinity) else RequiredNodeAffinity(pod)
-        if not req.matches(node_info):
-            return _NOT_MATCHED
-        return SUCCESS
+        return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> dict[int, Status]:
-        out: dict[int, Status] = {}
-        found = columns_of(nodes)
-        if found is not None:
-            cols, idx = found
-            enforced = np.zeros(len(idx), dtype=bool)
-            if self.added_node_selector is not None:
-                enforced = ~cols.node_selector_mask(self.added_node_selector)[idx]
-                for p in np.flatnonzero(enforced).tolist():
-                    out[p] = _ENFORCED
-            s = state.get(_PRE_FILTER_KEY)
-            req = s if isinstance(s, RequiredNodeAffinity) else RequiredNodeAffinity(pod)
-            ok = np.ones(cols.n, dtype=bool)
-            if req.selector is not None:
-                ok &= cols.selector_mask(req.selector)
-            if req.affinity is not None:
-                ok &= cols.node_selector_mask(req.affinity)
-            for p in np.flatnonzero(~ok[idx] & ~enforced).tolist():
-                out[p] = _NOT_MATCHED
-            return out
-        for i, ni in enumerate(nodes):
-            st = self.filter(state, pod, ni)
-            if st.code:
-                out[i] = st
+        """The profile's addedAffinity first (its own reason), then the pod's nodeSelector and
+        required node affinity (computed here when PreFilter did not run)."""
+        masks = NodeMasks(nodes)
+        enforced = np.zeros(len(nodes), dtype=bool)
+        if self.added_node_selector is not None:
+            enforced = ~masks.node_selector(self.added_node_selector)
+        s = state.get(_PRE_FILTER_KEY)
+        req = s if isinstance(s, RequiredNodeAffinity) else RequiredNodeAffinity(pod)
+        ok = ~enforced
+        if req.selector is not None:
+            ok &= masks.selector(req.selector)
+        if req.affinity is not None:
+            ok &= masks.node_selector(req.affinity)
+        out = dict.fromkeys(np.flatnonzero(enforced).tolist(), _ENFORCED)
+        out.update(dict.fromkeys(np.flatnonzero(~ok & ~enforced).tolist(), _NOT_MATCHED))
         return out
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
@@ -193,8 +172,8 @@ class NodeAffinity:
         return self.added_pref_terms or (), terms or ()
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        added, own = self.preferred_terms(state, pod)
-        return _score_terms(added, node_info) + _score_terms(own, node_info), SUCCESS
+        scores, status = self.score_columns(state, pod, (node_info,))
+        return int(scores[0]), status
 
     def score_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -205,27 +184,20 @@ class NodeAffinity:
     def score_columns(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[Any, Status]:
-        """Score for many nodes as an int64 array: each matching term's weight, added over
-        node masks."""
-        found = columns_of(nodes)
-        s = state.get(_PRE_SCORE_KEY)
-        terms = s.terms if isinstance(s, _PreScoreState) else pod.preferred_node_terms
-        if found is None:
-            scores = [self.score(state, pod, ni)[0] for ni in nodes]
-            return np.asarray(scores, dtype=np.int64), SUCCESS
-        cols, idx = found
-        acc = np.zeros(cols.n, dtype=np.int64)
-        for group in (self.added_pref_terms, terms):
-            for t in group or ():
-                acc += cols.node_selector_term_mask(t.term) * t.weight
-        return acc[idx], SUCCESS
+        """Score for many nodes as an int64 array: the weights of the preferred terms each
+        node matches (the profile's addedAffinity ones and the pod's), added over masks."""
+        added, own = self.preferred_terms(state, pod)
+        masks = NodeMasks(nodes)
+        acc = np.zeros(len(nodes), dtype=np.int64)
+        for t in (*added, *own):
+            acc += masks.node_selector_term(t.term) * t.weight
+        return acc, SUCCESS
 
     def normalize_batch(self, state: CycleState, pod: Pod, raw: ScoreValues) -> ScoreValues:
         return normalize_values(MAX_NODE_SCORE, False, raw)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
-        default_normalize_score(MAX_NODE_SCORE, False, scores)
-        return SUCCESS
+        return normalize_node_scores(self.normalize_batch, state, pod, scores)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [

@@ -21,9 +21,9 @@ from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import (
     FrozenState,
     ScoreValues,
-    default_normalize_score,
     do_not_schedule_taint,
     find_untolerated_taint,
+    normalize_node_scores,
     normalize_values,
     tolerations_tolerate_taint,
 )
@@ -102,8 +102,7 @@ class TaintToleration:
         return normalize_values(MAX_NODE_SCORE, True, raw)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
-        default_normalize_score(MAX_NODE_SCORE, True, scores)
-        return SUCCESS
+        return normalize_node_scores(self.normalize_batch, state, pod, scores)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
