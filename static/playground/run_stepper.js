@@ -111,7 +111,8 @@
       if (!s) return;
       $("step-position").textContent = `step ${state.step + 1} / ${d.steps.length}`;
       $("step-position").dataset.step = String(state.step);
-      $("step-label").textContent = s.label;
+      // The engine's Combine step is upstream's weighted sum of scores and select host.
+      $("step-label").textContent = s.point === "Combine" ? "Select host" : s.label;
       $("step-label").dataset.point = s.point;
       $("step-label").dataset.plugin = s.plugin;
       $("step-why").textContent = s.why;

@@ -346,3 +346,24 @@ def test_the_loader_requires_each_question_to_name_its_step(tmp_path):
     with pytest.raises(loader.LessonError) as err:
         loader.load_lesson(lesson_dir)
     assert str(err.value).startswith("01-bad/questions.yaml[0].show: is required")
+
+
+def test_the_course_names_each_stage_and_the_configuration_one_way():
+    """Upstream's names: the weighted sum of scores, then select host (never "combine"); a
+    scheduler configuration holds profiles."""
+    import re
+
+    from playground.lessons.selectors import glossary
+
+    texts = [e["text"] for e in glossary()] + [e["term"] for e in glossary()]
+    for lesson in loader.course():
+        texts += [lesson.title, lesson.summary]
+        texts += [f"{s.title}\n{s.body}" for s in lesson.steps]
+        texts += [f"{q.prompt}\n{q.explanation}" for q in lesson.questions]
+    for text in texts:
+        assert not re.search(r"\bcombin", text, re.IGNORECASE), text
+        assert not re.search(r"\bweighted sum\b(?!\s+of\s+scores)", text), text
+    terms = {e["term"]: e["text"] for e in glossary()}
+    assert "profiles list" in terms["profile"]
+    assert "KubeSchedulerConfiguration" in terms["scheduler configuration"]
+    assert {"weighted sum of scores", "select host"} <= set(terms)
