@@ -17,6 +17,8 @@ from typing import Any, Final
 import yaml
 from django.conf import settings
 
+from scheduler_core.workloads import CONTROLLER_KINDS, check_controller
+
 from . import engine, kube, yaml_limits
 from .yaml_limits import BoundedLoader
 
@@ -42,14 +44,6 @@ KINDS: Final[dict[str, tuple[str, bool]]] = {
     "Job": ("batch/v1", True),
     "Pod": ("v1", True),
 }
-CONTROLLER_KINDS: Final = (
-    "Deployment",
-    "ReplicaSet",
-    "StatefulSet",
-    "DaemonSet",
-    "ReplicationController",
-    "Job",
-)
 # Export order: what an object refers to comes before it.
 EXPORT_ORDER: Final = tuple(KINDS)
 
@@ -552,9 +546,7 @@ def _check_object(obj: SourceObject) -> list[Problem]:
         problems.append(obj.problem(err.path, err.message))
     if kind in CONTROLLER_KINDS:
         template = (data.get("spec") or {}).get("template")
-        if not isinstance(template, dict) or not isinstance(template.get("spec"), dict):
-            problems.append(obj.problem("spec.template", "Required value: a pod template"))
-        else:
+        if isinstance(template, dict) and isinstance(template.get("spec"), dict):
             pod = {
                 "apiVersion": "v1",
                 "kind": "Pod",
@@ -568,26 +560,9 @@ def _check_object(obj: SourceObject) -> list[Problem]:
             labels = (template.get("metadata") or {}).get("labels")
             for path, message in kube.check_labels(labels, "spec.template.metadata.labels"):
                 problems.append(obj.problem(path, message))
-        most = int(getattr(settings, "PLAYGROUND_BULK_MAX", 1000))
-        for field_name in ("replicas", "parallelism", "completions"):
-            value = (data.get("spec") or {}).get(field_name)
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < 0
-            ):
-                problems.append(
-                    obj.problem(
-                        f"spec.{field_name}",
-                        f"Invalid value: {value!r}: must be greater than or equal to 0",
-                    )
-                )
-            elif isinstance(value, int) and value > most:  # each one becomes a stored Pod
-                problems.append(
-                    obj.problem(
-                        f"spec.{field_name}",
-                        f"Invalid value: {value}: the playground creates at most {most} pods "
-                        "per workload",
-                    )
-                )
+        most = int(getattr(settings, "PLAYGROUND_BULK_MAX", 1000))  # each replica is a stored Pod
+        for path, message in check_controller(data, most):
+            problems.append(obj.problem(path, message))
     return problems
 
 
