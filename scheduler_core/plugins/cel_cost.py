@@ -31,6 +31,7 @@ expression that is not a short literal.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Iterable, Mapping
@@ -78,6 +79,14 @@ class Shape:
     elem: Shape | None = None
     key: Shape | None = None
     fields: tuple[tuple[str, Shape], ...] = ()
+    _hash: int = dataclasses.field(default=0, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        # Shapes key the estimate cache at every call: hash a nested shape once.
+        if not self._hash:
+            value = hash((self.n, self.w, self.elem, self.key, self.fields)) or 1
+            object.__setattr__(self, "_hash", value)
+        return self._hash
 
     def field(self, name: str) -> Shape:
         for key, shape in self.fields:
@@ -95,6 +104,12 @@ def join(a: Shape | None, b: Shape | None) -> Shape:
         return b or SCALAR
     if b is None:
         return a
+    flat = a.elem is None and b.elem is None and a.key is None and b.key is None
+    if flat and not a.fields and not b.fields:  # texts and scalars: the larger, when one is
+        if a.n >= b.n and a.w >= b.w:
+            return a
+        if b.n >= a.n and b.w >= a.w:
+            return b
     names = sorted({k for k, _ in a.fields} | {k for k, _ in b.fields})
     return Shape(
         max(a.n, b.n),
@@ -105,13 +120,25 @@ def join(a: Shape | None, b: Shape | None) -> Shape:
     )
 
 
+def _up(n: int) -> int:
+    """``n`` rounded up to three significant bits (at most 1/8 more): nearby sizes share one
+    bound, so an estimate made for one node serves the next."""
+    if n < 16:
+        return n
+    step = 1 << (n.bit_length() - 3)
+    return -(-n // step) * step
+
+
+@functools.lru_cache(maxsize=1024)
 def _text(n: int) -> Shape:
+    n = _up(n)
     return Shape(n=n, w=2 + n // 16)
 
 
 def shape_of(value: Any, fields: Iterable[str] | None = None) -> Shape:
-    """The exact bound of a Python value as expressions see it; with ``fields``, of a dict's
-    named fields only (the others are never read)."""
+    """A bound of a Python value as expressions see it (sizes rounded up a little); with
+    ``fields``, of a dict's named fields only (the others are never read). A nested dict's
+    fields are bounded together (``elem``)."""
     if isinstance(value, (str, bytes)):
         return _text(len(value))
     if isinstance(value, (list, tuple)):
@@ -120,7 +147,7 @@ def shape_of(value: Any, fields: Iterable[str] | None = None) -> Shape:
         for item in value:
             s = shape_of(item)
             elem, w = join(elem, s), w + s.w + 1
-        return Shape(len(value), w, elem)
+        return Shape(_up(len(value)), _up(w), elem)
     if isinstance(value, Mapping):
         if fields is not None:
             known = tuple((f, shape_of(value[f])) for f in sorted(fields) if f in value)
@@ -128,14 +155,10 @@ def shape_of(value: Any, fields: Iterable[str] | None = None) -> Shape:
             return Shape(len(value), w, None, None, known)
         elem = key = None
         w = 2 * ENTRY
-        record = len(value) <= 16 and all(isinstance(k, str) for k in value)
-        shapes = []
         for k, v in value.items():
             ks, vs = shape_of(k), shape_of(v)
             key, elem, w = join(key, ks), join(elem, vs), w + ks.w + vs.w + ENTRY
-            if record:
-                shapes.append((str(k), vs))
-        return Shape(len(value), w, elem, key, tuple(sorted(shapes)))
+        return Shape(_up(len(value)), _up(w), elem, key)
     return SCALAR
 
 
@@ -416,10 +439,16 @@ class Analysis:
             out[name] = value
         return out
 
-    def cost(self, values: Mapping[str, Any]) -> int:
-        """Units one evaluation over ``values`` (as ``variables`` cuts them) does at most."""
+    def cost(self, values: Mapping[str, Any], known: Mapping[str, Shape] | None = None) -> int:
+        """Units one evaluation over ``values`` (as ``variables`` cuts them) does at most;
+        ``known``: bounds already measured (of the fields this expression reads)."""
+        known = known or {}
         shapes = tuple(
-            shape_of(values[name], fields) if name in values else SCALAR
+            known[name]
+            if name in known
+            else shape_of(values[name], fields)
+            if name in values
+            else SCALAR
             for name, fields in self.uses.items()
         )
         return self._estimate(shapes)

@@ -32,7 +32,14 @@ from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.status import SUCCESS, Code, Status
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
-from scheduler_core.plugins.cel_cost import CALL_LIMIT, CYCLE_BUDGET, RUN_BUDGET, Analysis
+from scheduler_core.plugins.cel_cost import (
+    CALL_LIMIT,
+    CYCLE_BUDGET,
+    RUN_BUDGET,
+    Analysis,
+    Shape,
+    shape_of,
+)
 from scheduler_core.plugins.cel_parse import CostError
 from scheduler_core.plugins.helpers import default_normalize_score
 
@@ -265,6 +272,11 @@ class CustomPlugin:
         # being scheduled, not the cycle state): evaluated once per node object, not per pod.
         self._node_only = {point for point, c in compiled.items() if _reads_node_only(c)}
         self._memo: dict[tuple[str, str], tuple[object, Any]] = {}
+        # A node's value and the bound of what a point reads of it, while its NodeInfo is the
+        # same object at the same generation (pods added or removed bump it); the last pod's.
+        self._nodes: dict[tuple[str, str], tuple[NodeInfo, int, dict[str, Any], Shape]] = {}
+        self._pod: tuple[Pod, dict[str, Any]] | None = None
+        self._pod_shapes: dict[str, Shape] = {}  # of self._pod, per point
 
     # -- evaluation -----------------------------------------------------------------------------
 
@@ -276,7 +288,11 @@ class CustomPlugin:
         return data
 
     def _eval(
-        self, point: str, variables: dict[str, Any], state: CycleState | None = None
+        self,
+        point: str,
+        variables: dict[str, Any],
+        state: CycleState | None = None,
+        known: Mapping[str, Shape] | None = None,
     ) -> tuple[Any, Status | None]:
         """The expression's value, or (None, Error status) naming plugin, point and position.
 
@@ -285,7 +301,7 @@ class CustomPlugin:
         """
         c = self.compiled[point]
         variables["args"] = self.args
-        cost = c.analysis.cost(variables)
+        cost = c.analysis.cost(variables, known)
         if cost > CALL_LIMIT:
             return None, self._error(
                 point, f"cost limit exceeded ({cost:,} > {CALL_LIMIT:,} units) in {c.source!r}"
@@ -324,7 +340,18 @@ class CustomPlugin:
             hit = self._memo.get(key)
             if hit is not None and hit[0] is info.node:
                 return hit[1], None
-        value, err = self._eval(point, self._variables(state, pod, node_value(info)), state)
+        entry = self._nodes.get(key)
+        if entry is None or entry[0] is not info or entry[1] != info.generation:
+            node = node_value(info)
+            fields = self.compiled[point].analysis.uses.get("node", frozenset())
+            entry = (info, info.generation, node, shape_of(node, fields))
+            self._nodes[key] = entry
+        variables = self._variables(state, pod, entry[2])
+        pod_shape = self._pod_shapes.get(point)
+        if pod_shape is None:
+            fields = self.compiled[point].analysis.uses.get("pod", frozenset())
+            pod_shape = self._pod_shapes[point] = shape_of(variables["pod"], fields)
+        value, err = self._eval(point, variables, state, {"node": entry[3], "pod": pod_shape})
         if err is None and point in self._node_only:
             self._memo[key] = (info.node, value)
         return value, err
@@ -340,7 +367,9 @@ class CustomPlugin:
         self, state: CycleState | None, pod: Pod, node: dict[str, Any]
     ) -> dict[str, Any]:
         values = self._state(state).values if state is not None else {}
-        return {"pod": pod_value(pod), "node": node, "state": dict(values)}
+        if self._pod is None or self._pod[0] is not pod:
+            self._pod, self._pod_shapes = (pod, pod_value(pod)), {}
+        return {"pod": self._pod[1], "node": node, "state": dict(values)}
 
     def _node_by_name(self, node_name: str) -> dict[str, Any]:
         info = None

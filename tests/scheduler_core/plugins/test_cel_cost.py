@@ -211,3 +211,17 @@ def test_the_checkpoint_runs_before_each_evaluation_and_may_stop_the_engine() ->
     with pytest.raises(_Stop):
         sched.run_until_idle(max_cycles=1)
     assert len(calls) == 3
+
+
+def test_a_node_is_measured_again_once_pods_were_added_to_it() -> None:
+    spec = CustomPluginSpec("Pods", {"filter": "node.pods.all(p, p.name != '')"})
+    sched = Scheduler(
+        _config("Pods"),
+        [make_node("n1"), *(make_pod(f"p{i}") for i in range(3))],
+        registry=in_tree_registry().merged(registry_of([spec])),
+    )
+    sched.run_until_idle(max_cycles=10)
+    plugin = sched.frameworks["default-scheduler"].plugins["Pods"]
+    info, generation, value, shape = plugin._nodes[("filter", "n1")]
+    assert [p["name"] for p in value["pods"]] == ["p0", "p1"]  # the third pod's cycle saw two
+    assert generation == info.generation - 1 and shape.field("pods").n == 2
