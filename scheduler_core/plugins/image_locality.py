@@ -36,10 +36,13 @@ def scaled_image_score(state: ImageStateSummary, total_nodes: int) -> int:
     return int(float(state.size) * spread)
 
 
-def calculate_priority(sum_scores: int, num_containers: int) -> int:
+def calculate_priority(sum_scores: Any, num_containers: int) -> Any:
+    """The score from the summed image scores, clipped to [23 MB, 1000 MB per container] and
+    scaled to [0, MAX_NODE_SCORE]: an int gives an int, an int64 array an array."""
     max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
-    sum_scores = max(MIN_THRESHOLD, min(sum_scores, max_threshold))
-    return MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+    clipped = np.maximum(MIN_THRESHOLD, np.minimum(sum_scores, max_threshold))
+    out = MAX_NODE_SCORE * (clipped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+    return out if isinstance(out, np.ndarray) else int(out)
 
 
 def _image_scores(cols: NodeColumns, image: str, total_nodes: int) -> Array:
@@ -63,59 +66,46 @@ class ImageLocality:
         self.handle = handle
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        total = self.handle.snapshot.num_nodes()
-        states = node_info.image_states
-        total_score = 0
-        for c in pod.init_containers + pod.containers:
-            st = states.get(normalized_image_name(c.image))
-            if st is not None:
-                total_score += scaled_image_score(st, total)
-        n = len(pod.init_containers) + len(pod.containers)
-        return calculate_priority(total_score, n), SUCCESS
+        scores, status = self.score_columns(state, pod, (node_info,))
+        return int(scores[0]), status
 
     def score_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status]:
-        """Score for many nodes; a node with none of the pod's images scores the minimum."""
         scores, status = self.score_columns(state, pod, nodes)
         return scores.tolist(), status
 
     def score_columns(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[Any, Status]:
-        """score_batch as an int64 array."""
+        """Score for many nodes as an int64 array: each of the pod's images present on a node
+        adds its size scaled by how many nodes have it; the sum makes the priority."""
         n = len(pod.init_containers) + len(pod.containers)
-        zero = calculate_priority(0, n)
         found = columns_of(nodes)
-        if found is not None and n > 0 and not found[0].any_images:
-            return np.full(len(nodes), zero, dtype=np.int64), SUCCESS
+        if found is not None and not found[0].has_images[found[1]].any():
+            # No node has an image: every node scores what an empty sum does.
+            return np.full(len(nodes), calculate_priority(0, n), dtype=np.int64), SUCCESS
         total = self.handle.snapshot.num_nodes()
-        images = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
-        if found is not None and n > 0:
-            cols, idx = found
-            if not cols.has_images[idx].any():
-                return np.full(len(nodes), zero, dtype=np.int64), SUCCESS
-            # Each image's scaled score per node is kept with the snapshot's columns.
-            sums = np.zeros(len(idx), dtype=np.int64)
-            for img in images:
-                sums += _image_scores(cols, img, total)[idx]
-            max_threshold = MAX_CONTAINER_THRESHOLD * n
-            clipped = np.minimum(np.maximum(sums, MIN_THRESHOLD), max_threshold)
-            scaled = MAX_NODE_SCORE * (clipped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
-            return scaled, SUCCESS
-        out: list[int] = []
-        for ni in nodes:
-            states = ni.image_states
-            if not states:
-                out.append(zero)
-                continue
-            total_score = 0
-            for img in images:
-                st = states.get(img)
-                if st is not None:
-                    total_score += scaled_image_score(st, total)
-            out.append(calculate_priority(total_score, n) if total_score else zero)
-        return np.asarray(out, dtype=np.int64), SUCCESS
+        sums = np.zeros(len(nodes), dtype=np.int64)
+        for c in pod.init_containers + pod.containers:
+            sums += _image_column(nodes, found, normalized_image_name(c.image), total)
+        return calculate_priority(sums, n), SUCCESS
+
+
+def _image_column(
+    nodes: Sequence[NodeInfo], found: tuple[NodeColumns, Array] | None, image: str, total: int
+) -> Array:
+    """scaled_image_score of ``image`` on each node (0 where absent): kept with the snapshot's
+    columns when the nodes are column-backed, else read node by node."""
+    if found is not None:
+        cols, idx = found
+        return _image_scores(cols, image, total)[idx]
+    out = np.zeros(len(nodes), dtype=np.int64)
+    for i, ni in enumerate(nodes):
+        st = ni.image_states.get(image)
+        if st is not None:
+            out[i] = scaled_image_score(st, total)
+    return out
 
 
 def new(args: Any, handle: Handle) -> ImageLocality:
