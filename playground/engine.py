@@ -7,6 +7,8 @@ validation come from ``scheduler_core.config``; manifests are checked by ``playg
 
 from __future__ import annotations
 
+import copy
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -188,11 +190,10 @@ def evaluate_config(
     try:
         cfg = engine_config.load_config(source)
     except engine_config.ConfigError as err:
-        return ConfigResult(
-            None,
-            tuple(FieldProblem(e.path, e.message) for e in getattr(err, "errors", ()))
-            or (FieldProblem("", str(err)),),
+        found = tuple(FieldProblem(e.path, e.message) for e in getattr(err, "errors", ())) or (
+            FieldProblem("", str(err)),
         )
+        return ConfigResult(None, found + _problems_beside(source or {}, found, registry))
     except (ValueError, TypeError, KeyError) as err:
         return ConfigResult(None, (FieldProblem("", str(err)),))
     effective = engine_config.dump_config(cfg)
@@ -259,6 +260,17 @@ def _weight_overflow_problem(index: int, overflow: Any, written: dict[str, Any])
         else:
             continue
         break
+    if overflow.wrapped:
+        negative = _first_negative_weight(index, plugins)
+        if negative is not None:
+            path, name, weight = negative
+            return FieldProblem(
+                path,
+                f"weight {weight} of {name}: kube-scheduler v1.35 refuses it here, since a "
+                "negative weight before other Score plugins makes its overflow check wrap "
+                "around (total score of Score plugins could overflow); use 0 or more, or list "
+                "it after the others.",
+            )
     explanation = (
         f"kube-scheduler adds up weight x 100 for each Score plugin in order (the score list, "
         f"then multiPoint) and checks each against 9223372036854775807 minus the total so far, "
@@ -274,6 +286,74 @@ def _weight_overflow_problem(index: int, overflow: Any, written: dict[str, Any])
     else:
         explanation += f", and {overflow.plugin}'s weight {overflow.weight} x 100 exceeds the rest."
     return FieldProblem(path, f"total score of Score plugins could overflow ({explanation})")
+
+
+def _first_negative_weight(
+    index: int, plugins: dict[str, Any]
+) -> tuple[str, str, int] | None:
+    """(path, plugin, weight) of the first Score plugin written with a negative weight."""
+    for point in ("score", "multiPoint"):
+        for j, entry in enumerate((plugins.get(point) or {}).get("enabled") or []):
+            weight = entry.get("weight") if isinstance(entry, dict) else None
+            if isinstance(weight, int) and weight < 0:
+                path = f"profiles[{index}].plugins.{point}.enabled[{j}].weight"
+                return path, str(entry.get("name")), weight
+    return None
+
+
+def _problems_beside(
+    source: dict[str, Any], found: tuple[FieldProblem, ...], registry: Registry
+) -> tuple[FieldProblem, ...]:
+    """What else kube-scheduler would refuse, so a form shows every problem after one save:
+    unknown plugins, and the framework's own checks on the configuration with the fields
+    already found invalid left out (when they are plain fields that can be)."""
+    seen = {p.path for p in found}
+    more = [p for p in _unknown_plugins(source, set(plugin_names(registry))) if p.path not in seen]
+    trimmed = copy.deepcopy(source)
+    for problem in found:
+        if not _drop_path(trimmed, problem.path):
+            return tuple(more)
+    # Unknown plugins left out too (last first, so earlier indexes stay right).
+    for problem in reversed(more):
+        _drop_item(trimmed, problem.path.removesuffix(".name"))
+    try:
+        cfg = engine_config.load_config(trimmed)
+    except (engine_config.ConfigError, ValueError, TypeError, KeyError):
+        return tuple(more)
+    seen |= {p.path for p in more}
+    more.extend(p for p in _framework_problems(cfg, trimmed, registry) if p.path not in seen)
+    return tuple(more)
+
+
+def _drop_item(config: dict[str, Any], path: str) -> None:
+    """Remove the list item ``path`` names (``profiles[0].plugins.score.enabled[2]``)."""
+    head, _, index = path.rpartition("[")
+    parts = re.findall(r"([^.\[\]]+)|\[(\d+)\]", head)
+    node: Any = config
+    try:
+        for key, i in parts:
+            node = node[int(i)] if i else node[key]
+        del node[int(index.rstrip("]"))]
+    except (KeyError, IndexError, TypeError, ValueError):
+        return
+
+
+def _drop_path(config: dict[str, Any], path: str) -> bool:
+    """Remove the mapping key ``path`` names (``profiles[0].percentageOfNodesToScore``);
+    False when it names a list item or cannot be found (removing it would shift paths)."""
+    parts = re.findall(r"([^.\[\]]+)|\[(\d+)\]", path)
+    if not parts or parts[-1][1]:
+        return False
+    node: Any = config
+    for key, index in parts[:-1]:
+        try:
+            node = node[int(index)] if index else node[key]
+        except (KeyError, IndexError, TypeError):
+            return False
+    if not isinstance(node, dict) or parts[-1][0] not in node:
+        return False
+    del node[parts[-1][0]]
+    return True
 
 
 def _unknown_plugins(config: dict[str, Any], known: set[str]) -> tuple[FieldProblem, ...]:

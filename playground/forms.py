@@ -27,3 +27,25 @@ def line_field(parser: Any, value: str) -> Any:
         return parser(value)
     except kube.SyntaxProblem as err:
         raise forms.ValidationError(str(err)) from err
+
+
+def error_summary(*all_forms: forms.Form) -> list[dict[str, str]]:
+    """Every error of ``all_forms`` in page order, each with the field it belongs to: the list
+    shown at the top of a form, so one save shows every problem and links to each field."""
+    out: list[dict[str, str]] = []
+    for form in all_forms:
+        if not form.is_bound:
+            continue
+        for message in form.non_field_errors():
+            out.append({"label": "", "message": str(message), "anchor": "form-errors"})
+        for name, field in form.fields.items():
+            bound = form[name]
+            for message in bound.errors:
+                out.append(
+                    {
+                        "label": str(field.label or name),
+                        "message": str(message),
+                        "anchor": bound.id_for_label or bound.html_name,
+                    }
+                )
+    return out

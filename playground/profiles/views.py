@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from .. import engine, manifests
 from ..custom_plugins.services import registry_for
+from ..forms import error_summary
 from ..views import yaml_response
 from . import selectors, services
 from .forms import ConfigurationForm, SchedulerProfileForm, problem_field
@@ -173,6 +174,7 @@ def _profile_page(request: HttpRequest, profile: Any) -> HttpResponse:
             "profile": profile,
             "effective": effective,
             "plugin_names": engine.plugin_names(registry_for(request.user)),
+            "error_summary": error_summary(top, *entries),
         },
     )
 
