@@ -67,6 +67,13 @@ class RunPointer:
     plugin: str | None = None
     node: str | None = None
 
+    @property
+    def label(self) -> str:
+        """How a link names the step: "cycle 1, Filter · NodeResourcesFit" (the engine's Combine
+        step is upstream's weighted sum of scores and select host)."""
+        point = "select host" if self.point == "Combine" else self.point
+        return f"cycle {self.cycle}, {point}" + (f" · {self.plugin}" if self.plugin else "")
+
 
 @dataclass(frozen=True, slots=True)
 class Question:

@@ -325,6 +325,12 @@ def test_a_link_that_does_not_open_the_questions_step_fails_the_check(slug, qid,
     assert _told(_with_show(lesson, qid, **show)) == [(qid, message)]
 
 
+def test_a_link_names_its_step_with_upstreams_names():
+    assert loader.RunPointer(1, "Combine").label == "cycle 1, select host"
+    pointer = loader.RunPointer(2, "Filter", "NodeResourcesFit", "node-3")
+    assert pointer.label == "cycle 2, Filter · NodeResourcesFit"
+
+
 def test_every_question_of_the_course_links_to_its_own_cycle():
     for lesson in loader.course():
         for q in lesson.questions:

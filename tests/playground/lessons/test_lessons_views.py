@@ -245,7 +245,7 @@ def test_every_question_of_a_step_gets_a_link_to_its_step(client):
         for q in lesson.step_questions(step):
             form = body[body.index(f'id="q-{q.id}"') :]
             form = form[: form.index("</form>")]
-            assert f"cycle {q.show.cycle}, {q.show.point}" in form, q.id
+            assert f"show this step ({q.show.label})" in form, q.id
 
 
 def test_the_answers_json_carries_the_progress_counting_wrong_answers_as_answered(client):
