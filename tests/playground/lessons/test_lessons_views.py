@@ -95,8 +95,7 @@ def test_starting_the_lessons_run_shows_the_questions_step_beside_the_lesson(cli
     assert run.cluster.name == lesson.cluster_name
     assert response.status_code == 302
     assert response["Location"] == (
-        reverse("playground:lesson", args=[lesson.slug])
-        + f"?step={q.step}&q={q.id}#run-frame-box"
+        reverse("playground:lesson", args=[lesson.slug]) + f"?step={q.step}&q={q.id}#run-frame-box"
     )
     page = client.get(reverse("playground:lesson", args=[lesson.slug]) + "?step=3").content.decode()
     permalink = reverse("playground:run", args=[run.pk]) + "#cycle=1&amp;step="
