@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Final
 
 from django.db.models import Count, QuerySet, TextField
 from django.db.models.functions import Cast
@@ -66,10 +67,58 @@ def _resources(manifest: dict[str, Any], part: str) -> dict[str, Any]:
     return dict((manifest.get("status") or {}).get(part) or {})
 
 
-def node_rows(cluster: Cluster) -> list[dict[str, Any]]:
-    """One plain row per node for the cluster page."""
+CLUSTER_PAGE: Final = 200  # nodes, pods or other objects shown on one cluster page
+
+
+@dataclass(frozen=True)
+class RowPage:
+    """One page of a cluster's nodes, pods or other objects: ``number`` of ``pages`` (1-based),
+    rows ``start``..``end`` of ``count``."""
+
+    rows: list[Any]
+    number: int
+    pages: int
+    count: int
+
+    @property
+    def start(self) -> int:
+        return (self.number - 1) * CLUSTER_PAGE + 1 if self.count else 0
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.rows) - 1 if self.rows else 0
+
+
+def _page(rows: QuerySet[Any], number: int) -> tuple[QuerySet[Any], int, int, int]:
+    """The rows of page ``number`` (clamped to the pages there are), in id order."""
+    count = rows.count()
+    pages = max(1, -(-count // CLUSTER_PAGE))
+    number = max(1, min(number, pages))
+    first = (number - 1) * CLUSTER_PAGE
+    return rows.order_by("id")[first : first + CLUSTER_PAGE], number, pages, count
+
+
+def node_page(cluster: Cluster, number: int = 1) -> RowPage:
+    """One page of the cluster page's node rows."""
+    nodes, number, pages, count = _page(cluster.nodes.all(), number)
+    return RowPage(_node_rows(nodes), number, pages, count)
+
+
+def pod_page(cluster: Cluster, number: int = 1) -> RowPage:
+    """One page of the cluster page's pod rows."""
+    pods, number, pages, count = _page(cluster.pods.all(), number)
+    return RowPage(_pod_rows(pods), number, pages, count)
+
+
+def object_page(cluster: Cluster, number: int = 1) -> RowPage:
+    """One page of the cluster's other objects (models, for their kind, name and id)."""
+    objects, number, pages, count = _page(cluster.kube_objects.defer("manifest"), number)
+    return RowPage(list(objects), number, pages, count)
+
+
+def _node_rows(nodes: QuerySet[Node]) -> list[dict[str, Any]]:
     rows = []
-    for node in cluster.nodes.all():
+    for node in nodes:
         labels = (node.manifest.get("metadata") or {}).get("labels") or {}
         rows.append(
             {
@@ -83,9 +132,9 @@ def node_rows(cluster: Cluster) -> list[dict[str, Any]]:
     return rows
 
 
-def pod_rows(cluster: Cluster) -> list[dict[str, Any]]:
+def _pod_rows(pods: QuerySet[Pod]) -> list[dict[str, Any]]:
     rows = []
-    for pod in cluster.pods.all():
+    for pod in pods:
         requests: dict[str, str] = {}
         for container in (pod.manifest.get("spec") or {}).get("containers") or []:
             for key, value in ((container.get("resources") or {}).get("requests") or {}).items():

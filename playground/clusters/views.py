@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from .. import manifests
 from ..models import Cluster
+from ..params import bounded_int
 from ..profiles import selectors as profile_selectors
 from ..runs import selectors as run_selectors
 from ..uploads import SKIPPED_ATTR
@@ -79,13 +80,40 @@ def _report(request: HttpRequest, report: services.ImportReport) -> None:
         messages.warning(request, str(warning))
 
 
-def _cluster_context(cluster: Cluster, *, readonly: bool) -> dict[str, Any]:
-    objects = list(cluster.kube_objects.all())
+PAGE_PARAMS = ("nodes", "pods", "objects")  # ?nodes=2&pods=1&objects=1: each list's page
+
+
+def _page_links(request: HttpRequest, name: str, page: selectors.RowPage) -> dict[str, str]:
+    """The query strings of the first, previous, next and last page of one list, the other
+    lists staying on their pages."""
+
+    def link(number: int) -> str:
+        query = request.GET.copy()
+        query[name] = str(number)
+        return "?" + query.urlencode(safe="/") + f"#{name}"
+
+    links = {}
+    if page.number > 1:
+        links.update(first=link(1), prev=link(page.number - 1))
+    if page.number < page.pages:
+        links.update(next=link(page.number + 1), last=link(page.pages))
+    return links
+
+
+def _cluster_context(request: HttpRequest, cluster: Cluster, *, readonly: bool) -> dict[str, Any]:
+    """The cluster page's data: nodes, pods and other objects a page of each at a time
+    (``selectors.CLUSTER_PAGE`` rows), so a cluster of 60,000 nodes is a page of 200."""
+    number = {name: bounded_int(request.GET.get(name), 1, low=1) for name in PAGE_PARAMS}
+    pages = {
+        "nodes": selectors.node_page(cluster, number["nodes"]),
+        "pods": selectors.pod_page(cluster, number["pods"]),
+        "objects": selectors.object_page(cluster, number["objects"]),
+    }
     return {
         "cluster": cluster,
-        "nodes": selectors.node_rows(cluster),
-        "pods": selectors.pod_rows(cluster),
-        "objects": objects,
+        **{name: page.rows for name, page in pages.items()},
+        **{f"{name}_page": page for name, page in pages.items()},
+        **{f"{name}_links": _page_links(request, name, page) for name, page in pages.items()},
         "devices": selectors.cluster_devices(cluster),
         "readonly": readonly,
     }
@@ -93,7 +121,7 @@ def _cluster_context(cluster: Cluster, *, readonly: bool) -> dict[str, Any]:
 
 def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
     cluster = selectors.cluster_for_user(request.user, pk)
-    context = _cluster_context(cluster, readonly=False)
+    context = _cluster_context(request, cluster, readonly=False)
     context["is_owner"] = request.user.is_authenticated and cluster.owner_id == request.user.pk
     context["profiles"] = profile_selectors.profiles_for_user(request.user)
     context["runs"] = run_selectors.runs_for_cluster(user=request.user, cluster=cluster)[
@@ -108,7 +136,7 @@ def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 def shared_cluster(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     cluster = selectors.cluster_by_share_token(token)
-    context = _cluster_context(cluster, readonly=True)
+    context = _cluster_context(request, cluster, readonly=True)
     context["share_token"] = token
     return render(request, "playground/cluster_detail.html", context)
 
