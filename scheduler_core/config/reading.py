@@ -154,6 +154,8 @@ def _read_yaml(text: str) -> Any:
         raise ConfigError([FieldError(where, f"invalid YAML: {problem}")]) from err
     except RecursionError as err:
         raise ConfigError([FieldError("", f"nested deeper than {MAX_DEPTH} levels")]) from err
+    except ConfigError:  # a bound above (a ValueError too, so before the next clause)
+        raise
     except ValueError as err:  # an integer of more digits than Python converts (4300)
         raise ConfigError([FieldError("", f"invalid YAML: {err}")]) from err
     finally:

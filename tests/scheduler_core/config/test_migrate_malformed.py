@@ -113,6 +113,8 @@ CASES = [
         "60 plugins are not in-tree",
     ),
     ("profiles: [\n", "line 2", "invalid YAML"),
+    ("kind: Policy\nhardPodAffinitySymmetricWeight: " + "9" * 5000 + "\n", "", "invalid YAML"),
+    ('{"kind": "Policy", "hardPodAffinitySymmetricWeight": ' + "9" * 5000 + "}", "", "JSON"),
     ('{"kind": "Policy",\n\t"predicates": [}', "line 2", "invalid JSON"),
 ]
 
