@@ -114,8 +114,10 @@ def test_form_errors_name_the_field(alice_client, finished):
 
 
 def test_anonymous_visitors_are_asked_to_sign_up(client, finished):
-    finished.cluster.is_demo = True  # a run anonymous visitors may watch
+    finished.cluster.is_demo = True  # a run anonymous visitors may watch: demo cluster and profile
     finished.cluster.save(update_fields=["is_demo"])
+    finished.profile.is_demo = True
+    finished.profile.save(update_fields=["is_demo"])
     page = client.get(reverse("playground:run", args=[finished.pk])).content.decode()
     assert 'id="try-change-signup"' in page and 'id="try-change-form"' not in page
     with pytest.raises(try_change.ChangeInvalid) as err:
