@@ -1,8 +1,9 @@
 """Lessons ask before they tell: whether the text a learner reads before answering a question
 states its answer.
 
-What is read before answering is the lesson's title and summary and the narrative up to and
-including the question's step (headings too). The choices of a question are not counted: they
+What is read before answering is the lesson's title and summary, the narrative up to and
+including the question's step (headings too), the prompts of the questions up to this one and
+the explanations shown after the earlier ones. The choices of a question are not counted: they
 hold the answer by design.
 
 Names of nodes and pods appear everywhere in a lesson (the cluster has to be described), and a
@@ -31,7 +32,7 @@ _CUES: Final[dict[str, frozenset[str]]] = {
         "nominated": "nominate nominates nominated nomination chosen chooses picks picked",
         "victims": "victim victims evict evicts evicted eviction preempt preempts preempted go "
         "goes removed deleted",
-        "feasible": "feasible pass passes passed survive survives left fit fits remain remains",
+        "feasible": "feasible pass passes passed survive survives",
         "evaluated": "evaluated evaluates examined examines filter filtered ran checks checked "
         "visits visited sees",
         "first_evaluated": "start starts started begins begin",
@@ -62,13 +63,12 @@ _NOT_A_COUNT: Final = frozenset({"one"})
 class Told:
     """A sentence that states a question's answer before the question is asked."""
 
-    step: int  # 0: the lesson's title or summary
+    where: str  # "step 3", "the lesson's title or summary", "question q's explanation"
     sentence: str
 
     def __str__(self) -> str:
-        where = f"step {self.step}" if self.step else "the lesson's title or summary"
         text = self.sentence if len(self.sentence) <= 160 else self.sentence[:157] + "..."
-        return f'told before asked: {where} says "{text}"'
+        return f'told before asked: {self.where} says "{text}"'
 
 
 def _answers(question: Question) -> list[str]:
@@ -125,13 +125,22 @@ def _about(
     return bool(cycle) or cue
 
 
-def visible_sentences(lesson: Lesson, step: int) -> Iterable[tuple[int, str]]:
-    """(step, sentence) for everything read before answering a question of ``step``."""
+def visible_sentences(lesson: Lesson, question: Question) -> Iterable[tuple[str, str]]:
+    """(where, sentence) for everything read before answering ``question``: the lesson's title
+    and summary, the narrative up to its step, the prompts of the questions up to it and the
+    explanations of those before it (questions are answered in their steps' order)."""
     for s in sentences(f"{lesson.title}\n\n{lesson.summary}"):
-        yield 0, s
-    for n, narrative in enumerate(lesson.steps[:step], start=1):
+        yield "the lesson's title or summary", s
+    for n, narrative in enumerate(lesson.steps[: question.step], start=1):
         for s in sentences(f"{narrative.title}\n\n{narrative.body}"):
-            yield n, s
+            yield f"step {n}", s
+    order = sorted(lesson.questions, key=lambda q: q.step)  # stable: file order within a step
+    for q in order[: order.index(question) + 1]:
+        for s in sentences(q.prompt):
+            yield f"question {q.id}'s prompt", s
+        if q is not question:
+            for s in sentences(q.explanation):
+                yield f"question {q.id}'s explanation", s
 
 
 def told_before_asked(lesson: Lesson, question: Question, pod: str | None = None) -> Told | None:
@@ -144,11 +153,11 @@ def told_before_asked(lesson: Lesson, question: Question, pod: str | None = None
     answers = _answers(question)
     if not answers:
         return None
-    for step, sentence in visible_sentences(lesson, question.step):
+    for where, sentence in visible_sentences(lesson, question):
         if sentence.rstrip().endswith("?"):
             continue  # a question asks, it does not tell
         tokens = words(sentence)
         for answer in answers:
             if _holds(tokens, answer) and _about(question, pod, answer, sentence, tokens):
-                return Told(step, sentence)
+                return Told(where, sentence)
     return None

@@ -217,6 +217,23 @@ def test_victims_and_a_rejecting_plugin_told_before_they_are_asked_fail_the_chec
     assert _told(_with_step_text(taints, 2, "TaintToleration is the plugin in charge.")) == []
 
 
+def test_an_earlier_questions_explanation_that_tells_the_next_answer_fails_the_check():
+    lesson = loader.lesson_by_slug("scheduling-queue")
+    [requeue, pod_3] = [lesson.question("requeue"), lesson.question("pod-3")]
+    assert (requeue.step, pod_3.step) == (3, 3)
+    telling = dataclasses.replace(requeue, explanation="Cycle 3 then pops analytics at once.")
+    told = dataclasses.replace(
+        lesson, questions=tuple(telling if q.id == "requeue" else q for q in lesson.questions)
+    )
+    assert _told(told) == [
+        (
+            "pod-3",
+            "told before asked: question requeue's explanation says \"Cycle 3 then pops "
+            'analytics at once."',
+        )
+    ]
+
+
 def test_a_question_may_say_why_its_answer_is_given_before_it_asks():
     lesson = loader.lesson_by_slug("scoring")
     told = _with_step_text(lesson, 3, "node-3 totals 463.")
