@@ -58,7 +58,7 @@ class ExtenderBudget:
         if self.spent <= self.seconds:
             return
         total = (
-            f"{self.spent:.0f} s in all, more than a run's extender budget of {self.seconds:g} s"
+            f"{self.spent:.1f} s in all, more than a run's extender budget of {self.seconds:g} s"
         )
         if timeout is not None:
             raise ExtenderBudgetExceeded(

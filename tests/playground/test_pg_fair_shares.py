@@ -10,6 +10,7 @@ import threading
 import time
 from contextlib import contextmanager
 from datetime import timedelta
+from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -383,7 +384,7 @@ def test_an_extender_that_never_answers_fails_the_run_once_its_budget_is_spent(
     assert run.status == Run.Status.FAILED
     assert re.fullmatch(
         rf"ExtenderBudgetExceeded: the extender at http://127\.0\.0\.1:{port}/filter did not "
-        r"answer within 0\.2 s in (\d+) calls \(\d+ s in all, more than a run's extender "
+        r"answer within 0\.2 s in (\d+) calls \(\d+\.\d s in all, more than a run's extender "
         r"budget of 0\.5 s\)",
         run.error_message,
     ), run.error_message
@@ -427,3 +428,17 @@ def test_a_take_over_stops_the_execution_that_held_the_lease(
         "gave up after 3 attempts: each one stopped renewing the run's lease for 30 s (its "
         "worker stopped, or one cycle took longer than that)"
     )
+
+
+def test_every_way_of_starting_a_run_goes_through_run_submit():
+    """Runs are stored in two places, each of which queues them through run_submit (the one
+    place that counts the owner's runs); nothing else hands a run to a worker."""
+    root = Path(__file__).resolve().parents[2] / "playground"
+    sources = {str(p.relative_to(root)): p.read_text() for p in root.rglob("*.py")}
+    creators = sorted(p for p, text in sources.items() if "Run.objects.create(" in text)
+    assert creators == ["runs/services.py", "runs/try_change.py"]
+    assert all("run_submit(runs=" in sources[p] for p in creators)
+    enqueuers = sorted(p for p, text in sources.items() if "enqueue_run" in text)
+    assert enqueuers == ["runs/services.py", "runs/tasks.py", "tasks.py"]
+    services_source = sources["runs/services.py"]
+    assert services_source.count("partial(enqueue_run, run.pk)") == 1  # in run_submit
