@@ -8,7 +8,7 @@ maps an extended resource to DRA here, so no request is left to DynamicResources
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -31,7 +31,7 @@ from scheduler_core.config.types import (
     NodeResourcesFitArgs,
 )
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.framework.columns import columns_of
+from scheduler_core.framework.columns import Array, columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SUCCESS, Code, Status, error
@@ -65,6 +65,9 @@ ERR_REASON_INSUFFICIENT_MEMORY: Final = "Insufficient memory"
 ERR_REASON_INSUFFICIENT_EPHEMERAL_STORAGE: Final = "Insufficient ephemeral-storage"
 _PRE_FILTER_KEY: Final = f"PreFilter{NAME}"
 _PRE_SCORE_KEY: Final = f"PreScore{NAME}"
+
+
+_NO_PRE_FILTER_STATE: Final = error(f'error reading "{_PRE_FILTER_KEY}" from cycleState: not found')
 
 
 class FitPluginError(SchedulerCoreError):
@@ -144,40 +147,92 @@ def compute_pod_resource_request(
     return _PreFilterState(milli_cpu, memory, ephemeral, tuple(checked))
 
 
-def fits_request(request: _PreFilterState, node_info: NodeInfo) -> list[InsufficientResource]:
-    """fitsRequest: every resource the node lacks, in upstream order.
+@dataclass(frozen=True, slots=True)
+class _Check:
+    """One resource Filter checks, over a list of nodes: the pod's request, each node's
+    capacity and what its pods use, and where the request does not fit in what is left."""
 
-    Pods first, then cpu, memory, ephemeral-storage and the scalar resources.
-    """
-    out: list[InsufficientResource] = []
-    alloc = node_info.allocatable
-    used = node_info.requested
-    num_pods = len(node_info.pods)
-    if num_pods + 1 > alloc.allowed_pod_number:
-        out.append(
-            InsufficientResource(
-                "pods", ERR_REASON_TOO_MANY_PODS, 1, num_pods, alloc.allowed_pod_number
+    name: str
+    reason: str
+    want: int
+    used: Array
+    capacity: Array
+    short: Array
+    beyond: Array | None  # the request exceeds the whole capacity (None for pods: never)
+
+
+def _checks(request: _PreFilterState, nodes: Sequence[NodeInfo]) -> list[_Check]:
+    """fitsRequest's checks in upstream order: pods, then cpu, memory and ephemeral-storage
+    (when requested) and the scalar resources. A request does not fit where it exceeds what
+    is left (capacity minus used). The amounts come from the snapshot's columns when the
+    nodes are column-backed (what is left kept there too), else from each node."""
+    found = columns_of(nodes)
+    amounts: list[tuple[Array, Array, Array]] = []  # (used, capacity, left) per base resource
+    if found is not None:
+        c, idx = found
+        whole = c.covers_all(idx)  # read the columns as they are
+        for columns in (
+            (c.num_pods, c.alloc_pods, c.free_pods),
+            (c.req_cpu, c.alloc_cpu, c.free_cpu),
+            (c.req_mem, c.alloc_mem, c.free_mem),
+            (c.req_eph, c.alloc_eph, c.free_eph),
+        ):
+            amounts.append(
+                columns if whole else (columns[0][idx], columns[1][idx], columns[2][idx])
             )
-        )
-    for name, reason, want, have, taken in (
-        (CPU, ERR_REASON_INSUFFICIENT_CPU, request.milli_cpu, alloc.milli_cpu, used.milli_cpu),
-        (MEMORY, ERR_REASON_INSUFFICIENT_MEMORY, request.memory, alloc.memory, used.memory),
-        (
-            EPHEMERAL_STORAGE,
-            ERR_REASON_INSUFFICIENT_EPHEMERAL_STORAGE,
-            request.ephemeral_storage,
-            alloc.ephemeral_storage,
-            used.ephemeral_storage,
-        ),
-    ):
-        if want > 0 and want > have - taken:
-            out.append(InsufficientResource(name, reason, want, taken, have, want > have))
+    else:
+        for read_used, read_capacity in (
+            (lambda ni: len(ni.pods), lambda ni: ni.allocatable.allowed_pod_number),
+            (lambda ni: ni.requested.milli_cpu, lambda ni: ni.allocatable.milli_cpu),
+            (lambda ni: ni.requested.memory, lambda ni: ni.allocatable.memory),
+            (
+                lambda ni: ni.requested.ephemeral_storage,
+                lambda ni: ni.allocatable.ephemeral_storage,
+            ),
+        ):
+            used, capacity = _each(nodes, read_used), _each(nodes, read_capacity)
+            amounts.append((used, capacity, capacity - used))
+    wanted = [
+        ("pods", ERR_REASON_TOO_MANY_PODS, 1),
+        (CPU, ERR_REASON_INSUFFICIENT_CPU, request.milli_cpu),
+        (MEMORY, ERR_REASON_INSUFFICIENT_MEMORY, request.memory),
+        (EPHEMERAL_STORAGE, ERR_REASON_INSUFFICIENT_EPHEMERAL_STORAGE, request.ephemeral_storage),
+    ]
     for name, want, reason in request.scalars:
-        have = alloc.scalars.get(name, 0)
-        taken = used.scalars.get(name, 0)
-        if want > have - taken:
-            out.append(InsufficientResource(name, reason, want, taken, have, want > have))
+        used = _each(nodes, lambda ni: int(ni.requested.scalars.get(name, 0)))  # noqa: B023
+        capacity = _each(nodes, lambda ni: int(ni.allocatable.scalars.get(name, 0)))  # noqa: B023
+        wanted.append((name, reason, want))
+        amounts.append((used, capacity, capacity - used))
+    out = []
+    for k, ((name, reason, want), (used, capacity, left)) in enumerate(
+        zip(wanted, amounts, strict=True)
+    ):
+        if want <= 0 and k < 4:
+            continue  # cpu, memory and ephemeral-storage are checked only when requested
+        beyond = want > capacity if k else None  # a node never has too many pods for good
+        out.append(_Check(name, reason, want, used, capacity, want > left, beyond))
     return out
+
+
+def _each(nodes: Sequence[NodeInfo], read: Callable[[NodeInfo], int]) -> Array:
+    return np.fromiter(map(read, nodes), dtype=np.int64, count=len(nodes))
+
+
+def fits_request(request: _PreFilterState, node_info: NodeInfo) -> list[InsufficientResource]:
+    """fitsRequest: every resource the node lacks, in upstream order (the checks of Filter,
+    on one node)."""
+    return [
+        InsufficientResource(
+            c.name,
+            c.reason,
+            c.want,
+            int(c.used[0]),
+            int(c.capacity[0]),
+            c.beyond is not None and bool(c.beyond[0]),
+        )
+        for c in _checks(request, (node_info,))
+        if c.short[0]
+    ]
 
 
 def pre_filter_request(state: CycleState) -> _PreFilterState | None:
@@ -238,97 +293,39 @@ class Fit:
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        s = state.get(_PRE_FILTER_KEY)
-        if not isinstance(s, _PreFilterState):
-            return error(f'error reading "{_PRE_FILTER_KEY}" from cycleState: not found')
-        alloc = node_info.allocatable
-        used = node_info.requested
-        reasons: list[str] = []
-        unresolvable = False
-        if len(node_info.pods) + 1 > alloc.allowed_pod_number:
-            reasons.append(ERR_REASON_TOO_MANY_PODS)
-        want = s.milli_cpu
-        if want > 0 and want > alloc.milli_cpu - used.milli_cpu:
-            reasons.append(ERR_REASON_INSUFFICIENT_CPU)
-            unresolvable = want > alloc.milli_cpu
-        want = s.memory
-        if want > 0 and want > alloc.memory - used.memory:
-            reasons.append(ERR_REASON_INSUFFICIENT_MEMORY)
-            unresolvable = unresolvable or want > alloc.memory
-        want = s.ephemeral_storage
-        if want > 0 and want > alloc.ephemeral_storage - used.ephemeral_storage:
-            reasons.append(ERR_REASON_INSUFFICIENT_EPHEMERAL_STORAGE)
-            unresolvable = unresolvable or want > alloc.ephemeral_storage
-        if s.scalars:
-            have_all: Mapping[str, int] = alloc.scalars
-            used_all: Mapping[str, int] = used.scalars
-            for name, want, reason in s.scalars:
-                have = have_all.get(name, 0)
-                if want > have - used_all.get(name, 0):
-                    reasons.append(reason)
-                    unresolvable = unresolvable or want > have
-        if not reasons:
-            return SUCCESS
-        return self._status(unresolvable, tuple(reasons))
+        return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> dict[int, Status]:
-        """Filter for many nodes: pods, cpu, memory and ephemeral storage checked as columns;
-        the nodes that may not fit (or a request with extended resources) go through filter."""
+        """Filter for many nodes: each node's failed checks as bits (one per check, and one for
+        "more than the node has", which makes the rejection unresolvable); each distinct
+        answer is one Status. Without the PreFilter state, upstream's Error."""
         s = state.get(_PRE_FILTER_KEY)
-        cols = columns_of(nodes)
-        if not isinstance(s, _PreFilterState) or s.scalars or cols is None:
-            candidates: list[int] = list(range(len(nodes)))
-        else:
-            # Each node's failed checks as bits (too many pods, cpu, memory, ephemeral storage,
-            # and one for "more than the node has"); each distinct answer is one Status.
-            c, idx = cols
-            whole = c.covers_all(idx)  # read the columns as they are
-            checks = [(1, (c.free_pods if whole else c.free_pods[idx]) <= 0, None, 0)]
-            for bit, want, free, alloc in (
-                (2, s.milli_cpu, c.free_cpu, c.alloc_cpu),
-                (4, s.memory, c.free_mem, c.alloc_mem),
-                (8, s.ephemeral_storage, c.free_eph, c.alloc_eph),
-            ):
-                if want > 0:
-                    checks.append((bit, (free if whole else free[idx]) < want, alloc, want))
-            failed = checks[0][1]
-            for check in checks[1:]:
-                failed = failed | check[1]
-            if not np.count_nonzero(failed):
-                return {}
-            rejected = failed.nonzero()[0]
-            bits = np.zeros(rejected.size, dtype=np.int64)
-            beyond = np.zeros(rejected.size, dtype=bool)
-            for bit, short_all, alloc, want in checks:
-                short = short_all[rejected]
-                bits += short * bit
-                if alloc is not None:
-                    beyond |= short & (want > alloc[idx[rejected]])
-            bits += beyond * 16
-            statuses = {b: self._status_of_bits(b) for b in np.unique(bits).tolist()}
-            return {i: statuses[b] for i, b in zip(rejected.tolist(), bits.tolist(), strict=True)}
-        out: dict[int, Status] = {}
-        for i in candidates:
-            st = self.filter(state, pod, nodes[i])
-            if st.code:
-                out[i] = st
-        return out
+        if not isinstance(s, _PreFilterState):
+            return dict.fromkeys(range(len(nodes)), _NO_PRE_FILTER_STATE)
+        checks = _checks(s, nodes)
+        failed = checks[0].short
+        for check in checks[1:]:
+            failed = failed | check.short
+        if not np.count_nonzero(failed):
+            return {}
+        rejected = failed.nonzero()[0]
+        bits = np.zeros(rejected.size, dtype=np.int64)
+        beyond = np.zeros(rejected.size, dtype=bool)
+        for k, check in enumerate(checks):
+            short = check.short[rejected]
+            bits += short * (1 << k)
+            if check.beyond is not None:
+                beyond |= short & check.beyond[rejected]
+        bits += beyond * (1 << len(checks))
+        statuses = {b: self._status_of_bits(checks, b) for b in np.unique(bits).tolist()}
+        return {i: statuses[b] for i, b in zip(rejected.tolist(), bits.tolist(), strict=True)}
 
-    def _status_of_bits(self, bits: int) -> Status:
-        """The status filter gives for the failed checks ``bits`` (see filter_batch)."""
-        reasons = tuple(
-            reason
-            for bit, reason in (
-                (1, ERR_REASON_TOO_MANY_PODS),
-                (2, ERR_REASON_INSUFFICIENT_CPU),
-                (4, ERR_REASON_INSUFFICIENT_MEMORY),
-                (8, ERR_REASON_INSUFFICIENT_EPHEMERAL_STORAGE),
-            )
-            if bits & bit
-        )
-        return self._status(bool(bits & 16), reasons)
+    def _status_of_bits(self, checks: Sequence[_Check], bits: int) -> Status:
+        """The status for the failed checks ``bits`` (see filter_batch)."""
+        reasons = tuple(c.reason for k, c in enumerate(checks) if bits & (1 << k))
+        return self._status(bool(bits & (1 << len(checks))), reasons)
 
     def _status(self, unresolvable: bool, reasons: tuple[str, ...]) -> Status:
         key = (unresolvable, reasons)
