@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import json
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, Final
 
@@ -208,6 +209,8 @@ class Execution:
         self.sched: Scheduler | None = None
         self.cycles = 0
         self.stopped_early = False
+        # Told when the run starts or stops waiting for users at Permit (limits.IdleMark).
+        self.on_idle: Callable[[bool], None] = lambda idle: None
         self.last_progress: tuple[int, int] | None = None
         steps = parse_script(run.script or [])
         self.script = ScriptPlayer(steps)
@@ -442,6 +445,7 @@ class Execution:
                 self._apply_script()
                 ran = sched.run_until_idle(max_cycles=1, until=self.clock.now())
                 if not ran:
+                    self.on_idle(True)
                     self.flush()
                     self.maybe_flush()
                     started = time.monotonic()
@@ -457,6 +461,7 @@ class Execution:
                         continue
                     break
             self.cycles += ran
+            self.on_idle(False)
             if self.errors.repeated:
                 scheduled, _ = self._counts()
                 self.failure = self.errors.stop_reason(scheduled=scheduled, total=len(self.pending))
@@ -524,7 +529,11 @@ class Execution:
                     self.run_id,
                     seq=self.last_seq + 1,
                     status=Run.Status.SUCCEEDED,
-                    summary={k: summary[k] for k in ("total", "scheduled", "unschedulable")},
+                    summary={
+                        k: summary[k]
+                        for k in ("total", "scheduled", "unschedulable", "note")
+                        if k in summary
+                    },
                 )
             ],
         )

@@ -173,6 +173,7 @@
         redraw();
       } else if (data.kind === "finished") {
         if (data.error) { $("run-error").textContent = data.error; $("run-error").hidden = false; }
+        if (data.summary && data.summary.note) { $("run-note").textContent = data.summary.note; $("run-note").hidden = false; }
         finished(data.status);
       } else if (data.kind === "error") {
         $("connection").textContent = data.message || "error";

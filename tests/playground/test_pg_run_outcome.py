@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import yaml
 from builders import make_node, make_pod
+from django.urls import reverse
 
 from playground.clusters import services
 from playground.custom_plugins import services as plugin_services
@@ -47,7 +48,7 @@ def _run(capture, user, cluster, profile) -> Run:
 
 
 def test_a_run_whose_cycles_all_end_in_the_same_error_is_stopped_as_failed(
-    user, django_capture_on_commit_callbacks
+    user, alice_client, django_capture_on_commit_callbacks
 ):
     cluster, profile = _setup(user, 'node.labels["nope"] == "x"')
     run = _run(django_capture_on_commit_callbacks, user, cluster, profile)
@@ -59,6 +60,20 @@ def test_a_run_whose_cycles_all_end_in_the_same_error_is_stopped_as_failed(
     assert RunCycle.objects.filter(run=run).count() == REPEATED_ERROR_CYCLES  # not 650
     assert run.summary["scheduled"] == 0
     assert "no such key: nope" in run.summary["messages"]["default/p0"]
+    page = alice_client.get(reverse("playground:run", args=[run.pk])).content.decode()
+    assert 'id="run-status">failed<' in page
+    assert "every cycle ended in an Error from MyFilter" in page
+
+
+def test_a_succeeded_run_shows_its_note(user, alice_client, django_capture_on_commit_callbacks):
+    cluster, profile = _setup(user, "true", pods=1)
+    run = _run(django_capture_on_commit_callbacks, user, cluster, profile)
+    assert run.status == Run.Status.SUCCEEDED and "note" not in run.summary
+    page = alice_client.get(reverse("playground:run", args=[run.pk])).content.decode()
+    assert '<p id="run-note" class="help" hidden></p>' in page
+    Run.objects.filter(pk=run.pk).update(summary={**run.summary, "note": "3 of 9 cycles ..."})
+    page = alice_client.get(reverse("playground:run", args=[run.pk])).content.decode()
+    assert '<p id="run-note" class="help">3 of 9 cycles ...</p>' in page
 
 
 def test_a_finished_run_whose_every_cycle_errored_is_failed_and_says_why(
