@@ -7,7 +7,7 @@ stores the custom plugin definitions, placeholders for plugins still undefined, 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import yaml
 from django.contrib.auth.models import AbstractBaseUser
@@ -65,30 +65,36 @@ def _definition_shape(doc: dict[str, Any]) -> str:
     return ""
 
 
-def _documents(text: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[str]]:
+class _Documents(NamedTuple):
+    config: dict[str, Any] | None
+    definitions: list[dict[str, Any]]
+    problems: list[str]
+    skipped: list[str]  # later configurations, which kube-scheduler would not read
+
+
+def _documents(text: str) -> _Documents:
     if text.lstrip().startswith("{"):  # JSON, tabs and all, as kube-scheduler reads it
         try:
             docs = [read_document(text)]
         except ConfigError as err:
-            return None, [], [f"{e.path}: {e.message}" if e.path else e.message for e in err.errors]
+            messages = [f"{e.path}: {e.message}" if e.path else e.message for e in err.errors]
+            return _Documents(None, [], messages, [])
         return _sorted_documents(docs)
     try:
         docs = [d for d in yaml_limits.load_all(text, IMPORT_BUDGET) if d is not None]
     except yaml_limits.YAMLLimitError as err:
         mark = err.problem_mark
         where = f"line {mark.line + 1}: " if mark is not None else ""
-        return None, [], [f"{where}too big to import: {err.problem}"]
+        return _Documents(None, [], [f"{where}too big to import: {err.problem}"], [])
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
-        return None, [], [f"{where}invalid YAML: {getattr(err, 'problem', err)}"]
+        return _Documents(None, [], [f"{where}invalid YAML: {getattr(err, 'problem', err)}"], [])
     return _sorted_documents(docs)
 
 
-def _sorted_documents(
-    docs: list[Any],
-) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[str]]:
-    config, definitions, problems = None, [], []
+def _sorted_documents(docs: list[Any]) -> _Documents:
+    config, definitions, problems, skipped = None, [], [], []
     for i, doc in enumerate(docs):
         if not isinstance(doc, dict):
             problems.append(f"document {i + 1}: must be a mapping")
@@ -100,17 +106,17 @@ def _sorted_documents(
                 definitions.append(plugin_selectors.definition_from_document(doc))
         elif config is None:
             config = doc
-        else:
-            problems.append(f"document {i + 1}: only one configuration per import")
+        else:  # kube-scheduler reads the first document of its --config file
+            skipped.append(f"{i + 1} ({doc.get('kind') or 'no kind'})")
     if config is None and not problems:
         problems.append("no configuration found (paste a KubeSchedulerConfiguration or a Policy)")
-    return config, definitions, problems
+    return _Documents(config, definitions, problems, skipped)
 
 
 def profile_import_preview(*, owner: Any, text: str) -> ImportPreview:
     """Convert ``text`` to v1 and validate it with the owner's plugins, the file's custom plugin
     definitions and placeholders for the plugins nobody defined."""
-    config, definitions, problems = _documents(text)
+    config, definitions, problems, skipped = _documents(text)
     preview = ImportPreview(definitions=definitions, problems=problems)
     if config is None:
         return preview
@@ -123,6 +129,10 @@ def profile_import_preview(*, owner: Any, text: str) -> ImportPreview:
         preview.problems += [f"{e.path}: {e.message}" if e.path else e.message for e in err.errors]
         return preview
     preview.source, preview.changes = migration.source, migration.changes
+    preview.changes += tuple(
+        f"document {d} skipped: kube-scheduler reads the first configuration of a file"
+        for d in skipped
+    )
     preview.config, preview.converted_yaml = migration.config, migration.yaml()
     specs = [CustomPluginSpec.from_dict(d) for d in definitions]
     known = set(plugin_services.registry_for(owner, specs))

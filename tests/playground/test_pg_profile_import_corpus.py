@@ -13,10 +13,7 @@ from scheduler_core.config.migrate import migrate
 pytestmark = pytest.mark.django_db
 
 CORPUS = Path(__file__).parents[1] / "scheduler_core/config/migrate_corpus"
-# Single-document files: the page also reads CustomPlugin documents after the configuration.
-FILES = sorted(
-    p.name for p in CORPUS.iterdir() if p.suffix in (".yaml", ".json") and "multidoc" not in p.name
-)
+FILES = sorted(p.name for p in CORPUS.iterdir() if p.suffix in (".yaml", ".json"))
 
 
 # What the playground refuses on top of kube-scheduler: extenders on loopback addresses or with
@@ -46,3 +43,12 @@ def test_a_policy_nested_800_deep_is_a_problem_not_an_error(user: Any) -> None:
     text = '{"kind": "Policy", "predicates": ' + "[" * 800 + "]" * 800 + "}"
     preview = profile_import_preview(owner=user, text=text)
     assert preview.problems == ["nested deeper than 64 levels"]
+
+
+def test_a_later_configuration_is_skipped_as_kube_scheduler_skips_it(user: Any) -> None:
+    text = (CORPUS / "v1beta2-website-my-scheduler-multidoc.yaml").read_text()
+    preview = profile_import_preview(owner=user, text=text)
+    assert preview.ok
+    assert preview.changes[-1] == (
+        "document 2 (ConfigMap) skipped: kube-scheduler reads the first configuration of a file"
+    )
