@@ -154,8 +154,8 @@ def told_before_asked(lesson: Lesson, question: Question, pod: str | None = None
     if not answers:
         return None
     for where, sentence in visible_sentences(lesson, question):
-        if sentence.rstrip().endswith("?"):
-            continue  # a question asks, it does not tell
+        if sentence.rstrip().endswith("?") or sentence.lstrip().startswith("Predict"):
+            continue  # a question, or a call to predict, asks: it does not tell
         tokens = words(sentence)
         for answer in answers:
             if _holds(tokens, answer) and _about(question, pod, answer, sentence, tokens):

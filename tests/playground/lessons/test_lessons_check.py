@@ -196,6 +196,9 @@ def test_a_total_stated_in_the_narrative_before_its_question_fails_the_check():
     assert _told(_with_step_text(lesson, 3, sentence)) == [("total-node-3", said), ("winner", said)]
     # The same sentence after the questions' step tells nothing before they ask.
     assert _told(_with_step_text(lesson, 4, sentence)) == []
+    # A question or a call to predict asks; it does not tell.
+    assert _told(_with_step_text(lesson, 3, "Does node-3 total 463, and does node-1 win?")) == []
+    assert _told(_with_step_text(lesson, 3, "Predict whether node-3 totals 463.")) == []
 
 
 def test_a_count_told_in_words_fails_but_names_and_quantities_with_that_number_do_not():
