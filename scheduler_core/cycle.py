@@ -17,9 +17,10 @@ import numpy as np
 from scheduler_core.api import Pod
 from scheduler_core.extender import (
     EXTENDER_NAME,
+    EXTENDER_SCORE_SCALE,
     ExtenderError,
     HTTPExtender,
-    extender_scores,
+    extender_priorities,
     find_nodes_that_pass_extenders,
 )
 from scheduler_core.framework.columns import columns_of, names_of
@@ -363,16 +364,18 @@ class CycleRunner:
             if self.extenders:
                 totals_arr = None
                 totals: list[int] = acc.tolist()
-                # Extender priorities join the totals: score x weight x (100 / 10) each.
-                by_node = extender_scores(self.extenders, pod, feasible)
-                per_ext: dict[str, list[int]] = {}
-                for i, name in enumerate(names):
-                    for ext_name, value in by_node.get(name, ()):
-                        per_ext.setdefault(ext_name, [0] * len(names))[i] += value
-                        totals[i] += value
-                for ext_name, values in per_ext.items():
+                # Extender priorities join the totals: raw score x weight x (100 / 10) each. The
+                # column keeps the three apart as a plugin's would: raw 0-10, "normalized" x10
+                # (MaxNodeScore / MaxExtenderPriority), and the extender's weight.
+                for ext_name, weight, raw_by_host in extender_priorities(
+                    self.extenders, pod, feasible
+                ):
+                    raw = [raw_by_host.get(name, 0) for name in names]
+                    scaled = [r * EXTENDER_SCORE_SCALE for r in raw]
+                    for i, value in enumerate(scaled):
+                        totals[i] += value * weight
                     rec.scores.append(
-                        PluginScores(f"{EXTENDER_NAME}:{ext_name}", 1, values, values)
+                        PluginScores(f"{EXTENDER_NAME}:{ext_name}", weight, raw, scaled)
                     )
             rec.totals = Totals(names, totals if totals_arr is None else totals_arr)
         if totals_arr is not None and found is not None:

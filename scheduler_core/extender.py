@@ -431,6 +431,31 @@ def find_nodes_that_pass_extenders(
     return feasible, statuses
 
 
+def extender_priorities(
+    extenders: Sequence[HTTPExtender], pod: Pod, nodes: Sequence[NodeInfo]
+) -> list[tuple[str, int, dict[str, int]]]:
+    """(extender name, weight, host -> raw score) of every interested extender that answered,
+    in configuration order. A host listed twice adds up, as upstream's combinedScores does;
+    the raw scores are the extender's own 0-MaxExtenderPriority values, before the weight and
+    the EXTENDER_SCORE_SCALE that bring them to the node score range.
+    """
+    out: list[tuple[str, int, dict[str, int]]] = []
+    if not nodes:
+        return out
+    for ext in extenders:
+        if not ext.is_interested(pod):
+            continue
+        try:
+            listed, weight = ext.prioritize(pod, nodes)
+        except ExtenderError:
+            continue
+        raw: dict[str, int] = {}
+        for host, score in listed:
+            raw[host] = raw.get(host, 0) + score
+        out.append((ext.name, weight, raw))
+    return out
+
+
 def extender_scores(
     extenders: Sequence[HTTPExtender], pod: Pod, nodes: Sequence[NodeInfo]
 ) -> dict[str, list[tuple[str, int]]]:

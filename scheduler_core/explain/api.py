@@ -7,6 +7,12 @@ from typing import Any, TypeVar
 
 from scheduler_core.case import CaseRun
 from scheduler_core.explain.context import CycleContext, ExplainError
+from scheduler_core.explain.extenders import (
+    explain_extender,
+    extender_columns,
+    extender_score_steps,
+    is_extender,
+)
 from scheduler_core.explain.filters import explain_filter
 from scheduler_core.explain.framework_steps import (
     explain_normalize,
@@ -19,6 +25,7 @@ from scheduler_core.explain.not_evaluated import explain_not_evaluated
 from scheduler_core.explain.preemption import explain_preemption
 from scheduler_core.explain.record import Explanation
 from scheduler_core.explain.scores import explain_score
+from scheduler_core.extender import EXTENDER_NAME
 
 T = TypeVar("T")
 
@@ -34,11 +41,17 @@ def explain_node(ctx: CycleContext, node: str, plugin: str | None = None) -> lis
         if (pf is not None and not pf.is_success()) or rec.pre_filter_nodes is not None:
             return [explain_pre_filter(ctx)]  # PreFilter kept the node from Filter
         return [explain_not_evaluated(ctx, node)]
+    if is_extender(plugin):
+        assert plugin is not None
+        return explain_extender(ctx, plugin, node)
     out: list[Explanation] = []
     filters = [pl.name for pl in ctx.fwk.filter_plugins]
     if plugin is None or plugin in filters:
         for name in filters if plugin is None else [plugin]:
             out.append(explain_filter(ctx, name, node))
+    status = rec.filter.get(node)
+    if plugin is None and status is not None and status.plugin == EXTENDER_NAME:
+        out.extend(explain_extender(ctx, EXTENDER_NAME, node))
     scored = {ps.name for ps in rec.scores}
     for pl in ctx.fwk.score_plugins:
         if plugin not in (None, pl.name):
@@ -47,6 +60,9 @@ def explain_node(ctx: CycleContext, node: str, plugin: str | None = None) -> lis
         if pl.name in scored and node in rec.scored_nodes:
             out.append(explain_normalize(ctx, pl.name, node))
             out.append(explain_weight(ctx, pl.name, node))
+    if plugin is None and node in rec.scored_nodes:
+        for column in extender_columns(ctx):
+            out.extend(extender_score_steps(ctx, column, node))
     if plugin is None:
         if node in rec.scored_nodes and rec.scores:
             out.append(explain_total(ctx, node))
