@@ -39,13 +39,13 @@ def number(text: str) -> int | None:
 @functools.cache
 def html(text: str) -> str:
     """A block of the course's Markdown as HTML (the lesson files are trusted)."""
-    return markdown.markdown(text, extensions=["tables", "fenced_code"])
+    return str(markdown.markdown(text, extensions=["tables", "fenced_code"]))
 
 
 @functools.cache
 def inline_html(text: str) -> str:
     """One line of Markdown (a heading) as inline HTML: emphasis and code, no paragraph."""
-    out = markdown.markdown(text)
+    out = str(markdown.markdown(text))
     return out.removeprefix("<p>").removesuffix("</p>")
 
 
@@ -92,7 +92,7 @@ def sentences(text: str) -> list[str]:
         else:
             current.append(line.strip())
     close()
-    out = []
+    out: list[str] = []
     for block in blocks:
         out.extend(s for s in _SENTENCE_END.split(_plain(block)) if s.strip())
     return out

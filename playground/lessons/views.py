@@ -63,13 +63,13 @@ def lesson_page(request: HttpRequest, slug: str) -> HttpResponse:
     # The run shown beside the narrative moves with it: to the step of the question whose link
     # started the run (?q=), else the step's own pointer, else its first question's, else the
     # run's start.
-    asked = next((i for i in questions if i["q"].id == request.GET.get("q")), None)
-    frame = asked["run_url"] if asked else ""
+    asked = lesson.question(request.GET.get("q") or "")
+    frame = next((str(i["run_url"]) for i in questions if asked and i["q"] is asked), "")
     if not frame and runs.get(DEFAULT_PROFILE):
         page = reverse("playground:run", args=[runs[DEFAULT_PROFILE]])
         own = selectors.pointer_hash(lesson, lesson.steps[step - 1].show)
         frame = page + own if own else ""
-    frame = frame or next((item["run_url"] for item in questions if item["run_url"]), "")
+    frame = frame or next((str(i["run_url"]) for i in questions if i["run_url"]), "")
     if not frame and runs.get(DEFAULT_PROFILE):
         frame = reverse("playground:run", args=[runs[DEFAULT_PROFILE]])
     return render(
