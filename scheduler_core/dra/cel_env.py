@@ -185,6 +185,7 @@ class Compiled:
     program: Any  # cel.Program, None when error is set
     domains: frozenset[str]
     error: str | None
+    analysis: Any = None  # plugins.cel_cost.Analysis: the bound checked before each call
 
     def matches(self, driver: str, device: Device) -> bool:
         """Evaluate against one device; raise CelError with the runtime error's text."""
@@ -192,7 +193,14 @@ class Compiled:
             raise CelError(self.error)
         import cel  # the Rust extension loads only once a selector is evaluated
 
-        ctx = cel.Context({"device": device_variable(driver, device, self.domains)}, _FUNCTIONS)
+        variable = device_variable(driver, device, self.domains)
+        if self.analysis is not None:
+            from scheduler_core.plugins.cel_cost import CALL_LIMIT
+
+            cost = self.analysis.cost({"device": variable})
+            if cost > CALL_LIMIT:  # not upstream's text: the playground's own limit
+                raise CelError(f"cost limit exceeded ({cost:,} > {CALL_LIMIT:,} units)")
+        ctx = cel.Context({"device": variable}, _FUNCTIONS)
         try:
             result = self.program.execute(ctx)
         except KeyError as err:
@@ -258,7 +266,32 @@ def compile_selector(expression: str) -> Compiled:
                 f"compilation failed: ERROR: <input>:1:1: undeclared reference to {fn!r} "
                 "(in container '')",
             )
-    return Compiled(expression, program, domains, None)
+    # The cel library has no cost limit and holds Python's lock while it evaluates: the
+    # selector's work is bounded first (plugins/cel_cost), on a device of upstream's largest.
+    from scheduler_core.plugins.cel_cost import Analysis
+    from scheduler_core.plugins.cel_parse import CostError
+
+    try:
+        analysis = Analysis(
+            expression, ["device"], functions=_KNOWN_FUNCTIONS, reference=_REFERENCE
+        )
+    except CostError as err:
+        return Compiled(expression, None, domains, f"compilation failed: {err}")
+    return Compiled(expression, program, domains, None, analysis)
+
+
+# A device as large as upstream allows (32 attributes and capacities), in four domains.
+_REFERENCE: Final = {
+    "device": {
+        "driver": "d" * 63,
+        "attributes": {
+            f"{i}.example.com": {f"a{j:0>31}": "v" * 64 for j in range(8)} for i in range(4)
+        },
+        "capacity": {
+            f"{i}.example.com": {f"c{j:0>31}": {_Q: 1} for j in range(8)} for i in range(4)
+        },
+    }
+}
 
 
 _MACRO_VAR: Final = re.compile(r"\.(?:all|exists|exists_one|map|filter)\s*\(\s*([A-Za-z_]\w*)")

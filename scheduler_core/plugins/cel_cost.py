@@ -212,9 +212,12 @@ def _pattern_cost(e: Expr, source: str) -> int:
 class _Bound:
     """Cost and result bound of each sub-expression, for variables of the given shapes."""
 
-    def __init__(self, source: str, env: Mapping[str, Shape]) -> None:
+    def __init__(
+        self, source: str, env: Mapping[str, Shape], functions: frozenset[str] = frozenset()
+    ) -> None:
         self.source = source
         self.env = env
+        self.functions = functions  # the environment's own, each a small Python function
 
     def cost(self, e: Expr, scope: Mapping[str, Shape]) -> tuple[int, Shape]:
         """(units, result bound) of ``e``: ``STEP`` for the node itself, plus its work."""
@@ -325,14 +328,23 @@ class _Bound:
             if name in ("string", "bytes"):
                 return c + s.w + 2, _text(max(s.n, 32))
             return c + s.w + 2, (s if name == "dyn" else SCALAR)
+        if name in self.functions:  # a Python function: its arguments converted, a small result
+            costs = [self.cost(a, scope) for a in e.args]
+            widest = max((s.w for _, s in costs), default=1)
+            return sum(c + 2 * s.w for c, s in costs) + 50, Shape(
+                max((s.n for _, s in costs), default=0), widest + 8
+            )
         where = "method" if e.method else "function"
         raise CostError(f"{where} {name}() is not supported here", e.offset)
 
 
-def estimate(tree: Expr, source: str, env: Mapping[str, Shape]) -> int:
+def estimate(
+    tree: Expr, source: str, env: Mapping[str, Shape], functions: frozenset[str] = frozenset()
+) -> int:
     """Units of work one evaluation does at most, variables within ``env``'s bounds (their
-    conversion and the result's included); raises CostError for an unknown name."""
-    cost, result = _Bound(source, env).cost(tree, {})
+    conversion and the result's included); raises CostError for an unknown name.
+    ``functions``: the environment's own functions (Python, small results)."""
+    cost, result = _Bound(source, env, functions).cost(tree, {})
     return cost + result.w + sum(s.w for s in env.values())
 
 
@@ -395,12 +407,22 @@ def _reference_shape(name: str, fields: frozenset[str] | None) -> Shape:
 class Analysis:
     """One expression's tree, the variables it reads and the estimate for given values."""
 
-    def __init__(self, source: str, names: Iterable[str], *, limit: bool = True) -> None:
+    def __init__(
+        self,
+        source: str,
+        names: Iterable[str],
+        *,
+        limit: bool = True,
+        functions: frozenset[str] = frozenset(),
+        reference: Mapping[str, Any] | None = None,
+    ) -> None:
         """Parse and check ``source``, whose variables may be ``names``; raises CostError.
 
-        ``limit=False`` skips the compile-time cost limit (to measure costly expressions).
+        ``limit=False`` skips the compile-time cost limit (to measure costly expressions);
+        ``functions`` are the environment's own; ``reference`` values replace ``REFERENCE``.
         """
         self.source = source
+        self.functions = functions
         self.tree = parse(source)
         self.uses = uses(self.tree)
         known = set(names)
@@ -410,21 +432,23 @@ class Analysis:
         self._cache: dict[tuple[Shape, ...], int] = {}
         if not limit:
             return
-        empty = estimate(self.tree, source, dict.fromkeys(self.uses, SCALAR))
+        empty = estimate(self.tree, source, dict.fromkeys(self.uses, SCALAR), functions)
         if empty > CALL_LIMIT:
             raise CostError(
                 f"cost limit: {empty:,} units per evaluation even with empty variables "
                 f"(limit {CALL_LIMIT:,})",
                 0,
             )
-        typical = self._estimate(
-            tuple(_reference_shape(name, fields) for name, fields in self.uses.items())
-        )
+        if reference is not None:
+            typical, where = self.cost(reference), "on a reference value"
+        else:
+            typical, where = (
+                self._estimate(tuple(_reference_shape(n, f) for n, f in self.uses.items())),
+                "on a 100-node cluster",
+            )
         if typical > CALL_LIMIT:
             raise CostError(
-                f"cost limit: {typical:,} units per evaluation on a 100-node cluster "
-                f"(limit {CALL_LIMIT:,})",
-                0,
+                f"cost limit: {typical:,} units per evaluation {where} (limit {CALL_LIMIT:,})", 0
             )
 
     def variables(self, values: Mapping[str, Any]) -> dict[str, Any]:
@@ -456,7 +480,8 @@ class Analysis:
     def _estimate(self, shapes: tuple[Shape, ...]) -> int:
         hit = self._cache.get(shapes)
         if hit is None:
-            hit = estimate(self.tree, self.source, dict(zip(self.uses, shapes, strict=True)))
+            env = dict(zip(self.uses, shapes, strict=True))
+            hit = estimate(self.tree, self.source, env, self.functions)
             if len(self._cache) >= _CACHE:
                 self._cache.clear()
             self._cache[shapes] = hit

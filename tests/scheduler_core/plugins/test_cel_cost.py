@@ -225,3 +225,25 @@ def test_a_node_is_measured_again_once_pods_were_added_to_it() -> None:
     info, generation, value, shape = plugin._nodes[("filter", "n1")]
     assert [p["name"] for p in value["pods"]] == ["p0", "p1"]  # the third pod's cycle saw two
     assert generation == info.generation - 1 and shape.field("pods").n == 2
+
+
+def test_dra_selectors_are_bounded_at_compile_time_and_before_each_call() -> None:
+    from scheduler_core.dra.cel_env import CelError, compile_selector
+    from scheduler_core.dra.types import Attribute, Device
+
+    attack = compile_selector(f"{ZEROS}.map(x, {ZEROS}).size() > 0")
+    assert attack.error is not None and "even with empty variables" in attack.error
+    fine = 'device.capacity["g.example.com"].memory.compareTo(quantity("10Gi")) >= 0'
+    assert compile_selector(fine).error is None
+    pairs = compile_selector(
+        'device.attributes["a.example.com"].all(k, '
+        'device.attributes["a.example.com"].all(j, j != k || true))'
+    )
+    assert pairs.error is None  # 8 attributes per domain on the reference device
+    small = Device("d", (("a.example.com/x", Attribute("string", "v")),), ())
+    assert pairs.matches("drv", small) is True
+    wide = Device(
+        "d", tuple((f"a.example.com/k{i}", Attribute("string", "v")) for i in range(500)), ()
+    )
+    with pytest.raises(CelError, match=r"cost limit exceeded \("):
+        pairs.matches("drv", wide)
