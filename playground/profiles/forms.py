@@ -360,10 +360,16 @@ class ConfigurationForm(forms.Form):
 
         if value.get("apiVersion") in (None, V1) and value.get("kind") != "Policy":
             return value
+        if value.get("kind") != "Policy" and not str(value.get("apiVersion")).startswith(
+            "kubescheduler.config.k8s.io/"
+        ):
+            return value  # v1 validation reports the apiVersion as upstream would
         try:
             self.migration = migrate(value)
-        except ConfigError:
-            return value  # v1 validation reports the apiVersion as upstream would
+        except ConfigError as err:
+            raise forms.ValidationError(
+                [f"{e.path}: {e.message}" if e.path else e.message for e in err.errors]
+            ) from err
         return self.migration.config
 
     migration: Any = None

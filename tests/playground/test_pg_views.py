@@ -485,5 +485,16 @@ def test_editor_yaml_pane_takes_an_older_version_and_lists_the_changes(alice_cli
     config = Profile.objects.get(owner=user).config
     assert config["apiVersion"] == "kubescheduler.config.k8s.io/v1"
     assert config["profiles"][0]["plugins"]["score"]["enabled"] == [
-        {"name": "NodeResourcesFit", "weight": 4}
+        {"name": "NodeResourcesFit", "weight": 4},
+        {"name": "InterPodAffinity", "weight": 1},  # the v1beta2 default weights, kept
+        {"name": "NodeAffinity", "weight": 1},
+        {"name": "TaintToleration", "weight": 1},
     ]
+
+
+def test_editor_yaml_pane_names_the_field_of_an_older_version_it_cannot_convert(alice_client):
+    url = reverse("playground:profile_effective")
+    bad = "apiVersion: kubescheduler.config.k8s.io/v1beta2\nkind: KubeSchedulerConfiguration\n"
+    body = alice_client.post(url, _profile_post(mode="yaml", config_yaml=bad + "profiles: 5\n"))
+    assert body.json()["ok"] is False
+    assert "profiles: must be a list, got number" in str(body.json()["errors"])
