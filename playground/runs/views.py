@@ -92,6 +92,7 @@ def run_page(request: HttpRequest, pk: int) -> HttpResponse:
     context["timeline"] = rows
     context["script_steps"] = script.script_described(run.script)
     may_command = selectors.run_may_command(user=request.user, run=run, session=request.session)
+    context["may_command"] = may_command  # the cancel button and the Permit answers
     if not run.is_terminal and may_command:
         context["change_form"] = ScriptStepForm(prefix="now")
     context["has_changes"] = bool(run.script) or changes.run_has_changes(run=run)

@@ -228,8 +228,11 @@ def test_only_the_starting_session_commands_an_anonymous_run(anonymous_run, othe
     bob.force_login(other_user)
     permit = reverse("playground:run_permit", args=[run.pk])
     cancel = reverse("playground:run_cancel", args=[run.pk])
+    button = '<button type="button" id="cancel-run" class="danger"'
+    page = reverse("playground:run", args=[run.pk])
+    assert f"{button}>Cancel run" in visitor.get(page).content.decode()
     for stranger in (Client(), bob):
-        assert stranger.get(reverse("playground:run", args=[run.pk])).status_code == 200
+        assert f"{button} hidden>Cancel run" in stranger.get(page).content.decode()
         assert stranger.post(permit, {"pod": "default/a", "decision": "reject"}).status_code == 404
         assert stranger.post(cancel).status_code == 404
     assert not run.commands.exists()
