@@ -45,6 +45,9 @@ ENTRY: Final = 40  # units for converting or copying one map entry, beyond its k
 COPY: Final = 2  # units for copying one cell of map's or filter's accumulator
 MAX_PATTERN: Final = 100  # characters of a literal regular expression
 MAX_REPEAT: Final = 20  # largest counted repetition in a pattern, ``a{20}``
+_REPEAT: Final = re.compile(r"\{\s*(\d+)\s*(?:,\s*(\d*)\s*)?\}")
+_UNICODE_CLASS: Final = re.compile(r"\\+[wWdDsSpP]")
+_CLASS_UNITS: Final = 100_000  # compiling one Unicode class
 # Functions and methods the analysis knows; anything else is refused at compile time.
 _SCALAR_FUNCTIONS: Final = frozenset(
     {"int", "uint", "double", "bool", "dyn", "type", "timestamp", "duration"}
@@ -194,19 +197,27 @@ def uses(tree: Expr) -> dict[str, frozenset[str] | None]:
     return {k: (frozenset(v) if v is not None else None) for k, v in out.items()}
 
 
-def _pattern_cost(e: Expr, source: str) -> int:
-    """A regular expression must be a short literal with small counted repetitions."""
+def _pattern_cost(e: Expr, source: str) -> tuple[int, int]:
+    """(compile units, units per character matched) of a literal regular expression.
+
+    Measured: the pattern is compiled at each call; a Unicode class (``\\w``, ``\\d``,
+    ``\\s``, ``\\p{..}`` and their negations) costs ~7 ms to compile and its counted
+    repetition multiplies that (``(\\w{20}){20}``: 0.9 s before the library refuses it).
+    """
     if e.kind != "lit" or not e.value:
         raise CostError("matches() needs a string literal pattern", e.offset)
     text = source[e.offset : e.offset + e.value]
     if e.value > MAX_PATTERN + 2:
         raise CostError(f"a pattern is at most {MAX_PATTERN} characters", e.offset)
-    counts = [int(c) for c in re.findall(r"\{\s*(\d+)", text)]
-    if any(c > MAX_REPEAT for c in counts) or len(counts) > 2:
+    counts = [int(n or 0) for pair in _REPEAT.findall(text) for n in pair]
+    if any(c > MAX_REPEAT for c in counts) or len(_REPEAT.findall(text)) > 2:
         raise CostError(f"a pattern repeats at most {MAX_REPEAT} times, twice", e.offset)
-    # Measured: a pattern is compiled at each call, and matching costs about 20 units per
-    # character of the pattern and of the subject.
-    return 20 * e.value * max(1, max(counts, default=1))
+    product = 1
+    for c in _REPEAT.findall(text):
+        product *= max(1, *(int(n or 0) for n in c))
+    classes = len(_UNICODE_CLASS.findall(text))
+    compile_units = (200 * e.value + _CLASS_UNITS * classes) * product
+    return compile_units, 20 * e.value * product
 
 
 class _Bound:
@@ -311,12 +322,14 @@ class _Bound:
         if e.method and name in _STRING_METHODS and len(e.args) == 2:
             c1, s1 = self.cost(e.args[0], scope)
             if name == "matches":
-                return c1 + _pattern_cost(e.args[1], self.source) * (s1.n + 8) + 5000, SCALAR
+                compiled, per_char = _pattern_cost(e.args[1], self.source)
+                return c1 + compiled + per_char * (s1.n + 8), SCALAR
             c2, s2 = self.cost(e.args[1], scope)
             return c1 + c2 + s1.w + s2.w + 1, SCALAR
         if name == "matches" and not e.method and len(e.args) == 2:
             c1, s1 = self.cost(e.args[0], scope)
-            return c1 + _pattern_cost(e.args[1], self.source) * (s1.n + 8) + 5000, SCALAR
+            compiled, per_char = _pattern_cost(e.args[1], self.source)
+            return c1 + compiled + per_char * (s1.n + 8), SCALAR
         if e.method and name in _TIME_METHODS and len(e.args) in (1, 2):
             return sum(self.cost(a, scope)[0] for a in e.args) + 2, SCALAR
         if len(e.args) == 1 and (

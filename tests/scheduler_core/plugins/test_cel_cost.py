@@ -94,6 +94,10 @@ def test_the_quadratic_normalize_is_refused_at_compile_time() -> None:
         pytest.param("filter", "Foo{a: 1}", "message construction", id="message"),
         pytest.param("filter", "node.name.matches('a{1000}')", "repeats at most", id="pattern"),
         pytest.param("filter", "node.name.matches(pod.name)", "string literal", id="dyn-pattern"),
+        pytest.param(
+            "filter", r"node.name.matches('\\w{20}')", "even with empty", id="unicode-class"
+        ),
+        pytest.param("filter", "node.name.matches('a{2,1000}')", "at most 20", id="upper-bound"),
         pytest.param("filter", "1 + " * 200 + "1 > 0", "operations deep", id="long-chain"),
     ],
 )
