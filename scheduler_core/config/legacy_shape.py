@@ -13,7 +13,8 @@ from typing import Any, Final
 
 from scheduler_core.config.types import ConfigError, FieldError
 
-MAX_ITEMS: Final = 500  # profiles, plugins of one set, pluginConfig entries, extenders
+MAX_ITEMS: Final = 500  # plugins of one set, pluginConfig entries, extenders
+MAX_PROFILES: Final = 50  # each becomes a framework; real files have a handful
 
 _KINDS: Final = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number"}
 
@@ -68,7 +69,11 @@ def check_configuration(doc: Mapping[str, Any]) -> None:
     """ConfigError listing every field of an older configuration that has the wrong type."""
     c = ShapeChecker()
     holders: list[tuple[str, Mapping[str, Any]]] = [("", doc)]  # v1alpha1 keeps plugins on top
-    holders += c.mappings(doc.get("profiles"), "profiles")
+    profiles = doc.get("profiles")
+    if isinstance(profiles, list) and len(profiles) > MAX_PROFILES:
+        c.errors.append(FieldError("profiles", f"more than {MAX_PROFILES} profiles"))
+    else:
+        holders += c.mappings(profiles, "profiles")
     for path, holder in holders:
         prefix = f"{path}." if path else ""
         c.expect(holder.get("schedulerName"), f"{prefix}schedulerName", str, "a string")

@@ -13,6 +13,7 @@ Three passes over the v1 wire data the version steps produced:
 from __future__ import annotations
 
 import copy
+import json
 import re
 from typing import Any, Final
 
@@ -95,13 +96,22 @@ def _effective_points(doc: dict[str, Any], index: int, in_tree: frozenset[str]) 
 
 def complete_points(doc: dict[str, Any], changes: list[str], in_tree: frozenset[str]) -> None:
     """Enable each in-tree plugin at the earlier points its enabled points need in v1.35."""
+    seen: dict[str, dict[str, set[str]] | None] = {}  # profiles alike but for their name
     for i, profile in enumerate(_profiles(doc)):
-        framework = _effective_points(doc, i, in_tree)
-        if framework is None:
+        shape = json.dumps(
+            {k: v for k, v in profile.items() if k != "schedulerName"}, sort_keys=True, default=str
+        )
+        if shape not in seen:
+            framework = _effective_points(doc, i, in_tree)
+            seen[shape] = (
+                None
+                if framework is None
+                else {point: {p.name for p in getattr(framework, a)} for point, a in _ATTRS.items()}
+            )
+        found = seen[shape]
+        if found is None:
             continue
-        enabled = {
-            point: {p.name for p in getattr(framework, attr)} for point, attr in _ATTRS.items()
-        }
+        enabled = {point: set(names_) for point, names_ in found.items()}
         plugins = profile.setdefault("plugins", {})
         for plugin, needs in NEEDS.items():
             for needed, users in needs:

@@ -112,6 +112,7 @@ CASES = [
         "profiles",
         "60 plugins are not in-tree",
     ),
+    (BETA1 + "profiles: [" + ", ".join(["{}"] * 51) + "]\n", "profiles", "more than 50"),
     ("profiles: [\n", "line 2", "invalid YAML"),
     ("kind: Policy\nhardPodAffinitySymmetricWeight: " + "9" * 5000 + "\n", "", "invalid YAML"),
     ('{"kind": "Policy", "hardPodAffinitySymmetricWeight": ' + "9" * 5000 + "}", "", "JSON"),
