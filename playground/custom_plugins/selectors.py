@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
+from ..selectors import visible
 from .models import CustomPlugin
 
 User = AbstractBaseUser | AnonymousUser
@@ -17,20 +18,14 @@ EXPORT_API_VERSION: Final = "playground.k8s.io/v1alpha1"
 EXPORT_KIND: Final = "CustomPlugin"
 
 
-def _visible(user: User) -> Q:
-    if user.is_authenticated:
-        return Q(is_demo=True) | Q(owner=user)
-    return Q(is_demo=True)
-
-
 def custom_plugins_for_user(user: User) -> QuerySet[CustomPlugin]:
     """The user's own plugins and the demo ones."""
-    return CustomPlugin.objects.filter(_visible(user)).order_by("-is_demo", "name", "id")
+    return CustomPlugin.objects.filter(visible(user)).order_by("-is_demo", "name", "id")
 
 
 def custom_plugin_for_user(user: User, pk: int) -> CustomPlugin:
     try:
-        return CustomPlugin.objects.get(_visible(user), pk=pk)
+        return CustomPlugin.objects.get(visible(user), pk=pk)
     except CustomPlugin.DoesNotExist:
         raise Http404("No such custom plugin") from None
 
