@@ -135,7 +135,20 @@ def _v1alpha1_to_v1alpha2(doc: dict[str, Any], changes: list[str]) -> None:
 
 
 def _v1alpha2_to_v1beta1(doc: dict[str, Any], changes: list[str]) -> None:
-    """v1beta1 (1.19): unreserve merged into reserve, top-level knobs became plugin args."""
+    """v1beta1 (1.19): unreserve merged into reserve, top-level knobs became plugin args.
+
+    With DefaultPodTopologySpread (beta in 1.20, taken as on) PodTopologySpread's system
+    default constraints replaced the default SelectorSpread score.
+    """
+    for i, profile in enumerate(_profiles(doc)):
+        off = {
+            e.get("name") for e in _entries((profile.get("plugins") or {}).get("score"), "disabled")
+        }
+        if not off & {"*", "SelectorSpread"}:
+            changes.append(
+                f"{_where(profile, i)}: the default SelectorSpread score is gone: "
+                f"{_REMOVED['SelectorSpread'][1]}"
+            )
     weight = doc.pop("hardPodAffinitySymmetricWeight", None)
     bind_timeout = doc.pop("bindTimeoutSeconds", None)
     disable_preemption = doc.pop("disablePreemption", None)
@@ -341,15 +354,6 @@ def _v1beta2_to_v1beta3(doc: dict[str, Any], changes: list[str]) -> None:
 
 def _v1beta3_to_v1(doc: dict[str, Any], changes: list[str]) -> None:
     """v1 (1.25): SelectorSpread and the cloud volume-limit plugins went in later releases."""
-    for i, profile in enumerate(_profiles(doc)):
-        plugins = profile.get("plugins") or {}
-        off = {e.get("name") for e in _entries(plugins.get("score") or {}, "disabled")}
-        off |= {e.get("name") for e in _entries(plugins.get("multiPoint") or {}, "disabled")}
-        if not off & {"*", "SelectorSpread"}:
-            changes.append(
-                f"{_where(profile, i)}: the default SelectorSpread score is gone in v1: "
-                f"{_REMOVED['SelectorSpread'][1]}"
-            )
     _drop_removed(doc, changes, "v1")
     _drop_no_ops(doc, changes)
     seen: set[tuple[int, str]] = set()
