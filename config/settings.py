@@ -347,6 +347,9 @@ PLAYGROUND_RUNS_PER_USER = int(os.environ.get("PLAYGROUND_RUNS_PER_USER", 2))
 # Of those, runs that can sit idle for long (a Permit plugin waiting for a user, an extender):
 # more wait ("waiting: you already have 1 run that can wait at Permit or on an extender").
 PLAYGROUND_PERMIT_RUNS_PER_USER = int(os.environ.get("PLAYGROUND_PERMIT_RUNS_PER_USER", 1))
+# Embedded: runs whose pods left all wait at Permit for a user keep a thread but no runner;
+# at most this many wait so at once (the pool has 64 threads in all).
+PLAYGROUND_IDLE_RUNS = min(int(os.environ.get("PLAYGROUND_IDLE_RUNS", 32)), 56)
 # Runs one owner may have pending or running at once, of every kind; starting more is refused.
 PLAYGROUND_QUEUED_RUNS_PER_USER = int(os.environ.get("PLAYGROUND_QUEUED_RUNS_PER_USER", 6))
 # The most time a run's extender calls may take in all: past it the run fails, naming the

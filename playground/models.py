@@ -231,6 +231,9 @@ class Run(models.Model):
     owner_key = models.CharField(max_length=80, blank=True, default="")
     # Its profile can keep it idle for long (a Permit plugin that waits, an extender).
     can_wait = models.BooleanField(default=False)
+    # Running, but every pod it has left waits at Permit for a user: embedded, it does not
+    # count as a busy runner while it waits (``runs.limits``).
+    idle = models.BooleanField(default=False)
     # The execution holding the lease: "<worker host>|<pid>|<task id>" (stopped on a take-over).
     holder = models.CharField(max_length=300, blank=True, default="")
 

@@ -13,6 +13,12 @@ run that may not start yet stays pending and its page says why (``waiting_reason
   ``wait_slots()`` runners with them, so some runners are always left for the other runs;
 - embedded, a run waits while every runner thread is busy (a Celery task that starts has a slot).
 
+Embedded, a run whose pods left all wait at Permit for a user is idle (``IdleMark``): it keeps
+its thread, polling for the answer, but does not count as a busy runner, nor against the
+runners kept for runs that cannot wait, so a class of students each holding an approval gate
+do not take the runners from each other; ``PLAYGROUND_IDLE_RUNS`` bounds how many may wait so
+(a Celery worker's slot stays taken while its run waits: there they count as busy).
+
 Starting a run counts every run of the owner that is pending or running, whatever its kind
 (plain runs, compares, lessons, runs with changes, tried changes): more than
 ``PLAYGROUND_QUEUED_RUNS_PER_USER`` is refused at once (``start_refusal``).
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+from collections.abc import Callable
 from typing import Any, Final
 
 from django.conf import settings
@@ -68,6 +75,10 @@ def permit_runs_per_user() -> int:
 
 def queued_runs_per_user() -> int:
     return max(2, int(getattr(settings, "PLAYGROUND_QUEUED_RUNS_PER_USER", 6)))
+
+
+def idle_runs() -> int:
+    return max(1, int(getattr(settings, "PLAYGROUND_IDLE_RUNS", 32)))
 
 
 def permit_max_wait_seconds() -> float:
@@ -177,13 +188,17 @@ def start_refusal(owner: str, *, adding: int, excluding: tuple[int, ...] = ()) -
 def waiting_reason(run: Run) -> str:
     """Why the pending run must wait before it starts ("" when it may start now)."""
     owner = run_owner(run)
-    others = list(
+    rows = list(
         Run.objects.filter(status=Run.Status.RUNNING)
         .exclude(pk=run.pk)
-        .values_list("owner_key", "started_by_id", "can_wait")
+        .values_list("owner_key", "started_by_id", "can_wait", "idle")
     )
     slots = runner_slots()
-    mine = [w for key, by, w in others if _row_owner(key, by) == owner]
+    mine = [w for key, by, w, _ in rows if _row_owner(key, by) == owner]  # idle ones too
+    # Embedded, a run waiting at Permit for a user keeps a thread, not a runner.
+    threads = embedded()
+    others = [(key, by, w) for key, by, w, i in rows if not (i and threads)]
+    idle = len(rows) - len(others)
     share = owner_share(slots)
     if len(mine) >= share:
         # One owner's runs (a Permit wait or a silent extender holds a runner for minutes)
@@ -202,6 +217,11 @@ def waiting_reason(run: Run) -> str:
                 f"waiting: you already have {waiting_mine} {runs} that can wait at Permit or on "
                 f"an extender (at most {limit}); allow, reject or cancel to go on"
             )
+        if idle >= idle_runs():
+            return (
+                f"{WAITING_FOR_RUNNER}: {idle} runs wait at Permit for their users, the most "
+                "the server keeps waiting at once"
+            )
         waiting_all = sum(w for _, _, w in others)
         cap = wait_slots(slots)
         if waiting_all >= cap:
@@ -211,9 +231,28 @@ def waiting_reason(run: Run) -> str:
                 f"or on an extender, the most they may (the other {kept} kept for runs that "
                 "cannot)"
             )
-    if embedded() and len(others) >= slots:
+    if threads and len(others) >= slots:
         return f"{WAITING_FOR_RUNNER}: all {len(others)} runners are busy"
     return ""
+
+
+class IdleMark:
+    """Keeps ``Run.idle`` as the execution says (written on each change only), and tells
+    ``notify`` (the embedded pool: a runner is free while the run waits)."""
+
+    def __init__(
+        self, run_id: int, token: str, notify: Callable[[bool], None] | None = None
+    ) -> None:
+        self.run_id, self.token, self.notify = run_id, token, notify
+        self.idle = False
+
+    def __call__(self, idle: bool) -> None:
+        if idle == self.idle:
+            return
+        self.idle = idle
+        Run.objects.filter(pk=self.run_id, lease_token=self.token).update(idle=idle)
+        if self.notify is not None:
+            self.notify(idle)
 
 
 def _row_owner(key: str, started_by_id: int | None) -> str:

@@ -4,8 +4,9 @@ A new run is handed to ``RunnerPool.submit``. One dispatcher thread takes every 
 a time: while a runner is free it claims the waiting run whose owner has the fewest runs on the
 runners (then the oldest), so a run of an owner under their share goes before the runs of an
 owner at or over it. Whether a run may start at all is ``limits.waiting_reason`` (checked by the
-claim); a run that may not waits, and its page says why. A run that ends frees its runner and
-the dispatcher looks again at once; while runs wait it also looks every
+claim); a run that may not waits, and its page says why. A run that ends, or starts waiting at
+Permit for users with nothing else to do (``limits.IdleMark``), frees its runner and the
+dispatcher looks again at once; while runs wait it also looks every
 ``services.WAITING_RETRY_SECONDS``, since what they wait for can change elsewhere (a run
 cancelled before it started, a setting).
 
@@ -24,6 +25,7 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -57,6 +59,7 @@ class RunnerPool:
         self._lock = threading.Lock()
         self._waiting: dict[int, _Waiting] = {}
         self._running: dict[int, str] = {}  # run id -> owner
+        self._idle: set[int] = set()  # running, waiting at Permit for users: not busy
         self._arrivals = itertools.count()
         # Threads are made when needed; the dispatcher keeps the number busy to the setting.
         self._runners = ThreadPoolExecutor(max_workers=MAX_THREADS, thread_name_prefix="run")
@@ -137,7 +140,7 @@ class RunnerPool:
         self._read_owners()
         share = limits.owner_share()
         with self._lock:
-            free = len(self._running) < limits.embedded_runners()
+            free = len(self._running) - len(self._idle) < limits.embedded_runners()
             held = Counter(self._running.values())
             candidates = [
                 (held[entry.owner or limits.ANONYMOUS], entry.arrival, run_id)
@@ -187,9 +190,21 @@ class RunnerPool:
     def _execute(self, claim: services.Claim) -> None:
         run_id = claim[0].pk
         try:
-            services.run_execute_claimed(claim)
+            services.run_execute_claimed(claim, on_idle=partial(self._note_idle, run_id))
         finally:
             close_old_connections()
             with self._lock:
                 self._running.pop(run_id, None)
+                self._idle.discard(run_id)
+            self.kick()
+
+    def _note_idle(self, run_id: int, idle: bool) -> None:
+        """The run waits at Permit for users with nothing else to do (or goes on): while it
+        waits its runner is free for another run, though it keeps its thread."""
+        with self._lock:
+            if idle:
+                self._idle.add(run_id)
+            else:
+                self._idle.discard(run_id)
+        if idle:
             self.kick()

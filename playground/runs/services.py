@@ -27,7 +27,7 @@ import json
 import logging
 import uuid
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any, Final
 
@@ -528,13 +528,15 @@ def run_execute(*, run_id: int, holder: str = "") -> None:
         run_execute_claimed(claim)
 
 
-def run_execute_claimed(claim: Claim) -> None:
-    """Drive a run this execution claimed (``run_claim``) to its end."""
+def run_execute_claimed(claim: Claim, *, on_idle: Callable[[bool], None] | None = None) -> None:
+    """Drive a run this execution claimed (``run_claim``) to its end; ``on_idle`` is told when
+    it starts and stops waiting for users at Permit with nothing else to do."""
     run, token, stored_upto = claim
     run_id = run.pk
     execution: Execution | None = None
     try:
         execution = Execution(run, token, stored_upto)
+        execution.on_idle = limits.IdleMark(run_id, token, on_idle)
         execution.execute()
     except LostLease:
         log.warning("run %s: taken over by another execution; stopping", run_id)

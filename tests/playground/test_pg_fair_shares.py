@@ -22,6 +22,7 @@ from django.utils import timezone
 from test_pg_runs import APPROVAL_PROFILE
 
 from config.celery import app
+from playground import plugins
 from playground.clusters import services
 from playground.lessons.loader import course
 from playground.models import Run
@@ -193,7 +194,7 @@ class _FakeRuns:
         self.lock = threading.Lock()
         self.closing = False
 
-    def __call__(self, claim):
+    def __call__(self, claim, on_idle=None):
         run = claim[0]
         with self.lock:
             self.started.append(run.pk)
@@ -218,9 +219,10 @@ class _FakeRuns:
 
 
 @contextmanager
-def _pool(monkeypatch):
+def _pool(monkeypatch, *, fake_runs=True):
     fake = _FakeRuns()
-    monkeypatch.setattr(runs, "run_execute_claimed", fake)
+    if fake_runs:
+        monkeypatch.setattr(runs, "run_execute_claimed", fake)
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
@@ -229,6 +231,8 @@ def _pool(monkeypatch):
         yield pool, fake
     finally:
         fake.release_all()
+        for run in Run.objects.filter(status__in=[Run.Status.PENDING, Run.Status.RUNNING]):
+            runs.run_cancel(run_id=run.pk)
         deadline = time.monotonic() + 30
         while (pool.running() or pool.in_flight) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -292,6 +296,57 @@ def test_the_pool_starts_a_run_of_an_owner_under_their_share_before_older_ones(
         _until(lambda: len(fake.started) == 6, "alice's next run starts")
         assert fake.started[-1] == alice[2].pk
         assert pool.waiting() == [alice[3].pk]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_runs_waiting_at_permit_for_their_users_leave_their_runners_to_others(
+    cluster, plain, settings, monkeypatch
+):
+    """Two runners: four owners' approval runs all start and wait for their users (a class on
+    the binding-cycle lesson), and a fifth owner's run still starts and finishes."""
+    settings.PLAYGROUND_EMBEDDED_RUNNERS = 2
+    settings.PLAYGROUND_PERMIT_MAX_WAIT_SECONDS = 600
+    gated = make_pod("g")
+    gated["metadata"]["annotations"] = {plugins.REQUIRE_APPROVAL: "true"}
+    gate_cluster = services.cluster_create(owner=cluster.owner, name="gated")
+    services.cluster_import_yaml(
+        cluster=gate_cluster,
+        user=cluster.owner,
+        text=yaml.safe_dump_all([make_node("n1"), gated], sort_keys=False),
+    )
+    gate = profile_services.profile_create(
+        owner=cluster.owner, name="gate", config=APPROVAL_PROFILE
+    )
+    with _pool(monkeypatch, fake_runs=False) as (pool, _):
+        waiting = [_queued(gate_cluster, gate, f"addr:10.0.1.{i}") for i in range(4)]
+        for run in waiting:
+            pool.submit(run.pk)
+        _until(
+            lambda: Run.objects.filter(pk__in=[r.pk for r in waiting], idle=True).count() == 4,
+            "every approval run waits for its user",
+        )
+        assert not pool.waiting()
+        other = _queued(cluster, plain, "addr:10.0.1.9")
+        pool.submit(other.pk)
+        _until(lambda: Run.objects.get(pk=other.pk).is_terminal, "the other run finishes")
+        assert Run.objects.get(pk=other.pk).status == Run.Status.SUCCEEDED
+        # An answer wakes a waiting run: it binds its pod and ends.
+        runs.run_decide_permit(run_id=waiting[0].pk, pod_key="default/g", allow=True)
+        _until(lambda: Run.objects.get(pk=waiting[0].pk).is_terminal, "the allowed run ends")
+        finished = Run.objects.get(pk=waiting[0].pk)
+        assert (finished.status, finished.placements) == (Run.Status.SUCCEEDED, {"default/g": "n1"})
+
+
+def test_the_server_keeps_a_bounded_number_of_runs_waiting_at_permit(cluster, gate, settings):
+    settings.PLAYGROUND_IDLE_RUNS = 2
+    for i in range(2):
+        run = _running(_queued(cluster, gate, f"addr:10.0.2.{i}"))
+        Run.objects.filter(pk=run.pk).update(idle=True)
+    _waits(
+        _queued(cluster, gate, "addr:10.0.2.9"),
+        "waiting for a free runner: 2 runs wait at Permit for their users, the most the server "
+        "keeps waiting at once",
+    )
 
 
 # --- what may be queued --------------------------------------------------------------------------
