@@ -39,10 +39,25 @@ def test_import_preview_gives_the_cli_conversion(name: str, user: Any) -> None:
     assert preview.placeholders == list(migrate(text).custom_plugins)
 
 
-def test_a_policy_nested_800_deep_is_a_problem_not_an_error(user: Any) -> None:
-    text = '{"kind": "Policy", "predicates": ' + "[" * 800 + "]" * 800 + "}"
+BETA1 = "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"kind": "Policy", "predicates": ' + "[" * 800 + "]" * 800 + "}",
+        '{"kind": "Policy", "predicates": ' + "[" * 10_000 + "]" * 10_000 + "}",
+        BETA1 + "profiles: " + "[" * 900 + "]" * 900,
+        BETA1 + "profiles: " + "[" * 10_000 + "]" * 10_000,
+        '{"kind": "Policy", "apiVersion": "v1", "predicates": 5}',
+    ],
+    ids=["policy-800", "policy-10000", "config-900", "config-10000", "predicates-5"],
+)
+def test_malformed_input_is_a_problem_naming_what_is_wrong(text: str, user: Any) -> None:
     preview = profile_import_preview(owner=user, text=text)
-    assert preview.problems == ["nested deeper than 64 levels"]
+    (problem,) = preview.problems
+    assert "nested deeper than" in problem or problem == "predicates: must be a list, got number"
+    assert preview.config is None
 
 
 def test_a_later_configuration_is_skipped_as_kube_scheduler_skips_it(user: Any) -> None:
