@@ -9,6 +9,7 @@ import pytest
 
 from scheduler_core.config import load_config
 from scheduler_core.config.migrate import Migration, migrate
+from scheduler_core.events import CycleEnd, Filter
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.status import SUCCESS, Code, Status
 from scheduler_core.plugins import in_tree_registry
@@ -112,8 +113,14 @@ def test_corpus_file_migrates_to_an_accepted_v1_configuration_that_schedules(nam
     schedulers = [p.scheduler_name for p in config.profiles]
     registry = in_tree_registry().merged(_stand_ins(result))
     # Extenders would be called over HTTP; the corpus checks the configuration, not them.
-    sched = Scheduler(config, _cluster(schedulers), registry=registry, extenders=[])
+    events: list[Any] = []
+    sched = Scheduler(
+        config, _cluster(schedulers), registry=registry, extenders=[], on_event=events.append
+    )
     sched.run_until_idle()
+    ends = [e.result for e in events if isinstance(e, CycleEnd)]
+    assert ends == ["Scheduled"] * len(ends)
+    assert not [e for e in events if isinstance(e, Filter) and "Error" in e.codes]
     outcomes = {key: (o.node, o.message) for key, o in sched.outcomes.items()}
     assert len(outcomes) == 5 * len(schedulers)
     assert {key: node for key, (node, _) in outcomes.items() if node is None} == {}
