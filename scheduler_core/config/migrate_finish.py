@@ -31,11 +31,11 @@ NEEDS: Final[dict[str, tuple[tuple[str, tuple[str, ...]], ...]]] = {
     names.INTER_POD_AFFINITY: (("preFilter", ("filter",)), ("preScore", ("score",))),
     names.VOLUME_BINDING: (("preFilter", ("filter", "preScore", "score", "reserve", "preBind")),),
     names.DYNAMIC_RESOURCES: (
-        ("preFilter", ("filter", "postFilter", "preScore", "score", "reserve", "preBind")),
+        ("preFilter", ("filter", "postFilter", "score", "reserve", "preBind")),
     ),
     names.TAINT_TOLERATION: (("preScore", ("score",)),),
 }
-_ATTRS: Final = {
+POINT_ATTRS: Final = {
     "preFilter": "pre_filter_plugins",
     "filter": "filter_plugins",
     "postFilter": "post_filter_plugins",
@@ -106,7 +106,10 @@ def complete_points(doc: dict[str, Any], changes: list[str], in_tree: frozenset[
             seen[shape] = (
                 None
                 if framework is None
-                else {point: {p.name for p in getattr(framework, a)} for point, a in _ATTRS.items()}
+                else {
+                    point: {p.name for p in getattr(framework, a)}
+                    for point, a in POINT_ATTRS.items()
+                }
             )
         found = seen[shape]
         if found is None:

@@ -222,3 +222,16 @@ def test_policy_requested_to_capacity_ratio_priority_becomes_fit_strategy() -> N
     assert strategy["type"] == "RequestedToCapacityRatio"
     assert strategy["resources"] == [{"name": "cpu", "weight": 1}]
     assert [n for n, _ in _plugins(result, "filter")] == ["NodeUnschedulable", "TaintToleration"]
+
+
+def test_each_needed_point_is_one_the_v1_35_plugin_has_and_so_are_its_users() -> None:
+    from scheduler_core.config.migrate_finish import NEEDS, POINT_ATTRS
+    from scheduler_core.framework.runtime import Framework
+    from scheduler_core.plugins import in_tree_registry
+
+    framework = Framework(load_config(None).profiles[0], in_tree_registry())
+    points = {p: {x.name for x in getattr(framework, attr)} for p, attr in POINT_ATTRS.items()}
+    for plugin, needs in NEEDS.items():
+        for needed, users in needs:
+            assert plugin in points[needed], (plugin, needed)
+            assert all(plugin in points[u] for u in users), (plugin, users)
