@@ -8,8 +8,8 @@ same counts) by the ``user_login_failed`` signal, three ways, each over a window
 - per address and user name (``LOGIN_FAILURES_PER_PAIR``): that user name is refused (429) from
   that address: someone guessing one account from one place;
 - per user name (``LOGIN_FAILURES_PER_USER``): the account is under attack and refused from
-  everywhere, except from a browser that signed in to it before (a signed cookie), so the owner
-  still gets in;
+  everywhere, except from a browser that signed in to it before (a signed cookie, which spares
+  it the address's slowing below too), so the owner still gets in;
 - per address (``LOGIN_FAILURES_PER_ADDRESS``): past it the address only slows down: each user
   name may fail ``LOGIN_FAILURES_PER_PAIR_SLOWED`` times from it (a spray over many accounts gets
   that many guesses each). The address's count never refuses a sign-in by itself: behind a
@@ -127,9 +127,11 @@ def is_throttled(request: HttpRequest, username: str) -> bool:
     pair = _count(pair_key)
     if pair >= lim.per_pair:
         return True
+    if _name(username) in known_names(request):  # its owner's browser, most likely
+        return False
     if _count(address_key) >= lim.per_address and pair >= lim.per_pair_slowed:
         return True
-    return _count(user_key) >= lim.per_user and _name(username) not in known_names(request)
+    return _count(user_key) >= lim.per_user
 
 
 @receiver(user_login_failed)

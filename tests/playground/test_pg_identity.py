@@ -86,6 +86,20 @@ def test_past_the_address_cap_each_account_gets_only_a_few_guesses(
 
 
 @pytest.mark.django_db
+def test_a_known_browser_is_not_slowed_by_its_addresss_count(fresh_cache, user, settings):
+    settings.LOGIN_FAILURES_PER_ADDRESS = 3
+    settings.LOGIN_FAILURES_PER_PAIR_SLOWED = 1
+    owner = _client("10.0.0.9")
+    assert _signed_in(owner.post(LOGIN, {"username": "alice", "password": "pw-alice-123"}))
+    for i in range(3):
+        _client("10.0.0.9").post(LOGIN, {"username": f"other{i}", "password": "guess"})
+    _client("10.0.0.9").post(LOGIN, {"username": "alice", "password": "typo"})
+    correct = {"username": "alice", "password": "pw-alice-123"}
+    assert _client("10.0.0.9").post(LOGIN, correct).status_code == 429  # slowed: a stranger
+    assert _signed_in(owner.post(LOGIN, correct))
+
+
+@pytest.mark.django_db
 def test_one_account_guessed_from_one_address_is_locked_there_only(fresh_cache, user, settings):
     settings.LOGIN_FAILURES_PER_PAIR = 3
     attacker = _client("10.0.0.9")
