@@ -109,7 +109,7 @@ def _fit(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str,
     scorer: ResourceAllocationScorer = pl.scorer
     entries = pl.score_entries(ctx.state, ctx.pod)
     rows = _amount_rows(scorer, entries, ni)
-    value = scorer.scorer(
+    value = scorer.score_amounts(
         [r["requested"] for r in rows],
         [r["allocatable"] for r in rows],
         [r["weight"] for r in rows],
@@ -134,7 +134,7 @@ def _fit(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str,
             s = most_requested_score(req, cap)
             lines.append(f"{name}: min({q(req)}, {q(cap)}) × 100 / {q(cap)} = {s}")
         else:
-            s = scorer.scorer([req], [cap], [1])
+            s = scorer.score_amounts([req], [cap], [1])
             pct = min(req * 100 // cap, 100) if cap else 100
             lines.append(f"{name}: shape({pct}% used) = {s}")
         r["score"] = s

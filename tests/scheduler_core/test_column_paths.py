@@ -29,7 +29,6 @@ from scheduler_core.plugins import (
 from scheduler_core.plugins import pod_topology_spread as pts
 from scheduler_core.plugins import pod_topology_spread_constraints as ptc
 from scheduler_core.plugins.node_resources import fit
-from scheduler_core.plugins.node_resources.most_allocated import most_allocated_cpu_memory
 
 HOST = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
@@ -528,15 +527,6 @@ def test_image_locality_columns_equal_per_node() -> None:
     fast, _ = plugin.score_batch(CycleState(), pod, snap.node_info_list)
     assert fast == [plugin.score(CycleState(), pod, ni)[0] for ni in plain.node_info_list]
     assert any(v > 0 for v in fast)
-
-
-@pytest.mark.parametrize("use_requested", [True, False], ids=["requested", "non-zero"])
-def test_most_allocated_columns_equal_per_node(use_requested: bool) -> None:
-    snap, plain = cluster()
-    args = (use_requested, 400, 2, 3 * 1024**3, 1)
-    fast = list(most_allocated_cpu_memory(snap.node_info_list, *args))
-    assert fast == list(most_allocated_cpu_memory(plain.node_info_list, *args))
-    assert len(set(fast)) > 3
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import pytest
 
 from scheduler_core.api import ClusterObjects, Node
 from scheduler_core.case import CaseRun
-from scheduler_core.config.types import InterPodAffinityArgs
+from scheduler_core.config.types import InterPodAffinityArgs, ResourceSpec
 from scheduler_core.framework.columns import names_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.plugin_scores import all_in_range
@@ -20,8 +20,14 @@ from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, Snapshot
 from scheduler_core.plugins import inter_pod_affinity, inter_pod_affinity_state
 from scheduler_core.plugins.node_resources import fit
-from scheduler_core.plugins.node_resources.balanced_allocation import balanced_cpu_memory
-from scheduler_core.plugins.node_resources.least_allocated import least_allocated_cpu_memory
+from scheduler_core.plugins.node_resources.balanced_allocation import balanced_scores
+from scheduler_core.plugins.node_resources.least_allocated import least_allocated_scorer
+from scheduler_core.plugins.node_resources.most_allocated import most_allocated_scorer
+from scheduler_core.plugins.node_resources.resource_allocation import (
+    KIND_CPU,
+    KIND_MEMORY,
+    ResourceAllocationScorer,
+)
 from tests.builders import make_node
 from tests.builders import make_pod as make_pod_manifest
 from tests.scheduler_core.test_column_paths import (
@@ -33,7 +39,29 @@ from tests.scheduler_core.test_column_paths import (
     term,
 )
 
-SCORERS = {"least": least_allocated_cpu_memory, "balanced": balanced_cpu_memory}
+SCORERS = {
+    "least": least_allocated_scorer,
+    "most": most_allocated_scorer,
+    "balanced": balanced_scores,
+}
+
+
+def cpu_memory_scores(
+    rule: Any,
+    nodes: list[NodeInfo],
+    use_requested: bool,
+    cpu: int,
+    cpu_weight: int,
+    memory: int,
+    memory_weight: int,
+) -> Any:
+    """The strategy ``rule`` over cpu and memory for ``nodes``, as the plugins score."""
+    resources = [ResourceSpec("cpu", cpu_weight), ResourceSpec("memory", memory_weight)]
+    scorer = ResourceAllocationScorer(
+        "test", resources, rule, use_requested=use_requested, pod_level=True, use_status=False
+    )
+    entries = [(KIND_CPU, "cpu", cpu, cpu_weight), (KIND_MEMORY, "memory", memory, memory_weight)]
+    return scorer.score_nodes(entries, nodes)
 
 
 def empty_capacity_cluster() -> tuple[Snapshot, PlainSnapshot]:
@@ -64,12 +92,12 @@ def empty_capacity_cluster() -> tuple[Snapshot, PlainSnapshot]:
 def test_cpu_memory_scores_equal_per_node(scorer: str, use_requested: bool, empty: bool) -> None:
     snap, plain = empty_capacity_cluster() if empty else cluster()
     assert snap.columns.cpu_memory_positive() is not empty
-    batch = SCORERS[scorer]
+    rule = SCORERS[scorer]
     for args in [(use_requested, 400, 2, 3 * 1024**3, 1), (use_requested, 2500, 1, 100, 3)]:
         for fast_nodes, slow_nodes in subsets(snap.node_info_list, plain.node_info_list):
-            fast = batch(fast_nodes, *args)
+            fast = cpu_memory_scores(rule, fast_nodes, *args)
             assert isinstance(fast, np.ndarray)
-            slow = batch(slow_nodes, *args)
+            slow = cpu_memory_scores(rule, slow_nodes, *args)
             assert fast.tolist() == list(slow)
             assert len(set(slow)) > 2
 

@@ -6,7 +6,6 @@ default feature gates (PodLevelResources and InPlacePodVerticalScaling on).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -23,12 +22,11 @@ from scheduler_core.plugins.helpers import FrozenState
 from scheduler_core.plugins.node_resources.resource_allocation import (
     Entry,
     ResourceAllocationScorer,
-    cpu_memory_columns,
+    counted,
 )
 
 NAME: Final = names.NODE_RESOURCES_BALANCED_ALLOCATION
 _PRE_SCORE_KEY: Final = f"PreScore{NAME}"
-_EXACT_FLOAT_INT: Final = 2**53
 
 
 class _PreScoreState(FrozenState):
@@ -42,96 +40,69 @@ class _PreScoreState(FrozenState):
 def balanced_resource_scorer(
     requested: Sequence[int], allocatable: Sequence[int], weights: Sequence[int] = ()
 ) -> int:
-    """(1 - std) * MAX_NODE_SCORE, truncated, over the requested/allocatable fractions.
+    """balanced_scores on one node's amounts (the resources it has)."""
+    one = [np.array((v,), dtype=np.int64) for v in requested]
+    return int(balanced_scores(one, [np.array((v,), dtype=np.int64) for v in allocatable])[0])
 
-    Each fraction is capped at 1. With two resources the deviation is half their difference;
-    with more it is the population standard deviation; with one or none it is 0. Weights are
-    not used.
+
+def balanced_scores(
+    requested: Sequence[Any], allocatable: Sequence[Any], weights: Sequence[int] = ()
+) -> Any:
+    """(1 - std) * MAX_NODE_SCORE, truncated, over each node's requested/allocatable fractions
+    of the resources it has (allocatable not 0), each capped at 1. With two fractions the
+    deviation is half their difference; with more it is the population standard deviation;
+    with one or none it is 0. Weights are not used. The floating-point operations are Go's,
+    in its order, so every node scores exactly what upstream computes.
+
+    ``count`` (fractions so far) stays an int while every resource counts on every node, and
+    the masks are then skipped.
     """
-    fractions: list[float] = []
-    total = 0.0
+    n = len(requested[0]) if requested else 0
+    count: Any = 0
+    total: Any = 0.0
+    first: Any = 0.0  # each node's first and second fractions
+    second: Any = 0.0
+    fractions = []
     for req, cap in zip(requested, allocatable, strict=True):
-        if cap == 0:
-            continue
-        fraction = float(req) / float(cap)
-        if fraction > 1:
-            fraction = 1.0
-        total += fraction
-        fractions.append(fraction)
-    std = 0.0
-    n = len(fractions)
-    if n == 2:
-        std = abs((fractions[0] - fractions[1]) / 2)
-    elif n > 2:
-        mean = total / float(n)
-        acc = 0.0
-        for f in fractions:
-            acc = acc + (f - mean) * (f - mean)
-        std = math.sqrt(acc / float(n))
-    return int((1 - std) * float(MAX_NODE_SCORE))
+        counts = counted(cap)
+        if counts is None:
+            fraction = req / cap  # float64(a) / float64(b), as Go
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                fraction = req / cap
+            fraction[~counts] = 0.0  # adding 0.0 where it does not count changes nothing
+        np.minimum(fraction, 1.0, out=fraction)
+        fractions.append((counts, fraction))
+        total = total + fraction
+        first = _pick(counts, count == 0, fraction, first)
+        second = _pick(counts, count == 1, fraction, second)
+        count = count + (1 if counts is None else counts)
+    std: Any = 0.0
+    if isinstance(count, int):
+        if count == 2:
+            std = np.abs((first - second) / 2)
+    else:
+        std = np.where(count == 2, np.abs((first - second) / 2), 0.0)
+    many = count > 2
+    if np.any(many):
+        mean = total / np.maximum(count, 1)
+        acc: Any = 0.0
+        for counts, fraction in fractions:
+            deviation = fraction - mean
+            acc = acc + (deviation * deviation if counts is None else counts * deviation**2)
+        std = np.where(many, np.sqrt(acc / np.maximum(count, 1)), std)
+    out = np.empty(n, dtype=np.float64)
+    out[:] = 1 - std
+    out *= float(MAX_NODE_SCORE)
+    return out.astype(np.int64)
 
 
-def _balanced_columns(cpu_cap: Any, mem_cap: Any, used_cpu: Any, used_mem: Any) -> Any:
-    """The two-fraction score over columns (what a node with both resources scores)."""
-    # int64 / int64 converts both to float64 first, exactly as Go's float64(a)/float64(b).
-    cpu_fraction = used_cpu / cpu_cap
-    np.minimum(cpu_fraction, 1.0, out=cpu_fraction)
-    mem_fraction = used_mem / mem_cap
-    np.minimum(mem_fraction, 1.0, out=mem_fraction)
-    # (1 - |cpu - mem| / 2) * MAX_NODE_SCORE, truncated, one operation at a time in place.
-    cpu_fraction -= mem_fraction
-    np.abs(cpu_fraction, out=cpu_fraction)
-    cpu_fraction /= 2
-    np.subtract(1, cpu_fraction, out=cpu_fraction)
-    cpu_fraction *= float(MAX_NODE_SCORE)
-    return cpu_fraction.astype(np.int64)
-
-
-def balanced_cpu_memory(
-    nodes: Sequence[NodeInfo],
-    use_requested: bool,
-    cpu_req: int,
-    cpu_weight: int,
-    mem_req: int,
-    mem_weight: int,
-) -> Any:  # an int64 array over node columns, else a list
-    """balanced_resource_scorer over cpu then memory for many nodes, inlined for speed.
-
-    With one fraction or none the deviation is 0, so such a node scores MAX_NODE_SCORE.
-    """
-    cols = cpu_memory_columns(nodes, use_requested, cpu_req, mem_req)
-    if cols is not None:
-        cpu_cap, mem_cap, used_cpu, used_mem, positive = cols
-        if positive:  # two fractions on every node, no division by zero
-            return _balanced_columns(cpu_cap, mem_cap, used_cpu, used_mem)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            score = _balanced_columns(cpu_cap, mem_cap, used_cpu, used_mem)
-        return np.where((cpu_cap == 0) | (mem_cap == 0), MAX_NODE_SCORE, score)
-    out: list[int] = []
-    append = out.append
-    top = float(MAX_NODE_SCORE)
-    exact = _EXACT_FLOAT_INT
-    for ni in nodes:
-        alloc = ni.allocatable
-        cpu_cap = alloc.milli_cpu
-        mem_cap = alloc.memory
-        if cpu_cap == 0 or mem_cap == 0:
-            append(MAX_NODE_SCORE)
-            continue
-        counted = ni.requested if use_requested else ni.non_zero_requested
-        # int / int equals float64(a) / float64(b) while the capacity is exact as a float:
-        # a request above it gives a fraction of at least 1 either way, capped to 1.
-        req = counted.milli_cpu + cpu_req
-        cpu_fraction = req / cpu_cap if cpu_cap <= exact else float(req) / float(cpu_cap)
-        if cpu_fraction > 1:
-            cpu_fraction = 1.0
-        req = counted.memory + mem_req
-        mem_fraction = req / mem_cap if mem_cap <= exact else float(req) / float(mem_cap)
-        if mem_fraction > 1:
-            mem_fraction = 1.0
-        diff = cpu_fraction - mem_fraction
-        append(int((1 - (diff if diff >= 0 else -diff) / 2) * top))
-    return out
+def _pick(counts: Any, at: Any, fraction: Any, before: Any) -> Any:
+    """``fraction`` where the resource counts and the node has ``at`` fractions so far, else
+    ``before``."""
+    if counts is None and isinstance(at, bool):
+        return fraction if at else before
+    return np.where(at if counts is None else counts & at, fraction, before)
 
 
 def _is_best_effort(pod_requests: Sequence[int]) -> bool:
@@ -145,11 +116,10 @@ class BalancedAllocation:
         self.scorer = ResourceAllocationScorer(
             NAME,
             args.resources,
-            balanced_resource_scorer,
+            balanced_scores,
             use_requested=True,
             pod_level=True,
             use_status=True,
-            cpu_memory_batch=balanced_cpu_memory,
         )
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:

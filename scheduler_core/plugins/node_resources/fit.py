@@ -38,19 +38,12 @@ from scheduler_core.framework.status import SUCCESS, Code, Status, error
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import FrozenState
-from scheduler_core.plugins.node_resources.least_allocated import (
-    least_allocated_cpu_memory,
-    least_allocated_scorer,
-)
-from scheduler_core.plugins.node_resources.most_allocated import (
-    most_allocated_cpu_memory,
-    most_allocated_scorer,
-)
+from scheduler_core.plugins.node_resources.least_allocated import least_allocated_scorer
+from scheduler_core.plugins.node_resources.most_allocated import most_allocated_scorer
 from scheduler_core.plugins.node_resources.requested_to_capacity_ratio import (
     requested_to_capacity_ratio_scorer,
 )
 from scheduler_core.plugins.node_resources.resource_allocation import (
-    CpuMemoryBatch,
     Entry,
     ResourceAllocationScorer,
     Scorer,
@@ -246,17 +239,17 @@ def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
     return fits_request(compute_pod_resource_request(pod), node_info)
 
 
-def _build_scorer(args: NodeResourcesFitArgs) -> tuple[Scorer, CpuMemoryBatch | None]:
+def _build_scorer(args: NodeResourcesFitArgs) -> Scorer:
     strategy = args.scoring_strategy
     if strategy.type == LEAST_ALLOCATED:
-        return least_allocated_scorer, least_allocated_cpu_memory
+        return least_allocated_scorer
     if strategy.type == MOST_ALLOCATED:
-        return most_allocated_scorer, most_allocated_cpu_memory
+        return most_allocated_scorer
     if strategy.type == REQUESTED_TO_CAPACITY_RATIO:
         shape = strategy.requested_to_capacity_ratio
         if shape is None or not shape.shape:
             raise FitPluginError("requestedToCapacityRatio shape not specified")
-        return requested_to_capacity_ratio_scorer(shape.shape), None
+        return requested_to_capacity_ratio_scorer(shape.shape)
     raise FitPluginError(f"scoring strategy {strategy.type} is not supported")
 
 
@@ -269,15 +262,13 @@ class Fit:
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
         # Upstream's Fit hands its scorer none of its feature flags: scoring reads container
         # requests only (pod-level requests are skipped), with the non-zero defaults.
-        scorer, cpu_memory_batch = _build_scorer(args)
         self.scorer = ResourceAllocationScorer(
             args.scoring_strategy.type,
             args.scoring_strategy.resources,
-            scorer,
+            _build_scorer(args),
             use_requested=False,
             pod_level=False,
             use_status=False,
-            cpu_memory_batch=cpu_memory_batch,
         )
         self._statuses: dict[tuple[bool, tuple[str, ...]], Status] = {}
 

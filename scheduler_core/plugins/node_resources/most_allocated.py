@@ -11,106 +11,31 @@ from typing import Any
 import numpy as np
 
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
-from scheduler_core.framework.types import NodeInfo
-from scheduler_core.plugins.node_resources.resource_allocation import cpu_memory_columns, go_quo
+from scheduler_core.plugins.node_resources.resource_allocation import (
+    WeightedMean,
+    counted,
+    go_quo_array,
+)
 
 
 def most_requested_score(requested: int, capacity: int) -> int:
-    """The used share of capacity on a 0..MAX_NODE_SCORE scale, requests capped at capacity.
+    """The used share of one resource's capacity on a 0..MAX_NODE_SCORE scale (the rule of
+    most_allocated_scorer, on one amount)."""
+    return int(_used_scores(np.array((requested,)), np.array((capacity,)))[0])
 
-    Requests can exceed capacity because pods without requests count at the non-zero defaults.
-    """
-    if capacity == 0:
-        return 0
-    if requested > capacity:
-        requested = capacity
-    return go_quo(requested * MAX_NODE_SCORE, capacity)
+
+def _used_scores(requested: Any, capacity: Any) -> Any:
+    """The requested share of the capacity on the 0..MAX_NODE_SCORE scale, with Go's integer
+    division; a request beyond the capacity counts as the capacity (pods without requests
+    count at the non-zero defaults, so requests can exceed it); 0 where the capacity is 0."""
+    return go_quo_array(np.minimum(requested, capacity) * MAX_NODE_SCORE, capacity)
 
 
 def most_allocated_scorer(
-    requested: Sequence[int], allocatable: Sequence[int], weights: Sequence[int]
-) -> int:
-    """The weighted mean of most_requested_score over the resources the node has."""
-    node_score = 0
-    weight_sum = 0
+    requested: Sequence[Any], allocatable: Sequence[Any], weights: Sequence[int]
+) -> Any:
+    """The weighted mean of the used-share scores over the resources each node has."""
+    mean = WeightedMean(len(requested[0]) if requested else 0)
     for req, cap, weight in zip(requested, allocatable, weights, strict=True):
-        if cap == 0:
-            continue
-        if req > cap:
-            req = cap
-        if req >= 0 and cap > 0:
-            score = req * MAX_NODE_SCORE // cap
-        else:
-            score = go_quo(req * MAX_NODE_SCORE, cap)
-        node_score += score * weight
-        weight_sum += weight
-    if weight_sum == 0:
-        return 0
-    return go_quo(node_score, weight_sum)
-
-
-def most_allocated_cpu_memory(
-    nodes: Sequence[NodeInfo],
-    use_requested: bool,
-    cpu_req: int,
-    cpu_weight: int,
-    mem_req: int,
-    mem_weight: int,
-) -> Any:  # an int64 array over node columns, else a list
-    """most_allocated_scorer over cpu then memory for many nodes, inlined for speed."""
-    cols = cpu_memory_columns(nodes, use_requested, cpu_req, mem_req)
-    if cols is not None:
-        cpu_cap, mem_cap, used_cpu, used_mem, _ = cols
-        if (
-            cpu_weight > 0
-            and mem_weight > 0
-            and (cpu_cap >= 0).all()
-            and (mem_cap >= 0).all()
-            and (used_cpu >= 0).all()
-            and (used_mem >= 0).all()
-        ):
-            # Non-negative integers only: floor division is Go's truncation.
-            cpu_score = np.minimum(used_cpu, cpu_cap) * MAX_NODE_SCORE // np.maximum(cpu_cap, 1)
-            mem_score = np.minimum(used_mem, mem_cap) * MAX_NODE_SCORE // np.maximum(mem_cap, 1)
-            weight_sum = (cpu_cap != 0) * cpu_weight + (mem_cap != 0) * mem_weight
-            total = (cpu_cap != 0) * cpu_score * cpu_weight + (
-                mem_cap != 0
-            ) * mem_score * mem_weight
-            result = np.where(weight_sum == 0, 0, total // np.maximum(weight_sum, 1))
-            return result
-    out: list[int] = []
-    append = out.append
-    for ni in nodes:
-        alloc = ni.allocatable
-        counted = ni.requested if use_requested else ni.non_zero_requested
-        node_score = 0
-        weight_sum = 0
-        cap = alloc.milli_cpu
-        if cap != 0:
-            req = counted.milli_cpu + cpu_req
-            if req > cap:
-                req = cap
-            node_score = (
-                req * MAX_NODE_SCORE // cap
-                if req >= 0 and cap > 0
-                else go_quo(req * MAX_NODE_SCORE, cap)
-            ) * cpu_weight
-            weight_sum = cpu_weight
-        cap = alloc.memory
-        if cap != 0:
-            req = counted.memory + mem_req
-            if req > cap:
-                req = cap
-            node_score += (
-                req * MAX_NODE_SCORE // cap
-                if req >= 0 and cap > 0
-                else go_quo(req * MAX_NODE_SCORE, cap)
-            ) * mem_weight
-            weight_sum += mem_weight
-        if weight_sum == 0:
-            append(0)
-        elif node_score >= 0:
-            append(node_score // weight_sum)
-        else:
-            append(go_quo(node_score, weight_sum))
-    return out
+        mean.add(_used_scores(req, cap), counted(cap), weight)
+    return mean.result()

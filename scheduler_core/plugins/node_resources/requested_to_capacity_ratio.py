@@ -6,24 +6,22 @@ Mirrors plugins/noderesources/requested_to_capacity_ratio.go in kube-scheduler v
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
+
+import numpy as np
 
 from scheduler_core.config.types import MAX_CUSTOM_PRIORITY_SCORE, UtilizationShapePoint
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.plugins.helpers_shape import FunctionShapePoint, build_broken_linear_function
-from scheduler_core.plugins.node_resources.resource_allocation import Scorer, go_quo
+from scheduler_core.plugins.node_resources.resource_allocation import Scorer, go_quo_array
 
 MAX_UTILIZATION: Final = 100
 
 
 def go_round(x: float) -> int:
     """math.Round: to the nearest integer, halves away from zero."""
-    t = math.trunc(x)
-    if abs(x - t) >= 0.5:
-        t += 1 if x > 0 else -1
-    return int(t)
+    return int(go_round_array(np.array((x,), dtype=np.float64))[0])
 
 
 def requested_to_capacity_ratio_scorer(shape: Sequence[UtilizationShapePoint]) -> Scorer:
@@ -37,25 +35,28 @@ def requested_to_capacity_ratio_scorer(shape: Sequence[UtilizationShapePoint]) -
     raw = build_broken_linear_function(
         [FunctionShapePoint(p.utilization, p.score * scale) for p in shape]
     )
-    at_full = raw(MAX_UTILIZATION)
+    # The shape over every utilization a resource can have (0..100): a table, indexed.
+    table = np.array([raw(u) for u in range(MAX_UTILIZATION + 1)], dtype=np.int64)
 
-    def resource_score(requested: int, capacity: int) -> int:
-        if capacity == 0 or requested > capacity:
-            return at_full
-        return raw(go_quo(requested * MAX_UTILIZATION, capacity))
-
-    def scorer(requested: Sequence[int], allocatable: Sequence[int], weights: Sequence[int]) -> int:
-        node_score = 0
-        weight_sum = 0
+    def scorer(requested: Sequence[Any], allocatable: Sequence[Any], weights: Sequence[int]) -> Any:
+        n = len(requested[0]) if requested else 0
+        total = np.zeros(n, dtype=np.int64)
+        weight_sum = np.zeros(n, dtype=np.int64)
         for req, cap, weight in zip(requested, allocatable, weights, strict=True):
-            if cap == 0:
-                continue
-            score = resource_score(req, cap)
-            if score > 0:
-                node_score += score * weight
-                weight_sum += weight
-        if weight_sum == 0:
-            return 0
-        return go_round(float(node_score) / float(weight_sum))
+            beyond = (cap == 0) | (req > cap)
+            utilization = go_quo_array(np.where(beyond, 0, req) * MAX_UTILIZATION, cap)
+            score = np.where(beyond, table[MAX_UTILIZATION], table[utilization])
+            counts = (cap != 0) & (score > 0)  # a resource scoring 0 or less does not count
+            total += np.where(counts, score * weight, 0)
+            weight_sum += counts * weight
+        mean = total / np.maximum(weight_sum, 1)
+        return np.where(weight_sum == 0, 0, go_round_array(mean))
 
     return scorer
+
+
+def go_round_array(x: Any) -> Any:
+    """math.Round over a float64 array (halves away from zero), as an int64 array."""
+    t = np.trunc(x)
+    away = np.abs(x - t) >= 0.5
+    return (t + away * np.sign(x)).astype(np.int64)

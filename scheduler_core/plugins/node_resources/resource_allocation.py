@@ -47,14 +47,12 @@ NON_ZERO_DEFAULTS: Final[Mapping[str, int]] = {
 # An entry: (kind, resource name, the pod's request, weight).
 Entry = tuple[int, str, int, int]
 
-# A scorer maps the per-resource requested and allocatable amounts and weights to a score.
-Scorer = Callable[[Sequence[int], Sequence[int], Sequence[int]], int]
-
-# The same scorer specialised to exactly cpu then memory, over many nodes at once:
-# (nodes, use_requested, cpu request, cpu weight, memory request, memory weight) -> scores.
-# It must give what Scorer gives on the amounts score_nodes would gather.
-# Returns the scores as an int64 array (over node columns) or a list.
-CpuMemoryBatch = Callable[[Sequence[NodeInfo], bool, int, int, int, int], Sequence[int]]
+# A scorer (a scoring strategy's rule) maps, over many nodes at once, each resource's amount
+# requested with the pod and allocatable (int64 arrays aligned with the nodes) and the
+# resources' weights to the nodes' scores (an int64 array). A resource a node has none of
+# (allocatable 0) does not count on that node. The arrays may be the snapshot's columns:
+# read them, never write them.
+Scorer = Callable[[Sequence[Any], Sequence[Any], Sequence[int]], Any]
 
 
 def go_quo(a: int, b: int) -> int:
@@ -63,6 +61,58 @@ def go_quo(a: int, b: int) -> int:
     if quo < 0 and quo * b != a:
         quo += 1
     return quo
+
+
+def go_quo_array(a: Any, b: Any, *, nonneg: bool = False) -> Any:
+    """go_quo over int64 arrays (``b`` may be an int); 0 where ``b`` is 0. ``nonneg``: the
+    caller knows ``a`` has no negative value."""
+    if isinstance(b, int):
+        if b > 0 and (nonneg or int(np.minimum.reduce(a, initial=0)) >= 0):
+            return a // b
+        b = np.full(len(a), b, dtype=np.int64)
+    elif int(np.minimum.reduce(b, initial=1)) > 0 and (
+        nonneg or int(np.minimum.reduce(a, initial=0)) >= 0
+    ):
+        return a // b  # non-negative by positive: floor division is truncation
+    zero = b == 0
+    safe = np.where(zero, 1, b)
+    quo = a // safe
+    quo += (quo < 0) & (quo * safe != a)
+    quo[zero] = 0
+    return quo
+
+
+def counted(allocatable: Any) -> Any:
+    """Where a resource counts: the nodes with some of it allocatable (a bool array), or None
+    when it counts on every node."""
+    if int(np.count_nonzero(allocatable)) == len(allocatable):
+        return None
+    return allocatable != 0
+
+
+class WeightedMean:
+    """Per-resource scores added up with their weights, over the nodes where each resource
+    counts (allocatable not 0): the integer weighted mean the allocation strategies take."""
+
+    __slots__ = ("total", "weights")
+
+    def __init__(self, n: int) -> None:
+        self.total = np.zeros(n, dtype=np.int64)
+        self.weights: Any = 0  # an int while every resource counted on every node
+
+    def add(self, score: Any, counts: Any, weight: int) -> None:
+        """Add a resource's scores where it ``counts`` (see counted)."""
+        if counts is None:
+            score *= weight
+            self.total += score
+            self.weights = self.weights + weight
+        else:
+            self.total += np.where(counts, score * weight, 0)
+            self.weights = self.weights + counts * weight
+
+    def result(self) -> Any:
+        """The total over the weight sum (Go's truncation), 0 where nothing counted."""
+        return go_quo_array(self.total, self.weights)
 
 
 # -- pod requests (component-helpers/resource.PodRequests) -----------------------------------
@@ -219,7 +269,6 @@ class ResourceAllocationScorer:
         "name",
         "resources",
         "scorer",
-        "cpu_memory_batch",
         "use_requested",
         "pod_level",
         "use_status",
@@ -235,12 +284,10 @@ class ResourceAllocationScorer:
         use_requested: bool,
         pod_level: bool,
         use_status: bool,
-        cpu_memory_batch: CpuMemoryBatch | None = None,
     ) -> None:
         self.name = name
         self.resources = tuple(resources)
         self.scorer = scorer
-        self.cpu_memory_batch = cpu_memory_batch
         self.use_requested = use_requested
         self.pod_level = pod_level
         self.use_status = use_status
@@ -293,74 +340,100 @@ class ResourceAllocationScorer:
         return tuple(out)
 
     def score_nodes(self, entries: Sequence[Entry], nodes: Sequence[NodeInfo]) -> Any:
-        """The score of each node, in order, as an int64 array."""
-        use_requested = self.use_requested
-        batch = self.cpu_memory_batch
-        if (
-            batch is not None
-            and len(entries) == 2
-            and entries[0][0] == KIND_CPU
-            and entries[1][0] == KIND_MEMORY
-        ):
-            (_, _, cpu_req, cpu_weight), (_, _, mem_req, mem_weight) = entries
-            scores = batch(nodes, use_requested, cpu_req, cpu_weight, mem_req, mem_weight)
-            return np.asarray(scores, dtype=np.int64)
-        scorer = self.scorer
-        out: list[int] = []
-        for ni in nodes:
-            amounts = self.node_amounts(entries, ni)
-            out.append(
-                scorer([a[1] for a in amounts], [a[2] for a in amounts], [a[3] for a in amounts])
-            )
-        return np.asarray(out, dtype=np.int64)
+        """The score of each node, in order, as an int64 array: the strategy over the
+        amounts of every resource that counts."""
+        amounts = self.amounts(entries, nodes)
+        if not amounts:  # nothing counts on any node: as a resource no node has
+            none = np.zeros(len(nodes), dtype=np.int64)
+            amounts = [("", none, none, 0)]
+        return self.scorer(
+            [a[1] for a in amounts], [a[2] for a in amounts], [a[3] for a in amounts]
+        )
+
+    def score_amounts(
+        self, requested: Sequence[int], allocatable: Sequence[int], weights: Sequence[int]
+    ) -> int:
+        """The strategy on one node's amounts (explanations show its inputs)."""
+        if not requested:  # nothing counts: as a resource the node does not have
+            requested, allocatable, weights = [0], [0], [0]
+        return int(
+            self.scorer(
+                [np.array((v,), dtype=np.int64) for v in requested],
+                [np.array((v,), dtype=np.int64) for v in allocatable],
+                weights,
+            )[0]
+        )
+
+    def amounts(self, entries: Sequence[Entry], nodes: Sequence[NodeInfo]) -> list[Amounts]:
+        """(resource, requested with the pod, allocatable, weight) of each entry over the
+        nodes: the scorer's inputs. cpu and memory count the requested or the non-zero
+        requested amounts (``use_requested``), the others what is requested. Read from the
+        snapshot's columns when the nodes are column-backed (allocatable arrays may be the
+        columns themselves), else from each node."""
+        found = columns_of(nodes)
+        out: list[Amounts] = []
+        for kind, name, pod_req, weight in entries:
+            if kind == KIND_SCALAR or found is None:
+                read = _READERS[kind](self.use_requested, name)
+                used = _each(nodes, lambda ni: read(ni)[0])  # noqa: B023
+                allocatable = _each(nodes, lambda ni: read(ni)[1])  # noqa: B023
+            else:
+                c, idx = found
+                used, allocatable = (
+                    (c.req_cpu if self.use_requested else c.nz_cpu, c.alloc_cpu)
+                    if kind == KIND_CPU
+                    else (c.req_mem if self.use_requested else c.nz_mem, c.alloc_mem)
+                    if kind == KIND_MEMORY
+                    else (c.req_eph, c.alloc_eph)
+                )
+                if not c.covers_all(idx):
+                    used, allocatable = used[idx], allocatable[idx]
+            out.append((name, used + pod_req, allocatable, weight))
+        return out
 
     def node_amounts(
         self, entries: Sequence[Entry], ni: NodeInfo
     ) -> list[tuple[str, int, int, int]]:
-        """(resource, requested with the pod, allocatable, weight) of each resource that counts
-        on the node: the scorer's inputs. A resource the node has none of does not count."""
-        alloc = ni.allocatable
-        requested = ni.requested
-        counted = requested if self.use_requested else ni.non_zero_requested
-        out: list[tuple[str, int, int, int]] = []
-        for kind, name, pod_req, weight in entries:
-            if kind == KIND_CPU:
-                a = alloc.milli_cpu
-                r = counted.milli_cpu + pod_req
-            elif kind == KIND_MEMORY:
-                a = alloc.memory
-                r = counted.memory + pod_req
-            elif kind == KIND_EPHEMERAL_STORAGE:
-                a = alloc.ephemeral_storage
-                r = requested.ephemeral_storage + pod_req
-            else:
-                got = alloc.scalars.get(name)
-                if got is None:
-                    continue
-                a = got
-                r = requested.scalars.get(name, 0) + pod_req
-            if a != 0:
-                out.append((name, r, a, weight))
-        return out
+        """The amounts of each resource that counts on one node (allocatable not 0), as ints."""
+        return [
+            (name, int(requested[0]), int(allocatable[0]), weight)
+            for name, requested, allocatable, weight in self.amounts(entries, (ni,))
+            if allocatable[0] != 0
+        ]
 
 
-def cpu_memory_columns(
-    nodes: Sequence[NodeInfo], use_requested: bool, cpu_req: int, mem_req: int
-) -> tuple[Any, Any, Any, Any, bool] | None:
-    """Allocatable and requested-after-placing-the-pod cpu and memory as arrays over ``nodes``
-    (requested or non-zero requested), and whether every node's cpu and memory allocatable is
-    above zero; None when the nodes have no columns. The requested arrays are the caller's;
-    the allocatable ones may be the columns themselves: read them, never write them."""
-    cols = columns_of(nodes)
-    if cols is None:
-        return None
-    c, idx = cols
-    used_cpu, used_mem = (c.req_cpu, c.req_mem) if use_requested else (c.nz_cpu, c.nz_mem)
-    if c.covers_all(idx):  # the columns as they are (the allocatable ones read, never written)
-        positive = c.cpu_memory_positive()
-        return c.alloc_cpu, c.alloc_mem, used_cpu + cpu_req, used_mem + mem_req, positive
-    used_cpu = used_cpu[idx]
-    used_cpu += cpu_req
-    used_mem = used_mem[idx]
-    used_mem += mem_req
-    return c.alloc_cpu[idx], c.alloc_mem[idx], used_cpu, used_mem, c.cpu_memory_positive()
+# (resource, requested with the pod, allocatable, weight), the arrays aligned with the nodes.
+Amounts = tuple[str, Any, Any, int]
+
+
+def _each(nodes: Sequence[NodeInfo], read: Callable[[NodeInfo], int]) -> Any:
+    return np.fromiter(map(read, nodes), dtype=np.int64, count=len(nodes))
+
+
+def _read_cpu(use_requested: bool, name: str) -> Callable[[NodeInfo], tuple[int, int]]:
+    if use_requested:
+        return lambda ni: (ni.requested.milli_cpu, ni.allocatable.milli_cpu)
+    return lambda ni: (ni.non_zero_requested.milli_cpu, ni.allocatable.milli_cpu)
+
+
+def _read_memory(use_requested: bool, name: str) -> Callable[[NodeInfo], tuple[int, int]]:
+    if use_requested:
+        return lambda ni: (ni.requested.memory, ni.allocatable.memory)
+    return lambda ni: (ni.non_zero_requested.memory, ni.allocatable.memory)
+
+
+def _read_ephemeral(use_requested: bool, name: str) -> Callable[[NodeInfo], tuple[int, int]]:
+    return lambda ni: (ni.requested.ephemeral_storage, ni.allocatable.ephemeral_storage)
+
+
+def _read_scalar(use_requested: bool, name: str) -> Callable[[NodeInfo], tuple[int, int]]:
+    # A node without the resource has none allocatable: it does not count there.
+    return lambda ni: (ni.requested.scalars.get(name, 0), ni.allocatable.scalars.get(name, 0))
+
+
+_READERS: Final = {
+    KIND_CPU: _read_cpu,
+    KIND_MEMORY: _read_memory,
+    KIND_EPHEMERAL_STORAGE: _read_ephemeral,
+    KIND_SCALAR: _read_scalar,
+}

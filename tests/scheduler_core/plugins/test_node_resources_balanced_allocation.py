@@ -6,6 +6,7 @@ import itertools
 import math
 from typing import Any
 
+import numpy as np
 import pytest
 
 from scheduler_core.api import Node, Pod
@@ -148,20 +149,32 @@ def test_score_without_pre_score_gives_best_effort_zero() -> None:
     assert plugin.score(CycleState(), pod(container()), node_info(NODE)) == (0, SUCCESS)
 
 
-def test_cpu_memory_fast_path_matches_generic_scorer() -> None:
-    amounts = ("0", "1", "999", "1000", "1001", "3000")
-    nodes = [
-        node_info({"cpu": f"{c}m", "memory": m}, pod(container(cpu=f"{u}m", memory=u), name="e"))
-        for c, m, u in itertools.product(amounts, amounts, ("0", "500", "123"))
-    ]
-    for use_requested, cpu, mem in itertools.product((False, True), (0, 1, 7, 700), (0, 3, 700)):
-        expected = []
-        for ni in nodes:
-            counted = ni.requested if use_requested else ni.non_zero_requested
-            expected.append(
-                ba.balanced_resource_scorer(
-                    [counted.milli_cpu + cpu, counted.memory + mem],
-                    [ni.allocatable.milli_cpu, ni.allocatable.memory],
-                )
-            )
-        assert list(ba.balanced_cpu_memory(nodes, use_requested, cpu, 1, mem, 1)) == expected
+def balanced_reference(reqs: list[int], caps: list[int]) -> int:
+    """balancedResourceScorer as upstream writes it, one node at a time."""
+    fractions = [min(float(r) / float(c), 1.0) for r, c in zip(reqs, caps, strict=True) if c]
+    std = 0.0
+    if len(fractions) == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif len(fractions) > 2:
+        mean = sum(fractions) / len(fractions)
+        acc = 0.0
+        for f in fractions:
+            acc = acc + (f - mean) * (f - mean)
+        std = math.sqrt(acc / len(fractions))
+    return int((1 - std) * 100)
+
+
+def test_scores_over_many_nodes_equal_upstreams_formula_node_by_node() -> None:
+    """Two and three resources, some absent on a node (capacity 0), some exceeded."""
+    amounts = (0, 1, 7, 999, 1000, 1001, 3000)
+    rows = list(itertools.product(amounts, repeat=6))[::7]
+    got = ba.balanced_scores(
+        [np.array([r[i] for r in rows]) for i in range(3)],
+        [np.array([r[3 + i] for r in rows]) for i in range(3)],
+    ).tolist()
+    assert got == [balanced_reference(list(r[:3]), list(r[3:])) for r in rows]
+    two = ba.balanced_scores(
+        [np.array([r[0] for r in rows]), np.array([r[1] for r in rows])],
+        [np.array([r[3] for r in rows]), np.array([r[4] for r in rows])],
+    ).tolist()
+    assert two == [balanced_reference([r[0], r[1]], [r[3], r[4]]) for r in rows]

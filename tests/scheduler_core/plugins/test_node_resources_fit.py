@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import numpy as np
 import pytest
 
 from scheduler_core.api import Node, Pod
@@ -24,14 +25,8 @@ from scheduler_core.framework.status import SUCCESS, Code, Status, unresolvable,
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins.helpers_shape import FunctionShapePoint, build_broken_linear_function
 from scheduler_core.plugins.node_resources import fit
-from scheduler_core.plugins.node_resources.least_allocated import (
-    least_allocated_cpu_memory,
-    least_allocated_scorer,
-)
-from scheduler_core.plugins.node_resources.most_allocated import (
-    most_allocated_cpu_memory,
-    most_allocated_scorer,
-)
+from scheduler_core.plugins.node_resources.least_allocated import least_allocated_scorer
+from scheduler_core.plugins.node_resources.most_allocated import most_allocated_scorer
 from scheduler_core.plugins.node_resources.requested_to_capacity_ratio import go_round
 from scheduler_core.plugins.node_resources.resource_allocation import (
     NON_ZERO_DEFAULTS,
@@ -489,33 +484,47 @@ def test_go_round_halves_away_from_zero(x: float, expected: int) -> None:
     assert go_round(x) == expected
 
 
+def go_quo(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def least_reference(reqs: list[int], caps: list[int], weights: list[int]) -> int:
+    """leastResourceScorer as upstream writes it, one node at a time."""
+    total = weight_sum = 0
+    for r, c, w in zip(reqs, caps, weights, strict=True):
+        if c == 0:
+            continue
+        total += (0 if r > c else go_quo((c - r) * 100, c)) * w
+        weight_sum += w
+    return go_quo(total, weight_sum) if weight_sum else 0
+
+
+def most_reference(reqs: list[int], caps: list[int], weights: list[int]) -> int:
+    """mostResourceScorer as upstream writes it, one node at a time."""
+    total = weight_sum = 0
+    for r, c, w in zip(reqs, caps, weights, strict=True):
+        if c == 0:
+            continue
+        total += go_quo(min(r, c) * 100, c) * w
+        weight_sum += w
+    return go_quo(total, weight_sum) if weight_sum else 0
+
+
 @pytest.mark.parametrize(
-    ("batch", "scorer"),
+    ("scorer", "reference"),
     [
-        pytest.param(least_allocated_cpu_memory, least_allocated_scorer, id="least"),
-        pytest.param(most_allocated_cpu_memory, most_allocated_scorer, id="most"),
+        pytest.param(least_allocated_scorer, least_reference, id="least"),
+        pytest.param(most_allocated_scorer, most_reference, id="most"),
     ],
 )
-def test_cpu_memory_fast_path_matches_generic_scorer(batch: Any, scorer: Any) -> None:
-    amounts = ("0", "1", "999", "1000", "1001", "3000")
-    nodes = [
-        node_info({"cpu": f"{c}m", "memory": m}, pod(container(cpu=f"{u}m", memory=u), name="e"))
-        for c, m, u in itertools.product(amounts, amounts, ("0", "500"))
-    ]
-    for use_requested, (cpu, mem), (wc, wm) in itertools.product(
-        (False, True), itertools.product((0, 1, 700), (0, 1, 700)), ((1, 1), (3, 5))
-    ):
-        expected = []
-        for ni in nodes:
-            counted = ni.requested if use_requested else ni.non_zero_requested
-            reqs, allocs, weights = [], [], []
-            for a, r, w in (
-                (ni.allocatable.milli_cpu, counted.milli_cpu + cpu, wc),
-                (ni.allocatable.memory, counted.memory + mem, wm),
-            ):
-                if a:
-                    reqs.append(r)
-                    allocs.append(a)
-                    weights.append(w)
-            expected.append(scorer(reqs, allocs, weights))
-        assert list(batch(nodes, use_requested, cpu, wc, mem, wm)) == expected
+def test_strategy_over_many_nodes_scores_each_as_upstream(scorer: Any, reference: Any) -> None:
+    """Zero, exceeded and negative capacities, zero weights: every node as upstream's formula."""
+    amounts = (-5, 0, 1, 999, 1000, 1001, 3000)
+    rows = list(itertools.product(amounts, amounts, amounts, amounts))
+    for weights in ([1, 1], [3, 5], [0, 2]):
+        requested = [np.array([r[0] for r in rows]), np.array([r[1] for r in rows])]
+        capacity = [np.array([r[2] for r in rows]), np.array([r[3] for r in rows])]
+        got = scorer(requested, capacity, weights).tolist()
+        want = [reference([r[0], r[1]], [r[2], r[3]], weights) for r in rows]
+        assert got == want
