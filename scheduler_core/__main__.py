@@ -6,7 +6,9 @@ Schedules every pending pod of a cluster file (Kubernetes YAML or JSON: one obje
 documents, or a List) with the given KubeSchedulerConfiguration (default: a fresh
 kube-scheduler's), then prints where each pod went or why it could not be placed. The file goes
 through the playground import's pipeline first (``scheduler_core.workloads``): Deployments and
-the other workloads get their ReplicaSets and pods, ResourceClaimTemplates their claims.
+the other workloads get their ReplicaSets and pods, ResourceClaimTemplates their claims. An
+older configuration or a legacy Policy given as CONFIG is brought forward to v1 first (the
+changes are listed on stderr), as the playground's import does.
 """
 
 from __future__ import annotations
@@ -52,6 +54,21 @@ def expand_manifests(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [item.manifest for item in plan_objects(objects).objects]
 
 
+def _config(text: str) -> str | dict[str, Any]:
+    """A v1 configuration as it is; an older one or a Policy brought forward, as the
+    playground's import does, with its changes listed on stderr."""
+    from scheduler_core.config.migrate import V1, migrate, parse
+
+    doc = parse(text)
+    if doc.get("kind") != "Policy" and doc.get("apiVersion") in (None, V1):
+        return text
+    migration = migrate(doc)
+    print(f"config: converted from {migration.source} to {V1}", file=sys.stderr)
+    for change in migration.changes:
+        print(f"config: - {change}", file=sys.stderr)
+    return migration.config
+
+
 def simulate(argv: list[str]) -> int:
     from scheduler_core.scheduler import Scheduler
 
@@ -61,9 +78,9 @@ def simulate(argv: list[str]) -> int:
     parser.add_argument("--events", help="write the event stream here as JSON lines")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
-    config = Path(args.config).read_text() if args.config else None
     events_out = open(args.events, "w") if args.events else None  # noqa: SIM115
     try:
+        config = _config(Path(args.config).read_text()) if args.config else None
 
         def on_event(ev: Any) -> None:
             if events_out is not None:

@@ -187,3 +187,17 @@ def test_simulate_reports_a_refused_file_naming_the_object(
     path.write_text(yaml.safe_dump_all([NODE, NODE]))
     assert main(["simulate", str(path)]) == 2
     assert "error: Node n1: metadata.name: Node n1 is given twice" in capsys.readouterr().err
+
+
+def test_simulate_brings_an_older_config_forward_as_the_import_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = Path(__file__).parents[1] / "config/migrate_corpus"
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all([NODE, deployment("web", 2)]))
+    config = str(corpus / "policy-kubernetes-examples-tabs.json")
+    assert main(["simulate", str(path), "--config", config, "--json"]) == 0
+    out = capsys.readouterr()
+    assert {r["node"] for r in json.loads(out.out).values()} == {"n1"}
+    assert "config: converted from the legacy Policy" in out.err
+    assert "VolumeRestrictions enabled at preFilter too" in out.err
