@@ -9,15 +9,18 @@ The bound counts what the evaluator really does: every node of the tree, every i
 every comprehension over a literal, a variable or another comprehension's result, the copy of
 the accumulator that ``map`` and ``filter`` make at each step (so ``l.map(x, l)`` is |l|^2 work
 and gives |l| lists of |l|), the growth of strings and lists under ``+``, element-wise
-comparison and ``in``, the conversion of a variable from Python at each use, and of the result.
+comparison and ``in``, the conversion of the variables from Python (counted again at each
+use, to be safe) and of the result.
 
-Budgets, in units (one unit measured at 0.02-0.17 microseconds of evaluation on this project's
-2-core machine under a load average of 5-7: ``python -m scheduler_core.plugins.cel_bench``):
+Budgets, in units. One unit measured at up to 0.14 microseconds of evaluation on this project's
+2-core machine under a load average of 8.5 (the bench table and a 90 s random search over 215
+accepted expressions that took 0.5 ms or more: ``python -m scheduler_core.plugins.cel_bench
+--search 90``; an idle machine is several times faster):
 
-- ``CALL_LIMIT`` 200,000 per evaluation (at most ~35 ms, ~10 ms on an idle core);
+- ``CALL_LIMIT`` 200,000 per evaluation (at most ~28 ms);
 - ``CYCLE_BUDGET`` 10,000,000 per scheduling cycle, all custom plugins at all points and nodes
-  together (at most ~1.7 s);
-- ``RUN_BUDGET`` 600,000,000 per run (at most ~100 s).
+  together (at most ~1.4 s);
+- ``RUN_BUDGET`` 600,000,000 per run (at most ~85 s).
 
 At compile time an expression is refused when its bound already passes ``CALL_LIMIT`` with
 empty variables (literals alone) or on ``REFERENCE`` sizes (a 100-node cluster, 16 labels,
@@ -42,7 +45,7 @@ from scheduler_core.plugins.cel_parse import CostError, Expr, parse
 
 STEP: Final = 4  # units for evaluating one node of the tree
 ENTRY: Final = 40  # units for converting or copying one map entry, beyond its key and value
-COPY: Final = 2  # units for copying one cell of map's or filter's accumulator
+COPY: Final = 4  # units for copying one cell of map's or filter's accumulator
 MAX_PATTERN: Final = 100  # characters of a literal regular expression
 MAX_REPEAT: Final = 20  # largest counted repetition in a pattern, ``a{20}``
 _REPEAT: Final = re.compile(r"\{\s*(\d+)\s*(?:,\s*(\d*)\s*)?\}")
@@ -242,7 +245,7 @@ class _Bound:
         if k == "ident":
             if e.name in scope:
                 return 1 + scope[e.name].w, scope[e.name]
-            if e.name in self.env:  # a variable is converted from Python at each use
+            if e.name in self.env:  # counted as converted again at each use: an upper bound
                 return 1 + self.env[e.name].w, self.env[e.name]
             raise CostError(f"unknown variable {e.name!r}", e.offset)
         if k in ("select", "has"):
