@@ -229,6 +229,11 @@ def _v1beta1_to_v1beta2(doc: dict[str, Any], changes: list[str]) -> None:
 
 def _merge_fit_strategies(profile: dict[str, Any], index: int, changes: list[str]) -> None:
     where = _where(profile, index)
+    score = (profile.get("plugins") or {}).get("score")
+    default_on = not {e.get("name") for e in _entries(score, "disabled")} & {
+        "*",
+        "NodeResourcesLeastAllocated",
+    }
     chosen: tuple[str, int] | None = None
     disabled_old = False
     for point, pset in list((profile.get("plugins") or {}).items()):
@@ -259,6 +264,11 @@ def _merge_fit_strategies(profile: dict[str, Any], index: int, changes: list[str
                 kept_disabled.append(entry)
         if isinstance(pset, dict) and "disabled" in pset:
             pset["disabled"] = kept_disabled
+    if chosen is not None and chosen[0] != "NodeResourcesLeastAllocated" and default_on:
+        changes.append(
+            f"{where}: the default NodeResourcesLeastAllocated score (weight 1) also ran beside "
+            f"{chosen[0]}; NodeResourcesFit has one scoringStrategy, so it is not kept"
+        )
     if chosen is not None:
         old, weight = chosen
         strategy: dict[str, Any] = {"type": _FIT_STRATEGIES[old]}

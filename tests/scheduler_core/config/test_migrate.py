@@ -235,3 +235,21 @@ def test_each_needed_point_is_one_the_v1_35_plugin_has_and_so_are_its_users() ->
         for needed, users in needs:
             assert plugin in points[needed], (plugin, needed)
             assert all(plugin in points[u] for u in users), (plugin, users)
+
+
+def test_most_allocated_beside_the_default_least_allocated_says_the_default_is_not_kept() -> None:
+    result = migrate(
+        {
+            "apiVersion": "kubescheduler.config.k8s.io/v1beta1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [
+                {"plugins": {"score": {"enabled": [{"name": "NodeResourcesMostAllocated"}]}}}
+            ],
+        }
+    )
+    assert _args(result, "NodeResourcesFit") == {"scoringStrategy": {"type": "MostAllocated"}}
+    assert any(
+        "default NodeResourcesLeastAllocated score (weight 1) also ran beside "
+        "NodeResourcesMostAllocated" in c
+        for c in result.changes
+    )
