@@ -104,3 +104,29 @@ def test_simulate_places_every_pod_as_the_import_and_run_do(
     else:
         assert len(simulated) == 4 + 2 + 2
         assert yaml.safe_load(NODES.split("---")[0])["metadata"]["name"] in simulated.values()
+
+
+def test_a_thousand_replica_deployment_whose_first_names_clash_imports(user: Any) -> None:
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "w4"},  # its first-choice pod names clash (test_pipeline.py)
+        "spec": {
+            "replicas": 1000,
+            "selector": {"matchLabels": {"app": "w4"}},
+            "template": {
+                "metadata": {"labels": {"app": "w4"}},
+                "spec": {
+                    "containers": [
+                        {"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "1"}}}
+                    ]
+                },
+            },
+        },
+    }
+    cluster, report = services.cluster_create_from_yaml(
+        owner=user, name="big", text=yaml.safe_dump(deployment)
+    )
+    assert report.generated == 1001
+    assert cluster.pods.count() == 1000
+    assert cluster.pods.values("name").distinct().count() == 1000
