@@ -219,7 +219,9 @@ def policy_to_v1beta1(policy: dict[str, Any], changes: list[str]) -> dict[str, A
     if config:
         profile["pluginConfig"] = config
     changes.append(
-        "a Policy replaced the default plugins: multiPoint defaults disabled, every plugin listed"
+        "a Policy replaced the default plugins: multiPoint defaults disabled, every plugin listed "
+        "(so SchedulingGates and DynamicResources, which came after Policies, are not enabled: "
+        "pods' schedulingGates and resource claims are not looked at)"
     )
     if policy.get("alwaysCheckAllPredicates"):
         changes.append("alwaysCheckAllPredicates dropped: Filter stops at the first rejection")
