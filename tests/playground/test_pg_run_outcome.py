@@ -184,3 +184,24 @@ def test_a_cancel_reaches_a_run_inside_its_first_cycle(
     run.refresh_from_db()
     assert run.status == Run.Status.CANCELLED
     assert RunCycle.objects.filter(run=run).count() == 0
+
+
+def test_an_execution_that_lost_its_lease_mid_cycle_stops_and_writes_nothing(
+    user, monkeypatch, settings
+):
+    settings.PLAYGROUND_RUN_LEASE_SECONDS = 0  # every checkpoint renews
+    cluster, profile = _setup(user, "true", pods=1)
+    monkeypatch.setattr("playground.runs.services.transaction.on_commit", lambda fn: None)
+    run = runs.run_start(user=user, cluster=cluster, profile=profile)
+    monkeypatch.undo()
+    checkpoint = MidCycle.checkpoint
+
+    def taken_over(self: MidCycle) -> None:
+        Run.objects.filter(pk=self.run_id).update(lease_token="second")
+        checkpoint(self)
+
+    monkeypatch.setattr(MidCycle, "checkpoint", taken_over)
+    runs.run_execute(run_id=run.pk)
+    run.refresh_from_db()
+    assert (run.status, run.lease_token) == (Run.Status.RUNNING, "second")
+    assert RunCycle.objects.filter(run=run).count() == 0 and run.placements == {}
