@@ -415,7 +415,7 @@ def parse_documents(text: str, budget: yaml_limits.Budget | None = None) -> Pars
             continue
         try:
             data = _construct(node)
-        except yaml.YAMLError as err:
+        except (yaml.YAMLError, ValueError) as err:  # ValueError: an int of over 4,300 digits
             mark = getattr(err, "problem_mark", None)
             problems.append(
                 Problem(
@@ -456,6 +456,9 @@ def _collect(
     obj = SourceObject(data, document, node)
     if not kind:
         problems.append(obj.problem("kind", "Required value: every object needs a kind"))
+        return
+    if not isinstance(kind, str):
+        problems.append(obj.problem("kind", "Invalid value: must be a string"))
         return
     if kind not in KINDS:
         result.warnings.append(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from scheduler_core import quantity as q
+from scheduler_core import shapes
 from scheduler_core.dra.manager import DraManager
 from scheduler_core.labels import (
     NodeSelector,
@@ -22,6 +23,7 @@ from scheduler_core.labels import (
     node_selector,
     preferred_scheduling_terms,
 )
+from scheduler_core.shapes import check_shape
 
 CPU: Final = "cpu"
 MEMORY: Final = "memory"
@@ -322,6 +324,8 @@ class Pod:
 
     @classmethod
     def from_manifest(cls, raw: Manifest) -> Pod:
+        """A Pod from a manifest of unknown origin: its fields' types are checked first."""
+        check_shape(raw, shapes.POD)
         return cls(raw)
 
     @property
@@ -501,6 +505,8 @@ class Node:
 
     @classmethod
     def from_manifest(cls, raw: Manifest) -> Node:
+        """A Node from a manifest of unknown origin: its fields' types are checked first."""
+        check_shape(raw, shapes.NODE)
         return cls(raw)
 
     def __repr__(self) -> str:

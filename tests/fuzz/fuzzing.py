@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from hypothesis import settings
+from hypothesis import currently_in_test_context, event, settings
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,17 +141,70 @@ def _mutate_at(holder: list[Any], path: tuple[Any, ...], op: str, new: Any, key:
         parent[slot] = new
 
 
+PLAUSIBLE = st.one_of(
+    st.integers(-2, 12),
+    st.booleans(),
+    st.sampled_from(
+        [
+            "0",
+            "1",
+            "3",
+            "100m",
+            "1500m",
+            "2Gi",
+            "512Mi",
+            "110",
+            "a",
+            "zone-a",
+            "node-1",
+            "In",
+            "NotIn",
+            "Exists",
+            "DoesNotExist",
+            "Gt",
+            "Lt",
+            "Equal",
+            "NoSchedule",
+            "PreferNoSchedule",
+            "NoExecute",
+            "DoNotSchedule",
+            "ScheduleAnyway",
+            "Never",
+            "default",
+            "kubernetes.io/hostname",
+            "topology.kubernetes.io/zone",
+            "app",
+            "web",
+        ]
+    ),
+)
+BREAKING_OPS = ["replace", "replace", "delete", "add", "wrap", "empty", "duplicate"]
+GENTLE_OPS = ["replace", "replace", "replace", "delete", "duplicate"]
+
+
 @st.composite
-def mutated(draw: Any, base: Any, *, json_safe: bool = False, max_mutations: int = 4) -> Any:
-    """``base`` (a real document) with one to ``max_mutations`` random breakages."""
+def mutated(
+    draw: Any,
+    base: Any,
+    *,
+    json_safe: bool = False,
+    max_mutations: int = 4,
+    gentle: bool = False,
+) -> Any:
+    """``base`` (a real document) with one to ``max_mutations`` random breakages.
+
+    ``gentle``: values of the right vocabulary (quantities, operators, effects, label keys)
+    put in place of scalars, fields dropped and list items repeated, so that much of what
+    comes out is still valid and goes on to the engine.
+    """
     holder = [copy.deepcopy(base)]
-    new_values = st.one_of(values(json_safe=json_safe), deep_values(60))
+    new_values = PLAUSIBLE if gentle else st.one_of(values(json_safe=json_safe), deep_values(60))
     for _ in range(draw(st.integers(1, max_mutations))):
         paths = list(_paths(holder[0]))
+        if gentle:
+            paths = [p for p in paths if p] or paths
         path = draw(st.sampled_from(paths))
-        op = draw(
-            st.sampled_from(["replace", "replace", "delete", "add", "wrap", "empty", "duplicate"])
-        )
+        op = draw(st.sampled_from(GENTLE_OPS if gentle else BREAKING_OPS))
         _mutate_at(holder, path, op, draw(new_values), draw(KEYS))
     return holder[0]
 
@@ -223,3 +276,9 @@ ODD_DOCUMENTS = [
 def odd_documents() -> st.SearchStrategy[str]:
     """YAML that is valid or nearly so and costly or surprising: huge numbers, odd keys, aliases."""
     return st.sampled_from(ODD_DOCUMENTS) | deep_text()
+
+
+def tally(label: str) -> None:
+    """Count ``label`` in the statistics (--hypothesis-show-statistics) when under hypothesis."""
+    if currently_in_test_context():
+        event(label)
