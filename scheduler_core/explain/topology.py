@@ -13,9 +13,9 @@ from scheduler_core.explain.filters import filter_detail
 from scheduler_core.explain.scores import explainer
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
+from scheduler_core.plugins.helpers import go_round
 from scheduler_core.plugins.inter_pod_affinity_tally import existing_terms_weights
 from scheduler_core.plugins.pod_topology_spread import score_terms
-from scheduler_core.plugins.pod_topology_spread_constraints import go_round
 
 # -- PodTopologySpread ----------------------------------------------------------------------------
 

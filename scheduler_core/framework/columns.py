@@ -468,3 +468,15 @@ class NodeMasks:
 
     def _each(self, predicate: Callable[[NodeInfo], bool]) -> Array:
         return np.fromiter(map(predicate, self.nodes), dtype=bool, count=len(self.nodes))
+
+
+def label_ids(nodes: Sequence[NodeInfo], key: str) -> tuple[LabelColumn, Array]:
+    """Label ``key`` over ``nodes``: its LabelColumn and each node's value id (-1 when the
+    node lacks the label). The snapshot's column when the nodes are column-backed, else one
+    built over the nodes themselves; ``column.table(...)[ids + 1]`` reads either the same way."""
+    found = columns_of(nodes)
+    if found is not None:
+        column = found[0].label(key)
+        return column, column.ids[found[1]]
+    column = LabelColumn(key, nodes)
+    return column, column.ids

@@ -64,6 +64,19 @@ def normalize_node_scores(
     return SUCCESS
 
 
+def go_round_array(x: Any) -> Any:
+    """math.Round over a float64 array (to the nearest integer, halves away from zero; Python's
+    round() would round them to even), as an int64 array."""
+    t = np.trunc(x)
+    away = np.abs(x - t) >= 0.5
+    return (t + away * np.sign(x)).astype(np.int64)
+
+
+def go_round(x: float) -> int:
+    """math.Round on one value."""
+    return int(go_round_array(np.array((x,), dtype=np.float64))[0])
+
+
 def tolerations_tolerate_taint(tolerations: Sequence[Toleration], taint: Taint) -> bool:
     return any(t.tolerates(taint) for t in tolerations)
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from scheduler_core.api import HOSTNAME_LABEL, Pod
 from scheduler_core.config.types import SYSTEM_DEFAULTING, PluginArgs, PodTopologySpreadArgs
-from scheduler_core.framework.columns import Array, NodeColumns, columns_of
+from scheduler_core.framework.columns import columns_of, label_ids, names_of
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import (
@@ -35,6 +35,7 @@ from scheduler_core.labels import SelectorError
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import (
     FrozenState,
+    go_round_array,
 )
 from scheduler_core.plugins.pod_topology_spread_constraints import (
     DO_NOT_SCHEDULE,
@@ -43,7 +44,6 @@ from scheduler_core.plugins.pod_topology_spread_constraints import (
     Constraint,
     default_selector,
     go_log,
-    go_round,
     parse_constraints,
 )
 from scheduler_core.plugins.pod_topology_spread_counting import (
@@ -52,7 +52,7 @@ from scheduler_core.plugins.pod_topology_spread_counting import (
     SkewCheck,
     count_matching,
     count_per_domain,
-    matching_counts,
+    node_matching_counts,
 )
 from scheduler_core.queue.events import ClusterEventWithHint
 
@@ -216,15 +216,7 @@ class PodTopologySpread:
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        checks = self.skew_checks(state, node_info)
-        if checks is None:
-            return _STATUS_NO_PRE_FILTER_STATE
-        for check in checks:
-            if check.value is None:
-                return _STATUS_LABEL_MISSING
-            if check.skew > check.max_skew:
-                return _STATUS_SKEW
-        return SUCCESS
+        return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
 
     @staticmethod
     def skew_checks(state: CycleState, node_info: NodeInfo) -> list[SkewCheck] | None:
@@ -250,28 +242,25 @@ class PodTopologySpread:
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> dict[int, Status]:
-        """Filter for many nodes: the same checks, with the state read once."""
+        """Filter for many nodes: each hard constraint in order, a node's first failing one
+        deciding: the node lacks its topology label, or placing the pod in the node's domain
+        would make the skew (matching pods there + the pod itself - the global minimum)
+        exceed maxSkew. Without the PreFilter state, upstream's Error."""
         s = state.get(_PRE_FILTER_KEY)
         if not isinstance(s, _PreFilterState):
             return dict.fromkeys(range(len(nodes)), _STATUS_NO_PRE_FILTER_STATE)
-        checks = [
-            (key, max_skew, (paths.num0 if len(counts) >= min_domains else 0) - self_match, counts)
-            for key, max_skew, min_domains, self_match, counts, paths in s.checks
-        ]
-        found = columns_of(nodes)
-        if found is not None:
-            return _filter_columns(checks, found[0], found[1])
         out: dict[int, Status] = {}
-        for i, ni in enumerate(nodes):
-            labels = ni.node.labels
-            for key, max_skew, offset, counts in checks:
-                value = labels.get(key)
-                if value is None:
-                    out[i] = _STATUS_LABEL_MISSING
-                    break
-                if counts.get(value, 0) - offset > max_skew:
-                    out[i] = _STATUS_SKEW
-                    break
+        undecided = np.ones(len(nodes), dtype=bool)
+        for key, max_skew, min_domains, self_match, counts, paths in s.checks:
+            # Fewer domains than minDomains: the global minimum counts as 0.
+            min_match = paths.num0 if len(counts) >= min_domains else 0
+            column, ids = label_ids(nodes, key)
+            missing = undecided & (ids < 0)
+            matching = column.table(counts, 0, 0, np.int64)[ids + 1]
+            skewed = undecided & ~missing & (matching + self_match - min_match > max_skew)
+            out.update(dict.fromkeys(np.flatnonzero(missing).tolist(), _STATUS_LABEL_MISSING))
+            out.update(dict.fromkeys(np.flatnonzero(skewed).tolist(), _STATUS_SKEW))
+            undecided &= ~(missing | skewed)
         return out
 
     # -- PreFilterExtensions --------------------------------------------------------------------
@@ -384,89 +373,86 @@ class PodTopologySpread:
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        s = state.get(_PRE_SCORE_KEY)
-        if not isinstance(s, _PreScoreState):
-            return 0, _STATUS_NO_PRE_SCORE_STATE
-        return _score(s, node_info), SUCCESS
+        scores, _, status = _scores(state, (node_info,))
+        return scores[0], status
 
     def score_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status]:
-        """Score every node in one call (the runtime prefers this to per-node calls)."""
-        s = state.get(_PRE_SCORE_KEY)
-        if not isinstance(s, _PreScoreState):
-            return [0] * len(nodes), _STATUS_NO_PRE_SCORE_STATE
-        found = columns_of(nodes)
-        scored = _score_columns(s, found[0], found[1]) if found is not None else None
-        if scored is None:
-            out = [_score(s, ni) for ni in nodes]
-            ignored = [ni.node.name in s.ignored for ni in nodes]
-        else:
-            out, ignored = scored
-        state.write(_SCORED_KEY, _Scored(ignored))
-        return out, SUCCESS
+        """Score every node (see _scores); normalize_batch learns which nodes PreScore
+        ignored."""
+        scores, ignored, status = _scores(state, nodes)
+        if status.is_success():
+            state.write(_SCORED_KEY, _Scored(ignored))
+        return scores, status
 
     def normalize_batch(self, state: CycleState, pod: Pod, raw: list[int]) -> list[int]:
-        """normalize_score on the raw scores of score_batch, which noted the ignored nodes.
+        """NormalizeScore on the raw scores of score_batch, which noted the ignored nodes.
         Without the PreScore state (NormalizeScore's Error) the scores stay as they are."""
         if not isinstance(state.get(_PRE_SCORE_KEY), _PreScoreState):
             return list(raw)
         scored = state.get(_SCORED_KEY)
         if not isinstance(scored, _Scored) or len(scored.ignored) != len(raw):
             raise RuntimeError("PodTopologySpread: normalize_batch without score_batch")
-        ignored = scored.ignored
-        counted = [v for v, skip in zip(raw, ignored, strict=True) if not skip]
-        min_score = min(counted, default=2**63 - 1)
-        max_score = max(max(counted, default=0), 0)
-        out: list[int] = []
-        for v, skip in zip(raw, ignored, strict=True):
-            if skip or v == _INVALID_SCORE:
-                out.append(0)
-            elif max_score == 0:
-                out.append(MAX_NODE_SCORE)
-            else:
-                out.append(MAX_NODE_SCORE * (max_score + min_score - v) // max_score)
-        return out
+        return _normalize(raw, scored.ignored)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
         s = state.get(_PRE_SCORE_KEY)
         if not isinstance(s, _PreScoreState):
             return _STATUS_NO_PRE_SCORE_STATE
-        min_score = 2**63 - 1
-        max_score = 0
-        for ns in scores:
-            if ns.name in s.ignored:
-                ns.score = _INVALID_SCORE
-                continue
-            min_score = min(min_score, ns.score)
-            max_score = max(max_score, ns.score)
-        for ns in scores:
-            if ns.score == _INVALID_SCORE:
-                ns.score = 0
-            elif max_score == 0:
-                ns.score = MAX_NODE_SCORE
-            else:
-                ns.score = MAX_NODE_SCORE * (max_score + min_score - ns.score) // max_score
+        ignored = [ns.name in s.ignored for ns in scores]
+        for ns, v in zip(scores, _normalize([ns.score for ns in scores], ignored), strict=True):
+            ns.score = v
         return SUCCESS
 
 
-def _filter_columns(
-    checks: Sequence[tuple[str, int, int, Mapping[str, int]]], cols: NodeColumns, idx: Array
-) -> dict[int, Status]:
-    """filter_batch over column-backed nodes: a node's first failing constraint decides."""
-    out: dict[int, Status] = {}
-    undecided = np.ones(len(idx), dtype=bool)
-    for key, max_skew, offset, counts in checks:
-        column = cols.label(key)
-        ids = column.ids[idx]
-        missing = undecided & (ids < 0)
-        table = column.table(counts, 0, 0, np.int64)
-        skewed = undecided & ~missing & (table[ids + 1] - offset > max_skew)
-        for p in np.flatnonzero(missing).tolist():
-            out[p] = _STATUS_LABEL_MISSING
-        for p in np.flatnonzero(skewed).tolist():
-            out[p] = _STATUS_SKEW
-        undecided &= ~(missing | skewed)
+def _scores(state: CycleState, nodes: Sequence[NodeInfo]) -> tuple[list[int], list[bool], Status]:
+    """Score of each node, and whether PreScore ignored it: for each soft constraint whose
+    topology label the node has, the matching pods in its domain (on the node itself for a
+    hostname constraint) times the constraint's weight, plus maxSkew - 1; summed in float64
+    and rounded half away from zero. An ignored node (it lacks a constraint's label) scores 0.
+    Without the PreScore state, upstream's Error."""
+    s = state.get(_PRE_SCORE_KEY)
+    if not isinstance(s, _PreScoreState):
+        return [0] * len(nodes), [], _STATUS_NO_PRE_SCORE_STATE
+    names = names_of(nodes)
+    ignored = np.zeros(len(nodes), dtype=bool)
+    if s.ignored:
+        ignored = np.isin(np.array(names, dtype=object), list(s.ignored))
+    total = np.zeros(len(nodes), dtype=np.float64)
+    for i, c in enumerate(s.constraints):
+        column, ids = label_ids(nodes, c.topology_key)
+        present = ids >= 0
+        if c.topology_key == HOSTNAME_LABEL:
+            cnt = node_matching_counts(nodes, c.selector, s.namespace)
+        else:
+            known = column.table(dict.fromkeys(s.counts[i], True), False, False, bool)
+            unknown = present & ~ignored & ~known[ids + 1]
+            if unknown.any():  # PreScore counted every feasible node's domain
+                node = names[int(np.flatnonzero(unknown)[0])]
+                return [0] * len(nodes), [], error(f"no pod count for node {node}'s domain")
+            cnt = column.table(s.counts[i], 0, 0, np.int64)[ids + 1]
+        term = cnt.astype(np.float64) * s.weights[i] + float(c.max_skew - 1)
+        total = np.where(present, total + term, total)
+    rounded = go_round_array(total)
+    rounded[ignored] = 0
+    return rounded.tolist(), ignored.tolist(), SUCCESS
+
+
+def _normalize(raw: Sequence[int], ignored: Sequence[bool]) -> list[int]:
+    """NormalizeScore: fewer matching pods score higher, scaled by the highest; an ignored
+    node (or an invalid score) gets 0; all zero gives every node MAX_NODE_SCORE."""
+    counted = [v for v, skip in zip(raw, ignored, strict=True) if not skip]
+    min_score = min(counted, default=2**63 - 1)
+    max_score = max(max(counted, default=0), 0)
+    out: list[int] = []
+    for v, skip in zip(raw, ignored, strict=True):
+        if skip or v == _INVALID_SCORE:
+            out.append(0)
+        elif max_score == 0:
+            out.append(MAX_NODE_SCORE)
+        else:
+            out.append(MAX_NODE_SCORE * (max_score + min_score - v) // max_score)
     return out
 
 
@@ -477,49 +463,6 @@ class _Scored(FrozenState):
 
     def __init__(self, ignored: list[bool]) -> None:
         self.ignored = ignored
-
-
-def _score_columns(
-    s: _PreScoreState, cols: NodeColumns, idx: Array
-) -> tuple[list[int], list[bool]] | None:
-    """_score over column-backed nodes, in the same float64 steps; None when a node's domain
-    is unknown to PreScore (the per-node path then fails as upstream would)."""
-    n = len(idx)
-    ignored = np.zeros(n, dtype=bool)
-    if s.ignored:
-        ignored = np.isin(cols.names()[idx], list(s.ignored))
-    total = np.zeros(n, dtype=np.float64)
-    for i, c in enumerate(s.constraints):
-        column = cols.label(c.topology_key)
-        ids = column.ids[idx]
-        present = ids >= 0
-        if c.topology_key == HOSTNAME_LABEL:
-            cnt = matching_counts(cols, c.selector, s.namespace)[idx]
-        else:
-            known = column.table(dict.fromkeys(s.counts[i], True), False, False, bool)
-            if (present & ~ignored & ~known[ids + 1]).any():
-                return None
-            cnt = column.table(s.counts[i], 0, 0, np.int64)[ids + 1]
-        term = cnt.astype(np.float64) * s.weights[i] + float(c.max_skew - 1)
-        total = np.where(present, total + term, total)
-    # go_round: halves away from zero.
-    magnitude = np.abs(total)
-    whole = np.floor(magnitude)
-    rounded = (whole + (magnitude - whole >= 0.5)).astype(np.int64)
-    rounded = np.where(total < 0, -rounded, rounded)
-    rounded[ignored] = 0
-    flags: list[bool] = ignored.tolist()
-    scores: list[int] = rounded.tolist()
-    return scores, flags
-
-
-def _score(s: _PreScoreState, node_info: NodeInfo) -> int:
-    if node_info.node.name in s.ignored:
-        return 0
-    total = 0.0
-    for _, _, cnt, weight, max_skew in _score_terms(s, node_info):
-        total += float(cnt) * weight + float(max_skew - 1)
-    return go_round(total)
 
 
 def _score_terms(s: _PreScoreState, node_info: NodeInfo) -> list[tuple[str, str, int, float, int]]:

@@ -186,11 +186,3 @@ _LG5: Final = 1.818357216161805012e-01
 _LG6: Final = 1.531383769920937332e-01
 _LG7: Final = 1.479819860511658591e-01
 _LOG_CACHE: dict[int, float] = {}
-
-
-def go_round(x: float) -> int:
-    """math.Round: halves away from zero (Python's round() would round them to even)."""
-    if x < 0:
-        return -go_round(-x)
-    whole = math.floor(x)
-    return whole + 1 if x - whole >= 0.5 else whole

@@ -8,7 +8,7 @@ Score results.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -28,34 +28,41 @@ from scheduler_core.plugins.pod_topology_spread_constraints import Constraint
 MAX_INT32: Final = 2**31 - 1
 
 
-def count_matching(pods: Sequence[Pod], selector: Selector, namespace: str) -> int:
-    """countPodsMatchSelector: pods of the namespace, not terminating, that the selector picks.
+def counted_pod(selector: Selector, namespace: str) -> Callable[[Pod], bool]:
+    """countPodsMatchSelector's rule for one pod: of the namespace, not terminating, and
+    picked by the selector (an empty selector picks none; callers check it first)."""
+    matches = selector.matches
 
-    An empty selector counts nothing.
-    """
+    def counted(p: Pod) -> bool:
+        return not p.deleting and p.namespace == namespace and matches(p.labels)
+
+    return counted
+
+
+def count_matching(pods: Sequence[Pod], selector: Selector, namespace: str) -> int:
+    """countPodsMatchSelector: how many of ``pods`` counted_pod picks; an empty selector
+    counts nothing."""
     if selector.is_empty:
         return 0
-    count = 0
-    matches = selector.matches
-    for p in pods:
-        if p.deleting or p.namespace != namespace:
-            continue
-        if matches(p.labels):
-            count += 1
-    return count
+    return sum(map(counted_pod(selector, namespace), pods))
 
 
 def matching_counts(cols: NodeColumns, selector: Selector, namespace: str) -> Array:
     """count_matching for every node of the snapshot, kept in the columns across cycles."""
     if selector.is_empty:
         return np.zeros(cols.n, dtype=np.int64)
-    matches = selector.matches
-
-    def counted(p: Pod) -> bool:
-        return not p.deleting and p.namespace == namespace and matches(p.labels)
-
     key = (names.POD_TOPOLOGY_SPREAD, namespace, selector.is_nothing, selector.requirements)
-    return cols.pod_counts(key, counted)
+    return cols.pod_counts(key, counted_pod(selector, namespace))
+
+
+def node_matching_counts(nodes: Sequence[NodeInfo], selector: Selector, namespace: str) -> Array:
+    """count_matching on each of ``nodes``' pods: from the snapshot's columns when the nodes
+    are column-backed, else node by node."""
+    found = columns_of(nodes)
+    if found is not None:
+        return matching_counts(found[0], selector, namespace)[found[1]]
+    counts = (count_matching(ni.pods, selector, namespace) for ni in nodes)
+    return np.fromiter(counts, dtype=np.int64, count=len(nodes))
 
 
 def count_per_domain(

@@ -13,15 +13,11 @@ import numpy as np
 
 from scheduler_core.config.types import MAX_CUSTOM_PRIORITY_SCORE, UtilizationShapePoint
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
+from scheduler_core.plugins.helpers import go_round_array
 from scheduler_core.plugins.helpers_shape import FunctionShapePoint, build_broken_linear_function
 from scheduler_core.plugins.node_resources.resource_allocation import Scorer, go_quo_array
 
 MAX_UTILIZATION: Final = 100
-
-
-def go_round(x: float) -> int:
-    """math.Round: to the nearest integer, halves away from zero."""
-    return int(go_round_array(np.array((x,), dtype=np.float64))[0])
 
 
 def requested_to_capacity_ratio_scorer(shape: Sequence[UtilizationShapePoint]) -> Scorer:
@@ -53,10 +49,3 @@ def requested_to_capacity_ratio_scorer(shape: Sequence[UtilizationShapePoint]) -
         return np.where(weight_sum == 0, 0, go_round_array(mean))
 
     return scorer
-
-
-def go_round_array(x: Any) -> Any:
-    """math.Round over a float64 array (halves away from zero), as an int64 array."""
-    t = np.trunc(x)
-    away = np.abs(x - t) >= 0.5
-    return (t + away * np.sign(x)).astype(np.int64)

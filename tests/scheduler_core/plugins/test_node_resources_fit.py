@@ -23,11 +23,11 @@ from scheduler_core.config.types import (
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import SUCCESS, Code, Status, unresolvable, unschedulable
 from scheduler_core.framework.types import NodeInfo
+from scheduler_core.plugins.helpers import go_round
 from scheduler_core.plugins.helpers_shape import FunctionShapePoint, build_broken_linear_function
 from scheduler_core.plugins.node_resources import fit
 from scheduler_core.plugins.node_resources.least_allocated import least_allocated_scorer
 from scheduler_core.plugins.node_resources.most_allocated import most_allocated_scorer
-from scheduler_core.plugins.node_resources.requested_to_capacity_ratio import go_round
 from scheduler_core.plugins.node_resources.resource_allocation import (
     NON_ZERO_DEFAULTS,
     pod_requests,

@@ -18,6 +18,7 @@ from scheduler_core.framework.types import NodeScore, Snapshot
 from scheduler_core.plugins import pod_topology_spread as pts
 from scheduler_core.plugins import pod_topology_spread_constraints as ptc
 from scheduler_core.plugins import pod_topology_spread_counting as ptk
+from scheduler_core.plugins.helpers import go_round
 
 SKEW = unschedulable(pts.ERR_REASON_CONSTRAINTS_NOT_MATCH)
 NO_LABEL = unresolvable(pts.ERR_REASON_NODE_LABEL_NOT_MATCH)
@@ -467,7 +468,7 @@ def test_go_log_matches_go_not_libm() -> None:
     ids=["half-up", "half-from-zero", "below-half", "just-below-half", "negative-half"],
 )
 def test_go_round_rounds_halves_away_from_zero(x: float, expected: int) -> None:
-    assert ptc.go_round(x) == expected
+    assert go_round(x) == expected
 
 
 @pytest.mark.parametrize(
@@ -561,7 +562,7 @@ def test_system_defaults_score_nodes_without_zone_label() -> None:
     status, raw, normalized = run_score(c, pod("p", {"app": "web"}))
     assert status == SUCCESS
     # hostname (maxSkew 3, weight log 4) plus zone (maxSkew 5, weight log 4) on node-a only.
-    assert raw == [ptc.go_round(math.log(4) + 2 + math.log(4) + 4), 2]
+    assert raw == [go_round(math.log(4) + 2 + math.log(4) + 4), 2]
     assert normalized == [100 * (raw[0] + 2 - raw[0]) // raw[0], 100]
 
 
