@@ -65,8 +65,9 @@ def start_worker(stack_urls, django_db_setup, tmp_path):
     """Start Celery workers for one test; all of them are stopped at its end."""
     workers: list[Worker] = []
 
-    def start(**extra_env: str) -> Worker:
-        worker = Worker(stack_urls, tmp_path / f"worker-{len(workers)}.log", **extra_env)
+    def start(*, pool: str = "solo", **extra_env: str) -> Worker:
+        log = tmp_path / f"worker-{len(workers)}.log"
+        worker = Worker(stack_urls, log, pool=pool, **extra_env)
         workers.append(worker)
         return worker
 

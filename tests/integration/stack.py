@@ -72,9 +72,11 @@ def _secret_key() -> str:
 
 
 class Worker:
-    """A ``celery worker`` subprocess (solo pool) on the test database and Redis."""
+    """A ``celery worker`` subprocess (solo pool, or ``pool``) on the test database and Redis."""
 
-    def __init__(self, urls: dict[str, str], log: Path, **extra_env: str) -> None:
+    def __init__(
+        self, urls: dict[str, str], log: Path, *, pool: str = "solo", **extra_env: str
+    ) -> None:
         env = {
             **os.environ,
             **_db_env(),
@@ -96,7 +98,7 @@ class Worker:
                 "-A",
                 "config",
                 "worker",
-                "--pool=solo",
+                f"--pool={pool}",
                 "--concurrency=1",
                 "--without-gossip",
                 "--without-mingle",

@@ -3,6 +3,11 @@ the workers running; it takes another owner's run instead."""
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
+from unittest import mock
+
 import pytest
 import yaml
 from builders import make_node, make_pod
@@ -77,3 +82,77 @@ def test_an_owner_at_their_share_of_the_workers_waits_and_another_owners_run_goe
         Run.Status.SUCCEEDED,
         Run.Status.SUCCEEDED,
     ]
+
+
+class _SilentExtender:
+    """A listener that accepts connections and never answers; notes when each one opens and
+    when its client goes away (a killed process closes its sockets)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.spans: list[list[float | None]] = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            span: list[float | None] = [time.monotonic(), None]
+            with self.lock:
+                self.spans.append(span)
+            threading.Thread(target=self._watch, args=(conn, span), daemon=True).start()
+
+    @staticmethod
+    def _watch(conn: socket.socket, span: list[float | None]) -> None:
+        with conn:
+            while conn.recv(65536):
+                pass
+        span[1] = time.monotonic()
+
+    def most_at_once(self) -> int:
+        with self.lock:
+            spans = [(opened, closed or float("inf")) for opened, closed in self.spans]
+        return max((sum(1 for o, c in spans if o <= t < c) for t, _ in spans), default=0)
+
+
+def test_a_take_over_kills_the_execution_whose_cycle_outlived_the_lease(
+    stack_urls, start_worker, user, settings
+):
+    """Each cycle waits 10 s on an extender that never answers, the lease is 1.5 s: each
+    take-over kills the execution it replaces (prefork), so no two executions ever wait on
+    the extender at once, and after three attempts the run fails saying why."""
+    from test_runs_faults import _send
+
+    extender = _SilentExtender()
+    allowed = f"127.0.0.1:{extender.port}"
+    settings.EXTENDER_ALLOWED_HOSTS = [allowed]
+    config = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler"}],
+        "extenders": [
+            {"urlPrefix": f"http://{allowed}", "filterVerb": "filter", "httpTimeout": "10s"}
+        ],
+    }
+    profile = profile_services.profile_create(owner=user, name="silent", config=config)
+    with mock.patch("playground.runs.services.transaction.on_commit", lambda fn: None):
+        run = runs.run_start(user=user, cluster=_cluster(user, "x", make_pod("x")), profile=profile)
+    for _ in range(2):  # a take-over finds a free worker at once
+        start_worker(pool="prefork", EXTENDER_ALLOWED_HOSTS=allowed)
+    _send(stack_urls["broker"], run.pk)
+    _wait_for(lambda: Run.objects.get(pk=run.pk).is_terminal, timeout=90)
+    run.refresh_from_db()
+    assert run.status == Run.Status.FAILED
+    assert run.error_message == (
+        "gave up after 3 attempts: each one stopped renewing the run's lease for 1.5 s (its "
+        "worker stopped, or one cycle took longer than that)"
+    )
+    assert len(extender.spans) == 3
+    assert extender.most_at_once() == 1
+    extender.sock.close()
