@@ -237,8 +237,13 @@ AUTH_PASSWORD_VALIDATORS = [
 # hosts, CELERY_BROKER_URL, the environment under WSGI) scrubbed as well as secret-named settings.
 DEFAULT_EXCEPTION_REPORTER_FILTER = "config.reporting.ScrubbingReporterFilter"
 # Sign-in and sign-up throttling counts per client address (playground/throttle.py): behind N
-# proxies that append to X-Forwarded-For, the address the nearest untrusted hop gave.
-PLAYGROUND_TRUSTED_PROXIES = int(os.environ.get("PLAYGROUND_TRUSTED_PROXIES", 0))
+# proxies that append to X-Forwarded-For, the address the nearest untrusted hop gave. Behind the
+# TLS proxy DJANGO_HTTPS describes, one by default (else every user would be the proxy).
+PLAYGROUND_TRUSTED_PROXIES = int(os.environ.get("PLAYGROUND_TRUSTED_PROXIES", 1 if HTTPS else 0))
+# Accounts one address may create, and sign-up forms it may post, per hour: a classroom behind
+# one NAT signs up together, a script does not get far.
+SIGNUPS_PER_ADDRESS = int(os.environ.get("PLAYGROUND_SIGNUPS_PER_ADDRESS", 20))
+SIGNUP_ATTEMPTS_PER_ADDRESS = int(os.environ.get("PLAYGROUND_SIGNUP_ATTEMPTS_PER_ADDRESS", 60))
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "playground:home"
 LOGOUT_REDIRECT_URL = "playground:home"

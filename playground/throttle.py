@@ -65,8 +65,8 @@ def limits() -> Limits:
         per_user=get("LOGIN_FAILURES_PER_USER", 10),
         per_address=get("LOGIN_FAILURES_PER_ADDRESS", 50),
         window=get("LOGIN_FAILURE_WINDOW_SECONDS", 900),
-        signups=get("SIGNUPS_PER_ADDRESS", 5),
-        signup_attempts=get("SIGNUP_ATTEMPTS_PER_ADDRESS", 30),
+        signups=get("SIGNUPS_PER_ADDRESS", 20),
+        signup_attempts=get("SIGNUP_ATTEMPTS_PER_ADDRESS", 60),
         signup_window=get("SIGNUP_WINDOW_SECONDS", 3600),
     )
 

@@ -240,6 +240,14 @@ def test_a_weak_secret_key_stops_the_server_with_a_clear_error(tmp_path):
     assert "too weak" in _manage("check", env=full_stack).stderr
 
 
+def test_behind_the_tls_proxy_the_forwarded_address_is_counted_by_default(tmp_path):
+    code = "from django.conf import settings; print(settings.PLAYGROUND_TRUSTED_PROXIES)"
+    env = {"PLAYGROUND_VAR_DIR": str(tmp_path)}
+    proxied = _manage("shell", "-c", code, env={**env, "DJANGO_HTTPS": "1"})
+    direct = _manage("shell", "-c", code, env=env)
+    assert (proxied.stdout.split()[-1], direct.stdout.split()[-1]) == ("1", "0"), proxied.stderr
+
+
 # --- DEBUG --------------------------------------------------------------------------------------
 
 
