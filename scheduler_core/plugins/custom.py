@@ -90,8 +90,14 @@ class CustomPluginSpec:
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> CustomPluginSpec:
-        """From the exported form ``{name, points: {point: expr}, filterReason, normalize}``."""
+        """From the exported form ``{name, points: {point: expr}, filterReason, normalize}``.
+
+        Raises CelPluginError when ``raw`` or its ``points`` is not a mapping."""
+        if not isinstance(raw, Mapping):
+            raise CelPluginError(["a custom plugin definition must be a mapping"])
         points = raw.get("points") or {}
+        if not isinstance(points, Mapping):
+            raise CelPluginError(["points: must map extension points to CEL expressions"])
         return cls(
             name=str(raw.get("name") or ""),
             expressions={k: str(v) for k, v in points.items() if str(v or "").strip()},
