@@ -122,8 +122,11 @@ def owner_key(*, user: Any = None, address: str = "") -> str:
 
 
 def request_owner(request: Any) -> str:
-    """The owner of the runs a request starts."""
-    return owner_key(user=request.user, address=request.META.get("REMOTE_ADDR", ""))
+    """The owner of the runs a request starts (an anonymous visitor's address as the login
+    throttle sees it: behind ``PLAYGROUND_TRUSTED_PROXIES``, the one the proxies were given)."""
+    from ..throttle import client_address
+
+    return owner_key(user=request.user, address=client_address(request))
 
 
 def run_owner(run: Run) -> str:
