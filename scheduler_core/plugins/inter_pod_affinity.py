@@ -26,20 +26,15 @@ from scheduler_core.framework.status import (
     SUCCESS,
     Status,
     error,
-    unresolvable,
-    unschedulable,
 )
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
 from scheduler_core.plugins import inter_pod_affinity_hints
-from scheduler_core.plugins.inter_pod_affinity_state import (
-    AFFINITY_NOT_MATCH,
-    ANTI_AFFINITY_NOT_MATCH,
+from scheduler_core.plugins.helpers import normalize_node_scores
+from scheduler_core.plugins.inter_pod_affinity_state import (  # noqa: F401 (reasons re-exported)
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
-    EXISTING_ANTI_AFFINITY_NOT_MATCH,
     NAME,
-    NO_COUNTS,
     NO_LABELS,
     PRE_FILTER_KEY,
     PRE_SCORE_KEY,
@@ -56,8 +51,8 @@ from scheduler_core.plugins.inter_pod_affinity_tally import (
     existing_anti_affinity_tally,
     existing_terms_tally,
     existing_terms_weights,
-    filter_columns,
-    satisfies_pod_affinity,
+    filter_nodes,
+    score_nodes,
     score_pairs,
     with_pods,
 )
@@ -154,73 +149,18 @@ class InterPodAffinity:
     # -- Filter ---------------------------------------------------------------------------------
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        s = state.get(PRE_FILTER_KEY)
-        if type(s) is not PreFilterState:
-            return error(pre_filter_state_error(s))
-        labels = node_info.node.labels
-        if s.affinity_terms and not satisfies_pod_affinity(s, labels):
-            return unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
-        if s.anti_affinity.size:
-            anti = s.anti_affinity.by_key
-            for t in s.anti_affinity_terms:
-                key = t.topology_key
-                value = labels.get(key)
-                if value is not None and anti.get(key, NO_COUNTS).get(value, 0) > 0:
-                    return unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
-        if s.existing_anti_affinity.size:
-            for key, values in s.existing_anti_affinity.by_key.items():
-                value = labels.get(key)
-                if value is not None and values.get(value, 0) > 0:
-                    return unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
-        return SUCCESS
+        return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> dict[int, Status]:
-        """Filter for many nodes: the same checks, with the state read once."""
+        """Filter for many nodes (filter_nodes); without the PreFilter state, an Error."""
         s = state.get(PRE_FILTER_KEY)
-        out: dict[int, Status] = {}
         if type(s) is not PreFilterState:
-            for i, ni in enumerate(nodes):
-                out[i] = self.filter(state, pod, ni)
-            return out
-        affinity = bool(s.affinity_terms)
-        anti_terms = (
-            [
-                (t.topology_key, s.anti_affinity.by_key.get(t.topology_key, NO_COUNTS))
-                for t in s.anti_affinity_terms
-            ]
-            if s.anti_affinity.size
-            else []
-        )
-        existing = (
-            list(s.existing_anti_affinity.by_key.items()) if (s.existing_anti_affinity.size) else []
-        )
-        if not affinity and not anti_terms and not existing:
-            return out
-        found = columns_of(nodes)
-        if found is not None:
-            return filter_columns(s, anti_terms, existing, found[0], found[1])
-        for i, ni in enumerate(nodes):
-            labels = ni.node.labels
-            if affinity and not satisfies_pod_affinity(s, labels):
-                out[i] = AFFINITY_NOT_MATCH
-                continue
-            rejected = False
-            for key, counts in anti_terms:
-                value = labels.get(key)
-                if value is not None and counts.get(value, 0) > 0:
-                    out[i] = ANTI_AFFINITY_NOT_MATCH
-                    rejected = True
-                    break
-            if rejected:
-                continue
-            for key, values in existing:
-                value = labels.get(key)
-                if value is not None and values.get(value, 0) > 0:
-                    out[i] = EXISTING_ANTI_AFFINITY_NOT_MATCH
-                    break
-        return out
+            return dict.fromkeys(range(len(nodes)), error(pre_filter_state_error(s)))
+        if not s.affinity_terms and not s.anti_affinity.size and not s.existing_anti_affinity.size:
+            return {}
+        return filter_nodes(s, nodes)
 
     # -- PreScore, Score, NormalizeScore --------------------------------------------------------
 
@@ -287,11 +227,8 @@ class InterPodAffinity:
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        """The summed weights of the node's topology pairs: positive attracts, negative repels."""
-        s = read_pre_score_state(state)
-        if isinstance(s, str):
-            return 0, error(s)
-        return sum(w for _, _, w in score_pairs(s, node_info)), SUCCESS
+        scores, status = self.score_batch(state, pod, (node_info,))
+        return scores[0], status
 
     @staticmethod
     def score_pairs(state: CycleState, node_info: NodeInfo) -> list[tuple[str, str, int]] | None:
@@ -309,60 +246,34 @@ class InterPodAffinity:
     def score_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[int], Status]:
-        """Score every node in one call, with the state read once."""
+        """Score every node in one call (score_nodes), with the state read once."""
         s = read_pre_score_state(state)
         if isinstance(s, str):
-            return [], error(s)
-        items = list(s.topology_score.items())
-        found = columns_of(nodes)
-        if found is not None:
-            cols, idx = found
-            acc = np.zeros(len(nodes), dtype=np.int64)
-            for key, values in items:
-                column = cols.label(key)
-                acc += column.table(values, 0, 0, np.int64)[column.ids[idx] + 1]
-            result: list[int] = acc.tolist()
-            return result, SUCCESS
-        out: list[int] = []
-        for ni in nodes:
-            labels = ni.node.labels
-            total = 0
-            for key, values in items:
-                value = labels.get(key)
-                if value is not None:
-                    total += values.get(value, 0)
-            out.append(total)
-        return out, SUCCESS
+            return [0] * len(nodes), error(s)
+        scores: list[int] = score_nodes(s, nodes).tolist()
+        return scores, SUCCESS
 
     def normalize_batch(self, state: CycleState, pod: Pod, raw: list[int]) -> list[int]:
-        """normalize_score on the raw scores alone (the runtime calls it after score_batch)."""
+        """NormalizeScore: scale linearly from the lowest (0) to the highest (100) score, in
+        float64 and truncated as upstream; all equal gives 0. Without the PreScore state
+        (NormalizeScore's Error) or with nothing scored, the scores stay as they are."""
         s = read_pre_score_state(state)
         if isinstance(s, str) or not s.topology_score or not raw:
-            return raw
+            return list(raw)
         low = min(raw)
         diff = max(raw) - low
         if diff <= 0:
             return [0] * len(raw)
-        # float64 as upstream: MAX * ((v - low) / diff), truncated (the values are >= 0).
         shifted = np.asarray(raw, dtype=np.int64) - low
         scaled = float(MAX_NODE_SCORE) * (shifted.astype(np.float64) / float(diff))
         result: list[int] = scaled.astype(np.int64).tolist()
         return result
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
-        """Scale linearly from the lowest (0) to the highest (100) score, in float64."""
         s = read_pre_score_state(state)
         if isinstance(s, str):
             return error(s)
-        if not s.topology_score or not scores:
-            return SUCCESS
-        low = min(ns.score for ns in scores)
-        high = max(ns.score for ns in scores)
-        diff = high - low
-        for ns in scores:
-            f = float(MAX_NODE_SCORE) * (float(ns.score - low) / float(diff)) if diff > 0 else 0.0
-            ns.score = int(f)
-        return SUCCESS
+        return normalize_node_scores(self.normalize_batch, state, pod, scores)
 
 
 def new(args: Any, handle: Handle) -> InterPodAffinity:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from scheduler_core.api import Pod
-from scheduler_core.framework.columns import Array, NodeColumns, columns_of
+from scheduler_core.framework.columns import Array, NodeColumns, columns_of, label_ids
 from scheduler_core.framework.status import (
     Status,
 )
@@ -193,48 +193,57 @@ def with_pods(nodes: Sequence[NodeInfo]) -> Sequence[NodeInfo]:
     return [nodes[p] for p in np.flatnonzero(cols.num_pods[idx]).tolist()]
 
 
-def filter_columns(
-    s: PreFilterState,
-    anti_terms: Sequence[tuple[str, Mapping[str, int]]],
-    existing: Sequence[tuple[str, Mapping[str, int]]],
-    cols: NodeColumns,
-    idx: Array,
-) -> dict[int, Status]:
-    """filter_batch over column-backed nodes: affinity, then anti-affinity, then existing pods'
-    anti-affinity decide a node's status, as in Filter."""
-    n = len(idx)
+def filter_nodes(s: PreFilterState, nodes: Sequence[NodeInfo]) -> dict[int, Status]:
+    """Filter over many nodes: the pod's required affinity (every topology key on the node,
+    and a matching pod in each domain, unless no pod matches anywhere and the pod matches its
+    own terms), then its required anti-affinity, then the existing pods' anti-affinity; the
+    first that fails decides a node's status. Read through label columns (the snapshot's, or
+    built over the nodes given)."""
+    n = len(nodes)
     out: dict[int, Status] = {}
     rejected = np.zeros(n, dtype=bool)
     if s.affinity_terms:
         has_keys = np.ones(n, dtype=bool)
         pods_exist = np.ones(n, dtype=bool)
         for t in s.affinity_terms:
-            column = cols.label(t.topology_key)
-            ids = column.ids[idx]
+            column, ids = label_ids(nodes, t.topology_key)
             has_keys &= ids >= 0
             counts = s.affinity.by_key.get(t.topology_key, NO_COUNTS)
             pods_exist &= column.table(counts, 0, 0, np.int64)[ids + 1] > 0
         # With no matching pod anywhere, a pod matching its own terms may start the group.
         starts_group = s.affinity.size == 0 and s.matches_own_affinity
-        ok = has_keys if starts_group else has_keys & pods_exist
-        rejected = ~ok
-        for p in np.flatnonzero(rejected).tolist():
-            out[p] = AFFINITY_NOT_MATCH
+        rejected = ~(has_keys if starts_group else has_keys & pods_exist)
+        out.update(dict.fromkeys(np.flatnonzero(rejected).tolist(), AFFINITY_NOT_MATCH))
+    anti = s.anti_affinity.by_key
     for status, terms in (
-        (ANTI_AFFINITY_NOT_MATCH, anti_terms),
-        (EXISTING_ANTI_AFFINITY_NOT_MATCH, existing),
+        (
+            ANTI_AFFINITY_NOT_MATCH,
+            [(t.topology_key, anti.get(t.topology_key, NO_COUNTS)) for t in s.anti_affinity_terms]
+            if s.anti_affinity.size
+            else [],
+        ),
+        (EXISTING_ANTI_AFFINITY_NOT_MATCH, list(s.existing_anti_affinity.by_key.items())),
     ):
         if not terms:
             continue
         hit = np.zeros(n, dtype=bool)
         for key, counts in terms:
-            column = cols.label(key)
-            hit |= column.table(counts, 0, 0, np.int64)[column.ids[idx] + 1] > 0
+            column, ids = label_ids(nodes, key)
+            hit |= column.table(counts, 0, 0, np.int64)[ids + 1] > 0
         hit &= ~rejected
-        for p in np.flatnonzero(hit).tolist():
-            out[p] = status
+        out.update(dict.fromkeys(np.flatnonzero(hit).tolist(), status))
         rejected |= hit
     return out
+
+
+def score_nodes(s: PreScoreState, nodes: Sequence[NodeInfo]) -> Any:
+    """Score over many nodes (an int64 array): the summed weights PreScore gave each topology
+    pair the node is in; positive attracts, negative repels."""
+    acc = np.zeros(len(nodes), dtype=np.int64)
+    for key, values in s.topology_score.items():
+        column, ids = label_ids(nodes, key)
+        acc += column.table(values, 0, 0, np.int64)[ids + 1]
+    return acc
 
 
 def score_pairs(s: PreScoreState, node_info: NodeInfo) -> list[tuple[str, str, int]]:
@@ -245,18 +254,3 @@ def score_pairs(s: PreScoreState, node_info: NodeInfo) -> list[tuple[str, str, i
         if value is not None:
             out.append((key, value, values.get(value, 0)))
     return out
-
-
-def satisfies_pod_affinity(s: PreFilterState, labels: Mapping[str, str]) -> bool:
-    """satisfyPodAffinity, with the exception for the first pod of a self-affine collection."""
-    pods_exist = True
-    for t in s.affinity_terms:
-        value = labels.get(t.topology_key)
-        if value is None:
-            return False  # every topology key must be on the node
-        if s.affinity.get(t.topology_key, value) <= 0:
-            pods_exist = False
-    if pods_exist:
-        return True
-    # No pod anywhere matches the terms, but the pod matches its own: let it start the group.
-    return s.affinity.size == 0 and s.matches_own_affinity
