@@ -143,7 +143,7 @@ def search(seconds: float, seed: int = 1) -> list[tuple[float, float, int, str]]
             continue
         variables = analysis.variables(_SEARCH_VALUES)
         best = float("inf")
-        for _ in range(3):  # the least of three: a busy machine adds pauses, not work
+        for _ in range(5):  # the least of five: a busy machine adds pauses, not work
             started = time.perf_counter()
             with contextlib.suppress(Exception):  # a failing evaluation is measured too
                 program.execute(variables)

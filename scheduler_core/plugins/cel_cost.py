@@ -12,19 +12,19 @@ and gives |l| lists of |l|), the growth of strings and lists under ``+``, elemen
 comparison and ``in``, the conversion of the variables from Python (counted again at each
 use, to be safe) and of the result.
 
-Budgets, in units. One unit measured at up to 0.14 microseconds of evaluation on this project's
-2-core machine under a load average of 8.5 (the bench table and a 90 s random search over 215
-accepted expressions that took 0.5 ms or more: ``python -m scheduler_core.plugins.cel_bench
---search 90``; an idle machine is several times faster):
+Budgets, in units. One unit measured at up to 0.125 microseconds of evaluation on this
+project's 2-core machine under a load average of 11 (the bench table and a 90 s random search
+over 223 accepted expressions that took 0.5 ms or more: ``python -m
+scheduler_core.plugins.cel_bench --search 90``; an idle machine is several times faster):
 
-- ``CALL_LIMIT`` 200,000 per evaluation (at most ~28 ms);
+- ``CALL_LIMIT`` 200,000 per evaluation (at most ~25 ms);
 - ``CYCLE_BUDGET`` 10,000,000 per scheduling cycle, all custom plugins at all points and nodes
-  together (at most ~1.4 s);
-- ``RUN_BUDGET`` 600,000,000 per run (at most ~85 s).
+  together (at most ~1.25 s);
+- ``RUN_BUDGET`` 600,000,000 per run (at most ~75 s).
 
 At compile time an expression is refused when its bound already passes ``CALL_LIMIT`` with
 empty variables (literals alone) or on ``REFERENCE`` sizes (a 100-node cluster, 16 labels,
-32 pods on the node). At evaluation time a call that would pass the limit or a budget is not
+16 pods on the node). At evaluation time a call that would pass the limit or a budget is not
 made: the plugin returns an Error status naming the expression instead.
 
 An expression the analysis cannot bound is refused: an unknown variable or function, a
@@ -44,8 +44,9 @@ from typing import Any, Final
 from scheduler_core.plugins.cel_parse import CostError, Expr, parse
 
 STEP: Final = 4  # units for evaluating one node of the tree
-ENTRY: Final = 40  # units for converting or copying one map entry, beyond its key and value
-COPY: Final = 4  # units for copying one cell of map's or filter's accumulator
+ENTRY: Final = 60  # units for converting or copying one map entry, beyond its key and value
+ENTRY_COPY: Final = 8  # cells for copying one map entry, beyond its key and value
+COPY: Final = 4  # units for copying one cell (``Shape.c``) of map's or filter's accumulator
 MAX_PATTERN: Final = 100  # characters of a literal regular expression
 MAX_REPEAT: Final = 20  # largest counted repetition in a pattern, ``a{20}``
 _REPEAT: Final = re.compile(r"\{\s*(\d+)\s*(?:,\s*(\d*)\s*)?\}")
@@ -76,21 +77,23 @@ _TIME_METHODS: Final = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Shape:
-    """An upper bound on a value: ``n`` its length (characters, items or entries), ``w`` its
-    weight (cells the evaluator copies or converts), ``elem`` its items' or values' bound,
-    ``key`` a map's keys' bound, and ``fields`` the bounds of known fields (``node.labels``)."""
+    """An upper bound on a value: ``n`` its length (characters, items or entries), ``w`` the
+    units of converting it from or to Python, ``c`` the cells the evaluator copies when it
+    copies it (deeply: measured), ``elem`` its items' or values' bound, ``key`` a map's keys'
+    bound, and ``fields`` the bounds of known fields (``node.labels``)."""
 
     n: int = 0
     w: int = 1
     elem: Shape | None = None
     key: Shape | None = None
     fields: tuple[tuple[str, Shape], ...] = ()
+    c: int = 1
     _hash: int = dataclasses.field(default=0, compare=False, repr=False)
 
     def __hash__(self) -> int:
         # Shapes key the estimate cache at every call: hash a nested shape once.
         if not self._hash:
-            value = hash((self.n, self.w, self.elem, self.key, self.fields)) or 1
+            value = hash((self.n, self.w, self.c, self.elem, self.key, self.fields)) or 1
             object.__setattr__(self, "_hash", value)
         return self._hash
 
@@ -112,9 +115,9 @@ def join(a: Shape | None, b: Shape | None) -> Shape:
         return a
     flat = a.elem is None and b.elem is None and a.key is None and b.key is None
     if flat and not a.fields and not b.fields:  # texts and scalars: the larger, when one is
-        if a.n >= b.n and a.w >= b.w:
+        if a.n >= b.n and a.w >= b.w and a.c >= b.c:
             return a
-        if b.n >= a.n and b.w >= a.w:
+        if b.n >= a.n and b.w >= a.w and b.c >= a.c:
             return b
     names = sorted({k for k, _ in a.fields} | {k for k, _ in b.fields})
     return Shape(
@@ -123,6 +126,7 @@ def join(a: Shape | None, b: Shape | None) -> Shape:
         join(a.elem, b.elem) if a.elem or b.elem else None,
         join(a.key, b.key) if a.key or b.key else None,
         tuple((k, join(a.field(k), b.field(k))) for k in names),
+        max(a.c, b.c),
     )
 
 
@@ -138,7 +142,7 @@ def _up(n: int) -> int:
 @functools.lru_cache(maxsize=1024)
 def _text(n: int) -> Shape:
     n = _up(n)
-    return Shape(n=n, w=2 + n // 16)
+    return Shape(n=n, w=2 + n // 16, c=2 + n // 64)
 
 
 def shape_of(value: Any, fields: Iterable[str] | None = None) -> Shape:
@@ -149,22 +153,24 @@ def shape_of(value: Any, fields: Iterable[str] | None = None) -> Shape:
         return _text(len(value))
     if isinstance(value, (list, tuple)):
         elem: Shape | None = None
-        w = 2
+        w = c = 2
         for item in value:
             s = shape_of(item)
-            elem, w = join(elem, s), w + s.w + 1
-        return Shape(_up(len(value)), _up(w), elem)
+            elem, w, c = join(elem, s), w + s.w + 1, c + s.c
+        return Shape(_up(len(value)), _up(w), elem, c=_up(c))
     if isinstance(value, Mapping):
         if fields is not None:
             known = tuple((f, shape_of(value[f])) for f in sorted(fields) if f in value)
             w = 2 * ENTRY + sum(s.w + ENTRY for _, s in known)
-            return Shape(len(value), w, None, None, known)
+            c = 2 + sum(s.c + ENTRY_COPY for _, s in known)
+            return Shape(len(value), w, None, None, known, c)
         elem = key = None
-        w = 2 * ENTRY
+        w, c = 2 * ENTRY, 2
         for k, v in value.items():
             ks, vs = shape_of(k), shape_of(v)
-            key, elem, w = join(key, ks), join(elem, vs), w + ks.w + vs.w + ENTRY
-        return Shape(_up(len(value)), _up(w), elem, key)
+            key, elem = join(key, ks), join(elem, vs)
+            w, c = w + ks.w + vs.w + ENTRY, c + ks.c + vs.c + ENTRY_COPY
+        return Shape(_up(len(value)), _up(w), elem, key, c=_up(c))
     return SCALAR
 
 
@@ -243,21 +249,21 @@ class _Bound:
         if k == "lit":
             return 1, _text(e.value) if e.value else SCALAR
         if k == "ident":
-            if e.name in scope:
-                return 1 + scope[e.name].w, scope[e.name]
-            if e.name in self.env:  # counted as converted again at each use: an upper bound
-                return 1 + self.env[e.name].w, self.env[e.name]
+            if e.name in scope:  # a comprehension's variable is a copy of the item
+                return 1 + scope[e.name].c, scope[e.name]
+            if e.name in self.env:  # measured: a variable's use costs an eighth of a copy
+                return 1 + self.env[e.name].c // 8, self.env[e.name]
             raise CostError(f"unknown variable {e.name!r}", e.offset)
         if k in ("select", "has"):
             c, s = self.cost(e.args[0], scope)
             if k == "has":
                 return c + 2, SCALAR
             found = s.field(e.name)  # a field's value is copied out of its map
-            return c + 2 + found.w, found
+            return c + 2 + found.c, found
         if k == "index":
             (c1, s1), (c2, s2) = self.cost(e.args[0], scope), self.cost(e.args[1], scope)
             found = s1.elem or SCALAR
-            return c1 + c2 + s2.w + 2 + found.w, found
+            return c1 + c2 + s2.c + 2 + found.c, found
         if k in ("list", "map"):
             return self._literal(e, scope)
         if k == "unary":
@@ -274,19 +280,19 @@ class _Bound:
         return self._call(e, scope)
 
     def _literal(self, e: Expr, scope: Mapping[str, Shape]) -> tuple[int, Shape]:
-        cost, w = 0, 2 if e.kind == "list" else 2 * ENTRY
+        cost, w, copies = 0, 2 if e.kind == "list" else 2 * ENTRY, 2
         elem: Shape | None = None
         key: Shape | None = None
         for i, sub in enumerate(e.args):
             c, s = self.cost(sub, scope)
-            cost, w = cost + c + 1, w + s.w + 1
+            cost, w, copies = cost + c + 1, w + s.w + 1, copies + s.c + 1
             if e.kind == "map" and i % 2 == 0:
                 key = join(key, s)
-                w += ENTRY
+                w, copies = w + ENTRY, copies + ENTRY_COPY
             else:
                 elem = join(elem, s)
         n = len(e.args) // 2 if e.kind == "map" else len(e.args)
-        return cost + w, Shape(n, w, elem, key)
+        return cost + copies, Shape(n, w, elem, key, c=copies)
 
     def _binary(self, e: Expr, scope: Mapping[str, Shape]) -> tuple[int, Shape]:
         (c1, s1), (c2, s2) = self.cost(e.args[0], scope), self.cost(e.args[1], scope)
@@ -297,12 +303,13 @@ class _Bound:
                 s1.w + s2.w,
                 join(s1.elem, s2.elem) if s1.elem or s2.elem else None,
                 join(s1.key, s2.key) if s1.key or s2.key else None,
+                c=s1.c + s2.c,
             )
-            return base + s1.w + s2.w, grown
+            return base + s1.c + s2.c, grown
         if op in ("==", "!=", "<", "<=", ">", ">="):
-            return base + s1.w + s2.w, SCALAR
+            return base + s1.c + s2.c, SCALAR
         if op == "in":
-            return base + s2.w + (s2.n + 1) * s1.w, SCALAR
+            return base + s2.c + (s2.n + 1) * s1.c, SCALAR
         return base, SCALAR  # && || - * / %
 
     def _comprehension(self, e: Expr, scope: Mapping[str, Shape]) -> tuple[int, Shape]:
@@ -311,14 +318,14 @@ class _Bound:
         var = (target.key if target.key is not None else target.elem) or SCALAR
         inner = {**scope, e.var: var}
         body = [self.cost(sub, inner) for sub in e.args[1:]]
-        step = sum(c for c, _ in body) + 2 * STEP
-        cost = c0 + target.w + items * step
+        step = sum(c for c, _ in body) + 2 * STEP + var.c  # the item bound to the variable
+        cost = c0 + target.c + items * step
         if e.name in ("all", "exists", "exists_one"):
             return cost, SCALAR
         out = body[-1][1] if e.name == "map" else var
         # The accumulator is copied at each step: item i copies the i results before it.
-        cost += items * (items + 1) // 2 * out.w * COPY
-        return cost, Shape(items, 2 + items * (out.w + 1), out)
+        cost += items * (items + 1) // 2 * out.c * COPY
+        return cost, Shape(items, 2 + items * (out.w + 1), out, c=2 + items * out.c)
 
     def _call(self, e: Expr, scope: Mapping[str, Shape]) -> tuple[int, Shape]:
         name = e.name
@@ -328,7 +335,7 @@ class _Bound:
                 compiled, per_char = _pattern_cost(e.args[1], self.source)
                 return c1 + compiled + per_char * (s1.n + 8), SCALAR
             c2, s2 = self.cost(e.args[1], scope)
-            return c1 + c2 + s1.w + s2.w + 1, SCALAR
+            return c1 + c2 + s1.c + s2.c + (s1.n + s2.n) // 8 + 1, SCALAR
         if name == "matches" and not e.method and len(e.args) == 2:
             c1, s1 = self.cost(e.args[0], scope)
             compiled, per_char = _pattern_cost(e.args[1], self.source)
@@ -342,13 +349,15 @@ class _Bound:
             if name == "size":
                 return c + 1 + s.n // 8, SCALAR
             if name in ("string", "bytes"):
-                return c + s.w + 2, _text(max(s.n, 32))
-            return c + s.w + 2, (s if name == "dyn" else SCALAR)
+                return c + s.c + 2, _text(max(s.n, 32))
+            return c + s.c + 2, (s if name == "dyn" else SCALAR)
         if name in self.functions:  # a Python function: its arguments converted, a small result
             costs = [self.cost(a, scope) for a in e.args]
             widest = max((s.w for _, s in costs), default=1)
             return sum(c + 2 * s.w for c, s in costs) + 50, Shape(
-                max((s.n for _, s in costs), default=0), widest + 8
+                max((s.n for _, s in costs), default=0),
+                widest + 8,
+                c=max((s.c for _, s in costs), default=1) + 2,
             )
         where = "method" if e.method else "function"
         raise CostError(f"{where} {name}() is not supported here", e.offset)
@@ -397,7 +406,7 @@ def _reference_node() -> dict[str, Any]:
         "taints": [{"key": "k" * 63, "value": "v" * 63, "effect": "NoSchedule"}] * 4,
         "allocatable": resources,
         "requested": resources,
-        "pods": [{"name": "p" * 63, "namespace": "n" * 63, "labels": _labels(4)}] * 32,
+        "pods": [{"name": "p" * 63, "namespace": "n" * 63, "labels": _labels(4)}] * 16,
     }
 
 
