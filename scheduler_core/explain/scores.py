@@ -25,8 +25,6 @@ from scheduler_core.plugins.image_locality import (
 )
 from scheduler_core.plugins.node_affinity import matching_terms
 from scheduler_core.plugins.node_resources.balanced_allocation import balanced_resource_scorer
-from scheduler_core.plugins.node_resources.least_allocated import least_requested_score
-from scheduler_core.plugins.node_resources.most_allocated import most_requested_score
 from scheduler_core.plugins.node_resources.resource_allocation import ResourceAllocationScorer
 
 # An explainer: (context, plugin, node) -> (inputs, formula, value, text).
@@ -124,14 +122,14 @@ def _fit(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str,
             return quantity_text(name, v)
 
         if strategy == "LeastAllocated":
-            s = least_requested_score(req, cap)
+            s = scorer.score_amounts([req], [cap], [1])
             lines.append(
                 f"{name}: ({q(cap)} − {q(req)}) × 100 / {q(cap)} = {s}"
                 if req <= cap
                 else f"{name}: requested {q(req)} > {q(cap)} → 0"
             )
         elif strategy == "MostAllocated":
-            s = most_requested_score(req, cap)
+            s = scorer.score_amounts([req], [cap], [1])
             lines.append(f"{name}: min({q(req)}, {q(cap)}) × 100 / {q(cap)} = {s}")
         else:
             s = scorer.score_amounts([req], [cap], [1])

@@ -18,12 +18,6 @@ from scheduler_core.plugins.node_resources.resource_allocation import (
 )
 
 
-def least_requested_score(requested: int, capacity: int) -> int:
-    """The unused share of one resource's capacity on a 0..MAX_NODE_SCORE scale (the rule of
-    least_allocated_scorer, on one amount)."""
-    return int(_room_scores(np.array((requested,)), np.array((capacity,)))[0])
-
-
 def _room_scores(requested: Any, capacity: Any) -> Any:
     """The room left (none when the request is beyond the capacity) on the
     0..MAX_NODE_SCORE scale, with Go's integer division; 0 where the capacity is 0."""

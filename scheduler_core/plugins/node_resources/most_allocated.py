@@ -18,12 +18,6 @@ from scheduler_core.plugins.node_resources.resource_allocation import (
 )
 
 
-def most_requested_score(requested: int, capacity: int) -> int:
-    """The used share of one resource's capacity on a 0..MAX_NODE_SCORE scale (the rule of
-    most_allocated_scorer, on one amount)."""
-    return int(_used_scores(np.array((requested,)), np.array((capacity,)))[0])
-
-
 def _used_scores(requested: Any, capacity: Any) -> Any:
     """The requested share of the capacity on the 0..MAX_NODE_SCORE scale, with Go's integer
     division; a request beyond the capacity counts as the capacity (pods without requests
