@@ -1,7 +1,7 @@
 PY := .venv/bin/python
 SHARED := ../shared
 
-.PHONY: install fmt lint type test conformance ratchet bench browser check run worker up
+.PHONY: install fmt lint type test fuzz conformance ratchet bench browser check run worker up
 
 install:
 	./setup.sh
@@ -18,6 +18,9 @@ type:
 
 test:
 	.venv/bin/pytest -q
+
+fuzz:
+	FUZZ_PROFILE=long .venv/bin/pytest -q tests/fuzz --hypothesis-show-statistics
 
 conformance:
 	$(PY) $(SHARED)/conformance/run.py --inprocess
