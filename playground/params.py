@@ -23,3 +23,21 @@ def bounded_int(value: Any, default: int, *, low: int = 0, high: int = MAX_OFFSE
     except (TypeError, ValueError):  # ValueError also for more than 4,300 digits
         return default
     return max(low, min(number, high))
+
+
+def page_links(query: Any, name: str, number: int, pages: int) -> dict[str, str]:
+    """The links (query string and ``#name``) to the first, previous, next and last page of
+    the list ``name`` on page ``number`` of ``pages``; ``query`` (request.GET) keeps the
+    other parameters, so the page's other lists stay where they are."""
+
+    def link(to: int) -> str:
+        params = query.copy()
+        params[name] = str(to)
+        return "?" + params.urlencode(safe="/") + f"#{name}"
+
+    links = {}
+    if number > 1:
+        links.update(first=link(1), prev=link(number - 1))
+    if number < pages:
+        links.update(next=link(number + 1), last=link(pages))
+    return links

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 
 from .. import manifests
 from ..models import Cluster
-from ..params import bounded_int
+from ..params import bounded_int, page_links
 from ..profiles import selectors as profile_selectors
 from ..runs import selectors as run_selectors
 from ..uploads import SKIPPED_ATTR
@@ -83,23 +83,6 @@ def _report(request: HttpRequest, report: services.ImportReport) -> None:
 PAGE_PARAMS = ("nodes", "pods", "objects")  # ?nodes=2&pods=1&objects=1: each list's page
 
 
-def _page_links(request: HttpRequest, name: str, page: selectors.RowPage) -> dict[str, str]:
-    """The query strings of the first, previous, next and last page of one list, the other
-    lists staying on their pages."""
-
-    def link(number: int) -> str:
-        query = request.GET.copy()
-        query[name] = str(number)
-        return "?" + query.urlencode(safe="/") + f"#{name}"
-
-    links = {}
-    if page.number > 1:
-        links.update(first=link(1), prev=link(page.number - 1))
-    if page.number < page.pages:
-        links.update(next=link(page.number + 1), last=link(page.pages))
-    return links
-
-
 def _cluster_context(request: HttpRequest, cluster: Cluster, *, readonly: bool) -> dict[str, Any]:
     """The cluster page's data: nodes, pods and other objects a page of each at a time
     (``selectors.CLUSTER_PAGE`` rows), so a cluster of 60,000 nodes is a page of 200."""
@@ -113,7 +96,10 @@ def _cluster_context(request: HttpRequest, cluster: Cluster, *, readonly: bool) 
         "cluster": cluster,
         **{name: page.rows for name, page in pages.items()},
         **{f"{name}_page": page for name, page in pages.items()},
-        **{f"{name}_links": _page_links(request, name, page) for name, page in pages.items()},
+        **{
+            f"{name}_links": page_links(request.GET, name, page.number, page.pages)
+            for name, page in pages.items()
+        },
         "devices": selectors.cluster_devices(cluster),
         "readonly": readonly,
     }

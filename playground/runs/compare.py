@@ -15,7 +15,7 @@ from typing import Any, Final
 from scheduler_core import config as engine_config
 
 from ..models import Run
-from . import charts, figures, overview, selectors
+from . import charts, figures, overview, script, selectors
 
 ABSENT: Final = "—"
 RESOURCES: Final = ("cpu", "memory", "pods")
@@ -270,7 +270,76 @@ def _count(n: int, word: str) -> str:
 
 # -- the page ----------------------------------------------------------------------------------
 
-TABLES: Final = 50  # pods whose score heatmaps the page draws, placed differently first
+DETAIL_PAGE: Final = 10  # pods whose score tables one request draws, placed differently first
+# Node rows one request may decode for score tables: a stored cycle is decoded over the whole
+# cluster (about a second at 60,000 nodes), so a big cluster's page draws fewer pods.
+DETAIL_NODES: Final = 100_000
+
+
+def detail_size(nodes: int) -> int:
+    """Pods per page of score tables on a cluster of ``nodes`` (two cycles each)."""
+    return max(1, min(DETAIL_PAGE, DETAIL_NODES // max(1, 2 * nodes)))
+
+
+def detail_page(count: int, number: int, size: int = DETAIL_PAGE) -> dict[str, int]:
+    """Which pods' score tables page ``number`` (clamped, 1-based) draws: ``start``..``end``
+    (1-based, as shown) of ``count``, ``size`` a page, and how many ``pages`` there are."""
+    pages = max(1, -(-count // size))
+    number = max(1, min(number, pages))
+    first = (number - 1) * size
+    return {
+        "number": number,
+        "pages": pages,
+        "count": count,
+        "start": first + 1 if count else 0,
+        "end": min(first + size, count),
+    }
+
+
+def _busy_nodes(runs: Sequence[Run], events: Sequence[list[dict[str, Any]]]) -> set[str] | None:
+    """The nodes that hold a pod before or after either run: the only ones the page shows.
+    None when a run has no stored snapshot (then every node is read, as before)."""
+    busy: set[str] = set()
+    for run, evs in zip(runs, events, strict=True):
+        if not run.snapshot:
+            return None
+        busy.update(node for node in overview.placements(evs).values() if node)
+        for m in [*run.snapshot, *script.added_manifests(run.script)]:
+            if m.get("kind") == "Pod":
+                node = (m.get("spec") or {}).get("nodeName")
+                if isinstance(node, str) and node:
+                    busy.add(node)
+    return busy
+
+
+def _node_count(run: Run) -> int:
+    manifests = [*run.snapshot, *script.added_manifests(run.script)]
+    return sum(1 for m in manifests if m.get("kind") == "Node")
+
+
+def _pod_detail(
+    index: int, row: Mapping[str, Any], run_a: Run, run_b: Run
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One pod's score tables in A and B (aligned heatmaps, the winner explained), and the
+    figures they draw, keyed ``heat-<index>-<side>``."""
+    tables = []
+    for cycle, run in ((row["cycle_a"], run_a), (row["cycle_b"], run_b)):
+        evs = selectors.run_cycle_events(run=run, cycle=cycle) if cycle is not None else []
+        tables.append(charts.score_table(evs) if evs else None)
+    heat = aligned_heatmaps(tables[0], tables[1])
+    sides, figs = [], {}
+    cycles = (row["cycle_a"], row["cycle_b"])
+    for side, table, fig, cycle in zip("ab", tables, heat, cycles, strict=True):
+        if fig is not None:
+            figs[f"heat-{index}-{side}"] = fig
+        sides.append(
+            {
+                "cycle": cycle,
+                "winner": charts.winner_explanation(table) if table else None,
+                "heatmap": fig is not None,
+            }
+        )
+    return {**row, "index": index, "sides": sides}, figs
 
 
 def page(
@@ -281,42 +350,38 @@ def page(
     events_b: list[dict[str, Any]],
     label_a: str,
     label_b: str,
+    detail: int = 1,
 ) -> dict[str, Any]:
-    """Everything the compare page shows, from the two runs and their stored events."""
+    """Everything the compare page shows, from the two runs and their stored events.
+
+    Every pod's placements are listed, and the nodes that hold a pod (the others are counted,
+    not read). Score tables are drawn for one page of pods (``detail``): each side is a stored
+    cycle decoded over the whole cluster, so a page holds ``detail_size`` pods, fewer on a big
+    cluster, and a request's work is bounded whatever the run's size.
+    """
     result = overview.compare(events_a, events_b)
+    busy = _busy_nodes((run_a, run_b), (events_a, events_b))
     usage = []
     for run, events in ((run_a, events_a), (run_b, events_b)):
-        allocatable, requests = selectors.run_resources(run=run, events=events)
+        allocatable, requests = selectors.run_resources(run=run, events=events, node_names=busy)
         usage.append(overview.cluster_usage(allocatable, requests, events))
     nodes = node_rows(usage[0], usage[1])
+    total = len(usage[0]["rows"])
+    if busy is not None:  # the idle nodes were not read: counted
+        total = _node_count(run_a)
+        nodes["idle"] = total - len(nodes["rows"])
     rows = sorted(result["rows"], key=lambda r: r["same"])  # the differences first, by pod
+    shown = detail_page(len(rows), detail, detail_size(total))
     pods, figures = [], {}
-    for i, row in enumerate(rows):
-        tables = []
-        for cycle, run in ((row["cycle_a"], run_a), (row["cycle_b"], run_b)):
-            evs = (
-                selectors.run_cycle_events(run=run, cycle=cycle)
-                if cycle is not None and i < TABLES
-                else []
-            )
-            tables.append(charts.score_table(evs) if evs else None)
-        heat = aligned_heatmaps(tables[0], tables[1])
-        sides = []
-        cycles = (row["cycle_a"], row["cycle_b"])
-        for side, table, fig, cycle in zip("ab", tables, heat, cycles, strict=True):
-            if fig is not None:
-                figures[f"heat-{i}-{side}"] = fig
-            sides.append(
-                {
-                    "cycle": cycle,
-                    "winner": charts.winner_explanation(table) if table else None,
-                    "heatmap": fig is not None,
-                }
-            )
-        pods.append({**row, "sides": sides})
+    for index in range(max(0, shown["start"] - 1), shown["end"]):
+        pod, figs = _pod_detail(index, rows[index], run_a, run_b)
+        pods.append(pod)
+        figures.update(figs)
     figures["pods-per-node"] = pods_per_node_figure(nodes, label_a, label_b)
     return {
-        "rows": pods,
+        "rows": rows,
+        "detail": pods,
+        "detail_page": shown,
         "differ": result["differ"],
         "moved": placed_differently(rows),
         "nodes": nodes,

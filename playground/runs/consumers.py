@@ -163,7 +163,7 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return
         try:
             content = json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: JSON nested a thousand deep
             await self._error("frames must be JSON")
             return
         await self.receive_json(content)

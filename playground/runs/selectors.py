@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -334,9 +334,12 @@ def run_dict(run: Run) -> dict[str, Any]:
 
 
 def run_resources(
-    *, run: Run, events: list[dict[str, Any]]
+    *, run: Run, events: list[dict[str, Any]], node_names: Collection[str] | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Allocatable per node and requests per pod, read from the manifests the run started with."""
+    """Allocatable per node and requests per pod, read from the manifests the run started with.
+
+    ``node_names``: only these nodes (the others are not even parsed: a second at 60,000).
+    """
     from scheduler_core.api import Node, Pod
     from scheduler_core.quantity import NANO
 
@@ -348,6 +351,10 @@ def run_resources(
         kind = m.get("kind")
         try:
             if kind == "Node":
+                if node_names is not None and (m.get("metadata") or {}).get("name") not in (
+                    node_names
+                ):
+                    continue
                 node = Node(m)
                 alloc = node.allocatable_list
                 nodes.append(

@@ -362,7 +362,7 @@ def run_command(*, run_id: int, command: dict[str, Any]) -> dict[str, Any]:
         step = command.get("step")
         try:
             step = json.loads(step) if isinstance(step, str) else step
-        except ValueError as err:
+        except (ValueError, RecursionError) as err:  # RecursionError: nested a thousand deep
             raise RunCommandRefused(f"step: not JSON: {err}") from err
         run_change(run_id=run_id, step=step)
         return {"kind": "ack", "run": run_id, "command": name}

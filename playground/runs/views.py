@@ -22,7 +22,7 @@ from scheduler_core.gcpause import with_collector_paused
 
 from ..clusters import selectors as cluster_selectors
 from ..models import Run
-from ..params import MAX_ID, bounded_int
+from ..params import MAX_ID, bounded_int, page_links
 from ..profiles import selectors as profile_selectors
 from . import changes, overview, paging, queue_view, script, selectors, services, try_change
 from . import compare as compare_page
@@ -277,7 +277,10 @@ def compare(request: HttpRequest, a: int, b: int) -> HttpResponse:
         events_b=events_b,
         label_a=label_a,
         label_b=label_b,
+        detail=bounded_int(request.GET.get("detail"), 1, low=1),
     )
+    shown = context["detail_page"]
+    context["detail_links"] = page_links(request.GET, "detail", shown["number"], shown["pages"])
     terminal = all(r.status in ("succeeded", "failed", "cancelled") for r in (run_a, run_b))
     return render(
         request,

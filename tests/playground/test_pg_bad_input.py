@@ -150,3 +150,27 @@ async def test_a_forged_reference_through_the_whole_stack_is_refused():
     )
     assert (await communicator.connect())[0] is False
     await communicator.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("frame", ["[" * 4000, '{"command": ' + "[" * 3000 + "}"])
+async def test_a_frame_nested_too_deeply_gets_an_error_reply(frame):
+    from playground.runs.consumers import RunConsumer
+
+    consumer = RunConsumer()
+    consumer.run_id = 1
+    sent = []
+
+    async def send_json(content, close=False):
+        sent.append(content)
+
+    consumer.send_json = send_json
+    await consumer.receive(text_data=frame)
+    assert sent == [{"kind": "error", "run": 1, "message": "frames must be JSON"}]
+
+
+def test_a_change_step_nested_too_deeply_is_refused():
+    from playground.runs import services as run_services
+
+    with pytest.raises(run_services.RunCommandRefused, match="step: not JSON"):
+        run_services.run_command(run_id=1, command={"command": "change", "step": "[" * 3000})
