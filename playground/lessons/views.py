@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from ..params import bounded_int
 from ..runs import limits
 from ..runs.services import RunRefused
 from . import forms, selectors, services, text
@@ -38,10 +39,7 @@ def course_page(request: HttpRequest) -> HttpResponse:
 def lesson_page(request: HttpRequest, slug: str) -> HttpResponse:
     lesson = _lesson(slug)
     services.progress_claim(user=request.user, session=request.session)
-    try:
-        step = min(max(int(request.GET.get("step", 1)), 1), len(lesson.steps))
-    except ValueError:
-        step = 1
+    step = bounded_int(request.GET.get("step"), 1, low=1, high=len(lesson.steps))
     answers = selectors.progress_answers(user=request.user, session=request.session).get(
         lesson.slug, {}
     )

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 from .. import engine, manifests
 from ..custom_plugins.services import registry_for
 from ..forms import error_summary
+from ..params import bounded_int
 from ..views import yaml_response
 from . import selectors, services
 from .forms import ConfigurationForm, SchedulerProfileForm, problem_field
@@ -26,10 +27,7 @@ def _profile_forms(
 ) -> tuple[ConfigurationForm, list[SchedulerProfileForm]]:
     if data is not None:
         top = ConfigurationForm(data)
-        try:
-            count = max(1, min(20, int(data.get("profile_count", 1))))
-        except ValueError:
-            count = 1
+        count = bounded_int(data.get("profile_count"), 1, low=1, high=20)
         return top, [SchedulerProfileForm(data, prefix=f"p{i}") for i in range(count)]
     config = config or {}
     profiles = config.get("profiles") or [{"schedulerName": "default-scheduler"}]

@@ -174,3 +174,15 @@ def test_a_change_step_nested_too_deeply_is_refused():
 
     with pytest.raises(run_services.RunCommandRefused, match="step: not JSON"):
         run_services.run_command(run_id=1, command={"command": "change", "step": "[" * 3000})
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("step", "shown"), [(HUGE, "last"), ("-" + HUGE, 1), ("two", 1)])
+def test_a_lesson_step_out_of_range_shows_the_nearest_step(client, step, shown):
+    from playground.lessons.loader import course
+
+    lesson = course()[0]
+    response = client.get(reverse("playground:lesson", args=[lesson.slug]), {"step": step})
+    assert response.status_code == 200
+    expected = len(lesson.steps) if shown == "last" else shown
+    assert response.context["step"] == expected
