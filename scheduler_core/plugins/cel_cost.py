@@ -52,6 +52,10 @@ MAX_REPEAT: Final = 20  # largest counted repetition in a pattern, ``a{20}``
 _REPEAT: Final = re.compile(r"\{\s*(\d+)\s*(?:,\s*(\d*)\s*)?\}")
 _UNICODE_CLASS: Final = re.compile(r"\\+[wWdDsSpP]")
 _CLASS_UNITS: Final = 100_000  # compiling one Unicode class
+# CEL's type names, which read as values (``type(x) == int``).
+TYPE_NAMES: Final = frozenset(
+    {"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "dyn"}
+)
 # Functions and methods the analysis knows; anything else is refused at compile time.
 _SCALAR_FUNCTIONS: Final = frozenset(
     {"int", "uint", "double", "bool", "dyn", "type", "timestamp", "duration"}
@@ -183,7 +187,8 @@ def uses(tree: Expr) -> dict[str, frozenset[str] | None]:
 
     def walk(e: Expr, bound: frozenset[str]) -> None:
         if e.kind == "ident" and e.name not in bound:
-            out[e.name] = None
+            if e.name not in TYPE_NAMES:
+                out[e.name] = None
             return
         if e.kind in ("select", "has") and e.args[0].kind == "ident":
             name = e.args[0].name
@@ -253,6 +258,8 @@ class _Bound:
                 return 1 + scope[e.name].c, scope[e.name]
             if e.name in self.env:  # measured: a variable's use costs an eighth of a copy
                 return 1 + self.env[e.name].c // 8, self.env[e.name]
+            if e.name in TYPE_NAMES:
+                return 1, SCALAR
             raise CostError(f"unknown variable {e.name!r}", e.offset)
         if k in ("select", "has"):
             c, s = self.cost(e.args[0], scope)

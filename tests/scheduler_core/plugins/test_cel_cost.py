@@ -64,6 +64,8 @@ def test_the_quadratic_normalize_is_refused_at_compile_time() -> None:
         pytest.param("normalizeScore", "max - score", None, id="normalize-linear"),
         pytest.param("normalizeScore", "scores.filter(s, s > score).size()", None, id="filter"),
         pytest.param("queueSort", "a.priority > b.priority", None, id="queue-sort"),
+        pytest.param("filter", "type(pod.name) == string", None, id="type-names"),
+        pytest.param("filter", "[1, 2,].exists_one(x, x > 1) && has(pod.labels.a)", None, id="odd"),
         pytest.param("filter", "node.name.matches('^n[0-9]+$')", None, id="short-pattern"),
         pytest.param(
             "filter", "[1, 2, 3].exists(x, [4, 5].exists(y, x == y))", None, id="small-literals"
