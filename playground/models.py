@@ -387,6 +387,23 @@ class RunCommand(models.Model):
         return f"{self.run_id} {self.kind} {self.pod}".rstrip()
 
 
+class RunInput(models.Model):
+    """One input a run took from outside the engine, in order (``playground.runs.tape``): the
+    custom plugin definitions it started with, a user's command, the clock's move while pods
+    waited, an extender's answer. ``point`` is the engine's event count when it was applied."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="inputs")
+    point = models.BigIntegerField()
+    kind = models.CharField(max_length=16)
+    data = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.run_id} {self.kind} at {self.point}"
+
+
 def new_share_token() -> uuid.UUID:
     return uuid.uuid4()
 

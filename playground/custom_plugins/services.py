@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -217,10 +217,22 @@ def registry_for(
     """The in-tree plugins, the playground's own and ``user``'s custom plugins; ``extra``
     definitions (an import being previewed) take precedence over stored ones. The custom
     plugins spend ``meter``'s run budget and call its checkpoint (a run passes its own)."""
+    return registry_with(custom_specs_for(user, extra), meter=meter)
+
+
+def custom_specs_for(user: User, extra: Iterable[CustomPluginSpec] = ()) -> list[CustomPluginSpec]:
+    """The custom plugin definitions a profile of ``user`` resolves (``extra`` overriding), leaving
+    out names of in-tree or playground plugins: what a run stores with itself when it starts."""
     from playground import plugins
 
     base = plugins.registry()
     by_name = {s.name: s for s in specs_for(user)}
     by_name.update((s.name, s) for s in extra)
-    custom = [s for s in by_name.values() if s.name not in base]
-    return base.merged(registry_of(custom, meter))
+    return [s for s in by_name.values() if s.name not in base]
+
+
+def registry_with(specs: Sequence[CustomPluginSpec], *, meter: Meter | None = None) -> Registry:
+    """The in-tree plugins, the playground's own and exactly these custom plugins."""
+    from playground import plugins
+
+    return plugins.registry().merged(registry_of(list(specs), meter))

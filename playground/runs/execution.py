@@ -17,7 +17,6 @@ and its detail is computed when first read (``rebuilt``).
 from __future__ import annotations
 
 import copy
-import json
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -28,16 +27,18 @@ from django.db import transaction
 from django.utils import timezone
 
 from scheduler_core.clock import SimulatedClock
+from scheduler_core.config import load_config
 from scheduler_core.cycle import CycleRecord
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.events import Event
+from scheduler_core.extender import extenders_from_config
 from scheduler_core.gcpause import existing_objects_frozen
 from scheduler_core.plugins.custom import Meter
 from scheduler_core.rebuild import PrefixWatch, eligible
 from scheduler_core.scheduler import Scheduler
 
 from .. import engine, plugins
-from ..models import Node, Pod, Run, RunCommand, RunCycle, RunEvent
+from ..models import Node, Pod, Run, RunCommand, RunCycle, RunEvent, RunInput
 from .charts import CYCLE_TYPES
 from .columns import CycleEncoder, summary
 from .limits import permit_max_wait_seconds
@@ -46,16 +47,16 @@ from .outcome import ErrorTally
 from .packs import PACK, PACK_MAX, UNPACKED, expand
 from .rebuilt import recipe
 from .records import encode_record, recipe_row
-from .script import ScriptError, ScriptPlayer, apply_step, parse_script
+from .script import ScriptError, ScriptPlayer, parse_script
 from .script import pod_key as script_pod_key
 from .selectors import stored_last_seq
 from .storage import BATCH_BYTES, BATCH_ITEMS, Item, item_last_seq, item_messages, store_items
 from .stream import broadcast_many, finished_message, progress_message, watched
+from .tape import COMMAND, PERMIT_CAP, PLUGINS, TapeRecorder, apply_command, cap_permit_waits
 
 FLUSH_SECONDS: Final = 0.25  # longest time an event waits in the buffer
 COMMAND_POLL_SECONDS: Final = 0.25  # how often a busy run looks for commands
 PERMIT_POLL_SECONDS: Final = 0.1  # how often a run with pods waiting at Permit looks
-REJECTED_BY_USER: Final = "rejected by a user"
 _IN_CYCLE: Final = "<cycle>"  # replay marker: a seq inside a stored cycle record
 
 
@@ -203,6 +204,7 @@ class Execution:
         ]
         self.bound = [pod_key(m) for m in self.snapshot if m.get("kind") == "Pod" and is_bound(m)]
         self.replayed: dict[int, str] = {}
+        self.tape = TapeRecorder()
         if stored_upto >= 0 and resuming:
             self._check_replayable()
         self.clock = SimulatedClock()
@@ -304,6 +306,10 @@ class Execution:
                 batch,
                 run_nodes=list(nodes) if nodes is not None and not self.nodes_saved else None,
             )
+            RunInput.objects.bulk_create(
+                RunInput(run_id=self.run_id, point=point, kind=kind, data=data)
+                for point, kind, data in self.tape.take()
+            )
             self.nodes_saved = self.nodes_saved or nodes is not None
         self.last_flush = time.monotonic()
         self.mid_cycle.renewed_now()
@@ -336,7 +342,9 @@ class Execution:
 
     def poll_commands(self, *, every: float) -> None:
         if self.sched is not None and self.sched.waiting:
-            self._cap_permit_waits()
+            # No pod waits at Permit longer than the playground allows (a custom plugin may
+            # ask for up to the engine's 15 minutes): its deadline comes forward.
+            cap_permit_waits(self.sched, permit_max_wait_seconds())
         now = time.monotonic()
         if now - self.last_poll < every:
             return
@@ -346,44 +354,15 @@ class Execution:
             if command.kind == RunCommand.Kind.CANCEL:
                 self._mark(command, "cancelled")
                 raise Cancelled
-            self._mark(command, self._apply(command))
-
-    def _cap_permit_waits(self) -> None:
-        """No pod waits at Permit longer than the playground allows (a custom plugin may ask
-        for up to the engine's 15 minutes): its deadline comes forward, and the engine's usual
-        timeout rejection says how long it waited."""
-        cap = permit_max_wait_seconds()
-        assert self.sched is not None
-        for waiting in self.sched.waiting_pods():
-            for plugin, deadline in waiting.pending.items():
-                timeout = float(waiting.timeouts.get(plugin, 0.0))
-                if timeout > cap:
-                    waiting.pending[plugin] = deadline - timeout + cap
-                    waiting.timeouts[plugin] = cap
-
-    def _apply(self, command: RunCommand) -> str:
-        assert self.sched is not None
-        if command.kind == RunCommand.Kind.CHANGE:
-            return self._change_now(command.message)
-        waiting = next((wp for wp in self.sched.waiting_pods() if wp.pod.key == command.pod), None)
-        if waiting is None:
-            return "not waiting at Permit"
-        if command.kind == RunCommand.Kind.ALLOW:
-            self.sched.allow_waiting_pod(command.pod, command.plugin or None)
-            return "allowed"
-        plugin = command.plugin or min(waiting.pending, default=plugins.APPROVAL_GATE)
-        self.sched.reject_waiting_pod(command.pod, plugin, command.message or REJECTED_BY_USER)
-        return "rejected"
-
-    def _change_now(self, message: str) -> str:
-        """A user's change to the cluster between two cycles (a script step, made now)."""
-        assert self.sched is not None
-        try:
-            [step] = parse_script([json.loads(message)])
-            apply_step(self.sched, step)
-        except (ValueError, SchedulerCoreError) as err:
-            return f"refused: {err}"
-        return "applied"
+            assert self.sched is not None
+            entry = {
+                "kind": command.kind,
+                "pod": command.pod,
+                "plugin": command.plugin,
+                "message": command.message,
+            }
+            self.tape.note(COMMAND, entry)  # before it changes anything: its point
+            self._mark(command, apply_command(self.sched, **entry))
 
     @staticmethod
     def _mark(command: RunCommand, result: str) -> None:
@@ -401,24 +380,29 @@ class Execution:
             raise ScriptError([("script", f"a change could not be made: {err}")]) from err
 
     def execute(self) -> None:
-        from ..custom_plugins.services import registry_for
+        from ..custom_plugins.services import custom_specs_for, registry_with
         from ..lessons import extender as sample_extender
 
         # The process that runs the run serves the lessons' sample extender (a Celery worker
         # of the full stack as much as the embedded server).
         sample_extender.ensure_running(self.run.config)
+        # An attempt records the run's inputs from its start: an earlier attempt's go.
+        RunInput.objects.filter(run_id=self.run_id).delete()
+        specs = custom_specs_for(self.run.profile.owner)
+        self.tape.note(PLUGINS, [spec.to_dict() for spec in specs])
+        self.tape.note(PERMIT_CAP, permit_max_wait_seconds())
+        config = load_config(self.run.config)
         self.sched = sched = Scheduler(
-            self.run.config,
+            config,
             self.snapshot,
             clock=self.clock,
             on_event=self.on_event,
             on_cycle=self.on_cycle,  # a cycle is stored from its record: no events built
-            registry=registry_for(
-                self.run.profile.owner, meter=Meter(checkpoint=self.mid_cycle.checkpoint)
-            ),
+            registry=registry_with(specs, meter=Meter(checkpoint=self.mid_cycle.checkpoint)),
             plugin_events=plugins.EVENTS_TO_REGISTER,
-            extender_policy=engine.extender_policy(),
+            extenders=self.tape.extenders(extenders_from_config(config, engine.extender_policy())),
         )
+        self.tape.sched = sched
         # A script's changes, extenders, custom plugins and volume or device claims change
         # more than bindings do: such a run stores every cycle's record as it goes.
         self.watch.attach(
@@ -450,7 +434,9 @@ class Execution:
                     self.maybe_flush()
                     started = time.monotonic()
                     time.sleep(PERMIT_POLL_SECONDS)
-                    self.clock.advance(time.monotonic() - started)
+                    moved = time.monotonic() - started
+                    self.clock.advance(moved)
+                    self.tape.advance(moved)
                     continue
             else:
                 self.poll_commands(every=COMMAND_POLL_SECONDS)

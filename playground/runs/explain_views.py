@@ -10,26 +10,18 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, JsonResponse
 
-from scheduler_core.clock import SimulatedClock
-from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.explain import (
     CycleContext,
     ExplainError,
     Explanation,
-    at_scheduler_cycle,
     explain_node,
     explain_preemption,
     explain_selection,
 )
-from scheduler_core.scheduler import Scheduler
 
-from .. import plugins
-from ..models import Run, RunCommand
+from ..models import Run
 from . import selectors
-
-
-class NotReplayable(Exception):
-    """The run cannot be replayed to that cycle exactly (a user answered a Permit wait, ...)."""
+from .replay import NotReplayable, replay_to_cycle
 
 
 def run_explain_json(request: HttpRequest, pk: int, cycle: int) -> JsonResponse:
@@ -60,11 +52,6 @@ def run_explanations(
     )
     if start is None:
         raise Http404("No such cycle")
-    if not run.snapshot:
-        raise NotReplayable("the run kept no copy of its cluster")
-    answered = [RunCommand.Kind.ALLOW, RunCommand.Kind.REJECT]
-    if RunCommand.objects.filter(run=run, kind__in=answered).exists():
-        raise NotReplayable("a user answered a Permit wait in this run; it cannot be replayed")
 
     def explain(ctx: CycleContext) -> list[Explanation]:
         if ctx.pod.key != start["pod"]:
@@ -77,14 +64,4 @@ def run_explanations(
             return [explain_selection(ctx)]
         return [explain_preemption(ctx)]
 
-    try:
-        sched = Scheduler(
-            run.config or run.profile.config,
-            list(run.snapshot),
-            clock=SimulatedClock(),
-            registry=plugins.registry(),
-            plugin_events=plugins.EVENTS_TO_REGISTER,
-        )
-    except SchedulerCoreError as err:
-        raise NotReplayable(f"the run's profile no longer loads: {err}") from err
-    return at_scheduler_cycle(sched, cycle, explain)
+    return replay_to_cycle(run, cycle, explain)

@@ -23,14 +23,26 @@ T = TypeVar("T")
 
 
 def at_scheduler_cycle(
-    sched: Scheduler, cycle: int, fn: Callable[[CycleContext], T], *, max_cycles: int = 100_000
+    sched: Scheduler,
+    cycle: int,
+    fn: Callable[[CycleContext], T],
+    *,
+    max_cycles: int = 100_000,
+    drive: Callable[[Callable[[], bool]], None] | None = None,
 ) -> T:
-    """Run a fresh ``sched`` until its cycle number ``cycle`` and return fn(that cycle)."""
+    """Run a fresh ``sched`` until its cycle number ``cycle`` and return fn(that cycle).
+
+    ``drive(done)``, when given, runs the scheduler the way the original run did (cluster
+    changes between cycles, users' answers at Permit, the clock's moves) until ``done()``;
+    by default the scheduler runs one cycle after another until it is idle.
+    """
     found: list[T] = []
     for runner in sched.runners.values():
         _observe(sched, runner, cycle, fn, found)
+    if drive is not None:
+        drive(lambda: bool(found) or sched.cycle >= cycle)
     ran = 0
-    while not found and ran < max_cycles and sched.cycle < cycle:
+    while drive is None and not found and ran < max_cycles and sched.cycle < cycle:
         if not sched.run_until_idle(max_cycles=1):
             break
         ran += 1
