@@ -33,9 +33,9 @@ def page_links(query: Any, name: str, number: int, pages: int) -> dict[str, str]
     def link(to: int) -> str:
         params = query.copy()
         params[name] = str(to)
-        return "?" + params.urlencode(safe="/") + f"#{name}"
+        return "?" + str(params.urlencode(safe="/")) + f"#{name}"
 
-    links = {}
+    links: dict[str, str] = {}
     if number > 1:
         links.update(first=link(1), prev=link(number - 1))
     if number < pages:

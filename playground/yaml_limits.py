@@ -189,7 +189,7 @@ def scan(text: str, budget: Budget | None = None) -> Tally:
     # key and a value, so each weighs 1 there and 2 in a sequence: ``items`` bounds both alike)
     counts: list[int] = []
     weights: list[int] = []
-    events = yaml.parse(text, Loader=_EVENT_LOADER)
+    events: Any = yaml.parse(text, Loader=_EVENT_LOADER)  # a generator: closed when done
     try:
         for event in events:
             if isinstance(event, yaml.DocumentStartEvent):
@@ -236,7 +236,7 @@ def scan(text: str, budget: Budget | None = None) -> Tally:
     return Tally(documents, values, complete=True)
 
 
-class _FastLoader(_EVENT_LOADER):  # type: ignore[misc,valid-type]
+class _FastLoader(_EVENT_LOADER):  # type: ignore[misc]
     """libyaml's composer, for texts ``scan`` found big; nodes are checked by ``check_node``."""
 
 
@@ -274,7 +274,7 @@ def load_all(text: str, budget: Budget | None = None) -> list[Any]:
     loader.max_nodes = max_nodes
     try:
         documents = []
-        while loader.check_data():
+        while loader.check_data():  # type: ignore[no-untyped-call]
             documents.append(loader.get_data())
         return documents
     finally:
