@@ -243,10 +243,13 @@ class _Bound:
         self.source = source
         self.env = env
         self.functions = functions  # the environment's own, each a small Python function
+        self.culprit = 0  # 1 + offset of the innermost sub-expression over CALL_LIMIT, if any
 
     def cost(self, e: Expr, scope: Mapping[str, Shape]) -> tuple[int, Shape]:
         """(units, result bound) of ``e``: ``STEP`` for the node itself, plus its work."""
         c, s = self._cost(e, scope)
+        if c + STEP > CALL_LIMIT and not self.culprit:  # children come first: the innermost
+            self.culprit = e.offset + 1
         return c + STEP, s
 
     def _cost(self, e: Expr, scope: Mapping[str, Shape]) -> tuple[int, Shape]:
@@ -376,8 +379,16 @@ def estimate(
     """Units of work one evaluation does at most, variables within ``env``'s bounds (their
     conversion and the result's included); raises CostError for an unknown name.
     ``functions``: the environment's own functions (Python, small results)."""
-    cost, result = _Bound(source, env, functions).cost(tree, {})
-    return cost + result.w + sum(s.w for s in env.values())
+    return estimate_at(tree, source, env, functions)[0]
+
+
+def estimate_at(
+    tree: Expr, source: str, env: Mapping[str, Shape], functions: frozenset[str] = frozenset()
+) -> tuple[int, int]:
+    """``estimate``, and the offset of the innermost sub-expression over ``CALL_LIMIT`` (0)."""
+    bound = _Bound(source, env, functions)
+    cost, result = bound.cost(tree, {})
+    return cost + result.w + sum(s.w for s in env.values()), max(bound.culprit - 1, 0)
 
 
 CALL_LIMIT: Final = 200_000
@@ -464,23 +475,23 @@ class Analysis:
         self._cache: dict[tuple[Shape, ...], int] = {}
         if not limit:
             return
-        empty = estimate(self.tree, source, dict.fromkeys(self.uses, SCALAR), functions)
+        empty, at = estimate_at(self.tree, source, dict.fromkeys(self.uses, SCALAR), functions)
         if empty > CALL_LIMIT:
             raise CostError(
                 f"cost limit: {empty:,} units per evaluation even with empty variables "
                 f"(limit {CALL_LIMIT:,})",
-                0,
+                at,
             )
         if reference is not None:
-            typical, where = self.cost(reference), "on a reference value"
+            env = {n: shape_of(reference[n], f) for n, f in self.uses.items() if n in reference}
+            where = "on a reference value"
         else:
-            typical, where = (
-                self._estimate(tuple(_reference_shape(n, f) for n, f in self.uses.items())),
-                "on a 100-node cluster",
-            )
+            env = {n: _reference_shape(n, f) for n, f in self.uses.items()}
+            where = "on a 100-node cluster"
+        typical, at = estimate_at(self.tree, source, env, functions)
         if typical > CALL_LIMIT:
             raise CostError(
-                f"cost limit: {typical:,} units per evaluation {where} (limit {CALL_LIMIT:,})", 0
+                f"cost limit: {typical:,} units per evaluation {where} (limit {CALL_LIMIT:,})", at
             )
 
     def variables(self, values: Mapping[str, Any]) -> dict[str, Any]:

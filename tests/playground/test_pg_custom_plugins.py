@@ -165,7 +165,7 @@ def test_custom_plugin_form_reports_compile_errors_at_the_point_and_saves(alice_
         },
     ).json()
     assert check["ok"] is False
-    assert "Mine filter: at 1:1: cost limit: " in str(check["errors"])
+    assert "Mine filter: at 1:11: cost limit: " in str(check["errors"])  # node.pods.all
     good = alice_client.post(url, {"name": "Mine", "normalize": "reverse", "point_score": "7"})
     assert good.status_code == 302
     assert CustomPlugin.objects.get(owner=user, name="Mine").points == {"score": "7"}

@@ -44,12 +44,14 @@ def _problem(point: str, source: str) -> str | None:
 def test_the_literal_list_attack_is_refused_at_compile_time() -> None:
     assert len(LITERAL_ATTACK) == 1249
     problem = _problem("filter", LITERAL_ATTACK) or ""
-    assert problem.startswith("P filter: at 1:1: cost limit: ")
+    at = LITERAL_ATTACK.index(".map(") + 2  # the column of "map": the costly comprehension
+    assert problem.startswith(f"P filter: at 1:{at}: cost limit: ")
     assert "units per evaluation even with empty variables (limit 200,000)" in problem
 
 
 def test_the_quadratic_normalize_is_refused_at_compile_time() -> None:
     problem = _problem("normalizeScore", QUADRATIC_NORMALIZE) or ""
+    assert problem.startswith("P normalizeScore: at 1:13: cost limit: ")  # scores.map
     assert "units per evaluation on a 100-node cluster (limit 200,000)" in problem
 
 
