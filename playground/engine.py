@@ -1,8 +1,9 @@
 """The one place the playground touches scheduler_core.
 
 Everything else in the app calls these functions: configuration loading, defaulting and
-validation come from ``scheduler_core.config``; manifests are checked by ``playground.admission``
-(what the API server refuses) and then by the engine's ``from_manifest``.
+validation come from ``scheduler_core.config``; manifests are checked by
+``scheduler_core.workloads.admission`` (what the API server refuses, then the engine's
+``from_manifest``), the checks ``simulate`` makes too.
 """
 
 from __future__ import annotations
@@ -18,9 +19,15 @@ from scheduler_core import config as engine_config
 from scheduler_core.errors import ManifestError
 from scheduler_core.extender_policy import ExtenderBudget, ExtenderPolicy, config_problems
 from scheduler_core.framework.registry import Registry
-from scheduler_core.quantity import parse_quantity as parse_quantity_at
+from scheduler_core.workloads.admission import (
+    DRA_KINDS,
+    check_dra_manifest,
+    check_node_manifest,
+    check_pod_manifest,
+    check_quantity,
+)
 
-from . import admission, yaml_limits
+from . import yaml_limits
 
 __all__ = [
     "ConfigResult",
@@ -56,105 +63,6 @@ class ConfigResult:
     @property
     def ok(self) -> bool:
         return not self.problems
-
-
-def check_quantity(text: Any, path: str) -> None:
-    """Raise ManifestError naming ``path`` unless ``text`` is a Kubernetes quantity."""
-    try:
-        from scheduler_core.api import parse_quantity  # the agreed contract
-    except ImportError:
-        parse_quantity_at(text, path)  # what scheduler_core provides today
-        return
-    try:
-        parse_quantity(text)
-    except ManifestError as err:
-        raise ManifestError(path, err.message) from err
-
-
-def _from_manifest(kind: str, manifest: dict[str, Any]) -> bool:
-    """Build the engine's typed object when the engine has it; False when it does not yet."""
-    try:
-        from scheduler_core import api
-    except ImportError:
-        return False
-    cls = getattr(api, kind, None)
-    if cls is None or not hasattr(cls, "from_manifest"):
-        return False
-    try:
-        cls.from_manifest(manifest)
-    except ManifestError:
-        raise
-    except (TypeError, KeyError, AttributeError, ValueError) as err:
-        raise ManifestError("", f"not a valid {kind}: {err}") from err
-    return True
-
-
-def check_pod_manifest(manifest: dict[str, Any]) -> None:
-    """Raise ManifestError naming the field if the engine could not read this Pod."""
-    admission.check_pod(manifest, check_quantity)
-    _from_manifest("Pod", manifest)
-
-
-def check_node_manifest(manifest: dict[str, Any]) -> None:
-    """Raise ManifestError naming the field if the engine could not read this Node."""
-    admission.check_node(manifest, check_quantity)
-    _from_manifest("Node", manifest)
-
-
-DRA_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
-
-
-def check_dra_manifest(manifest: dict[str, Any]) -> None:
-    """Raise ManifestError naming the field if the engine could not read this DRA object.
-
-    Device selectors are compiled here too, so a CEL syntax error is refused on import as the
-    API server refuses it, with cel-go's message.
-    """
-    from scheduler_core import dra
-
-    kind = manifest.get("kind")
-    prefix = ""
-    if kind == "ResourceClaimTemplate":
-        # A template holds the claim's spec under spec.spec; check it as that claim.
-        spec = manifest.get("spec")
-        inner = spec.get("spec") if isinstance(spec, dict) else None
-        if not isinstance(inner, dict):
-            raise ManifestError("spec.spec", "Required value")
-        manifest = {"metadata": manifest.get("metadata") or {}, "spec": inner}
-        kind, prefix = "ResourceClaim", "spec."
-    parse = {
-        "DeviceClass": dra.device_class,
-        "ResourceSlice": dra.resource_slice,
-        "ResourceClaim": dra.resource_claim,
-    }[str(kind)]
-    try:
-        obj = parse(manifest)
-    except dra.DraError as err:
-        raise ManifestError(prefix + err.path, err.message) from err
-    for path, expression in _selector_paths(kind, obj):
-        error = dra.compile_selector(expression).error
-        if error is not None:
-            raise ManifestError(prefix + path, f"Invalid value: {error}")
-
-
-def _selector_paths(kind: Any, obj: Any) -> list[tuple[str, str]]:
-    """(field path, CEL expression) of every selector of a class or claim."""
-    if kind == "DeviceClass":
-        return [(f"spec.selectors[{i}].cel.expression", e) for i, e in enumerate(obj.selectors)]
-    out: list[tuple[str, str]] = []
-    for i, req in enumerate(getattr(obj, "requests", ())):
-        base = f"spec.devices.requests[{i}]"
-        if req.exactly is not None:
-            out += [
-                (f"{base}.exactly.selectors[{j}].cel.expression", e)
-                for j, e in enumerate(req.exactly.selectors)
-            ]
-        for k, sub in enumerate(req.first_available):
-            out += [
-                (f"{base}.firstAvailable[{k}].selectors[{j}].cel.expression", e)
-                for j, e in enumerate(sub.selectors)
-            ]
-    return out
 
 
 def evaluate_config(

@@ -18,8 +18,9 @@ import yaml
 from django.conf import settings
 
 from scheduler_core.workloads import CONTROLLER_KINDS, check_controller
+from scheduler_core.workloads.admission import admit
 
-from . import engine, kube, yaml_limits
+from . import kube, yaml_limits
 from .yaml_limits import BoundedLoader
 
 # kind -> (apiVersion, namespaced)
@@ -538,33 +539,16 @@ def _check_object(obj: SourceObject) -> list[Problem]:
             problems.append(obj.problem("metadata.namespace", f"Invalid value: {message}"))
     for path, message in kube.check_labels(metadata.get("labels"), "metadata.labels"):
         problems.append(obj.problem(path, message))
-    try:
-        if kind == "Pod":
-            engine.check_pod_manifest(data)
-        elif kind == "Node":
-            engine.check_node_manifest(data)
-        elif kind in engine.DRA_KINDS:
-            engine.check_dra_manifest(data)
-    except engine.ManifestError as err:
-        problems.append(obj.problem(err.path, err.message))
+    for path, message in admit(data):  # the API server's and the engine's checks
+        problems.append(obj.problem(path, message))
     if kind in CONTROLLER_KINDS:
         template = (data.get("spec") or {}).get("template")
-        if isinstance(template, dict) and isinstance(template.get("spec"), dict):
-            pod = {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "metadata": {"name": "x"},
-                "spec": template["spec"],
-            }
-            try:
-                engine.check_pod_manifest(pod)
-            except engine.ManifestError as err:
-                problems.append(obj.problem(f"spec.template.{err.path}", err.message))
+        if isinstance(template, dict):
             labels = (template.get("metadata") or {}).get("labels")
             for path, message in kube.check_labels(labels, "spec.template.metadata.labels"):
                 problems.append(obj.problem(path, message))
         most = int(getattr(settings, "PLAYGROUND_BULK_MAX", 1000))  # each replica is a stored Pod
-        for path, message in check_controller(data, most):
+        for path, message in check_controller(data, most):  # the template pod too
             problems.append(obj.problem(path, message))
     return problems
 

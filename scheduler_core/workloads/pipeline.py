@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.workloads.admission import admit
 from scheduler_core.workloads.claims import claims_for_pod, template_index
 from scheduler_core.workloads.controllers import CONTROLLER_KINDS, expand_controller, owner_keys
 from scheduler_core.workloads.naming import GeneratedNames, Key
@@ -97,6 +98,14 @@ def check_controller(
     template = spec.get("template")
     if not isinstance(template, Mapping) or not isinstance(template.get("spec"), Mapping):
         problems.append(("spec.template", "Required value: a pod template"))
+    else:
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "x"},
+            "spec": template["spec"],
+        }
+        problems += [(f"spec.template.{path}", message) for path, message in admit(pod)]
     for name in ("replicas", "parallelism", "completions"):
         value = spec.get(name)
         if value is not None and (
@@ -122,12 +131,14 @@ def plan_objects(
     cluster: ClusterState | None = None,
     max_generated: int | None = None,
     max_replicas: int | None = None,
+    admitted: bool = False,
 ) -> Plan:
     """Every object of ``inputs`` and what controllers make of them, in order; PlanProblems.
 
-    A controller whose children are in the input or the cluster already (they name it as
-    owner) is not expanded again. Generated names never clash with each other or with any
-    object of the input or the cluster.
+    Pods, Nodes and DRA objects are checked as the API server checks them (``admission``)
+    unless ``admitted`` says the caller did. A controller whose children are in the input or
+    the cluster already (they name it as owner) is not expanded again. Generated names never
+    clash with each other or with any object of the input or the cluster.
     """
     state = cluster if cluster is not None else ClusterState()
     problems = [
@@ -136,6 +147,12 @@ def plan_objects(
         if manifest.get("kind") in CONTROLLER_KINDS
         for path, message in check_controller(manifest, max_replicas)
     ]
+    if not admitted:
+        problems += [
+            PlanProblem(i, path, message)
+            for i, manifest in enumerate(inputs)
+            for path, message in admit(manifest)
+        ]
     if problems:
         raise PlanProblems(problems)
     owned = set(state.owned)

@@ -130,3 +130,37 @@ def test_a_thousand_replica_deployment_whose_first_names_clash_imports(user: Any
     assert report.generated == 1001
     assert cluster.pods.count() == 1000
     assert cluster.pods.values("name").distinct().count() == 1000
+
+
+BAD_FILES = {
+    "containers-not-a-list": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: 5}\n"
+    ),
+    "bad-quantity": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+        "  - {name: c, image: x, resources: {requests: {cpu: abc}}}\n"
+    ),
+    "bad-replicas": (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: -1\n"
+        "  template: {spec: {containers: [{name: c, image: x}]}}\n"
+    ),
+    "bad-taint": (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n"
+        "spec: {taints: [{key: a, effect: Never}]}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", BAD_FILES)
+def test_simulate_refuses_a_bad_file_with_the_import_s_message(
+    name: str, user: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = BAD_FILES[name]
+    with pytest.raises(services.ManifestProblems) as caught:
+        services.cluster_create_from_yaml(owner=user, name="bad", text=text)
+    web = [f"{p.path}: {p.message}" for p in caught.value.problems]
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    assert main(["simulate", str(path)]) == 2
+    printed = [line.split(": ", 2)[2] for line in capsys.readouterr().err.splitlines()]
+    assert printed == web
