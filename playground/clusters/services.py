@@ -182,6 +182,7 @@ def _plan(
             [obj.manifest for obj in sources],
             cluster=state,
             max_generated=settings.PLAYGROUND_IMPORT_MAX_GENERATED,
+            admitted=True,  # check_object above ran the same admission checks
         )
     except controllers.PlanProblems as err:
         raise ManifestProblems(

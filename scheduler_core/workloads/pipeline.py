@@ -135,24 +135,19 @@ def plan_objects(
 ) -> Plan:
     """Every object of ``inputs`` and what controllers make of them, in order; PlanProblems.
 
-    Pods, Nodes and DRA objects are checked as the API server checks them (``admission``)
-    unless ``admitted`` says the caller did. A controller whose children are in the input or
-    the cluster already (they name it as owner) is not expanded again. Generated names never
-    clash with each other or with any object of the input or the cluster.
+    Pods, Nodes and DRA objects are checked as the API server checks them (``admission``),
+    and workloads by ``check_controller``, unless ``admitted`` says the caller did. A controller
+    whose children are in the input or the cluster already (they name it as owner) is not
+    expanded again. Generated names never clash with each other or with any object of the input
+    or the cluster.
     """
     state = cluster if cluster is not None else ClusterState()
-    problems = [
-        PlanProblem(i, path, message)
-        for i, manifest in enumerate(inputs)
-        if manifest.get("kind") in CONTROLLER_KINDS
-        for path, message in check_controller(manifest, max_replicas)
-    ]
-    if not admitted:
-        problems += [
-            PlanProblem(i, path, message)
-            for i, manifest in enumerate(inputs)
-            for path, message in admit(manifest)
-        ]
+    problems: list[PlanProblem] = []
+    for i, obj in enumerate(() if admitted else inputs):
+        found = admit(obj)
+        if obj.get("kind") in CONTROLLER_KINDS:
+            found += check_controller(obj, max_replicas)
+        problems += [PlanProblem(i, path, message) for path, message in found]
     if problems:
         raise PlanProblems(problems)
     owned = set(state.owned)
