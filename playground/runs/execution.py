@@ -42,7 +42,7 @@ from ..models import Node, Pod, Run, RunCommand, RunCycle, RunEvent, RunInput
 from .charts import CYCLE_TYPES
 from .columns import CycleEncoder, summary
 from .limits import permit_max_wait_seconds
-from .midcycle import Interrupted, MidCycle
+from .midcycle import Interrupted, MidCycle, checkpoint_extender_calls
 from .outcome import ErrorTally
 from .packs import PACK, PACK_MAX, UNPACKED, expand
 from .rebuilt import recipe
@@ -403,6 +403,7 @@ class Execution:
             extenders=self.tape.extenders(extenders_from_config(config, engine.extender_policy())),
         )
         self.tape.sched = sched
+        checkpoint_extender_calls(sched.extenders, self.mid_cycle.checkpoint)
         # A script's changes, extenders, custom plugins and volume or device claims change
         # more than bindings do: such a run stores every cycle's record as it goes.
         self.watch.attach(

@@ -1,8 +1,9 @@
 """Inside a long scheduling cycle: the run's lease renewed and a cancel honoured.
 
-Between cycles an execution renews its lease when it flushes and looks for commands. A cycle
-that runs custom plugins calls ``MidCycle.checkpoint`` before each evaluation (the plugins'
-``Meter``), so a long cycle neither outlives its lease, which would hand the run to a second
+Between cycles an execution renews its lease when it flushes and looks for commands. Inside a
+cycle, ``MidCycle.checkpoint`` runs before each custom plugin evaluation (the plugins' ``Meter``)
+and before each call to an HTTP extender (``checkpoint_extender_calls``: each may wait up to its
+timeout), so a long cycle neither outlives its lease, which would hand the run to a second
 execution while this one still runs, nor a user's cancel. Both end the engine at once with
 ``Interrupted``; the execution raises its own LostLease or Cancelled once out of the engine.
 """
@@ -10,8 +11,9 @@ execution while this one still runs, nor a user's cancel. Both end the engine at
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from datetime import timedelta
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from django.utils import timezone
 
@@ -60,3 +62,23 @@ class MidCycle:
                 cancel.applied, cancel.result = timezone.now(), "cancelled"
                 cancel.save(update_fields=["applied", "result"])
                 raise Interrupted("cancelled")
+
+
+_EXTENDER_CALLS: Final = ("filter", "prioritize", "process_preemption", "bind")
+
+
+def checkpoint_extender_calls(extenders: Iterable[Any], checkpoint: Callable[[], None]) -> None:
+    """Make each extender call (the methods that send a request) start at ``checkpoint``."""
+    for extender in extenders:
+        for name in _EXTENDER_CALLS:
+            method = getattr(extender, name, None)
+            if method is not None:
+                setattr(extender, name, _after(checkpoint, method))
+
+
+def _after(checkpoint: Callable[[], None], method: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        checkpoint()
+        return method(*args, **kwargs)
+
+    return call

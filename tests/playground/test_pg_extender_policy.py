@@ -110,8 +110,10 @@ def test_forbidden_extender_is_refused_by_the_engine_when_the_run_executes(
     with ExtenderServer() as srv:
         run = _run_with_extender(user, srv.url, django_capture_on_commit_callbacks, revoke)
         assert srv.requests == []
-    assert run.status == Run.Status.SUCCEEDED, run.error_message
-    assert run.placements["default/p"] is None
+    # Every cycle ended in that Error: the run stops as failed and says why.
+    assert run.status == Run.Status.FAILED, run.error_message
+    assert "every cycle ended in an Error: " in run.error_message
+    assert run.placements == {}
     assert "loopback address and is not in the extender allow-list" in str(run.summary)
 
 

@@ -205,3 +205,25 @@ def test_an_execution_that_lost_its_lease_mid_cycle_stops_and_writes_nothing(
     run.refresh_from_db()
     assert (run.status, run.lease_token) == (Run.Status.RUNNING, "second")
     assert RunCycle.objects.filter(run=run).count() == 0 and run.placements == {}
+
+
+def test_each_extender_call_starts_at_the_checkpoint() -> None:
+    from playground.runs.midcycle import checkpoint_extender_calls
+
+    calls: list[str] = []
+
+    class Extender:
+        name = "e"
+
+        def filter(self, pod, nodes):
+            calls.append("filter")
+            return nodes
+
+        def bind(self, pod, node):
+            calls.append("bind")
+
+    extender = Extender()
+    checkpoint_extender_calls([extender], lambda: calls.append("checkpoint"))
+    assert extender.filter("p", ["n1"]) == ["n1"]
+    extender.bind("p", "n1")
+    assert calls == ["checkpoint", "filter", "checkpoint", "bind"]
