@@ -184,6 +184,11 @@ def scan(text: str, budget: Budget | None = None) -> Tally:
     up to the bound. Syntax errors are left to the loader that builds the documents.
     """
     budget = budget or Budget()
+    # Each "---" at the start of a line begins a document (inside a scalar it is an error), so
+    # counting them, at C speed and without parsing, refuses a stream of millions at once.
+    markers = sum(text.count(f"\n---{end}") for end in (" ", "\n", "\r", "\t"))
+    if markers + text.startswith("---") > budget.documents:
+        raise YAMLLimitError(f"more than {budget.documents:,} documents", None)
     documents = values = aliases = 0
     # per open collection: values seen so far, and what one value weighs (a mapping item is a
     # key and a value, so each weighs 1 there and 2 in a sequence: ``items`` bounds both alike)

@@ -100,8 +100,12 @@ def test_scan_counts_documents_and_values_and_stops_at_the_first_bound():
     assert yaml_limits.scan("a: [1\n").complete is False
     budget = yaml_limits.Budget(documents=3, values=100)
     with pytest.raises(yaml_limits.YAMLLimitError, match="more than 3 documents") as info:
-        yaml_limits.scan("---\nx\n" * 10, budget)
-    assert info.value.problem_mark.line == 6  # the fourth document's line, 0-based
+        yaml_limits.scan("x\n---\nx\n---\nx\n---\nx\n", budget)
+    assert info.value.problem_mark.line == 5  # the fourth document's marker, 0-based
+    # more "---" lines than the budget: refused before any parsing, so without a line
+    with pytest.raises(yaml_limits.YAMLLimitError, match="more than 3 documents") as info:
+        yaml_limits.scan("---\nx\n" * 4, budget)
+    assert info.value.problem_mark is None
     with pytest.raises(yaml_limits.YAMLLimitError, match="more than 100 values"):
         yaml_limits.scan("[" + "1, " * 200 + "]", budget)
 
@@ -167,7 +171,10 @@ def test_costly_older_configurations_are_refused_and_store_nothing(alice_client,
     assert response.status_code == 200
     problems = response.context["preview"].problems
     assert len(problems) == 1 and message in problems[0]
-    assert "too big to import" in problems[0] and "line " in problems[0]
+    assert "too big to import: " in problems[0]
+    # counted while parsing: the line where the bound was passed (documents are counted first,
+    # by their "---" lines, before parsing)
+    assert problems[0].startswith("line ") == ("documents" not in message)
     assert not Profile.objects.exists()
 
 
