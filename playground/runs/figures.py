@@ -26,9 +26,43 @@ HEAT_COLORSCALE: Final = (
 )
 
 
-def heat_label(plugin: str, weight: int) -> str:
-    """A heatmap column's label: the plugin and its weight, or "off" where it does not score."""
-    return f"{plugin} (×{weight})" if weight else f"{plugin} (off)"
+SAME_EVERYWHERE: Final = "same on every node"
+
+
+def heat_label(plugin: str, weight: int, *, constant: bool = False) -> str:
+    """A heatmap column's label: the plugin and its weight, or "off" where it does not score;
+    a column with one value on every node shown says so (it cannot decide between them)."""
+    label = f"{plugin} (×{weight})" if weight else f"{plugin} (off)"
+    return f"{label} · {SAME_EVERYWHERE}" if constant else label
+
+
+def column_shades(z: list[list[int | None]]) -> tuple[list[list[float | None]], list[bool]]:
+    """Each column's values rescaled to 0..1 between its own lowest and highest, and whether
+    the column holds one value on two or more nodes (then its shade is 0).
+
+    Plugins score on scales of their own (raw: a count, a percentage, a byte sum; weighted: up
+    to 100 × weight), so one colour scale for the whole grid lets the widest column (a taint
+    score of 300 on every node) wash out the columns that decide. Shading each column apart
+    shows where each plugin prefers, whatever its unit.
+    """
+    columns = len(z[0]) if z else 0
+    shades: list[list[float | None]] = [[None] * columns for _ in z]
+    constant: list[bool] = []
+    for j in range(columns):
+        values = [row[j] for row in z if row[j] is not None]
+        low, high = (min(values), max(values)) if values else (0, 0)
+        constant.append(len(values) > 1 and low == high)
+        for i, row in enumerate(z):
+            v = row[j]
+            if v is not None:
+                shades[i][j] = 0.0 if high == low else round((v - low) / (high - low), 4)
+    return shades, constant
+
+
+def heat_title(mode: str) -> str:
+    """The heatmap's title: the mode, and how to read a colour in it."""
+    mode = "raw: each plugin's own unit" if mode == "raw" else mode
+    return f"Scores ({mode}), shaded per column"
 
 
 def score_heatmap(
@@ -36,33 +70,39 @@ def score_heatmap(
 ) -> dict[str, Any]:
     """A Plotly heatmap of the top N nodes (rows) x Score plugins (columns), values in cells.
 
-    Column labels sit above the cells and the title below them, so the two never meet; a value
-    of None is an empty cell.
+    Each column is shaded on its own (``column_shades``); the values are the cells' text and
+    ``customdata``. Column labels sit above the cells and the title below them, so the two never
+    meet; a value of None is an empty cell.
     """
     if mode not in SCORE_MODES:
         raise ValueError(f"unknown score mode {mode!r}")
     nodes = list(table["nodes"][:top_n])
-    z = [list(row) for row in table["values"][mode][:top_n]]
-    labels = [heat_label(p, w) for p, w in zip(table["plugins"], table["weights"], strict=True)]
+    values = [list(row) for row in table["values"][mode][:top_n]]
+    shades, constant = column_shades(values)
+    labels = [
+        heat_label(p, w, constant=c)
+        for p, w, c in zip(table["plugins"], table["weights"], constant, strict=True)
+    ]
     return {
         "data": [
             {
                 "type": "heatmap",
                 "x": labels,
                 "y": nodes,
-                "z": z,
-                "text": [["" if v is None else str(v) for v in row] for row in z],
+                "z": shades,
+                "customdata": values,
+                "text": [["" if v is None else str(v) for v in row] for row in values],
                 "texttemplate": "%{text}",
-                "hovertemplate": "%{y} · %{x}: %{z}<extra></extra>",
+                "hovertemplate": "%{y} · %{x}: %{text}<extra></extra>",
                 "colorscale": [list(stop) for stop in HEAT_COLORSCALE],
                 "zmin": 0,
-                "showscale": True,
-                "colorbar": {"thickness": 12},
+                "zmax": 1,
+                "showscale": False,
             }
         ],
         "layout": {
             "title": {
-                "text": f"Scores ({mode})",
+                "text": heat_title(mode),
                 "x": 0,
                 "xanchor": "left",
                 "y": 0,

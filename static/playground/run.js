@@ -501,7 +501,10 @@
 
   // -- step-through (static/playground/run_stepper.js) ----------------------------------------
 
-  const stepper = window.RunStepper({ state, $, el, fmtSeconds, writeHash, selectCycle, queueState });
+  // Framed by a lesson, the page gives the cycle's panels the whole width (run.css: .embedded).
+  if (window.self !== window.top) document.body.classList.add("embedded");
+  const stepper = window.RunStepper({ state, $, el, fmtSeconds, writeHash, selectCycle, queueState,
+    redraw: () => { if (state.detail) renderDetail(); } });
   function markStep() { stepper.markStep(); }
   function renderStep() { stepper.renderStep(); }
 

@@ -12,25 +12,52 @@
     // Sequential, higher is darker (ColorBrewer Blues); plotly's own "Blues" runs the other way.
     const HEAT_COLORSCALE = [[0, "#f7fbff"], [0.125, "#deebf7"], [0.25, "#c6dbef"], [0.375, "#9ecae1"], [0.5, "#6baed6"],
       [0.625, "#4292c6"], [0.75, "#2171b5"], [0.875, "#08519c"], [1, "#08306b"]];
+    // Presenter mode draws the charts' text at the size of its tables' (run_stepper.css).
+    function fontSize() { return document.body.classList.contains("presenter") ? 18 : 12; }
+
+    // Each column shaded between its own lowest and highest (figures.column_shades): plugins
+    // score in units of their own, and a column equal on every node is named so.
+    function columnShades(z) {
+      const cols = z.length ? z[0].length : 0;
+      const shades = z.map((row) => row.map(() => null));
+      const constant = [];
+      for (let j = 0; j < cols; j++) {
+        const values = z.map((row) => row[j]).filter((v) => v !== null && v !== undefined);
+        const low = values.length ? Math.min(...values) : 0;
+        const high = values.length ? Math.max(...values) : 0;
+        constant.push(values.length > 1 && low === high);
+        z.forEach((row, i) => {
+          const v = row[j];
+          if (v !== null && v !== undefined) shades[i][j] = high === low ? 0 : Math.round(((v - low) / (high - low)) * 10000) / 10000;
+        });
+      }
+      return { shades, constant };
+    }
+
     function heatmapFigure(t, mode, topN) {
       const width = $("heatmap").clientWidth;
       const nodes = t.nodes.slice(0, topN);
       const z = t.values[mode].slice(0, topN).map((row) => row.slice());
-      const labels = t.plugins.map((p, j) => (t.weights[j] ? `${p} (×${t.weights[j]})` : `${p} (off)`));
+      const { shades, constant } = columnShades(z);
+      const labels = t.plugins.map((p, j) => (t.weights[j] ? `${p} (×${t.weights[j]})` : `${p} (off)`) + (constant[j] ? " · same on every node" : ""));
+      const unit = mode === "raw" ? ": each plugin's own unit" : "";
       // Column labels above the cells, the title below them: the two never meet. Labels lie level
-      // when each fits its column (about 7 px a character), else stand upright, never slanted
-      // across a neighbour; the height leaves them their room so the cells keep theirs.
-      const longest = 7 * Math.max(0, ...labels.map((l) => l.length));
-      const names = 7 * Math.max(0, ...nodes.map((n) => n.length));
-      const level = width > 0 && longest + 12 < (width - names - 90) / Math.max(1, labels.length);
+      // when each fits its column, else stand upright, never slanted across a neighbour; the
+      // height leaves them their room so the cells keep theirs and no name is cut.
+      const size = fontSize();
+      const char = 0.6 * size;
+      const longest = char * Math.max(0, ...labels.map((l) => l.length));
+      const names = char * Math.max(0, ...nodes.map((n) => n.length));
+      const level = width > 0 && longest + 12 < (width - names - 40) / Math.max(1, labels.length);
       return {
-        data: [{ type: "heatmap", x: labels, y: nodes, z, text: z.map((row) => row.map((v) => (v === null ? "" : String(v)))),
-          texttemplate: "%{text}", hovertemplate: "%{y} · %{x}: %{z}<extra></extra>", colorscale: HEAT_COLORSCALE, zmin: 0,
-          showscale: true, colorbar: { thickness: 12 } }],
-        layout: { title: { text: `Scores (${mode})`, x: 0, xanchor: "left", y: 0, yref: "container", yanchor: "bottom", pad: { b: 6, l: 6 } },
+        data: [{ type: "heatmap", x: labels, y: nodes, z: shades, customdata: z, text: z.map((row) => row.map((v) => (v === null ? "" : String(v)))),
+          texttemplate: "%{text}", hovertemplate: "%{y} · %{x}: %{text}<extra></extra>", colorscale: HEAT_COLORSCALE, zmin: 0, zmax: 1,
+          showscale: false, textfont: { size } }],
+        layout: { font: { size },
+          title: { text: `Scores (${mode}${unit}), shaded per column`, x: 0, xanchor: "left", y: 0, yref: "container", yanchor: "bottom", pad: { b: 6, l: 6 } },
           yaxis: { autorange: "reversed", automargin: true, type: "category" },
           xaxis: { automargin: true, side: "top", type: "category", autotickangles: level ? [0, -90] : [-90] },
-          height: 90 + 26 * nodes.length + (level ? 30 : longest), margin: { t: 20, l: 10, r: 10, b: 36 } },
+          height: 90 + (size + 14) * nodes.length + (level ? 2.5 * size : longest + 10), margin: { t: 20, l: 10, r: 10, b: 36 + size } },
       };
     }
 
@@ -52,9 +79,11 @@
         text: i >= nodes.length ? `${totals[i]} (max ${t.rest.max_total})` : String(totals[i]),
         font: { color: n === t.selected ? "#0a7d32" : "#333" } }));
       const ticks = labels.map((n) => (n === t.selected ? `<b>${n} (selected)</b>` : (top.has(n) ? `${n} (tie)` : n)));
-      return { data, layout: { barmode: "stack", title: { text: "Weighted scores per node" }, annotations,
+      const size = fontSize();
+      annotations.forEach((a) => { a.font.size = size; });
+      return { data, layout: { font: { size }, barmode: "stack", title: { text: "Weighted scores per node" }, annotations,
         yaxis: { tickvals: labels.slice(), ticktext: ticks, type: "category", autorange: "reversed", automargin: true },
-        xaxis: { title: { text: "total" }, automargin: true }, height: 130 + 24 * labels.length, legend: { orientation: "v", traceorder: "normal" },
+        xaxis: { title: { text: "total" }, automargin: true }, height: 130 + (size + 12) * labels.length, legend: { orientation: "v", traceorder: "normal" },
         margin: { t: 50, l: 10, r: 90, b: 40 } } };
     }
 
@@ -79,12 +108,15 @@
           el("button", { type: "button", class: `sort${on ? " sorted" : ""}`, title: "sort by this column (click again to reverse)", onclick: () => sortScores(key, mode) },
             label, on ? (sort.dir === "asc" ? " ▲" : " ▼") : ""));
       };
-      const MODES = [["raw", "raw"], ["normalized", "norm."], ["weighted", "×w"]];
+      // In presenter mode only the chosen mode's column per plugin: the table and its Total fit
+      // one screen at the large type.
+      const ALL = [["raw", "raw"], ["normalized", "norm."], ["weighted", "×w"]];
+      const MODES = document.body.classList.contains("presenter") ? ALL.filter(([m]) => m === state.mode) : ALL;
       const thead = $("score-table").querySelector("thead");
       thead.innerHTML = "";
       thead.appendChild(el("tr", {}, header("node", null, "Node", { rowspan: "2" }),
-        t.plugins.map((p, j) => el("th", { colspan: "3", class: "plugin-group", "data-plugin": p }, `${p} ×${t.weights[j]}`)),
-        header("total", null, "Total (weighted)", { rowspan: "2", title: "the sum of the ×weight columns" })));
+        t.plugins.map((p, j) => el("th", { colspan: String(MODES.length), class: "plugin-group", "data-plugin": p }, `${p} ×${t.weights[j]}`)),
+        header("total", null, "Total (weighted)", { rowspan: "2", class: "total", title: "the sum of the ×weight columns" })));
       thead.appendChild(el("tr", { class: "sub" }, t.plugins.flatMap((p) => MODES.map(([m, label]) =>
         header(p, m, label, { "data-plugin": p, class: `mode-${m}` })))));
       state.scorePage = page.page;

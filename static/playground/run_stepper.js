@@ -64,6 +64,7 @@
         document.querySelectorAll(sel).forEach((n) => n.classList.add("current-plugin"));
       }
       document.querySelectorAll("#binding li").forEach((li) => li.classList.toggle("current-plugin", Number(li.dataset.seq) === s.seq));
+      markTargets(s, group);
       // The cycle's start and end have no section: presenter mode shows the queue instead.
       document.body.classList.toggle("step-queue", s.point === "CycleStart" || s.point === "CycleEnd");
       markDiagram();
@@ -71,38 +72,87 @@
       if (key !== lastMarked) { lastMarked = key; scrollToCurrent(); }
     }
 
-    // The current section in view below the sticky stepper: whole when it fits, else from its
-    // heading, or around its current plugin when that lies further down. Nothing moves when
-    // what matters is visible already.
+    // The element a step is about (`.current-cell`) and the one that decides it
+    // (`.current-decider`): at Filter, the plugin's cell in the row it rejects (else the chosen
+    // node's, else the first); at Score and NormalizeScore, the plugin's score for the chosen
+    // node with that node's Total; at select host, the winner; elsewhere the plugin's row.
+    function stepTargets(s, group) {
+      const sec = document.querySelector(`#cycle-detail section.point[data-point="${group}"]:not([hidden])`);
+      if (!sec) return { cell: null, decider: null };
+      const d = state.detail;
+      const plugin = s.plugin ? CSS.escape(s.plugin) : "";
+      const pickRow = (rows, test) => rows.find(test) || rows.find((r) => r.dataset.node === d.node) || rows[0];
+      if (group === "Filter") {
+        const rows = [...sec.querySelectorAll("#filter-matrix tbody tr")];
+        if (!rows.length) return { cell: null, decider: null };
+        if (!plugin) {
+          const row = pickRow(rows, (r) => r.querySelector("td.first-reject"));
+          return { cell: row.querySelector("td.verdict"), decider: null };
+        }
+        const row = pickRow(rows, (r) => r.querySelector(`td.first-reject[data-plugin="${plugin}"]`));
+        return { cell: row.querySelector(`td[data-plugin="${plugin}"]`), decider: row.querySelector("td.verdict") };
+      }
+      if (group === "Score") {
+        const rows = [...sec.querySelectorAll("#score-table tbody tr")];
+        if (!rows.length || !plugin) return { cell: sec.querySelector("h3"), decider: null };
+        const row = pickRow(rows, () => false);
+        const mode = s.point === "Score" ? "raw" : s.point === "NormalizeScore" ? "normalized" : null;
+        const cell = (mode && row.querySelector(`td[data-plugin="${plugin}"][data-mode="${mode}"]`)) ||
+          row.querySelector(`td[data-plugin="${plugin}"]`) ||
+          sec.querySelector(`#score-table thead th.plugin-group[data-plugin="${plugin}"]`);
+        return { cell, decider: row.querySelector("td.total") };
+      }
+      if (group === "Combine") {
+        const winner = $("winner");
+        return { cell: winner.textContent ? winner : $("combine"), decider: null };
+      }
+      if (group === "Binding") return { cell: sec.querySelector("#binding li.current-plugin") || sec.querySelector("#binding li"), decider: null };
+      const rows = [...sec.querySelectorAll("tbody tr[data-plugin], li[data-plugin]")];
+      const row = rows.find((r) => plugin && r.dataset.plugin === s.plugin) ||
+        sec.querySelector("tr.verdict") || rows[0];
+      return { cell: row || sec.querySelector("h3"), decider: null };
+    }
+
+    function markTargets(s, group) {
+      document.querySelectorAll("#cycle-detail .current-cell, #cycle-detail .current-decider").forEach((n) => {
+        n.classList.remove("current-cell", "current-decider");
+      });
+      const { cell, decider } = stepTargets(s, group);
+      if (cell) cell.classList.add("current-cell");
+      if (decider && decider !== cell) decider.classList.add("current-decider");
+    }
+
+    // The height the bar takes once pinned (measured when it was last pinned).
+    let pinnedHeight = 80;
+    function topInset() {
+      const bar = $("stepper");
+      if (bar.classList.contains("stuck")) pinnedHeight = bar.offsetHeight;
+      const r = bar.getBoundingClientRect();
+      // Not pinned but at the top of the screen: its whole height is in the way.
+      if (!bar.classList.contains("stuck") && r.top <= 1 && r.bottom > 0) return Math.max(pinnedHeight, r.bottom);
+      return pinnedHeight;
+    }
+
+    // The current section in view below the pinned bar, whole when it fits; then the step's
+    // cell and the row or total that decides, scrolled to sideways inside their table too, clear
+    // of the sticky columns. The bar's height changes as it pins, so a second pass follows.
     function scrollToCurrent() {
       const queueShown = document.body.classList.contains("presenter") && document.body.classList.contains("step-queue");
       const sec = document.querySelector("#cycle-detail section.point.current:not([hidden])") ||
         (queueShown ? $("queue-when").parentElement : null);
       if (!sec) return;
-      const stepperBox = $("stepper");
-      const top = stepperBox.getBoundingClientRect().bottom;
-      const room = window.innerHeight - Math.max(0, top);
-      document.documentElement.style.scrollPaddingTop = `${Math.round(stepperBox.offsetHeight) + 8}px`;
-      const visible = (node) => {
-        const r = node.getBoundingClientRect();
-        return r.top >= top - 1 && r.bottom <= window.innerHeight + 1;
+      const pass = () => {
+        const inset = topInset();
+        document.documentElement.style.scrollPaddingTop = `${inset + 8}px`;
+        const room = window.innerHeight - inset;
+        const cell = sec.querySelector(".current-cell");
+        if (sec.tagName === "H2" || !cell) { window.RunReveal.reveal([sec.querySelector("h3") || sec], inset); return; }
+        if (sec.getBoundingClientRect().height <= room) window.RunReveal.reveal([sec], inset);
+        else window.RunReveal.reveal([sec.querySelector("h3")], inset);
+        window.RunReveal.reveal([cell, sec.querySelector(".current-decider")], inset);
       };
-      if (sec.tagName === "H2") { // the queue, from its heading down
-        if (!visible(sec)) sec.scrollIntoView({ block: "start", behavior: "smooth" });
-        return;
-      }
-      const r = sec.getBoundingClientRect();
-      if (r.height <= room) {
-        if (!visible(sec)) sec.scrollIntoView({ block: "nearest", behavior: "smooth" });
-        return;
-      }
-      const heading = sec.querySelector("h3") || sec;
-      const cell = sec.querySelector(".current-plugin");
-      if (cell && cell.getBoundingClientRect().bottom - r.top > room) {
-        if (!visible(cell)) cell.scrollIntoView({ block: "center", behavior: "smooth" });
-      } else if (!visible(heading) || (cell && !visible(cell))) {
-        sec.scrollIntoView({ block: "start", behavior: "smooth" });
-      }
+      pass();
+      requestAnimationFrame(() => requestAnimationFrame(pass));
     }
 
     function renderStep() {
@@ -173,6 +223,14 @@
         box.classList.toggle("fw-current", p === here);
         box.setAttribute("aria-current", p === here ? "step" : "false");
       });
+      // The pinned bar's diagram is one line that may scroll sideways: its current box in view.
+      const lit = document.querySelector("#framework .fw-current");
+      const nav = $("framework");
+      if (lit && nav.scrollWidth > nav.clientWidth) {
+        const a = lit.getBoundingClientRect();
+        const b = nav.getBoundingClientRect();
+        if (a.left < b.left || a.right > b.right) nav.scrollLeft += a.left - b.left - (b.width - a.width) / 2;
+      }
       const group = here === null && s && s.point === "CycleEnd" ? "scheduling" : null;
       document.querySelectorAll("#framework [data-fwgroup]").forEach((g) => {
         const inGroup = g.querySelector(".fw-current") !== null;
@@ -190,12 +248,17 @@
 
     // -- presenter mode and the keyboard help ---------------------------------------------------
 
+    // Presenter mode belongs to this run page: remembered for it alone (a reload keeps it), not
+    // carried to other runs, other pages or a lesson's framed run.
+    const presenterKey = `${PRESENTER_KEY}:${location.pathname}`;
     function setPresenter(on) {
       document.body.classList.toggle("presenter", on);
       $("presenter-toggle").setAttribute("aria-pressed", on ? "true" : "false");
-      try { localStorage.setItem(PRESENTER_KEY, on ? "1" : "0"); } catch (err) { /* private mode */ }
+      try { sessionStorage.setItem(presenterKey, on ? "1" : "0"); } catch (err) { /* private mode */ }
       lastMarked = null;
-      if (state.detail) markStep();
+      // The charts and the score table are drawn for the mode's type size.
+      if (state.detail && api.redraw) api.redraw();
+      else if (state.detail) markStep();
     }
     function togglePresenter() { setPresenter(!document.body.classList.contains("presenter")); }
 
@@ -350,13 +413,31 @@
     // Scrolled down to the sections, the bar is pinned and slim (the diagram without its titles,
     // the step's sentence on two lines): the section in view gets the screen. The explanation
     // opens on demand ("explain", or x) and stays open for the following steps.
+    // The page keeps the bar's whole height in its flow while the bar is pinned and slim (a
+    // margin takes up the difference), so pinning moves nothing below it, and a page scrolled to
+    // its end cannot flip the bar between pinned and not.
+    let wholeHeight = 0;
+    function keepFlow() {
+      const bar = $("stepper");
+      bar.style.marginBottom = "";
+      if (!bar.classList.contains("stuck")) { wholeHeight = bar.offsetHeight; return; }
+      const spare = wholeHeight - bar.offsetHeight;
+      if (spare > 0) bar.style.marginBottom = `calc(.6rem + ${spare}px)`;
+    }
+
     function wirePinned() {
       const bar = $("stepper");
       const sentinel = $("stepper-sentinel");
       if (sentinel && "IntersectionObserver" in window) {
+        // The sentinel sits right above the bar: once it is out of view the bar is pinned (a
+        // pixel's margin, so a page scrolled exactly to the bar counts as pinned).
         new IntersectionObserver(([entry]) => {
-          bar.classList.toggle("stuck", !entry.isIntersecting && entry.boundingClientRect.top < 0);
-        }).observe(sentinel);
+          const stuck = !entry.isIntersecting && entry.boundingClientRect.top < 1;
+          if (stuck === bar.classList.contains("stuck")) return;
+          if (stuck) wholeHeight = bar.offsetHeight;
+          bar.classList.toggle("stuck", stuck);
+          keepFlow();
+        }, { rootMargin: "-1px 0px 0px 0px" }).observe(sentinel);
       }
       $("step-explain").addEventListener("click", toggleExplained);
     }
@@ -365,6 +446,10 @@
       const open = $("stepper").classList.toggle("explained");
       $("step-explain").setAttribute("aria-expanded", open ? "true" : "false");
       $("step-explain").textContent = open ? "explain ▴" : "explain ▾";
+      // The bar grows or shrinks: the step's cell stays clear of it.
+      keepFlow();
+      lastMarked = null;
+      if (state.detail) markStep();
     }
 
     // -- wiring -----------------------------------------------------------------------------------
@@ -389,8 +474,8 @@
       wirePinned();
       renderHelp();
       let saved = null;
-      try { saved = localStorage.getItem(PRESENTER_KEY); } catch (err) { /* private mode */ }
-      if (saved === "1") setPresenter(true);
+      try { saved = sessionStorage.getItem(presenterKey); } catch (err) { /* private mode */ }
+      if (saved === "1" && !document.body.classList.contains("embedded")) setPresenter(true);
     }
 
     return { pointGroup, markStep, renderStep, move, moveCycle, go, renderQueue, wire, keys: KEYS };

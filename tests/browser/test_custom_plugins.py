@@ -68,7 +68,7 @@ def test_define_a_plugin_use_it_in_a_profile_run_and_read_its_scores(site):  # n
     _wait(driver, lambda d: d.execute_script("return !!document.getElementById('heatmap').data"))
     _css(driver, "[name=score-mode][value=raw]").click()
     x, y, z = driver.execute_script(
-        "const t = document.getElementById('heatmap').data[0]; return [t.x, t.y, t.z];"
+        "const t = document.getElementById('heatmap').data[0]; return [t.x, t.y, t.customdata];"
     )
     column = next(j for j, label in enumerate(x) if label.startswith("Calm"))
     shown = {node: z[i][column] for i, node in enumerate(y)}

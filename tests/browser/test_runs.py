@@ -110,7 +110,7 @@ def test_run_a_demo_cluster_read_the_heatmap_and_step_through(site):
         if mode != "weighted":
             _css(driver, f"[name=score-mode][value={mode}]").click()
         heat = driver.execute_script(
-            "const t = document.getElementById('heatmap').data[0]; return [t.x, t.y, t.z];"
+            "const t = document.getElementById('heatmap').data[0]; return [t.x, t.y, t.customdata];"
         )
         x, y, z = heat
         for j, ev in enumerate(_score_events(run, 1)):

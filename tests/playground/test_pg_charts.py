@@ -89,9 +89,40 @@ def test_heatmap_values_are_the_score_events_in_each_mode(mixed):
         assert heat["type"] == "heatmap"
         for j, ev in enumerate(scores):
             expected = dict(zip(ev["nodes"], ev[mode], strict=True))
-            assert {n: heat["z"][i][j] for i, n in enumerate(heat["y"])} == expected
-            assert heat["x"][j] == f"{ev['plugin']} (×{ev['weight']})"
-        assert heat["text"] == [[str(v) for v in row] for row in heat["z"]]
+            assert {n: heat["customdata"][i][j] for i, n in enumerate(heat["y"])} == expected
+            assert heat["x"][j].startswith(f"{ev['plugin']} (×{ev['weight']})")
+        assert heat["text"] == [[str(v) for v in row] for row in heat["customdata"]]
+        assert heat["zmin"] == 0 and heat["zmax"] == 1
+
+
+def test_heatmap_shades_each_column_apart_and_names_a_constant_one():
+    """A column of 300 on every node neither washes out the others nor looks like a decider."""
+    table = {
+        "nodes": ["a", "b", "c"],
+        "plugins": ["TaintToleration", "NodeResourcesFit", "ImageLocality"],
+        "weights": [3, 1, 1],
+        "values": {"weighted": [[300, 80, 0], [300, 60, 0], [300, 40, None]]},
+    }
+    heat = charts.score_heatmap(table, mode="weighted")["data"][0]
+    assert heat["z"] == [[0.0, 1.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, None]]
+    assert heat["x"] == [
+        "TaintToleration (×3) · same on every node",
+        "NodeResourcesFit (×1)",
+        "ImageLocality (×1) · same on every node",
+    ]
+    assert heat["text"][2] == ["300", "40", ""]
+    # One node shown: nothing to compare, so no column is called the same everywhere.
+    one = charts.score_heatmap(table, mode="weighted", top_n=1)["data"][0]
+    assert one["x"][0] == "TaintToleration (×3)"
+
+
+def test_raw_heatmap_says_each_column_keeps_its_plugins_unit(mixed):
+    _, events = mixed
+    table = charts.score_table(_cycle_of(events, "default/web"))
+    raw = charts.score_heatmap(table, mode="raw")["layout"]["title"]["text"]
+    weighted = charts.score_heatmap(table, mode="weighted")["layout"]["title"]["text"]
+    assert "each plugin's own unit" in raw and "own unit" not in weighted
+    assert weighted == "Scores (weighted), shaded per column"
 
 
 def test_heatmap_shows_the_top_n_nodes_by_total(mixed):

@@ -105,7 +105,7 @@ def test_aligned_heatmaps_share_rows_and_columns():
                 plugin = label.split(" (")[0]
                 if plugin in table["plugins"]:
                     col = table["plugins"].index(plugin)
-                    assert heat["z"][i][j] == table["values"]["weighted"][k][col]
+                    assert heat["customdata"][i][j] == table["values"]["weighted"][k][col]
 
 
 def test_heatmap_colours_are_sequential_higher_darker():

@@ -85,7 +85,7 @@ def test_cycle_json_heatmap_is_the_score_events(client, recorded):
     body = client.get(reverse("playground:run_cycle", args=[run.pk, 2]), {"mode": "raw"}).json()
     heat = body["heatmap"]["data"][0]
     for j, ev in enumerate(scores):
-        assert {n: heat["z"][i][j] for i, n in enumerate(heat["y"])} == dict(
+        assert {n: heat["customdata"][i][j] for i, n in enumerate(heat["y"])} == dict(
             zip(ev["nodes"], ev["raw"], strict=True)
         )
     assert [s["seq"] for s in body["steps"]][0] == body["steps"][0]["seq"]

@@ -1,0 +1,132 @@
+"""The run page on a 1280x800 projector: every step's cell in view and on top, a slim bar.
+
+For every step of every cycle of lessons 2, 5 and 7's runs, on the run page and in the lesson's
+framed run, the step's cell (`.current-cell`) and the verdict or total that decides it
+(`.current-decider`) lie inside the viewport and nothing pinned covers them: the element at
+their centre is the cell or inside it. Screenshots go to tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+WAIT = 30
+MAX_BAR = 80
+
+# Every step of the shown cycle, pressed through with j: what is off-screen or covered.
+_WALK_JS = """
+const done = arguments[arguments.length - 1];
+const state = window.runState;
+const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+const NO_SECTION = new Set(["CycleStart", "CycleEnd"]);
+(async () => {
+  const bad = [];
+  let bar = 0, checked = 0;
+  const steps = state.detail.steps.length;
+  for (let i = 0; i < steps; i++) {
+    if (i > 0) document.dispatchEvent(new KeyboardEvent("keydown", {key: "j", bubbles: true}));
+    await frames();
+    await frames();
+    const s = state.detail.steps[state.step];
+    const where = `cycle ${state.detail.cycle} step ${state.step} ${s.label}`;
+    const stepper = document.getElementById("stepper");
+    if (stepper.classList.contains("stuck")) bar = Math.max(bar, stepper.offsetHeight);
+    const cell = document.querySelector("#cycle-detail .current-cell");
+    if (!cell) {
+      if (!NO_SECTION.has(s.point)) bad.push(`${where}: no current cell`);
+      continue;
+    }
+    checked++;
+    if (!RunReveal.onTop(cell)) {
+      const r = cell.getBoundingClientRect();
+      bad.push(`${where}: cell ${cell.tagName} at ${Math.round(r.top)}..${Math.round(r.bottom)} ` +
+        `of ${innerHeight}, bar ${stepper.getBoundingClientRect().bottom}`);
+    }
+    const decider = document.querySelector("#cycle-detail .current-decider");
+    if (decider && !RunReveal.onTop(decider)) bad.push(`${where}: decider off-screen or covered`);
+  }
+  done({bad, bar, checked});
+})();
+"""
+
+
+def _viewport(driver, width, height):
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
+
+
+def _wait(driver, condition, timeout=WAIT):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout).until(condition)
+
+
+def _js(driver, script, *args):
+    return driver.execute_script(script, *args)
+
+
+def _start_lesson_run(page, slug):
+    """Start the lesson's run from its page; the framed run's address."""
+    driver = page.driver
+    page.open(f"/lessons/{slug}/")
+    driver.find_element("css selector", "#start-run-default").click()
+    _wait(driver, lambda d: d.find_elements("css selector", "#run-frame"))
+    return driver.find_element("css selector", "#run-frame").get_attribute("src")
+
+
+def _walk_every_cycle(driver, name):
+    """Step through every cycle of the run shown; the problems, the bar's height, cells seen."""
+    _wait(driver, lambda d: _js(d, "return !!(window.runState && runState.detail);"))
+    _wait(driver, lambda d: _js(d, "return runState.terminal && !runState.polling;"))
+    cycles = _js(driver, "return [...runState.cycles.keys()];")
+    assert cycles
+    driver.set_script_timeout(120)
+    bad, bar, checked = [], 0, 0
+    for cycle in cycles:
+        _js(driver, f"location.hash = 'cycle={cycle}&step=0';")
+        _wait(
+            driver,
+            lambda d, c=cycle: _js(
+                d, "return runState.detail && runState.detail.cycle === arguments[0];", c
+            ),
+        )
+        out = driver.execute_async_script(_WALK_JS)
+        bad += out["bad"]
+        bar = max(bar, out["bar"])
+        checked += out["checked"]
+        if cycle == cycles[0]:
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            driver.save_screenshot(str(ARTIFACTS / f"{name}-last-step.png"))
+    return bad, bar, checked
+
+
+@pytest.mark.parametrize("slug", ["resources", "inter-pod-affinity", "scoring"])
+def test_every_steps_cell_is_in_view_and_uncovered_at_1280x800(page, slug):
+    driver = page.driver
+    _viewport(driver, 1280, 800)
+    try:
+        src = _start_lesson_run(page, slug)
+        # In the lesson's frame: the framed page is the cycle's panels at the frame's width.
+        driver.switch_to.frame(driver.find_element("css selector", "#run-frame"))
+        try:
+            assert "embedded" in _js(driver, "return document.body.className;")
+            bad, bar, checked = _walk_every_cycle(driver, f"classroom-{slug}-framed")
+        finally:
+            driver.switch_to.default_content()
+        assert bad == [] and checked > 5, bad[:10]
+        assert 0 < bar <= MAX_BAR
+
+        # The run page itself at 1280x800.
+        driver.get(src)
+        bad, bar, checked = _walk_every_cycle(driver, f"classroom-{slug}-run")
+        assert bad == [] and checked > 5, bad[:10]
+        assert 0 < bar <= MAX_BAR, bar
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
