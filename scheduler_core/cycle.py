@@ -80,6 +80,7 @@ class CycleRecord:
     nominated_node_taken: bool = False  # the nominated node passed: no walk over the others
     claims: dict[str, Any] | None = None  # DRA: the pod's claims after the binding cycle
     device_matches: dict[str, Any] | None = None  # DRA: node -> dra.explain explanation
+    scored_infos: dict[str, NodeInfo] | None = None  # an extender's node copies, when scored
 
     def to_dict(self) -> dict[str, Any]:
         """The conformance trace's cycle (conformance/FORMAT.md)."""
@@ -310,6 +311,11 @@ class CycleRunner:
             diagnosis.node_to_status[name] = status
         if len(kept) != len(feasible):
             diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
+        given = {id(ni) for ni in feasible}
+        if any(id(ni) not in given for ni in kept):
+            # A reply of whole Node objects: the scheduler scores the extender's copies (pods
+            # and all their requests gone), as upstream does; explanations must read those.
+            rec.scored_infos = {ni.node.name: ni for ni in kept}
         return kept
 
     def _has_extender_filters(self) -> bool:

@@ -60,6 +60,13 @@ class CycleContext:
             raise ExplainError(f"plugin {name!r} is not in profile {self.fwk.profile_name!r}")
         return found
 
+    def scored_info(self, name: str) -> NodeInfo:
+        """The NodeInfo Score saw: the snapshot's, or the copy an extender's filter returned."""
+        copies = self.record.scored_infos
+        if copies is not None and name in copies:
+            return copies[name]
+        return self.node_info(name)
+
     def node_info(self, name: str) -> NodeInfo:
         ni = self.snapshot.get(name)
         if ni is None:

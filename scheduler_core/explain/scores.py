@@ -58,7 +58,7 @@ def explain_score(ctx: CycleContext, plugin: str, node: str) -> Explanation:
             text=f"{plugin} had nothing to score for this pod (its PreScore returned Skip), so "
             "it took no part in the totals.",
         )
-    ni = ctx.node_info(node)
+    ni = ctx.scored_info(node)
     fn = _EXPLAINERS.get(plugin)
     if fn is None:
         value, _ = pl.score(ctx.state, ctx.pod, ni)
@@ -66,6 +66,13 @@ def explain_score(ctx: CycleContext, plugin: str, node: str) -> Explanation:
         formula, text = f"Score = {value}", f"{plugin}'s Score gave {node} {value}."
     else:
         inputs, formula, value, text = fn(ctx, pl, ni)
+    if ni is not ctx.node_info(node):
+        inputs = {**inputs, "scoredOn": "the extender's copy of the node"}
+        text += (
+            f" Score saw the copy of {node} that the extender's filter sent back, as upstream "
+            "does with an extender that is not nodeCacheCapable: it carries none of the "
+            "node's pods."
+        )
     return explanation(
         ctx, "Score", plugin, node, inputs=inputs, formula=formula, value=value, text=text
     )
