@@ -205,3 +205,19 @@ def test_an_import_may_create_a_bounded_number_of_placeholders(alice_client):
     problems = response.context["preview"].problems
     assert len(problems) == 1 and "60 plugins are not in-tree; at most 50" in problems[0]
     assert not CustomPlugin.objects.exists() and not Profile.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("kind: Policy\napiVersion: v1\npredicates: 5\n", "predicates: must be a list"),
+        (V1 + "profiles: 5\n", "profiles"),
+    ],
+)
+def test_a_configuration_the_converter_refuses_is_a_problem_on_the_page(
+    alice_client, source, message
+):
+    response = _import(alice_client, source)
+    assert response.status_code == 200
+    assert any(message in p for p in response.context["preview"].problems)
+    assert not Profile.objects.exists()
