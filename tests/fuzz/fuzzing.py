@@ -216,7 +216,9 @@ def to_text(doc: Any, as_json: bool) -> str:
             return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
         except (yaml.YAMLError, RecursionError):
             pass
-    return json.dumps(doc, allow_nan=True)
+    # ensure_ascii=False: "\ud83d\ude00" escapes of astral characters are refused by the import
+    # (see test_fuzz_manifests.test_json_escapes_of_astral_characters_import)
+    return json.dumps(doc, allow_nan=True, ensure_ascii=False)
 
 
 def course_documents(name: str) -> list[Any]:

@@ -134,7 +134,7 @@ def _load(source):
         return None
 
 
-@budget(200)
+@budget(150)
 @given(DOCUMENTS)
 def test_documents_load_or_are_refused(doc):
     cfg = _load(doc)

@@ -129,7 +129,7 @@ def _compile(spec):
     return compiled
 
 
-@budget(200)
+@budget(150)
 @given(SPECS)
 def test_expressions_compile_or_are_refused(spec):
     _compile(spec)

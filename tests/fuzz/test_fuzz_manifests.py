@@ -181,3 +181,27 @@ def test_crashes_found_are_problems(text, message):
             manifests.parse_documents(text)
         problems = err.value.problems
     assert any(message in str(p) for p in problems), problems
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(
+    strict=True,
+    reason="input limits: PyYAML keeps the two halves of a JSON/YAML \\ud83d\\ude00 escape as "
+    "lone surrogates, which SQLite and the pages cannot encode (UnicodeEncodeError, a 500); "
+    "json.dumps writes every astral character so",
+)
+def test_json_escapes_of_astral_characters_import(user):
+    """Found by test_import_stores_all_or_nothing: a JSON export with an emoji in an annotation."""
+    text = (
+        '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", '
+        '"annotations": {"note": "\\ud83d\\udca5"}}}'
+    )
+    cluster = services.cluster_create(owner=user, name="astral")
+    try:
+        services.cluster_import_yaml(cluster=cluster, user=user, text=text)
+    except manifests.ManifestProblems:
+        return  # refused with a message is as good as read
+    assert (
+        Node.objects.get(cluster=cluster).manifest["metadata"]["annotations"]["note"]
+        == "\U0001f4a5"
+    )

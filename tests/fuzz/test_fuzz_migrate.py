@@ -41,7 +41,7 @@ def _migrate(source):
     return result
 
 
-@budget(200)
+@budget(150)
 @given(DOCUMENTS)
 def test_documents_migrate_or_are_refused(doc):
     # migrate takes a mapping or text; a root of another type goes in as the text it would be
