@@ -82,7 +82,9 @@ class ImageLocality:
         adds its size scaled by how many nodes have it; the sum makes the priority."""
         n = len(pod.init_containers) + len(pod.containers)
         found = columns_of(nodes)
-        if found is not None and not found[0].has_images[found[1]].any():
+        if found is not None and (
+            not found[0].any_images or not found[0].has_images[found[1]].any()
+        ):
             # No node has an image: every node scores what an empty sum does.
             return np.full(len(nodes), calculate_priority(0, n), dtype=np.int64), SUCCESS
         total = self.handle.snapshot.num_nodes()

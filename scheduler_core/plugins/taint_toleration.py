@@ -54,6 +54,9 @@ class TaintToleration:
     ) -> dict[int, Status]:
         """Filter for many nodes: one verdict per distinct taint list, mapped onto the nodes."""
         tolerations = pod.tolerations
+        found = columns_of(nodes)
+        if found is not None and not found[0].taint_sets()[1]:
+            return {}  # no node has a taint, and no taint is not tolerated
         untolerated = _per_taint_set(
             nodes,
             lambda taints: (

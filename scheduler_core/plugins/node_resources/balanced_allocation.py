@@ -59,7 +59,6 @@ def balanced_scores(
     """
     n = len(requested[0]) if requested else 0
     count: Any = 0
-    total: Any = 0.0
     first: Any = 0.0  # each node's first and second fractions
     second: Any = 0.0
     fractions = []
@@ -73,28 +72,33 @@ def balanced_scores(
             fraction[~counts] = 0.0  # adding 0.0 where it does not count changes nothing
         np.minimum(fraction, 1.0, out=fraction)
         fractions.append((counts, fraction))
-        total = total + fraction
         first = _pick(counts, count == 0, fraction, first)
         second = _pick(counts, count == 1, fraction, second)
         count = count + (1 if counts is None else counts)
     std: Any = 0.0
     if isinstance(count, int):
         if count == 2:
-            std = np.abs((first - second) / 2)
+            std = first - second
+            std /= 2
+            np.abs(std, out=std)
     else:
         std = np.where(count == 2, np.abs((first - second) / 2), 0.0)
     many = count > 2
     if np.any(many):
+        total: Any = 0.0
+        for _, fraction in fractions:  # in resource order, as Go adds them
+            total = total + fraction
         mean = total / np.maximum(count, 1)
         acc: Any = 0.0
         for counts, fraction in fractions:
             deviation = fraction - mean
             acc = acc + (deviation * deviation if counts is None else counts * deviation**2)
         std = np.where(many, np.sqrt(acc / np.maximum(count, 1)), std)
-    out = np.empty(n, dtype=np.float64)
-    out[:] = 1 - std
-    out *= float(MAX_NODE_SCORE)
-    return out.astype(np.int64)
+    if isinstance(std, float):  # no node has two resources or more
+        return np.full(n, int((1 - std) * float(MAX_NODE_SCORE)), dtype=np.int64)
+    np.subtract(1.0, std, out=std)  # (1 - std) * MAX_NODE_SCORE, in this function's array
+    std *= float(MAX_NODE_SCORE)
+    return std.astype(np.int64)
 
 
 def _pick(counts: Any, at: Any, fraction: Any, before: Any) -> Any:

@@ -151,7 +151,7 @@ class _Check:
     used: Array
     capacity: Array
     short: Array
-    beyond: Array | None  # the request exceeds the whole capacity (None for pods: never)
+    can_exceed: bool  # whether the request can exceed the whole capacity (pods: never)
 
 
 def _checks(request: _PreFilterState, nodes: Sequence[NodeInfo]) -> list[_Check]:
@@ -202,8 +202,7 @@ def _checks(request: _PreFilterState, nodes: Sequence[NodeInfo]) -> list[_Check]
     ):
         if want <= 0 and k < 4:
             continue  # cpu, memory and ephemeral-storage are checked only when requested
-        beyond = want > capacity if k else None  # a node never has too many pods for good
-        out.append(_Check(name, reason, want, used, capacity, want > left, beyond))
+        out.append(_Check(name, reason, want, used, capacity, want > left, k > 0))
     return out
 
 
@@ -221,7 +220,7 @@ def fits_request(request: _PreFilterState, node_info: NodeInfo) -> list[Insuffic
             c.want,
             int(c.used[0]),
             int(c.capacity[0]),
-            c.beyond is not None and bool(c.beyond[0]),
+            c.can_exceed and c.want > int(c.capacity[0]),
         )
         for c in _checks(request, (node_info,))
         if c.short[0]
@@ -307,8 +306,8 @@ class Fit:
         for k, check in enumerate(checks):
             short = check.short[rejected]
             bits += short * (1 << k)
-            if check.beyond is not None:
-                beyond |= short & check.beyond[rejected]
+            if check.can_exceed:
+                beyond |= short & (check.want > check.capacity[rejected])
         bits += beyond * (1 << len(checks))
         statuses = {b: self._status_of_bits(checks, b) for b in np.unique(bits).tolist()}
         return {i: statuses[b] for i, b in zip(rejected.tolist(), bits.tolist(), strict=True)}

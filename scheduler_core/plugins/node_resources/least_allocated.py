@@ -18,13 +18,14 @@ from scheduler_core.plugins.node_resources.resource_allocation import (
 )
 
 
-def _room_scores(requested: Any, capacity: Any) -> Any:
+def _room_scores(requested: Any, capacity: Any, counts: Any) -> Any:
     """The room left (none when the request is beyond the capacity) on the
-    0..MAX_NODE_SCORE scale, with Go's integer division; 0 where the capacity is 0."""
+    0..MAX_NODE_SCORE scale, with Go's integer division; 0 where the capacity is 0.
+    ``counts`` is None when every capacity is positive (see counted)."""
     room = capacity - requested
     np.maximum(room, 0, out=room)
     room *= MAX_NODE_SCORE
-    return go_quo_array(room, capacity, nonneg=True)
+    return go_quo_array(room, capacity, nonneg=True, positive=counts is None)
 
 
 def least_allocated_scorer(
@@ -33,5 +34,6 @@ def least_allocated_scorer(
     """The weighted mean of the room-left scores over the resources each node has."""
     mean = WeightedMean(len(requested[0]) if requested else 0)
     for req, cap, weight in zip(requested, allocatable, weights, strict=True):
-        mean.add(_room_scores(req, cap), counted(cap), weight)
+        counts = counted(cap)
+        mean.add(_room_scores(req, cap, counts), counts, weight)
     return mean.result()

@@ -63,16 +63,16 @@ def go_quo(a: int, b: int) -> int:
     return quo
 
 
-def go_quo_array(a: Any, b: Any, *, nonneg: bool = False) -> Any:
+def go_quo_array(a: Any, b: Any, *, nonneg: bool = False, positive: bool = False) -> Any:
     """go_quo over int64 arrays (``b`` may be an int); 0 where ``b`` is 0. ``nonneg``: the
-    caller knows ``a`` has no negative value."""
+    caller knows ``a`` has no negative value; ``positive``: that ``b`` has none below 1."""
+    if not len(a):
+        return a.copy()
     if isinstance(b, int):
-        if b > 0 and (nonneg or int(np.minimum.reduce(a, initial=0)) >= 0):
+        if b > 0 and (nonneg or int(np.minimum.reduce(a)) >= 0):
             return a // b
         b = np.full(len(a), b, dtype=np.int64)
-    elif int(np.minimum.reduce(b, initial=1)) > 0 and (
-        nonneg or int(np.minimum.reduce(a, initial=0)) >= 0
-    ):
+    elif (positive or int(np.minimum.reduce(b)) > 0) and (nonneg or int(np.minimum.reduce(a)) >= 0):
         return a // b  # non-negative by positive: floor division is truncation
     zero = b == 0
     safe = np.where(zero, 1, b)
@@ -84,8 +84,8 @@ def go_quo_array(a: Any, b: Any, *, nonneg: bool = False) -> Any:
 
 def counted(allocatable: Any) -> Any:
     """Where a resource counts: the nodes with some of it allocatable (a bool array), or None
-    when it counts on every node."""
-    if int(np.count_nonzero(allocatable)) == len(allocatable):
+    when every node has a positive amount (the common case, checked in one pass)."""
+    if not len(allocatable) or int(np.minimum.reduce(allocatable)) > 0:
         return None
     return allocatable != 0
 
@@ -94,24 +94,32 @@ class WeightedMean:
     """Per-resource scores added up with their weights, over the nodes where each resource
     counts (allocatable not 0): the integer weighted mean the allocation strategies take."""
 
-    __slots__ = ("total", "weights")
+    __slots__ = ("total", "n", "weights")
 
     def __init__(self, n: int) -> None:
-        self.total = np.zeros(n, dtype=np.int64)
+        self.total: Any = None  # the first resource's weighted scores start it
+        self.n = n
         self.weights: Any = 0  # an int while every resource counted on every node
 
     def add(self, score: Any, counts: Any, weight: int) -> None:
-        """Add a resource's scores where it ``counts`` (see counted)."""
+        """Add a resource's scores (an array this object may keep and change) where it
+        ``counts`` (see counted)."""
         if counts is None:
             score *= weight
-            self.total += score
+            if self.total is None:
+                self.total = score
+            else:
+                self.total += score
             self.weights = self.weights + weight
         else:
-            self.total += np.where(counts, score * weight, 0)
+            weighted = np.where(counts, score * weight, 0)
+            self.total = weighted if self.total is None else self.total + weighted
             self.weights = self.weights + counts * weight
 
     def result(self) -> Any:
         """The total over the weight sum (Go's truncation), 0 where nothing counted."""
+        if self.total is None:
+            return np.zeros(self.n, dtype=np.int64)
         return go_quo_array(self.total, self.weights)
 
 
