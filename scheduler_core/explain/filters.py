@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scheduler_core.explain.context import CycleContext, ExplainError, FilterView
+from scheduler_core.explain.custom import custom_filter, is_custom
 from scheduler_core.explain.record import Explanation, explanation, quantity_text, verdict
 from scheduler_core.framework.status import SUCCESS
 from scheduler_core.plugins import names
@@ -56,8 +57,10 @@ def explain_filter(ctx: CycleContext, plugin: str, node: str) -> Explanation:
         if not st.is_success():
             status, view = st, v
             break
-    detail = _DETAILS.get(plugin, _generic)
-    inputs, formula, text = detail(ctx, pl, view)
+    if is_custom(pl):
+        inputs, formula, text = custom_filter(ctx, pl, view.state, view.node_info)
+    else:
+        inputs, formula, text = _DETAILS.get(plugin, _generic)(ctx, pl, view)
     if view.added:
         inputs["nominatedPodsAdded"] = list(view.added)
         text += f" (evaluated {view.label}: {', '.join(view.added)})"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from scheduler_core.explain.context import CycleContext, ExplainError
+from scheduler_core.explain.custom import custom_normalize_note, is_custom
 from scheduler_core.explain.record import Explanation, explanation
 from scheduler_core.framework import interfaces as fi
 from scheduler_core.framework.runtime import PluginScores
@@ -134,12 +135,22 @@ def explain_normalize(
         f"ones, between min {low} and max {high}: {v} becomes {value}.",
         "own": f"{plugin}'s NormalizeScore turns {v} into {value}.",
     }
+    inputs: dict[str, Any] = {"raw": v, "min": low, "max": high, "kind": kind, "rule": template}
+    if is_custom(pl):
+        inputs |= custom_normalize_note(pl)
+        inputs["before"] = dict(zip(ctx.record.scored_nodes, column, strict=True))
+        inputs["after"] = dict(zip(ctx.record.scored_nodes, out, strict=True))
+        if "expression" in inputs:
+            texts["own"] = (
+                f"{plugin}'s normalizeScore expression {inputs['expression']} gives {value} "
+                f"for {node} (score {v}, scores from {low} to {high})."
+            )
     return explanation(
         ctx,
         "NormalizeScore",
         plugin,
         node,
-        inputs={"raw": v, "min": low, "max": high, "kind": kind, "rule": template},
+        inputs=inputs,
         formula=formula,
         value=value,
         text=texts[kind],

@@ -12,6 +12,7 @@ from typing import Any
 
 from scheduler_core.config.types import MAX_CUSTOM_PRIORITY_SCORE
 from scheduler_core.explain.context import CycleContext, ExplainError
+from scheduler_core.explain.custom import custom_score, is_custom
 from scheduler_core.explain.record import Explanation, explanation, quantity_text
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.types import NodeInfo
@@ -60,7 +61,9 @@ def explain_score(ctx: CycleContext, plugin: str, node: str) -> Explanation:
         )
     ni = ctx.scored_info(node)
     fn = _EXPLAINERS.get(plugin)
-    if fn is None:
+    if fn is None and is_custom(pl):
+        inputs, formula, value, text = custom_score(ctx, pl, ni)
+    elif fn is None:
         value, _ = pl.score(ctx.state, ctx.pod, ni)
         inputs: dict[str, Any] = {}
         formula, text = f"Score = {value}", f"{plugin}'s Score gave {node} {value}."

@@ -362,6 +362,21 @@ class CustomPlugin:
             self._memo[key] = (info.node, value)
         return value, err
 
+    def reads(
+        self, point: str, state: CycleState | None, pod: Pod, info: NodeInfo | None
+    ) -> tuple[str, dict[str, Any], Any]:
+        """(expression, the inputs it reads cut to the fields it reads, its value) at ``point``
+        for ``pod`` on ``info``, spending no budget: for explanations."""
+        c = self.compiled[point]
+        variables = self._variables(state, pod, node_value(info) if info is not None else {})
+        variables["args"] = self.args
+        inputs = c.analysis.variables(variables)
+        try:
+            value: Any = c.program.execute(inputs)
+        except Exception as err:  # noqa: BLE001 - shown as the run showed it: an Error
+            value = f"Error: {_describe(err)}"
+        return c.source, inputs, value
+
     def _error(self, point: str, message: str) -> Status:
         return Status(
             Code.ERROR,
