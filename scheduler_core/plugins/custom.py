@@ -278,9 +278,9 @@ class CustomPlugin:
         # being scheduled, not the cycle state): evaluated once per node object, not per pod.
         self._node_only = {point for point, c in compiled.items() if _reads_node_only(c)}
         self._memo: dict[tuple[str, str], tuple[object, Any]] = {}
-        # A node's value and the bound of what a point reads of it, while its NodeInfo is the
-        # same object at the same generation (pods added or removed bump it); the last pod's.
-        self._nodes: dict[tuple[str, str], tuple[NodeInfo, int, dict[str, Any], Shape]] = {}
+        # A node's value and the bound of what a point reads of it, while its NodeInfo and Node
+        # are the same objects and the generation (pods added or removed bump it) the same.
+        self._nodes: dict[tuple[str, str], tuple[NodeInfo, int, object, dict[str, Any], Shape]] = {}
         self._pod: tuple[Pod, dict[str, Any]] | None = None
         self._pod_shapes: dict[str, Shape] = {}  # of self._pod, per point
 
@@ -347,17 +347,18 @@ class CustomPlugin:
             if hit is not None and hit[0] is info.node:
                 return hit[1], None
         entry = self._nodes.get(key)
-        if entry is None or entry[0] is not info or entry[1] != info.generation:
+        fresh = entry is not None and entry[0] is info and entry[2] is info.node
+        if entry is None or not fresh or entry[1] != info.generation:
             node = node_value(info)
             fields = self.compiled[point].analysis.uses.get("node", frozenset())
-            entry = (info, info.generation, node, shape_of(node, fields))
+            entry = (info, info.generation, info.node, node, shape_of(node, fields))
             self._nodes[key] = entry
-        variables = self._variables(state, pod, entry[2])
+        variables = self._variables(state, pod, entry[3])
         pod_shape = self._pod_shapes.get(point)
         if pod_shape is None:
             fields = self.compiled[point].analysis.uses.get("pod", frozenset())
             pod_shape = self._pod_shapes[point] = shape_of(variables["pod"], fields)
-        value, err = self._eval(point, variables, state, {"node": entry[3], "pod": pod_shape})
+        value, err = self._eval(point, variables, state, {"node": entry[4], "pod": pod_shape})
         if err is None and point in self._node_only:
             self._memo[key] = (info.node, value)
         return value, err

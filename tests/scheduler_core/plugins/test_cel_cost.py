@@ -230,7 +230,8 @@ def test_a_node_is_measured_again_once_pods_were_added_to_it() -> None:
     )
     sched.run_until_idle(max_cycles=10)
     plugin = sched.frameworks["default-scheduler"].plugins["Pods"]
-    info, generation, value, shape = plugin._nodes[("filter", "n1")]
+    info, generation, node, value, shape = plugin._nodes[("filter", "n1")]
+    assert node is info.node
     assert [p["name"] for p in value["pods"]] == ["p0", "p1"]  # the third pod's cycle saw two
     assert generation == info.generation - 1 and shape.field("pods").n == 2
 
@@ -255,3 +256,35 @@ def test_dra_selectors_are_bounded_at_compile_time_and_before_each_call() -> Non
     )
     with pytest.raises(CelError, match=r"cost limit exceeded \("):
         pairs.matches("drv", wide)
+
+
+def test_a_node_whose_labels_changed_is_read_again() -> None:
+    from scheduler_core.events import Score
+
+    spec = CustomPluginSpec("Lbl", {"score": 'size(pod.name) + ("l" in node.labels ? 50 : 0)'})
+    events: list[Any] = []
+    config = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [
+            {
+                "schedulerName": "default-scheduler",
+                "plugins": {
+                    "multiPoint": {"enabled": [{"name": "Lbl"}]},
+                    "score": {"disabled": [{"name": "*"}], "enabled": [{"name": "Lbl"}]},
+                },
+            }
+        ],
+    }
+    sched = Scheduler(
+        config,
+        [make_node("n1"), make_node("n2"), make_pod("a")],
+        on_event=events.append,
+        registry=in_tree_registry().merged(registry_of([spec])),
+    )
+    sched.run_until_idle(max_cycles=1)
+    sched.set_node_labels("n1", {"l": "yes"})
+    sched.add_pod(make_pod("b"))
+    sched.run_until_idle(max_cycles=1)
+    scores = [dict(zip(e.nodes, e.raw, strict=True)) for e in events if isinstance(e, Score)]
+    assert scores == [{"n1": 1, "n2": 1}, {"n1": 51, "n2": 1}]
