@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from . import demo_dra
+from .dra import demo as demo_dra
 
 
 def _nodes(

@@ -2,9 +2,10 @@
 
 from django.urls import path, register_converter
 
-from . import dra_views, views
+from . import views
 from .clusters import views as cluster_views
 from .custom_plugins import views as custom_plugin_views
+from .dra import views as dra_views
 from .lessons.urls import urlpatterns as lesson_urlpatterns
 from .profiles import views as profile_views
 from .runs import change_views, explain_views

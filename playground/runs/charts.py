@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import zip_longest
 from typing import Any, Final
 
-from .. import devices
+from ..dra import panels as devices
 from .figures import DEFAULT_TOP_N as DEFAULT_TOP_N
 from .figures import SCORE_MODES as SCORE_MODES
 from .figures import combine_bar as combine_bar

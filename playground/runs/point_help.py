@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from .. import devices
+from ..dra import panels as devices
 
 # What each extension point does, shown beside the step-through (kube-scheduler v1.35
 # semantics; Reserve and Permit close the scheduling cycle, the binding cycle starts after).

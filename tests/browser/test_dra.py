@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from test_runs import _css, _start, _wait, daphne_url, site  # noqa: F401 (fixtures)
 
-from playground import demo_dra, devices
+from playground.dra import demo as demo_dra
+from playground.dra import panels as devices
 from playground.models import Run
 from playground.runs import charts, selectors
 from playground.runs.refs import run_ref

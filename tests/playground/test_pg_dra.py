@@ -9,8 +9,10 @@ import yaml
 from django.core.management import call_command
 from django.urls import reverse
 
-from playground import demo_dra, devices, manifests
+from playground import manifests
 from playground.clusters import selectors, services
+from playground.dra import demo as demo_dra
+from playground.dra import panels as devices
 from playground.models import Cluster, KubeObject, Run
 from playground.profiles import services as profile_services
 from playground.runs import charts

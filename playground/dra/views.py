@@ -9,9 +9,10 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from . import dra_forms, manifests
-from .clusters import selectors, services
-from .models import Cluster
+from .. import manifests
+from ..clusters import selectors, services
+from ..models import Cluster
+from . import forms as dra_forms
 
 # Where a claim's field paths land in ClaimForm (the rest become form-wide errors).
 _CLAIM_FIELDS = {
@@ -38,7 +39,7 @@ def _report(form: Any, err: manifests.ManifestProblems, fields: dict[str, str]) 
 
 def _page(request: HttpRequest, cluster: Cluster, form: Any, title: str) -> HttpResponse:
     return render(
-        request, "playground/dra_form.html", {"form": form, "cluster": cluster, "title": title}
+        request, "playground/dra/form.html", {"form": form, "cluster": cluster, "title": title}
     )
 
 

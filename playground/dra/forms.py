@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from django import forms
 
-from . import engine, kube
+from .. import engine, kube
 
 API: Final = "resource.k8s.io/v1"
 MAX_DEVICES: Final = 128
