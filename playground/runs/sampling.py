@@ -6,7 +6,7 @@ engine fills as kube-scheduler's numFeasibleNodesToFind and its rotating start i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
@@ -23,8 +23,35 @@ def _percentage(info: Mapping[str, Any]) -> str:
     return f"{setting} is {info.get('configured')} % ({where})"
 
 
-def sampling_sentence(info: Mapping[str, Any] | None) -> str | None:
-    """How many nodes Filter ran on and why, in words with the numbers; None without a walk."""
+def _at(position: int, info: Mapping[str, Any], nodes: Sequence[str] | None) -> str:
+    """A place in the walk, counted from 0 as the scheduler does, with the node there when the
+    walk went over the snapshot's own list (else the ordinal, counted from 1)."""
+    if nodes and info["candidates"] == len(nodes) and 0 <= position < len(nodes):
+        return f"position {position} ({nodes[position]})"
+    return f"position {position} (the {_ordinal(position + 1)} node)"
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _stopped_early(info: Mapping[str, Any]) -> bool:
+    """The walk ended before it had tried every node or could have found enough: an Error (a
+    Filter plugin's Error stops the walk and the cycle)."""
+    evaluated, candidates = info["evaluated"], info["candidates"]
+    if info["rule"] == "fewer-than-100":
+        return evaluated < candidates
+    return evaluated < min(candidates, info.get("to_find") or 0)
+
+
+def sampling_sentence(
+    info: Mapping[str, Any] | None, nodes: Sequence[str] | None = None
+) -> str | None:
+    """How many nodes Filter ran on and why, in words with the numbers; None without a walk.
+
+    ``nodes``: the snapshot's node list (CycleStart.nodes), to name the node at a position.
+    """
     if not info or not info.get("rule"):
         return None
     evaluated, candidates = info["evaluated"], info["candidates"]
@@ -37,6 +64,13 @@ def sampling_sentence(info: Mapping[str, Any] | None) -> str | None:
             f"evaluated ({of})."
         )
     rule = info["rule"]
+    if _stopped_early(info):
+        done = "none" if evaluated == 0 else f"only {evaluated}"
+        return (
+            f"Filter evaluated {done} of {candidates} nodes: the cycle ended in an Error before "
+            f"the walk over the nodes was done (an Error stops the walk and the cycle), so the "
+            f"other nodes were not evaluated."
+        )
     if rule == "fewer-than-100":
         return f"Filter evaluated all {candidates} nodes: below 100 nodes, every node is."
     if rule == "no-scoring":
@@ -49,6 +83,7 @@ def sampling_sentence(info: Mapping[str, Any] | None) -> str | None:
             f"{_percentage(info)}, and {candidates} × {info['percentage']} % = {wanted}{raised}"
         )
     return (
-        f"{head}. It started at node {info['start_index']}, where the previous cycle "
-        f"stopped; the next cycle starts at node {info['next_start_index']}."
+        f"{head}. The walk started at {_at(info['start_index'], info, nodes)}, where the "
+        f"previous cycle stopped (positions count from 0); the next cycle starts at "
+        f"{_at(info['next_start_index'], info, nodes)}."
     )

@@ -23,10 +23,72 @@ def test_adaptive_percentage_on_500_nodes_is_explained_with_its_numbers():
     assert first["sampling"] == (
         "Filter evaluated 231 of 500 nodes, looking for 230 feasible: percentageOfNodesToScore "
         "is 0 (unset: the adaptive default), so 50 − 500/125 = 46 %, and 500 × 46 % = 230. "
-        "It started at node 0, where the previous cycle stopped; the next cycle starts at "
-        "node 230."
+        "The walk started at position 0 (the 1st node), where the previous cycle stopped "
+        "(positions count from 0); the next cycle starts at position 230 (the 231st node)."
     )
-    assert "It started at node 230" in second["sampling"]
+    assert "The walk started at position 230 (the 231st node)" in second["sampling"]
+
+
+def test_positions_name_their_node_when_the_walk_went_over_the_snapshot_list():
+    info = {
+        "rule": "percentage",
+        "evaluated": 231,
+        "candidates": 500,
+        "cluster_nodes": 500,
+        "to_find": 230,
+        "percentage": 46,
+        "adaptive": True,
+        "start_index": 0,
+        "next_start_index": 230,
+        "configured": 0,
+        "source": "global",
+        "minimum": False,
+    }
+    nodes = [f"node-{i:03d}" for i in range(1, 501)]  # lesson 9 names nodes from 1
+    sentence = sampling_sentence(info, nodes)
+    assert sentence.endswith(
+        "started at position 0 (node-001), where the previous cycle stopped (positions count "
+        "from 0); the next cycle starts at position 230 (node-231)."
+    )
+    # Over the nodes PreFilter kept, a position is not the snapshot's: no name, an ordinal.
+    kept = {**info, "candidates": 400, "evaluated": 200, "to_find": 184}
+    assert "position 230 (the 231st node)" in sampling_sentence(kept, nodes)
+
+
+def test_a_walk_an_error_stopped_does_not_say_every_node_was_evaluated():
+    small = {
+        "rule": "fewer-than-100",
+        "evaluated": 0,
+        "candidates": 4,
+        "cluster_nodes": 4,
+        "to_find": 4,
+        "percentage": 100,
+        "start_index": 0,
+        "next_start_index": 0,
+    }
+    sentence = sampling_sentence(small)
+    assert sentence.startswith("Filter evaluated none of 4 nodes: the cycle ended in an Error")
+    assert "all 4" not in sentence
+    assert sampling_sentence({**small, "evaluated": 2}).startswith(
+        "Filter evaluated only 2 of 4 nodes"
+    )
+    big = {
+        "rule": "percentage",
+        "evaluated": 10,
+        "candidates": 500,
+        "cluster_nodes": 500,
+        "to_find": 230,
+        "percentage": 46,
+        "adaptive": True,
+        "start_index": 0,
+        "next_start_index": 10,
+        "configured": 0,
+        "source": "global",
+        "minimum": False,
+    }
+    assert sampling_sentence(big).startswith("Filter evaluated only 10 of 500 nodes")
+    # Enough feasible nodes found is the ordinary stop, not an Error.
+    assert "Error" not in sampling_sentence({**big, "evaluated": 231, "next_start_index": 230})
 
 
 def test_a_profile_percentage_below_the_floor_is_raised_to_100_nodes():
