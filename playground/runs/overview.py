@@ -14,7 +14,8 @@ from .charts import BINDING_TYPES, Event, binding_state, split_by_cycle
 
 
 def timeline(events: Iterable[Event]) -> list[dict[str, Any]]:
-    """One row per scheduling cycle: pod, result, node, binding state, first and last seq."""
+    """One row per scheduling cycle: pod, result, node, binding state, Permit's rejection or
+    timeout (``outcome``), first and last seq."""
     rows = []
     for cycle, evs in split_by_cycle(events).items():
         start = evs[0]
@@ -29,11 +30,30 @@ def timeline(events: Iterable[Event]) -> list[dict[str, Any]]:
                 "node": end.get("node") if end else None,
                 "message": end.get("message") if end else None,
                 "binding": binding_state(binding),
+                "outcome": binding_outcome(binding),
                 "seq": start["seq"],
                 "last_seq": evs[-1]["seq"],
             }
         )
     return rows
+
+
+TIMEOUT_PREFIX: Final = "rejected due to timeout"
+
+
+def binding_outcome(binding: Sequence[Event]) -> str | None:
+    """The cycle list's result for a pod Permit turned away after its scheduling cycle chose a
+    node: "Rejected at Permit (Plugin): reason" or "Permit timed out (Plugin): reason"; None
+    otherwise. Mirrored by run.js's bindingOutcome."""
+    for ev in binding:
+        if ev["type"] != "Permit" or ev.get("code") in (None, "Success", "Wait", "Skip"):
+            continue
+        reason = "; ".join(ev.get("reasons") or ()) or ev.get("code", "")
+        plugin = ev.get("plugin") or "Permit"
+        if reason.startswith(TIMEOUT_PREFIX):
+            return f"Permit timed out ({plugin}): {reason}"
+        return f"Rejected at Permit ({plugin}): {reason}"
+    return None
 
 
 def waiting_pods(events: Iterable[Event]) -> list[dict[str, Any]]:

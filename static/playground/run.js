@@ -126,6 +126,14 @@
     return s;
   }
 
+  // Mirrors overview.binding_outcome: the result of a pod Permit turned away after it was scheduled.
+  function bindingOutcome(binding) {
+    const ev = (binding || []).find((e) => e.type === "Permit" && !["Success", "Wait", "Skip", undefined, null].includes(e.code));
+    if (!ev) return null;
+    const reason = (ev.reasons || []).join("; ") || ev.code;
+    return `${reason.startsWith("rejected due to timeout") ? "Permit timed out" : "Rejected at Permit"} (${ev.plugin || "Permit"}): ${reason}`;
+  }
+
   const redraw = debounce(() => {
     renderTimeline();
     renderQueue();
@@ -244,7 +252,7 @@
     tbody.innerHTML = "";
     rows.slice(page * TIMELINE_PAGE, (page + 1) * TIMELINE_PAGE).forEach((r) => {
       const tr = el("tr", { "data-cycle": r.cycle, class: `result-${r.result.toLowerCase()}${r.cycle === state.selected ? " selected" : ""}`, onclick: () => selectCycle(r.cycle, 0) },
-        el("td", {}, r.cycle), el("td", { title: r.pod }, shortPod(r.pod)), el("td", {}, r.result), el("td", {}, r.node || ""), el("td", { class: `binding-${(r.binding || "").toLowerCase()}` }, r.binding));
+        el("td", {}, r.cycle), el("td", { title: r.pod }, shortPod(r.pod)), el("td", { class: "result" }, bindingOutcome(r.bindingEvents) || r.result), el("td", {}, r.node || ""), el("td", { class: `binding-${(r.binding || "").toLowerCase()}` }, r.binding));
       tbody.appendChild(tr);
       // Victims evicted by this cycle's preemption, between it and the next cycle.
       const evicted = state.evictions.get(r.cycle);
