@@ -25,6 +25,10 @@ What is explained, plugin by plugin:
 - VolumeBinding, VolumeZone, NodeVolumeLimits, VolumeRestrictions, NodePorts, NodeName,
   NodeUnschedulable: the claim and PV, zone, per-driver attach count and limit, port, name or
   cordon that decided.
+- DynamicResources: per request of the pod's claims, the devices the node reaches with their
+  attributes and capacity, the class's and request's selectors, which matched, which are taken
+  (by which claim), and the devices chosen; Score, the firstAvailable subrequests used (8 − i);
+  Reserve and PreBind on the chosen node, the devices kept and written into the claims.
 - Any other plugin: its verdict or score from its own Filter or Score.
 - The framework: NormalizeScore (max, reverse, min-max, PodTopologySpread's) with the column's
   min and max, ×weight, the total, the selection (winner, runner-up, margin, the plugins that
@@ -36,6 +40,7 @@ What is explained, plugin by plugin:
 from __future__ import annotations
 
 # Imported for their explainers, which they register.
+from scheduler_core.explain import dra as _dra  # noqa: F401
 from scheduler_core.explain import topology as _topology  # noqa: F401
 from scheduler_core.explain import volumes as _volumes  # noqa: F401
 from scheduler_core.explain.api import at_cycle, explain_node

@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 from scheduler_core.case import CaseRun
 from scheduler_core.explain.context import CycleContext, ExplainError
+from scheduler_core.explain.dra import explain_binding
 from scheduler_core.explain.extenders import (
     explain_extender,
     extender_columns,
@@ -26,6 +27,7 @@ from scheduler_core.explain.preemption import explain_preemption
 from scheduler_core.explain.record import Explanation
 from scheduler_core.explain.scores import explain_score
 from scheduler_core.extender import EXTENDER_NAME
+from scheduler_core.plugins.names import DYNAMIC_RESOURCES
 
 T = TypeVar("T")
 
@@ -60,6 +62,8 @@ def explain_node(ctx: CycleContext, node: str, plugin: str | None = None) -> lis
         if pl.name in scored and node in rec.scored_nodes:
             out.append(explain_normalize(ctx, pl.name, node))
             out.append(explain_weight(ctx, pl.name, node))
+    if plugin == DYNAMIC_RESOURCES and node == rec.selected:
+        out.extend(explain_binding(ctx, node))  # the devices Reserve and PreBind keep
     if plugin is None and node in rec.scored_nodes:
         for column in extender_columns(ctx):
             out.extend(extender_score_steps(ctx, column, node))
