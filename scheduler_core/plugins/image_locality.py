@@ -5,6 +5,7 @@ Mirrors plugins/imagelocality in kube-scheduler v1.35.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -86,12 +87,18 @@ class ImageLocality:
             not found[0].any_images or not found[0].has_images[found[1]].any()
         ):
             # No node has an image: every node scores what an empty sum does.
-            return np.full(len(nodes), calculate_priority(0, n), dtype=np.int64), SUCCESS
+            return np.full(len(nodes), _empty_sum_priority(n), dtype=np.int64), SUCCESS
         total = self.handle.snapshot.num_nodes()
         sums = np.zeros(len(nodes), dtype=np.int64)
         for c in pod.init_containers + pod.containers:
             sums += _image_column(nodes, found, normalized_image_name(c.image), total)
         return calculate_priority(sums, n), SUCCESS
+
+
+@functools.lru_cache(maxsize=64)
+def _empty_sum_priority(num_containers: int) -> int:
+    """calculate_priority of an empty sum (no image of the pod on the node), per pod size."""
+    return int(calculate_priority(0, num_containers))
 
 
 def _image_column(

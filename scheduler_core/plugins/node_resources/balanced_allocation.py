@@ -84,7 +84,7 @@ def balanced_scores(
     else:
         std = np.where(count == 2, np.abs((first - second) / 2), 0.0)
     many = count > 2
-    if np.any(many):
+    if many if isinstance(many, bool) else many.any():
         total: Any = 0.0
         for _, fraction in fractions:  # in resource order, as Go adds them
             total = total + fraction

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
@@ -140,8 +140,7 @@ def compute_pod_resource_request(
     return _PreFilterState(milli_cpu, memory, ephemeral, tuple(checked))
 
 
-@dataclass(frozen=True, slots=True)
-class _Check:
+class _Check(NamedTuple):
     """One resource Filter checks, over a list of nodes: the pod's request, each node's
     capacity and what its pods use, and where the request does not fit in what is left."""
 
