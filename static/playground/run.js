@@ -53,6 +53,11 @@
     });
     return node;
   }
+  // A plugin name that may wrap between its words (NodeResources·Balanced·Allocation), so a
+  // narrow column shows it whole on two lines instead of cutting it.
+  function breakable(name) {
+    return String(name).split(/(?=[A-Z][a-z])/).flatMap((part, i) => (i ? [document.createElement("wbr"), part] : [part]));
+  }
   function csrf() {
     const input = document.querySelector("#csrf-holder [name=csrfmiddlewaretoken]");
     return input ? input.value : "";
@@ -443,7 +448,7 @@
     fit.textContent = f.message || "";
     const thead = $("filter-matrix").querySelector("thead");
     thead.innerHTML = "";
-    thead.appendChild(el("tr", {}, el("th", {}, "Node"), f.plugins.map((p) => el("th", { "data-plugin": p }, p)), el("th", {}, "Verdict")));
+    thead.appendChild(el("tr", {}, el("th", {}, "Node"), f.plugins.map((p) => el("th", { "data-plugin": p }, breakable(p))), el("th", {}, "Verdict")));
     state.filterPage = f.page;
     const tbody = $("filter-matrix").querySelector("tbody");
     tbody.innerHTML = "";
@@ -491,7 +496,7 @@
 
   // -- Score and Combine (static/playground/run_scores.js) -------------------------------------
 
-  const scores = window.RunScores({ state, $, el, pager, reloadDetail });
+  const scores = window.RunScores({ state, $, el, pager, reloadDetail, breakable });
   function renderScores(d) { scores.renderScores(d); }
   function renderCombine(d) { scores.renderCombine(d); }
 
@@ -538,6 +543,8 @@
   // -- wiring ----------------------------------------------------------------------------------
 
   stepper.wire();
+  // The charts are drawn at their box's width: drawn again when it changes.
+  window.addEventListener("resize", debounce(() => { if (state.detail) { renderScores(state.detail); renderCombine(state.detail); markStep(); } }, 200));
   $("filter-sort").addEventListener("change", () => { state.filterSort = $("filter-sort").value; state.filterPage = 0; reloadDetail(); });
   $("filter-search").addEventListener("input", debounce(() => { state.filterQuery = $("filter-search").value.trim(); state.filterPage = 0; reloadDetail(); }, 250));
   $("score-search").addEventListener("input", debounce(() => { state.scoreQuery = $("score-search").value.trim(); state.scorePage = 0; reloadDetail(); }, 250));

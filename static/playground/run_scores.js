@@ -6,7 +6,7 @@
   "use strict";
 
   window.RunScores = function (api) {
-    const { state, $, el, pager, reloadDetail } = api;
+    const { state, $, el, pager, reloadDetail, breakable } = api;
 
     // Mirrors figures.score_heatmap / figures.combine_bar (plus "the rest"): the mode changes without a request.
     // Sequential, higher is darker (ColorBrewer Blues); plotly's own "Blues" runs the other way.
@@ -34,30 +34,61 @@
       return { shades, constant };
     }
 
+    // A chart's width: its box's, or (its section hidden in presenter mode until its step) the
+    // cycle pane's less the section's padding.
+    function boxWidth(id) {
+      return $(id).clientWidth || Math.max(0, $("cycle-detail").clientWidth - 40);
+    }
+
+    // A column's label on short lines (the name cut between its words, the weight, "same on
+    // every node"), for when the labels can lie level above their columns.
+    function labelLines(label) {
+      const [head, same] = label.split(" · ");
+      const cut = head.indexOf(" (");
+      const words = head.slice(0, cut).split(/(?=[A-Z][a-z])/);
+      const lines = [];
+      words.forEach((w) => {
+        const last = lines.length - 1;
+        if (last >= 0 && (lines[last] + w).length <= 16) lines[last] += w;
+        else lines.push(w);
+      });
+      const weight = head.slice(cut);
+      if ((lines[lines.length - 1] + weight).length <= 16) lines[lines.length - 1] += weight;
+      else lines.push(weight.trim());
+      if (same) lines.push(same);
+      return lines;
+    }
+
     function heatmapFigure(t, mode, topN) {
-      const width = $("heatmap").clientWidth;
+      const width = boxWidth("heatmap");
       const nodes = t.nodes.slice(0, topN);
       const z = t.values[mode].slice(0, topN).map((row) => row.slice());
       const { shades, constant } = columnShades(z);
       const labels = t.plugins.map((p, j) => (t.weights[j] ? `${p} (×${t.weights[j]})` : `${p} (off)`) + (constant[j] ? " · same on every node" : ""));
       const unit = mode === "raw" ? ": each plugin's own unit" : "";
       // Column labels above the cells, the title below them: the two never meet. Labels lie level
-      // when each fits its column, else stand upright, never slanted across a neighbour; the
-      // height leaves them their room so the cells keep theirs and no name is cut.
+      // on short lines when each fits its column, else stand upright on one line, never slanted
+      // across a neighbour; the height leaves them their room so the cells keep theirs and no
+      // name is cut.
       const size = fontSize();
-      const char = 0.6 * size;
+      const char = 0.62 * size;
+      const lines = labels.map(labelLines);
+      const widest = char * Math.max(0, ...lines.flat().map((l) => l.length));
+      const rows = Math.max(1, ...lines.map((l) => l.length));
       const longest = char * Math.max(0, ...labels.map((l) => l.length));
       const names = char * Math.max(0, ...nodes.map((n) => n.length));
-      const level = width > 0 && longest + 12 < (width - names - 40) / Math.max(1, labels.length);
+      const level = width > 0 && widest + 12 < (width - names - 40) / Math.max(1, labels.length);
+      const xaxis = { automargin: true, side: "top", type: "category", autotickangles: level ? [0] : [-90] };
+      if (level) Object.assign(xaxis, { tickvals: labels, ticktext: lines.map((l) => l.join("<br>")) });
       return {
         data: [{ type: "heatmap", x: labels, y: nodes, z: shades, customdata: z, text: z.map((row) => row.map((v) => (v === null ? "" : String(v)))),
           texttemplate: "%{text}", hovertemplate: "%{y} · %{x}: %{text}<extra></extra>", colorscale: HEAT_COLORSCALE, zmin: 0, zmax: 1,
           showscale: false, textfont: { size } }],
-        layout: { font: { size },
+        layout: { font: { size }, width: width > 0 ? width : undefined,
           title: { text: `Scores (${mode}${unit}), shaded per column`, x: 0, xanchor: "left", y: 0, yref: "container", yanchor: "bottom", pad: { b: 6, l: 6 } },
           yaxis: { autorange: "reversed", automargin: true, type: "category" },
-          xaxis: { automargin: true, side: "top", type: "category", autotickangles: level ? [0, -90] : [-90] },
-          height: 90 + (size + 14) * nodes.length + (level ? 2.5 * size : longest + 10), margin: { t: 20, l: 10, r: 10, b: 36 + size } },
+          xaxis,
+          height: 90 + (size + 14) * nodes.length + (level ? rows * 1.35 * size + 10 : longest + 10), margin: { t: 20, l: 10, r: 10, b: 36 + size } },
       };
     }
 
@@ -81,7 +112,8 @@
       const ticks = labels.map((n) => (n === t.selected ? `<b>${n} (selected)</b>` : (top.has(n) ? `${n} (tie)` : n)));
       const size = fontSize();
       annotations.forEach((a) => { a.font.size = size; });
-      return { data, layout: { font: { size }, barmode: "stack", title: { text: "Weighted scores per node" }, annotations,
+      const width = boxWidth("combine");
+      return { data, layout: { font: { size }, width: width > 0 ? width : undefined, barmode: "stack", title: { text: "Weighted scores per node" }, annotations,
         yaxis: { tickvals: labels.slice(), ticktext: ticks, type: "category", autorange: "reversed", automargin: true },
         xaxis: { title: { text: "total" }, automargin: true }, height: 130 + (size + 12) * labels.length, legend: { orientation: "v", traceorder: "normal" },
         margin: { t: 50, l: 10, r: 90, b: 40 } } };
@@ -115,7 +147,7 @@
       const thead = $("score-table").querySelector("thead");
       thead.innerHTML = "";
       thead.appendChild(el("tr", {}, header("node", null, "Node", { rowspan: "2" }),
-        t.plugins.map((p, j) => el("th", { colspan: String(MODES.length), class: "plugin-group", "data-plugin": p }, `${p} ×${t.weights[j]}`)),
+        t.plugins.map((p, j) => el("th", { colspan: String(MODES.length), class: "plugin-group", "data-plugin": p }, breakable(p), ` ×${t.weights[j]}`)),
         header("total", null, "Total (weighted)", { rowspan: "2", class: "total", title: "the sum of the ×weight columns" })));
       thead.appendChild(el("tr", { class: "sub" }, t.plugins.flatMap((p) => MODES.map(([m, label]) =>
         header(p, m, label, { "data-plugin": p, class: `mode-${m}` })))));

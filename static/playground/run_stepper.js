@@ -256,9 +256,10 @@
       $("presenter-toggle").setAttribute("aria-pressed", on ? "true" : "false");
       try { sessionStorage.setItem(presenterKey, on ? "1" : "0"); } catch (err) { /* private mode */ }
       lastMarked = null;
-      // The charts and the score table are drawn for the mode's type size.
+      // The charts and the score table are drawn for the mode's type size and the new width.
       if (state.detail && api.redraw) api.redraw();
       else if (state.detail) markStep();
+      window.dispatchEvent(new Event("resize"));
     }
     function togglePresenter() { setPresenter(!document.body.classList.contains("presenter")); }
 

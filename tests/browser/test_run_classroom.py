@@ -130,3 +130,81 @@ def test_every_steps_cell_is_in_view_and_uncovered_at_1280x800(page, slug):
         assert 0 < bar <= MAX_BAR, bar
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+# Header cells whose text is cut (wider than their box) in the score table and filter matrix.
+_CUT_JS = """
+return [...document.querySelectorAll(
+  '#score-table thead th.plugin-group, #filter-matrix thead th, #normalize tbody td:first-child')]
+  .filter((th) => th.offsetParent && th.scrollWidth > th.clientWidth + 1)
+  .map((th) => th.textContent);
+"""
+
+
+def test_presenter_mode_scales_the_charts_and_fits_score_with_its_total(page):
+    """At 1280x800 in presenter mode every Score step shows its cell and the node's Total, the
+    charts' text is large, no plugin name is cut, and the mode stays with this run page only."""
+    driver = page.driver
+    _viewport(driver, 1280, 800)
+    try:
+        src = _start_lesson_run(page, "scoring")
+        driver.get(src)
+        _wait(driver, lambda d: _js(d, "return !!(window.runState && runState.detail);"))
+        _wait(driver, lambda d: _js(d, "return runState.terminal && !runState.polling;"))
+        assert _js(driver, "return document.body.classList.contains('presenter');") is False
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        ActionChains(driver).send_keys("f").perform()
+        _wait(driver, lambda d: _js(d, "return document.body.classList.contains('presenter');"))
+        bad, bar, checked = _walk_every_cycle(driver, "classroom-scoring-presenter")
+        assert bad == [] and checked > 5, bad[:10]
+        assert 0 < bar <= MAX_BAR, bar
+        # The Score step: the heatmap's text at the large size, and nothing cut.
+        score = _js(
+            driver,
+            "return runState.detail.steps.findIndex((s) => s.point === 'Score');",
+        )
+        _js(driver, f"location.hash = 'cycle=' + runState.detail.cycle + '&step={score}';")
+        _wait(driver, lambda d: _js(d, "return runState.step;") == score)
+        _wait(driver, lambda d: _js(d, "return !!document.getElementById('heatmap').data;"))
+        size = _js(driver, "return document.getElementById('heatmap').layout.font.size;")
+        assert size >= 18
+        assert _js(driver, _CUT_JS) == []
+        total = driver.find_element("css selector", "#score-table thead th.total")
+        assert _js(driver, "return RunReveal.onTop(arguments[0]);", total)
+        driver.save_screenshot(str(ARTIFACTS / "classroom-scoring-presenter-score-1280x800.png"))
+        # Another page does not inherit it; this run page, reloaded, does.
+        page.open("/lessons/")
+        assert "presenter" not in _js(driver, "return document.body.className;")
+        driver.get(src)
+        _wait(driver, lambda d: _js(d, "return document.body.classList.contains('presenter');"))
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (1920, 1080)], ids=["1280", "1920"])
+def test_screenshots_of_a_lesson_and_its_run_page(page, width, height):
+    driver = page.driver
+    _viewport(driver, width, height)
+    try:
+        src = _start_lesson_run(page, "inter-pod-affinity")
+        driver.execute_script("document.getElementById('run-frame-box').scrollIntoView()")
+        driver.save_screenshot(str(ARTIFACTS / f"classroom-lesson-05-{width}x{height}.png"))
+        driver.get(src)
+        _wait(driver, lambda d: _js(d, "return !!(window.runState && runState.detail);"))
+        # The Filter step of the plugin that rejects a node: its column in view, uncovered.
+        found = _js(
+            driver,
+            """const d = runState.detail;
+            const i = d.steps.findIndex((s) => s.point === 'Filter' && s.plugin &&
+              document.querySelector(`#filter-matrix td.first-reject[data-plugin="${s.plugin}"]`));
+            return i;""",
+        )
+        if found >= 0:
+            _js(driver, f"location.hash = 'cycle=' + runState.detail.cycle + '&step={found}';")
+            _wait(driver, lambda d: _js(d, "return runState.step;") == found)
+            cell = driver.find_element("css selector", "#cycle-detail .current-cell")
+            _wait(driver, lambda d: _js(d, "return RunReveal.onTop(arguments[0]);", cell))
+        driver.save_screenshot(str(ARTIFACTS / f"classroom-run-05-filter-{width}x{height}.png"))
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
