@@ -16,6 +16,7 @@ from .. import manifests
 from ..jsontext import loads
 from ..models import Cluster, KubeObject, Node, Pod
 from ..selectors import User, visible
+from . import setup_text
 
 
 def clusters_for_user(user: User) -> QuerySet[Cluster]:
@@ -98,10 +99,22 @@ def _page(rows: QuerySet[Any], number: int) -> tuple[QuerySet[Any], int, int, in
     return rows.order_by("id")[first : first + CLUSTER_PAGE], number, pages, count
 
 
+# Pods read for the usage bars of one page of nodes; past it the bars are left out.
+USAGE_PODS: Final = 20_000
+
+
 def node_page(cluster: Cluster, number: int = 1) -> RowPage:
-    """One page of the cluster page's node rows."""
+    """One page of the cluster page's node rows, each with what its pods request of it."""
     nodes, number, pages, count = _page(cluster.nodes.all(), number)
-    return RowPage(_node_rows(nodes), number, pages, count)
+    rows = _node_rows(nodes)
+    bound = cluster.pods.filter(node_name__in=[r["name"] for r in rows])
+    if rows and bound.count() <= USAGE_PODS:
+        by_node: dict[str, list[dict[str, Any]]] = {}
+        for name, manifest in bound.values_list("node_name", "manifest"):
+            by_node.setdefault(name, []).append(manifest)
+        for row in rows:
+            row["usage"] = setup_text.node_usage(row["allocatable"], by_node.get(row["name"], []))
+    return RowPage(rows, number, pages, count)
 
 
 def pod_page(cluster: Cluster, number: int = 1) -> RowPage:
@@ -127,6 +140,7 @@ def _node_rows(nodes: QuerySet[Node]) -> list[dict[str, Any]]:
                 "allocatable": _resources(node.manifest, "allocatable"),
                 "taints": (node.manifest.get("spec") or {}).get("taints") or [],
                 "unschedulable": node.unschedulable,
+                **setup_text.node_setup(node.manifest),
             }
         )
     return rows
@@ -148,6 +162,7 @@ def _pod_rows(pods: QuerySet[Pod]) -> list[dict[str, Any]]:
                 "phase": pod.phase,
                 "requests": requests,
                 "owner": f"{owners[0].get('kind')}/{owners[0].get('name')}" if owners else "",
+                **setup_text.pod_setup(pod.manifest),
             }
         )
     return rows
