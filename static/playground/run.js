@@ -100,6 +100,12 @@
 
   function ingest(ev) {
     state.events.push(ev);
+    // The engine's clock, and when the page heard it: a pod waiting at Permit waits in real
+    // time, so its countdown runs on from the latest event's time.
+    if (typeof ev.time === "number" && ev.time >= (state.clockTime || 0)) {
+      state.clockTime = ev.time;
+      state.clockHeardAt = performance.now();
+    }
     const kind = ev.type;
     if (kind === "Delete" && ev.cycle) {
       if (!state.evictions.has(ev.cycle)) state.evictions.set(ev.cycle, []);
@@ -137,6 +143,12 @@
     if (!ev) return null;
     const reason = (ev.reasons || []).join("; ") || ev.code;
     return `${reason.startsWith("rejected due to timeout") ? "Permit timed out" : "Rejected at Permit"} (${ev.plugin || "Permit"}): ${reason}`;
+  }
+
+  // The row's result: Permit's rejection or timeout in short (the column is narrow), in full on hover.
+  function resultCell(r) {
+    const outcome = bindingOutcome(r.bindingEvents);
+    return outcome ? el("td", { class: "result permit-outcome", title: outcome }, outcome.split(" (")[0]) : el("td", { class: "result" }, r.result);
   }
 
   const redraw = debounce(() => {
@@ -257,7 +269,7 @@
     tbody.innerHTML = "";
     rows.slice(page * TIMELINE_PAGE, (page + 1) * TIMELINE_PAGE).forEach((r) => {
       const tr = el("tr", { "data-cycle": r.cycle, class: `result-${r.result.toLowerCase()}${r.cycle === state.selected ? " selected" : ""}`, onclick: () => selectCycle(r.cycle, 0) },
-        el("td", {}, r.cycle), el("td", { title: r.pod }, shortPod(r.pod)), el("td", { class: "result" }, bindingOutcome(r.bindingEvents) || r.result), el("td", {}, r.node || ""), el("td", { class: `binding-${(r.binding || "").toLowerCase()}` }, r.binding));
+        el("td", {}, r.cycle), el("td", { title: r.pod }, shortPod(r.pod)), resultCell(r), el("td", {}, r.node || ""), el("td", { class: `binding-${(r.binding || "").toLowerCase()}` }, r.binding));
       tbody.appendChild(tr);
       // Victims evicted by this cycle's preemption, between it and the next cycle.
       const evicted = state.evictions.get(r.cycle);
@@ -328,6 +340,27 @@
     return [...waits.values()];
   }
 
+  // The engine's time now: the latest event's, plus the real time since it was heard.
+  function clockNow() {
+    if (state.clockTime === undefined) return null;
+    return state.clockTime + (performance.now() - state.clockHeardAt) / 1000;
+  }
+
+  function countdownText(plugin, deadline, timeout) {
+    const now = clockNow();
+    if (deadline === null || deadline === undefined || now === null) return `${plugin}: ${fmtSeconds(timeout)}`;
+    const left = Math.max(0, Math.ceil(deadline - now));
+    return left > 0 ? `${plugin}: ${left} s left of ${fmtSeconds(timeout)}` : `${plugin}: timing out…`;
+  }
+
+  // Each second, the Permit countdowns tick down.
+  setInterval(() => {
+    document.querySelectorAll("#waiting .countdown").forEach((span) => {
+      const deadline = span.dataset.deadline === "" ? null : Number(span.dataset.deadline);
+      span.textContent = countdownText(span.dataset.plugin, deadline, Number(span.dataset.timeout));
+    });
+  }, 1000);
+
   function renderWaiting() {
     const waits = state.terminal ? [] : waitingPods();
     $("waiting-section").hidden = !waits.length;
@@ -335,14 +368,15 @@
     tbody.innerHTML = "";
     waits.forEach((w) => {
       const plugins = [...w.plugins.entries()];
-      const timeout = plugins.map(([p, v]) => `${p}: ${fmtSeconds(v.timeout)}`).join(", ");
+      const timeout = plugins.map(([p, v]) => el("span", { class: "countdown", "data-plugin": p,
+        "data-deadline": v.deadline === null ? "" : String(v.deadline), "data-timeout": v.timeout }, countdownText(p, v.deadline, v.timeout)));
       const decide = (command) => (event) => {
         event.target.disabled = true;
         sendCommand({ command, pod: w.pod });
       };
       tbody.appendChild(el("tr", { "data-pod": w.pod },
         el("td", {}, w.pod), el("td", {}, w.node), el("td", {}, plugins.map(([p]) => p).join(", ")),
-        el("td", {}, timeout),
+        el("td", {}, timeout.flatMap((span, i) => (i ? [", ", span] : [span]))),
         el("td", {},
           el("button", { type: "button", class: "allow", onclick: decide("allow") }, "Allow"), " ",
           el("button", { type: "button", class: "reject danger", onclick: decide("reject") }, "Reject"))));

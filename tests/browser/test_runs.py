@@ -158,6 +158,16 @@ def test_allow_a_pod_waiting_at_permit(site):
     _wait(driver, lambda d: d.find_elements("css selector", row))
     assert "ApprovalGate" in _css(driver, row).text
     assert "120 s" in _css(driver, row).text
+
+    # The timeout counts down live: seconds left of the 120 s, fewer a moment later.
+    def left(d):
+        text = _css(d, f"{row} .countdown").text
+        return int(text.split(": ")[1].split(" s left")[0]) if " s left of 120 s" in text else None
+
+    _wait(driver, left)
+    first = left(driver)
+    assert 0 < first <= 120
+    _wait(driver, lambda d: (left(d) or first) < first, timeout=5)
     _css(driver, f"{row} button.allow").click()
     _wait(driver, lambda d: not d.find_elements("css selector", row))
 
