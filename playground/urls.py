@@ -110,6 +110,7 @@ urlpatterns = [
         name="run_explain",
     ),
     path("runs/<runref:pk>/usage.json", run_views.run_usage_json, name="run_usage"),
+    path("runs/<runref:pk>/devices.json", dra_views.run_devices_json, name="run_devices"),
     path("runs/<runref:pk>/permit/", run_views.run_permit, name="run_permit"),
     path("runs/<runref:pk>/cancel/", run_views.run_cancel, name="run_cancel"),
     path("runs/<runref:pk>/try/", change_views.run_try_change, name="run_try_change"),

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from .. import manifests
+from ..dra import selectors as dra_selectors
 from ..models import Cluster
 from ..params import bounded_int, page_links
 from ..profiles import selectors as profile_selectors
@@ -100,7 +101,7 @@ def _cluster_context(request: HttpRequest, cluster: Cluster, *, readonly: bool) 
             f"{name}_links": page_links(request.GET, name, page.number, page.pages)
             for name, page in pages.items()
         },
-        "devices": selectors.cluster_devices(cluster),
+        "devices": dra_selectors.cluster_devices(cluster),
         "readonly": readonly,
     }
 

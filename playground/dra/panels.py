@@ -176,3 +176,43 @@ def why_allocation(ev: Event) -> str:
         )
         parts.append(f"{key}: {devices or 'no device'}")
     return "Allocated " + "; ".join(parts) + "." if parts else "No claim to allocate."
+
+
+def _chosen(cycle_evs: Sequence[Event]) -> list[str]:
+    """The devices Filter chose on the cycle's node, ``claim: driver/pool/device for request``."""
+    matches = next((e for e in cycle_evs if e["type"] == MATCHES), None)
+    end = next((e for e in cycle_evs if e["type"] == "CycleEnd"), None)
+    if matches is None or end is None or not end.get("node"):
+        return []
+    panel = next((p for p in matches_panel(matches) if p["node"] == end["node"]), None)
+    if panel is None:
+        return []
+    pending: list[str] = []
+    for r in panel["requests"]:
+        if r["request"] and r["claim"] not in pending:
+            pending.append(str(r["claim"]))
+    out = []
+    for i, devices in enumerate(panel["allocation"] or ()):
+        claim = pending[i] if i < len(pending) else "a claim"
+        for d in devices:
+            out.append(f"{claim}: {d['driver']}/{d['pool']}/{d['device']} for {d['request']}")
+    return out
+
+
+_BINDING_WHY: Final = {
+    "Reserve": "Reserve keeps the allocation Filter found on {node}: {devices}.",
+    "PreBind": "PreBind writes it into each claim's status.allocation and reserves the claim "
+    "for the pod: {devices}.",
+}
+
+
+def annotate_binding_steps(steps: list[dict[str, Any]], cycle_evs: Sequence[Event]) -> None:
+    """DynamicResources' successful Reserve and PreBind steps name the devices they keep."""
+    chosen = _chosen(cycle_evs)
+    if not chosen:
+        return
+    end = next(e for e in cycle_evs if e["type"] == "CycleEnd")
+    for step in steps:
+        template = _BINDING_WHY.get(step["point"])
+        if step["plugin"] == "DynamicResources" and template and step["code"] == "Success":
+            step["why"] = template.format(node=end["node"], devices="; ".join(chosen))

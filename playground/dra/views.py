@@ -1,4 +1,5 @@
-"""The DRA forms' pages: add a device pool to a node, add a claim (optionally to a pod)."""
+"""The DRA pages: add a device pool to a node, add a claim (optionally to a pod); a run's
+devices as JSON for the run page."""
 
 from __future__ import annotations
 
@@ -6,13 +7,15 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 
 from .. import manifests
 from ..clusters import selectors, services
 from ..models import Cluster
+from ..runs import selectors as run_selectors
 from . import forms as dra_forms
+from . import selectors as dra_selectors
 
 # Where a claim's field paths land in ClaimForm (the rest become form-wide errors).
 _CLAIM_FIELDS = {
@@ -92,3 +95,11 @@ def claim_new(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(request, f"Added claim {form.cleaned_data['name']}.")
             return redirect("playground:cluster", pk=cluster.pk)
     return _page(request, cluster, form, "Add a resource claim")
+
+
+def run_devices_json(request: HttpRequest, pk: int) -> JsonResponse:
+    """The devices a run allocated, per pod and claim, and its devices' attributes."""
+    run = run_selectors.run_get(
+        user=request.user, run_id=pk, share=run_selectors.share_token(request.GET.get("share"))
+    )
+    return JsonResponse(dra_selectors.run_devices(run))

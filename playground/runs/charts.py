@@ -437,6 +437,7 @@ def steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:
                 "why": _why(ev, nodes),
             }
         )
+    devices.annotate_binding_steps(out, cycle_evs)  # Reserve/PreBind name their devices
     return _upstream_order(out)
 
 

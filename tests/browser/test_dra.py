@@ -1,9 +1,11 @@
-"""The DRA demo in headless Chromium: a device allocation and a "no device matched" explanation."""
+"""The DRA demo in headless Chromium: the device each pod got, explanations, the devices listed."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from test_runs import _css, _start, _wait, daphne_url, site  # noqa: F401 (fixtures)
+from test_runs import _click, _css, _start, _wait, daphne_url, site  # noqa: F401 (fixtures)
 
 from playground.dra import demo as demo_dra
 from playground.dra import panels as devices
@@ -12,6 +14,8 @@ from playground.runs import charts, selectors
 from playground.runs.refs import run_ref
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+SHOWN = "#explain-panel .explanation.matches-cell"
 
 
 def _step_of(run: Run, pod: str, point: str) -> tuple[int, int]:
@@ -86,3 +90,86 @@ def test_add_a_device_pool_and_a_claim_with_the_forms(page):
     _submit(driver, "#save")
     claims = _by_css(driver, "#claims").text
     assert "default/two-gpus" in claims and "2 × gpu with selector" in claims
+
+
+def _text(driver, css):
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]); return e ? e.innerText : null;", css
+    )
+
+
+def _shot(driver, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    driver.save_screenshot(str(ARTIFACTS / name))
+
+
+def test_dra_demo_shows_the_device_each_pod_got_and_the_devices_a_filter_cell_considered(
+    site,  # noqa: F811
+):
+    driver = site.driver
+    driver.set_window_size(1400, 1000)
+    _start(site, demo_dra.NAME, "Default")
+    _wait(driver, lambda d: _css(d, "#run-status").text == "succeeded")
+    run = Run.objects.get()
+
+    # The run's table: pod → claim → device, with the device's model and memory.
+    row = '#devices-allocated tr[data-pod="default/{}"]'
+    _wait(driver, lambda d: _text(d, row.format("inference")) is not None)
+    inference = _text(driver, row.format("inference"))
+    assert "inference-gpu" in inference and "gpu.example.com/gpu-2/gpu-0" in inference
+    assert _text(driver, row.format("inference") + " td.model") == "l4"
+    assert _text(driver, row.format("inference") + " td.memory") == "24Gi"
+    assert _text(driver, row.format("flexible") + " td.device") == "gpu.example.com/gpu-3/gpu-0"
+    assert _text(driver, row.format("flexible") + " td.model") == "h100"
+    assert _text(driver, row.format("trainer") + " td.device") == "no device"
+    driver.execute_script("document.getElementById('run-devices').scrollIntoView()")
+    _shot(driver, "dra-devices-allocated.png")
+
+    # The inference cycle: the Devices panel names the device, with its attributes.
+    cycle = run.cycle_records.get(pod="default/inference").cycle
+    site.open("/static/playground/run.css")  # a hash change alone would not reload the page
+    site.open(f"/runs/{run_ref(run.pk)}/#cycle={cycle}")
+    chosen = "#cycle-devices .devices-chosen"
+    _wait(driver, lambda d: "gpu-2/gpu-0" in (_text(d, chosen) or ""))
+    assert "inference-gpu request gpu → gpu.example.com/gpu-2/gpu-0 (model l4, memory 24Gi)" in (
+        _text(driver, chosen)
+    )
+    pre_bind = driver.execute_script(
+        "return [...document.querySelectorAll('#binding li[data-point=PreBind]')]"
+        ".map((li) => li.innerText).find((t) => t.includes('DynamicResources')) || '';"
+    )
+    assert "DynamicResources on gpu-2: Success" in pre_bind
+    assert (
+        "writes gpu.example.com/gpu-2/gpu-0 (model l4, memory 24Gi) for inference-gpu" in pre_bind
+    )
+    gpu1 = _text(driver, '#cycle-devices-nodes tr[data-node="gpu-1"]')
+    assert "0 of 1 matched" in gpu1 and "request selector #0 is false" in gpu1
+
+    driver.execute_script("document.getElementById('cycle-devices').scrollIntoView()")
+    _shot(driver, "dra-cycle-devices.png")
+
+    # A DynamicResources Filter cell lists the devices considered on that node.
+    _click(
+        driver,
+        '#filter-matrix tr[data-node="gpu-1"] td.explain-cell[data-plugin="DynamicResources"]',
+    )
+    _wait(driver, lambda d: "gpu-1/gpu-0" in (_text(d, f"{SHOWN} .explain-text") or ""))
+    assert _text(driver, f"{SHOWN} h4") == "Filter · DynamicResources · gpu-1"
+    text = _text(driver, f"{SHOWN} .explain-text")
+    assert "gpu-1/gpu-0 (model a100, memory 40Gi), gpu-1/gpu-1 (model a100, memory 40Gi)" in text
+    assert 'request selector #0 is false: device.attributes["gpu.example.com"].model == "l4"' in (
+        text
+    )
+    inputs = _text(driver, f"{SHOWN} .explain-inputs")
+    assert "a100" in inputs and "classSelectors" in inputs
+    _shot(driver, "dra-filter-cell-explained.png")
+
+    # The cluster page lists each device with its model.
+    site.open(f"/clusters/{run.cluster_id}/")
+    device = '#device-pools tr[data-device="gpu.example.com/gpu-3/gpu-0"]'
+    _wait(driver, lambda d: _text(d, device) is not None)
+    assert _text(driver, f'{device} [data-attribute="model"]') == "model=h100"
+    assert _text(driver, f'{device} [data-capacity="memory"]') == "memory=80Gi"
+    assert "device.driver" in _text(driver, '#device-classes tr[data-class="gpu"]')
+    driver.execute_script("document.getElementById('dra-devices').scrollIntoView()")
+    _shot(driver, "dra-cluster-devices.png")

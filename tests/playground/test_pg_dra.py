@@ -13,9 +13,11 @@ from playground import manifests
 from playground.clusters import selectors, services
 from playground.dra import demo as demo_dra
 from playground.dra import panels as devices
+from playground.dra import selectors as dra_selectors
 from playground.models import Cluster, KubeObject, Run
 from playground.profiles import services as profile_services
 from playground.runs import charts
+from playground.runs import selectors as run_selectors
 from playground.runs import services as runs
 from scheduler_core.scheduler import Scheduler
 
@@ -314,21 +316,84 @@ def test_template_spec_errors_name_the_field():
 
 
 @pytest.mark.django_db
-def test_cluster_page_lists_devices_with_their_holders(alice_client, user):
+def test_cluster_page_lists_devices_with_attributes_classes_and_holders(alice_client, user):
     cluster = services.cluster_create(owner=user, name="dra")
     services.cluster_import_yaml(cluster=cluster, user=user, text=demo_dra.MANIFESTS)
-    devices_ = selectors.cluster_devices(cluster)
+    devices_ = dra_selectors.cluster_devices(cluster)
     assert devices_ is not None
-    gpu1 = next(p for p in devices_["pools"] if p["slice"] == "gpu-1-gpu")
-    assert [(d["name"], d["claim"]) for d in gpu1["devices"]] == [
-        ("gpu-0", "default/running-a100"),
-        ("gpu-1", ""),
+    gpu1 = [d for d in devices_["devices"] if d["slice"] == "gpu-1-gpu"]
+    assert [(d["name"], d["node"], d["claim"]) for d in gpu1] == [
+        ("gpu-0", "gpu-1", "default/running-a100"),
+        ("gpu-1", "gpu-1", ""),
     ]
+    assert gpu1[0]["attributes"] == [("model", "a100"), ("index", 0)]
+    assert gpu1[0]["capacity"] == [("memory", "40Gi")]
+    classes = {c["name"]: c["selectors"] for c in devices_["classes"]}
+    assert classes["gpu"] == ['device.driver == "gpu.example.com"']
+    assert 'compareTo(quantity("40Gi")) >= 0' in classes["gpu-large"][0]
     trainer = next(c for c in devices_["claims"] if c["key"] == "default/trainer-gpus")
     assert trainer["requests"] == "gpus: 2 × gpu-large"
     page = alice_client.get(reverse("playground:cluster", args=[cluster.pk])).content.decode()
-    assert 'id="device-pools"' in page and "default/running-a100" in page
-    assert selectors.cluster_devices(services.cluster_create(owner=user, name="none")) is None
+    assert 'data-device="gpu.example.com/gpu-3/gpu-0"' in page
+    assert 'data-attribute="model">model=h100<' in page
+    assert 'data-capacity="memory">memory=80Gi<' in page
+    assert 'id="device-classes"' in page and "default/running-a100" in page
+    assert dra_selectors.cluster_devices(services.cluster_create(owner=user, name="none")) is None
+
+
+@pytest.mark.django_db
+def test_a_run_lists_the_device_each_pod_got_and_its_binding_steps_name_it(
+    alice_client, user, django_capture_on_commit_callbacks
+):
+    cluster = services.cluster_create(owner=user, name="dra")
+    services.cluster_import_yaml(cluster=cluster, user=user, text=demo_dra.MANIFESTS)
+    profile = profile_services.profile_create(owner=user, name="default", config={})
+    with django_capture_on_commit_callbacks(execute=True):
+        run = runs.run_start(user=user, cluster=cluster, profile=profile)
+    run.refresh_from_db()
+    url = reverse("playground:run_devices", args=[run.pk])
+    data = alice_client.get(url).json()
+    assert data["final"] and data["terminal"]
+    rows = {r["pod"]: r for r in data["rows"]}
+    assert set(rows) == {"default/inference", "default/trainer", "default/flexible"}
+    inference = rows["default/inference"]
+    assert (inference["node"], inference["claim"], inference["request"]) == (
+        "gpu-2",
+        "default/inference-gpu",
+        "gpu",
+    )
+    assert inference["device"] == "gpu.example.com/gpu-2/gpu-0"
+    assert inference["attributes"]["model"] == "l4"
+    assert inference["capacity"] == {"memory": "24Gi"}
+    assert rows["default/flexible"]["device"] == "gpu.example.com/gpu-3/gpu-0"
+    assert rows["default/flexible"]["request"] == "gpu/h100"
+    assert rows["default/trainer"]["device"] is None and rows["default/trainer"]["node"] is None
+    assert data["devices"]["gpu.example.com/gpu-1/gpu-1"]["attributes"]["model"] == "a100"
+    assert (
+        alice_client.get(reverse("playground:run", args=[run.pk]))
+        .content.decode()
+        .count('id="run-devices"')
+        == 1
+    )
+
+    cycle = run.cycle_records.get(pod="default/inference").cycle
+    steps = charts.steps(run_selectors.run_cycle_events(run=run, cycle=cycle))
+    why = {s["point"]: s["why"] for s in steps if s["plugin"] == "DynamicResources"}
+    assert why["Reserve"] == (
+        "Reserve keeps the allocation Filter found on gpu-2: "
+        "default/inference-gpu: gpu.example.com/gpu-2/gpu-0 for gpu."
+    )
+    assert "status.allocation" in why["PreBind"] and "gpu-2/gpu-0" in why["PreBind"]
+
+
+@pytest.mark.django_db
+def test_a_run_without_dra_objects_has_no_device_rows(alice_client, user, small_cluster):
+    from builders import record_run
+
+    profile = profile_services.profile_create(owner=user, name="default", config={})
+    run, _, _ = record_run(small_cluster, profile)
+    data = alice_client.get(reverse("playground:run_devices", args=[run.pk])).json()
+    assert data == {"final": True, "terminal": True, "rows": [], "devices": {}}
 
 
 def test_explanation_tells_a_constraint_apart_from_missing_devices():
