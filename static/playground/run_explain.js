@@ -14,7 +14,10 @@
   // Which explanation gives the number of which cell.
   const POINT_OF_MODE = { raw: "Score", normalized: "NormalizeScore", weighted: "Weight", filter: "Filter" };
   const POINT_LABEL = { Weight: "×weight", Combine: "Select host" };
-  const CELL = "#score-table td.explain-cell, #filter-matrix td.explain-cell, #score-table button.explain-node";
+  // A "·" of the filter matrix (a plugin that did not run on the node, or a node Filter never
+  // reached) explains itself too: why it did not run; so does a row's verdict (every Filter step
+  // of the node, the rejecting one highlighted: the only way to an extender's filter answer).
+  const CELL = "#score-table td.explain-cell, #filter-matrix td.explain-cell, #filter-matrix td.cell-none, #filter-matrix td.verdict, #score-table button.explain-node";
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -85,6 +88,7 @@
   // The result as the cell shows it: a number, a Filter verdict (✓ / ✗ reasons), a selection.
   function resultText(e) {
     const v = e.value;
+    if (e.point === "Filter" && isObject(v) && (v.code === "Skip" || e.ran === false)) return "· not run";
     if (e.point === "Filter" && isObject(v)) return v.code === "Success" ? "✓ Success" : `✗ ${(v.reasons || []).join("; ") || v.code}`;
     if (isObject(v) && "selected" in v) return v.selected ? `${v.selected} selected` : "no node selected";
     if (isObject(v) && "nominatedNode" in v) return v.nominatedNode ? `${v.nominatedNode} nominated` : "no node nominated";
@@ -92,13 +96,126 @@
     return scalarText(v);
   }
 
+  const NOT_EVALUATED = "not evaluated";
+  const isExtender = (plugin) => typeof plugin === "string" && (plugin === "Extender" || plugin.startsWith("Extender:"));
+
+  // A custom plugin's reads as CEL paths: node.labels["example.com/x"] → "4" (strings quoted,
+  // as the expression sees them: int("4") is not 4).
+  function readRows(reads) {
+    const rows = [];
+    const ident = /^[A-Za-z_][A-Za-z0-9_]*$/;
+    (function walk(path, v) {
+      if (isObject(v) && Object.keys(v).length) {
+        Object.entries(v).forEach(([k, x]) => walk(path ? (ident.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`) : k, x));
+      } else {
+        rows.push([path, v]);
+      }
+    })("", reads || {});
+    return rows;
+  }
+
+  function celText(v) {
+    if (typeof v === "string") return JSON.stringify(v);
+    if (v === null || v === undefined) return "null";
+    if (scalar(v)) return String(v);
+    if (isObject(v) && !Object.keys(v).length) return "{}";
+    return JSON.stringify(v);
+  }
+
+  function readsTable(reads) {
+    const rows = readRows(reads);
+    if (!rows.length) return el("p", { class: "help" }, "none: the expression reads no field of the node, the pod or args.");
+    return el("table", { class: "list compact explain-reads" },
+      el("thead", {}, el("tr", {}, el("th", {}, "Field"), el("th", {}, "Value"))),
+      el("tbody", {}, rows.slice(0, MAX_ROWS).map(([k, v]) => el("tr", { "data-key": k }, el("th", {}, el("code", {}, k)), el("td", {}, el("code", {}, celText(v)))))),
+      rows.length > MAX_ROWS ? el("tfoot", {}, el("tr", {}, el("td", { colspan: "2", class: "help" }, `… ${rows.length - MAX_ROWS} more`))) : null);
+  }
+
+  // Per node, one or more numbers side by side (before → after, host priorities), this node marked.
+  function perNodeTable(id, node, heads, columns) {
+    const names = Object.keys(columns[0] || {});
+    return el("table", { class: `list compact explain-per-node ${id}` },
+      el("thead", {}, el("tr", {}, heads.map((h) => el("th", {}, h)))),
+      el("tbody", {}, names.slice(0, MAX_ROWS).map((n) => el("tr", { "data-node": n, class: n === node ? "this-node" : "" },
+        el("th", {}, n === node ? `${n} (this node)` : n), columns.map((c) => el("td", {}, scalarText(c[n])))))),
+      names.length > MAX_ROWS ? el("tfoot", {}, el("tr", {}, el("td", { colspan: String(heads.length), class: "help" }, `… ${names.length - MAX_ROWS} more`))) : null);
+  }
+
+  const rest = (inputs, used) => Object.fromEntries(Object.entries(inputs).filter(([k]) => !used.includes(k)));
+
+  // The inputs in the plugin's own terms: a custom plugin's expression, the fields it read and
+  // its value; scores before and after NormalizeScore; an extender's reply. Else a table.
+  function inputsNode(e, inputs) {
+    const parts = [];
+    const used = [];
+    if (typeof inputs.expression === "string") {
+      used.push("expression");
+      parts.push(el("h5", {}, "Expression"), el("pre", { class: "explain-expression" }, el("code", {}, inputs.expression)));
+    }
+    if ("reads" in inputs) {
+      used.push("reads");
+      parts.push(el("h5", {}, "Inputs it read"), readsTable(inputs.reads));
+    }
+    if ("result" in inputs && typeof inputs.expression === "string") {
+      used.push("result");
+      parts.push(el("p", { class: "explain-cel-value" }, el("span", { class: "label" }, "The expression gave: "), el("code", {}, celText(inputs.result))));
+    }
+    if (isObject(inputs.before) && isObject(inputs.after)) {
+      used.push("before", "after");
+      parts.push(el("h5", {}, "Scores before and after NormalizeScore"),
+        perNodeTable("explain-normalize", e.node, ["Node", "before", "after"], [inputs.before, inputs.after]));
+    }
+    if (isExtender(e.plugin) && isObject(inputs.reply)) {
+      used.push("reply");
+      parts.push(extenderReply(e, inputs.reply));
+    }
+    const others = rest(inputs, used);
+    if (Object.keys(others).length) parts.push(el("h5", {}, used.length ? "Other inputs" : "Inputs"), valueNode(others));
+    return parts.length ? el("div", { class: "explain-inputs" }, parts) : null;
+  }
+
+  function extenderReply(e, reply) {
+    if (e.point === "Score") {
+      return el("div", { class: "extender-reply" }, el("h5", {}, "The extender's reply: host priorities (0–10)"),
+        perNodeTable("explain-host-priorities", e.node, ["Host", "priority"], [reply]));
+    }
+    const out = [el("h5", {}, "The extender's reply to filter")];
+    const failed = Object.entries(reply.failedNodes || {});
+    if (Array.isArray(reply.nodes)) out.push(el("p", { class: "extender-kept" }, el("span", { class: "label" }, "Nodes kept: "), reply.nodes.join(", ") || "none"));
+    if (failed.length) {
+      out.push(el("table", { class: "list compact explain-failed-nodes" },
+        el("thead", {}, el("tr", {}, el("th", {}, "Failed node"), el("th", {}, "reason"))),
+        el("tbody", {}, failed.map(([n, why]) => el("tr", { "data-node": n }, el("th", {}, n), el("td", {}, why))))));
+    }
+    return el("div", { class: "extender-reply" }, out);
+  }
+
+  // An extender's three score steps in one line, as upstream adds them to the total.
+  function extenderSum(list) {
+    const score = list.find((e) => e.point === "Score" && isExtender(e.plugin));
+    const weight = list.find((e) => e.point === "Weight" && score && e.plugin === score.plugin);
+    if (!score || !weight || !weight.inputs) return null;
+    return el("div", { class: "extender-sum", id: "extender-sum" },
+      el("p", { class: "extender-sum-line" }, `raw ${score.value} × weight ${weight.inputs.weight} × 10 = ${weight.value}`),
+      el("p", { class: "help" }, "The extender answers 0–10; the scheduler multiplies by its weight and by 10 " +
+        `(MaxNodeScore 100 / MaxExtenderPriority 10) and adds the result to ${score.node}'s total.`));
+  }
+
+  // Whether ``e`` gives the clicked cell's value: the cell's point, or for a verdict the step
+  // that rejected the node (or said why Filter never reached it).
+  function givesCell(e, mode) {
+    if (mode === "verdict") return e.point === "Filter" && (e.value === NOT_EVALUATED || (isObject(e.value) && e.ran !== false && !["Success", "Skip"].includes(e.value.code)));
+    return Boolean(mode) && POINT_OF_MODE[mode] === e.point;
+  }
+
   function explanationNode(e, mode) {
-    const matches = mode && POINT_OF_MODE[mode] === e.point;
+    const matches = givesCell(e, mode);
     const inputs = e.inputs || {};
     return el("section", { class: `explanation${matches ? " matches-cell" : ""}`, "data-point": e.point, "data-plugin": e.plugin || "" },
       el("h4", {}, [POINT_LABEL[e.point] || e.point, e.plugin, e.node].filter(Boolean).join(" · ")),
-      e.text ? el("p", { class: "explain-text" }, e.text) : null,
-      Object.keys(inputs).length ? el("div", { class: "explain-inputs" }, el("h5", {}, "Inputs"), valueNode(inputs)) : null,
+      e.text && e.value !== NOT_EVALUATED ? el("p", { class: "explain-text" }, e.text) : null,
+      e.value === NOT_EVALUATED ? el("p", { class: "explain-why" }, el("strong", {}, "Why not evaluated: "), e.text) : null,
+      inputsNode(e, inputs),
       e.formula ? el("p", { class: "explain-formula" }, el("span", { class: "label" }, "Formula: "), el("code", {}, e.formula)) : null,
       el("p", { class: "explain-result" }, el("span", { class: "label" }, "Result: "), el("strong", { class: "explain-value" }, resultText(e))));
   }
@@ -155,6 +272,8 @@
   function cellOf(target) {
     if (target.classList.contains("explain-node")) return { node: target.dataset.node, plugin: null, mode: null, value: null };
     const tr = target.closest("tr");
+    if (target.classList.contains("verdict")) return { node: tr.dataset.node, plugin: null, mode: "verdict", value: target.textContent };
+    if (target.classList.contains("cell-none")) return { node: tr.dataset.node, plugin: target.dataset.plugin, mode: "filter", value: "not run" };
     return { node: tr.dataset.node, plugin: target.dataset.plugin, mode: target.dataset.mode, value: target.textContent };
   }
 
@@ -168,7 +287,7 @@
     panel.dataset.node = cell.node;
     panel.dataset.plugin = cell.plugin || "";
     panel.dataset.mode = cell.mode || "";
-    $("explain-title").textContent = cell.plugin
+    $("explain-title").textContent = cell.mode === "verdict" ? `${cell.node}: Filter verdict — ${cell.value}` : cell.plugin
       ? `${cell.plugin} on ${cell.node}: ${cell.mode === "filter" ? "Filter" : `${cell.mode} score`} ${cell.value}`
       : `${cell.node}: every step of cycle ${cycle}`;
     $("explain-status").textContent = "Computing: the run is replayed up to this cycle…";
@@ -185,15 +304,22 @@
     if (mine !== ticket) return;
     // A plugin that both filters and scores answers both; keep what the clicked cell shows.
     const scorePoints = ["Score", "NormalizeScore", "Weight"];
-    if (cell.mode === "filter") list = list.filter((e) => e.point === "Filter");
+    if (cell.mode === "filter" || cell.mode === "verdict") list = list.filter((e) => e.point === "Filter");
     else if (cell.mode) list = list.filter((e) => scorePoints.includes(e.point));
-    $("explain-status").textContent = cell.mode
+    $("explain-status").textContent = cell.mode === "verdict"
+      ? "Every Filter step on this node; the one that decides the verdict is highlighted."
+      : cell.mode
       ? `The ${cell.mode === "filter" ? "verdict" : `${cell.mode} value`} in the cell is the result of the highlighted step.`
       : "Filter, Score, NormalizeScore and ×weight per plugin, the total and the selection.";
     if (!cell.mode) { const s = nodeSummary(list); if (s) body.appendChild(s); }
+    const sum = extenderSum(list);
+    if (sum) body.appendChild(sum);
+    // A verdict's deciding step first: the steps that passed or did not run follow it.
+    if (cell.mode === "verdict") list = [...list.filter((e) => givesCell(e, "verdict")), ...list.filter((e) => !givesCell(e, "verdict"))];
     list.forEach((e) => body.appendChild(explanationNode(e, cell.mode)));
     const hit = body.querySelector(".matches-cell");
-    if (hit) hit.scrollIntoView({ block: "nearest" });
+    if (sum) panel.scrollTop = 0; // the extender's sum says it all, at the top
+    else if (hit) hit.scrollIntoView({ block: "nearest" });
   }
 
   function close() {
@@ -206,6 +332,7 @@
     // The tables are redrawn often: find the cell again to give the focus back.
     const row = `tr[data-node="${CSS.escape(was.node)}"]`;
     const sel = was.mode === null ? `#score-table ${row} button.explain-node`
+      : was.mode === "verdict" ? `#filter-matrix ${row} td.verdict`
       : `${was.mode === "filter" ? "#filter-matrix" : "#score-table"} ${row} td.explain-cell[data-plugin="${CSS.escape(was.plugin)}"][data-mode="${was.mode}"]`;
     const back = document.querySelector(sel);
     if (back) back.focus();
@@ -255,7 +382,10 @@
   function preemptionNode(e) {
     const inputs = e.inputs || {};
     const chosen = e.value && e.value.nominatedNode;
-    const out = [el("p", { id: "preemption-text" }, e.text)];
+    const selection = inputs.victimSelection || [];
+    // The steps are listed below: the paragraph does not say them a second time.
+    const text = selection.reduce((t, step) => (step.text ? t.replace(step.text, "") : t), e.text || "").replace(/\s+/g, " ").trim();
+    const out = [el("p", { id: "preemption-text" }, text)];
     const candidates = inputs.candidates || [];
     if (candidates.length) {
       // Takes the place of run.js's short #candidates table (same id, one row per candidate).
@@ -269,7 +399,6 @@
             v.pod, ": priority ", el("span", { class: "priority" }, v.priority),
             `, started ${v.startTime || "— no status.startTime, so it counts as started now (the latest)"}, PDB violated: ${v.violatesPDB ? "yes" : "no"}`))) : "none"))))));
     }
-    const selection = inputs.victimSelection || [];
     if (selection.length) {
       // selectVictimsOnNode on the chosen node: why these victims and not the others.
       out.push(el("h4", {}, `Why these victims on ${chosen}: remove, then put back while the pod fits`));
