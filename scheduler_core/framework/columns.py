@@ -467,6 +467,8 @@ class NodeMasks:
         return self._each(lambda ni: term.matches(ni.node.labels, ni.node.name))
 
     def _each(self, predicate: Callable[[NodeInfo], bool]) -> Array:
+        if len(self.nodes) == 1:  # a per-node call: a one-element array, built cheaply
+            return np.array((predicate(self.nodes[0]),))
         return np.fromiter(map(predicate, self.nodes), dtype=bool, count=len(self.nodes))
 
 
