@@ -484,7 +484,7 @@ def cycle_detail(
         "pod": start["pod"],
         "profile": start.get("profile"),
         "note": start.get("note"),
-        "sampling": sampling_sentence(start.get("sampling")),
+        "sampling": sampling_sentence(start.get("sampling"), start.get("nodes")),
         "result": end["result"] if end else "Running",
         "node": end.get("node") if end else None,
         "message": end.get("message") if end else None,

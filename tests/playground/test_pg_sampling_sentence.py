@@ -23,10 +23,10 @@ def test_adaptive_percentage_on_500_nodes_is_explained_with_its_numbers():
     assert first["sampling"] == (
         "Filter evaluated 231 of 500 nodes, looking for 230 feasible: percentageOfNodesToScore "
         "is 0 (unset: the adaptive default), so 50 − 500/125 = 46 %, and 500 × 46 % = 230. "
-        "The walk started at position 0 (the 1st node), where the previous cycle stopped "
-        "(positions count from 0); the next cycle starts at position 230 (the 231st node)."
+        "The walk started at position 0 (node-000), where the previous cycle stopped "
+        "(positions count from 0); the next cycle starts at position 230 (node-230)."
     )
-    assert "The walk started at position 230 (the 231st node)" in second["sampling"]
+    assert "The walk started at position 230 (node-230)" in second["sampling"]
 
 
 def test_positions_name_their_node_when_the_walk_went_over_the_snapshot_list():
