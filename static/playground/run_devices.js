@@ -176,7 +176,7 @@
         if (!r.request) return el("div", {}, `${short(r.claim)}: ${r.note}`);
         const need = typeof r.count === "number" ? r.count : "all";
         const matched = r.matched.map((id) => id.split("/").slice(-2).join("/"));
-        const parts = [`${short(r.claim)} ${r.request} (class ${r.class}): ${r.matched.length} of ${need} matched`];
+        const parts = [`${short(r.claim)} ${r.request} (class ${r.class}): ${need} needed, ${r.matched.length} matched`];
         if (matched.length) parts.push(` — ${listed(matched)}`);
         const why = rejectedText(r.rejected);
         if (why) parts.push(`; ${why}`);

@@ -144,7 +144,7 @@ def test_dra_demo_shows_the_device_each_pod_got_and_the_devices_a_filter_cell_co
         "writes gpu.example.com/gpu-2/gpu-0 (model l4, memory 24Gi) for inference-gpu" in pre_bind
     )
     gpu1 = _text(driver, '#cycle-devices-nodes tr[data-node="gpu-1"]')
-    assert "0 of 1 matched" in gpu1 and "request selector #0 is false" in gpu1
+    assert "1 needed, 0 matched" in gpu1 and "request selector #0 is false" in gpu1
 
     driver.execute_script("document.getElementById('cycle-devices').scrollIntoView()")
     _shot(driver, "dra-cycle-devices.png")
