@@ -7,6 +7,7 @@ import copy
 import pytest
 import yaml
 from django.core.management import call_command
+from django.test import Client
 from django.urls import reverse
 
 from playground import manifests
@@ -343,7 +344,7 @@ def test_cluster_page_lists_devices_with_attributes_classes_and_holders(alice_cl
 
 @pytest.mark.django_db
 def test_a_run_lists_the_device_each_pod_got_and_its_binding_steps_name_it(
-    alice_client, user, django_capture_on_commit_callbacks
+    alice_client, user, other_user, django_capture_on_commit_callbacks
 ):
     cluster = services.cluster_create(owner=user, name="dra")
     services.cluster_import_yaml(cluster=cluster, user=user, text=demo_dra.MANIFESTS)
@@ -369,6 +370,9 @@ def test_a_run_lists_the_device_each_pod_got_and_its_binding_steps_name_it(
     assert rows["default/flexible"]["request"] == "gpu/h100"
     assert rows["default/trainer"]["device"] is None and rows["default/trainer"]["node"] is None
     assert data["devices"]["gpu.example.com/gpu-1/gpu-1"]["attributes"]["model"] == "a100"
+    stranger = Client()
+    stranger.force_login(other_user)
+    assert stranger.get(url).status_code == 404  # another user's run: not found
     assert (
         alice_client.get(reverse("playground:run", args=[run.pk]))
         .content.decode()
