@@ -19,7 +19,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from scheduler_core.dra.explain import explain_node as explain_devices
-from scheduler_core.dra.types import Allocation, Attribute, Device, ResourceClaim, ResourceSlice
+from scheduler_core.dra.types import (
+    FIRST_AVAILABLE_MAX_SIZE,
+    Allocation,
+    Device,
+    ResourceClaim,
+    ResourceSlice,
+)
 from scheduler_core.explain.context import CycleContext, FilterView
 from scheduler_core.explain.filters import filter_detail as register_filter
 from scheduler_core.explain.record import Explanation, explanation
@@ -28,8 +34,6 @@ from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
 
 NAME: Final = names.DYNAMIC_RESOURCES
-# firstAvailable subrequest i scores FIRST_AVAILABLE_MAX_SIZE - i (upstream's computeScore).
-_MAX_SUBREQUESTS: Final = 8
 _SHOWN: Final = 4  # devices named per reason in a sentence
 
 DeviceID = tuple[str, str, str]
@@ -41,15 +45,11 @@ def _plugin_state(state: Any) -> Any:
     return found if getattr(found, "claims", None) else None
 
 
-def _attr_value(attr: Attribute) -> Any:
-    return attr.value
-
-
 def device_attributes(device: Device) -> dict[str, Any]:
     """A device's attributes and capacity as plain values: ``{"model": "l4"}``, ``{"memory":
     "24Gi"}``."""
     return {
-        "attributes": {k: _attr_value(a) for k, a in device.attributes},
+        "attributes": {k: a.value for k, a in device.attributes},
         "capacity": dict(device.capacity),
     }
 
@@ -237,11 +237,14 @@ def score_detail(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, An
                             "subrequest": sub.name,
                             "index": j,
                             "of": len(req.first_available),
-                            "points": _MAX_SUBREQUESTS - j,
+                            "points": FIRST_AVAILABLE_MAX_SIZE - j,
                         }
                     )
     if terms:
-        formula = " + ".join(f"(8 − {t['index']})" for t in terms) + f" = {value}"
+        formula = (
+            " + ".join(f"({FIRST_AVAILABLE_MAX_SIZE} − {t['index']})" for t in terms)
+            + f" = {value}"
+        )
         text = "; ".join(
             f"{t['claim']} request {t['request']} is served by its subrequest {t['subrequest']} "
             f"(#{t['index']} of {t['of']}): {t['points']}"
