@@ -350,6 +350,14 @@
   });
   if (panel) $("explain-close").addEventListener("click", close);
 
+  // The filter matrix's verdicts and "·" cells take the focus too (Enter explains them); the
+  // matrix is redrawn by run.js, so each redraw is given its tab stops.
+  const matrixBody = document.querySelector("#filter-matrix tbody");
+  function focusable() {
+    matrixBody.querySelectorAll("td.verdict, td.cell-none").forEach((td) => { if (!td.hasAttribute("tabindex")) td.tabIndex = 0; });
+  }
+  if (matrixBody) { new MutationObserver(focusable).observe(matrixBody, { childList: true }); focusable(); }
+
   // -- PreScore, NormalizeScore and preemption sections ---------------------------------------
 
   function renderPreScore(d) {

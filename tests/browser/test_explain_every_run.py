@@ -290,3 +290,13 @@ def test_a_node_filter_never_reached_says_why(small, django_user_model):
     assert why.startswith("Why not evaluated: The cycle ended with an Error before Filter")
     assert "MyFilter" in why
     _shot(driver, "explain-not-evaluated.png")
+
+    # From the keyboard too: Escape closes the panel and gives the verdict the focus back,
+    # Enter on it explains it again.
+    from selenium.webdriver.common.keys import Keys
+
+    _css(driver, "#explain-panel").send_keys(Keys.ESCAPE)
+    _wait(driver, lambda d: not _css(d, "#explain-panel").is_displayed())
+    assert driver.switch_to.active_element.get_attribute("class") == "verdict"
+    driver.switch_to.active_element.send_keys(Keys.ENTER)
+    _wait(driver, lambda d: _text(d, f"{SHOWN} .explain-why") == why)
