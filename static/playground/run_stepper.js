@@ -414,16 +414,21 @@
     // Scrolled down to the sections, the bar is pinned and slim (the diagram without its titles,
     // the step's sentence on two lines): the section in view gets the screen. The explanation
     // opens on demand ("explain", or x) and stays open for the following steps.
-    // The page keeps the bar's whole height in its flow while the bar is pinned and slim (a
-    // margin takes up the difference), so pinning moves nothing below it, and a page scrolled to
-    // its end cannot flip the bar between pinned and not.
+    // Near the page's end, pinning the slim bar would shorten the page under a scroll position
+    // it no longer allows: the browser would scroll back, unpin the bar, and so on. There the
+    // page keeps the bar's whole height in its flow (a margin takes up the difference); elsewhere
+    // no blank space is left under the bar.
     let wholeHeight = 0;
-    function keepFlow() {
+    function roomBelow() {
+      return document.documentElement.scrollHeight - window.innerHeight - window.scrollY;
+    }
+    function keepFlow(below) {
       const bar = $("stepper");
+      const room = below === undefined ? roomBelow() : below;
       bar.style.marginBottom = "";
       if (!bar.classList.contains("stuck")) { wholeHeight = bar.offsetHeight; return; }
       const spare = wholeHeight - bar.offsetHeight;
-      if (spare > 0) bar.style.marginBottom = `calc(.6rem + ${spare}px)`;
+      if (spare > 0 && room < spare + 8) bar.style.marginBottom = `calc(.6rem + ${spare}px)`;
     }
 
     function wirePinned() {
@@ -436,8 +441,9 @@
           const stuck = !entry.isIntersecting && entry.boundingClientRect.top < 1;
           if (stuck === bar.classList.contains("stuck")) return;
           if (stuck) wholeHeight = bar.offsetHeight;
+          const below = roomBelow(); // measured with the bar at its whole height
           bar.classList.toggle("stuck", stuck);
-          keepFlow();
+          keepFlow(below);
         }, { rootMargin: "-1px 0px 0px 0px" }).observe(sentinel);
       }
       $("step-explain").addEventListener("click", toggleExplained);
