@@ -49,7 +49,7 @@ def column_shades(z: list[list[int | None]]) -> tuple[list[list[float | None]], 
     shades: list[list[float | None]] = [[None] * columns for _ in z]
     constant: list[bool] = []
     for j in range(columns):
-        values = [row[j] for row in z if row[j] is not None]
+        values = [v for v in (row[j] for row in z) if v is not None]
         low, high = (min(values), max(values)) if values else (0, 0)
         constant.append(len(values) > 1 and low == high)
         for i, row in enumerate(z):
