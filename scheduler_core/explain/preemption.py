@@ -177,7 +177,7 @@ def _victim(p: Pod, violates: bool) -> dict[str, Any]:
 
 def _show(v: object) -> str:
     if isinstance(v, str):
-        return "not started" if v == "\uffff" else v
+        return "now (no status.startTime)" if v == "\uffff" else v
     return str(v)
 
 
