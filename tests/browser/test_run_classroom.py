@@ -173,9 +173,14 @@ def test_presenter_mode_scales_the_charts_and_fits_score_with_its_total(page):
         total = driver.find_element("css selector", "#score-table thead th.total")
         assert _js(driver, "return RunReveal.onTop(arguments[0]);", total)
         driver.save_screenshot(str(ARTIFACTS / "classroom-scoring-presenter-score-1280x800.png"))
-        # Another page does not inherit it; this run page, reloaded, does.
-        page.open("/lessons/")
-        assert "presenter" not in _js(driver, "return document.body.className;")
+        # The same run framed by its lesson does not inherit it; this run page, reloaded, does.
+        page.open("/lessons/scoring/")
+        driver.switch_to.frame(driver.find_element("css selector", "#run-frame"))
+        try:
+            _wait(driver, lambda d: _js(d, "return !!(window.runState && runState.detail);"))
+            assert "presenter" not in _js(driver, "return document.body.className;")
+        finally:
+            driver.switch_to.default_content()
         driver.get(src)
         _wait(driver, lambda d: _js(d, "return document.body.classList.contains('presenter');"))
     finally:
