@@ -61,11 +61,12 @@ def explain_score(ctx: CycleContext, plugin: str, node: str) -> Explanation:
         )
     ni = ctx.scored_info(node)
     fn = _EXPLAINERS.get(plugin)
+    inputs: dict[str, Any]
     if fn is None and is_custom(pl):
         inputs, formula, value, text = custom_score(ctx, pl, ni)
     elif fn is None:
         value, _ = pl.score(ctx.state, ctx.pod, ni)
-        inputs: dict[str, Any] = {}
+        inputs = {}
         formula, text = f"Score = {value}", f"{plugin}'s Score gave {node} {value}."
     else:
         inputs, formula, value, text = fn(ctx, pl, ni)
