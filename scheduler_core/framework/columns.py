@@ -345,12 +345,41 @@ class LabelColumn:
         """
         out = np.full(len(self.values) + 1, default, dtype=dtype)
         out[0] = missing
+        if len(per_value) > len(self.values):  # e.g. a column over one node: walk the column
+            get = per_value.get
+            for j, value in enumerate(self.values, 1):
+                v = get(value)
+                if v is not None:
+                    out[j] = v
+            return out
         index = self.index
         for value, v in per_value.items():
-            j = index.get(value)
-            if j is not None:
-                out[j + 1] = v
+            at = index.get(value)
+            if at is not None:
+                out[at + 1] = v
         return out
+
+    def read(self, per_value: Mapping[str, int], ids: Array) -> Array:
+        """Each node's number in ``per_value`` (0 when its value is not there or it lacks the
+        label), as int64: ``table(per_value, 0, 0, np.int64)[ids + 1]``, read directly for one
+        node (preemption filters its node copies one at a time)."""
+        if ids.ndim == 0:  # a batch of one's lane (label_lanes): a number
+            return per_value.get(self.values[ids], 0) if ids >= 0 else 0
+        if len(ids) == 1:
+            i = int(ids[0])
+            return np.array((per_value.get(self.values[i], 0) if i >= 0 else 0,), dtype=np.int64)
+        return self.table(per_value, 0, 0, np.int64)[ids + 1]
+
+    @classmethod
+    def of_one(cls, key: str, node_info: NodeInfo) -> LabelColumn:
+        """The column over one node, its id a numpy scalar (see label_lanes)."""
+        column = cls.__new__(cls)
+        value = node_info.node.labels.get(key)
+        column.key = key
+        column.values = [] if value is None else [value]
+        column.index = {} if value is None else {value: 0}
+        column.ids = _ONE_NODE_IDS[value is not None]
+        return column
 
 
 class _IndexCache:
@@ -467,9 +496,42 @@ class NodeMasks:
         return self._each(lambda ni: term.matches(ni.node.labels, ni.node.name))
 
     def _each(self, predicate: Callable[[NodeInfo], bool]) -> Array:
-        if len(self.nodes) == 1:  # a per-node call: a one-element array, built cheaply
-            return np.array((predicate(self.nodes[0]),))
+        if len(self.nodes) == 1:  # a per-node call: lanes (a numpy scalar), built cheaply
+            return np.bool_(predicate(self.nodes[0]))
         return np.fromiter(map(predicate, self.nodes), dtype=bool, count=len(self.nodes))
+
+
+# A lone node's label id: -1 without the label, else 0 (its column's only value).
+_ONE_NODE_IDS: Final = (np.intp(-1), np.intp(0))
+
+
+def lanes(n: int, value: bool) -> Array:
+    """A bool per node of a batch of ``n``, all ``value``: an array, or for a batch of one (a
+    per-node call) a numpy scalar, which the same operators combine at a fraction of the cost.
+    A rule written over lanes reads its verdicts with true_rows."""
+    return np.bool_(value) if n == 1 else np.full(n, value, dtype=bool)
+
+
+def true_rows(mask: Array) -> list[int]:
+    """The positions where ``mask`` (lanes, an array aligned with a batch) is true."""
+    if mask.size == 1:  # a batch of one
+        return [0] if mask.item() else []
+    return np.flatnonzero(mask).tolist()
+
+
+def label_lanes(nodes: Sequence[NodeInfo], key: str) -> tuple[LabelColumn, Array]:
+    """label_ids as lanes: for a batch of one the node's id is a numpy scalar (read straight
+    from its labels or the snapshot's column), which ``column.read`` and comparisons take as
+    they take the array."""
+    if len(nodes) != 1:
+        return label_ids(nodes, key)
+    ni = nodes[0]
+    cols = ni.columns
+    if cols is None:
+        column = LabelColumn.of_one(key, ni)
+        return column, column.ids
+    column = cols.label(key)
+    return column, column.ids[ni.index]
 
 
 def label_ids(nodes: Sequence[NodeInfo], key: str) -> tuple[LabelColumn, Array]:

@@ -13,7 +13,15 @@ from typing import Any
 import numpy as np
 
 from scheduler_core.api import Pod
-from scheduler_core.framework.columns import Array, NodeColumns, columns_of, label_ids
+from scheduler_core.framework.columns import (
+    Array,
+    NodeColumns,
+    columns_of,
+    label_ids,
+    label_lanes,
+    lanes,
+    true_rows,
+)
 from scheduler_core.framework.status import (
     Status,
 )
@@ -198,22 +206,22 @@ def filter_nodes(s: PreFilterState, nodes: Sequence[NodeInfo]) -> dict[int, Stat
     and a matching pod in each domain, unless no pod matches anywhere and the pod matches its
     own terms), then its required anti-affinity, then the existing pods' anti-affinity; the
     first that fails decides a node's status. Read through label columns (the snapshot's, or
-    built over the nodes given)."""
+    built over the nodes given), as lanes (a per-node call's are scalars)."""
     n = len(nodes)
     out: dict[int, Status] = {}
-    rejected = np.zeros(n, dtype=bool)
+    rejected = lanes(n, False)
     if s.affinity_terms:
-        has_keys = np.ones(n, dtype=bool)
-        pods_exist = np.ones(n, dtype=bool)
+        has_keys = lanes(n, True)
+        pods_exist = lanes(n, True)
         for t in s.affinity_terms:
-            column, ids = label_ids(nodes, t.topology_key)
+            column, ids = label_lanes(nodes, t.topology_key)
             has_keys &= ids >= 0
             counts = s.affinity.by_key.get(t.topology_key, NO_COUNTS)
-            pods_exist &= column.table(counts, 0, 0, np.int64)[ids + 1] > 0
+            pods_exist &= column.read(counts, ids) > 0
         # With no matching pod anywhere, a pod matching its own terms may start the group.
         starts_group = s.affinity.size == 0 and s.matches_own_affinity
         rejected = ~(has_keys if starts_group else has_keys & pods_exist)
-        out.update(dict.fromkeys(np.flatnonzero(rejected).tolist(), AFFINITY_NOT_MATCH))
+        out.update(dict.fromkeys(true_rows(rejected), AFFINITY_NOT_MATCH))
     anti = s.anti_affinity.by_key
     for status, terms in (
         (
@@ -226,12 +234,12 @@ def filter_nodes(s: PreFilterState, nodes: Sequence[NodeInfo]) -> dict[int, Stat
     ):
         if not terms:
             continue
-        hit = np.zeros(n, dtype=bool)
+        hit = lanes(n, False)
         for key, counts in terms:
-            column, ids = label_ids(nodes, key)
-            hit |= column.table(counts, 0, 0, np.int64)[ids + 1] > 0
+            column, ids = label_lanes(nodes, key)
+            hit |= column.read(counts, ids) > 0
         hit &= ~rejected
-        out.update(dict.fromkeys(np.flatnonzero(hit).tolist(), status))
+        out.update(dict.fromkeys(true_rows(hit), status))
         rejected |= hit
     return out
 
@@ -242,7 +250,7 @@ def score_nodes(s: PreScoreState, nodes: Sequence[NodeInfo]) -> Any:
     acc = np.zeros(len(nodes), dtype=np.int64)
     for key, values in s.topology_score.items():
         column, ids = label_ids(nodes, key)
-        acc += column.table(values, 0, 0, np.int64)[ids + 1]
+        acc += column.read(values, ids)
     return acc
 
 

@@ -11,7 +11,7 @@ from typing import Any, Final
 import numpy as np
 
 from scheduler_core.api import Node, Pod
-from scheduler_core.framework.columns import NodeMasks
+from scheduler_core.framework.columns import NodeMasks, lanes, true_rows
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
@@ -138,7 +138,7 @@ class NodeAffinity:
         """The profile's addedAffinity first (its own reason), then the pod's nodeSelector and
         required node affinity (computed here when PreFilter did not run)."""
         masks = NodeMasks(nodes)
-        enforced = np.zeros(len(nodes), dtype=bool)
+        enforced = lanes(len(nodes), False)
         if self.added_node_selector is not None:
             enforced = ~masks.node_selector(self.added_node_selector)
         s = state.get(_PRE_FILTER_KEY)
@@ -148,8 +148,8 @@ class NodeAffinity:
             ok &= masks.selector(req.selector)
         if req.affinity is not None:
             ok &= masks.node_selector(req.affinity)
-        out = dict.fromkeys(np.flatnonzero(enforced).tolist(), _ENFORCED)
-        out.update(dict.fromkeys(np.flatnonzero(~ok & ~enforced).tolist(), _NOT_MATCHED))
+        out = dict.fromkeys(true_rows(enforced), _ENFORCED)
+        out.update(dict.fromkeys(true_rows(~ok & ~enforced), _NOT_MATCHED))
         return out
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:

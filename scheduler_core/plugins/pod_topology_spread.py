@@ -19,7 +19,14 @@ import numpy as np
 
 from scheduler_core.api import HOSTNAME_LABEL, Pod
 from scheduler_core.config.types import SYSTEM_DEFAULTING, PluginArgs, PodTopologySpreadArgs
-from scheduler_core.framework.columns import columns_of, label_ids, names_of
+from scheduler_core.framework.columns import (
+    columns_of,
+    label_ids,
+    label_lanes,
+    lanes,
+    names_of,
+    true_rows,
+)
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import (
@@ -250,16 +257,16 @@ class PodTopologySpread:
         if not isinstance(s, _PreFilterState):
             return dict.fromkeys(range(len(nodes)), _STATUS_NO_PRE_FILTER_STATE)
         out: dict[int, Status] = {}
-        undecided = np.ones(len(nodes), dtype=bool)
+        undecided = lanes(len(nodes), True)
         for key, max_skew, min_domains, self_match, counts, paths in s.checks:
             # Fewer domains than minDomains: the global minimum counts as 0.
             min_match = paths.num0 if len(counts) >= min_domains else 0
-            column, ids = label_ids(nodes, key)
+            column, ids = label_lanes(nodes, key)
             missing = undecided & (ids < 0)
-            matching = column.table(counts, 0, 0, np.int64)[ids + 1]
+            matching = column.read(counts, ids)
             skewed = undecided & ~missing & (matching + self_match - min_match > max_skew)
-            out.update(dict.fromkeys(np.flatnonzero(missing).tolist(), _STATUS_LABEL_MISSING))
-            out.update(dict.fromkeys(np.flatnonzero(skewed).tolist(), _STATUS_SKEW))
+            out.update(dict.fromkeys(true_rows(missing), _STATUS_LABEL_MISSING))
+            out.update(dict.fromkeys(true_rows(skewed), _STATUS_SKEW))
             undecided &= ~(missing | skewed)
         return out
 
@@ -431,7 +438,7 @@ def _scores(state: CycleState, nodes: Sequence[NodeInfo]) -> tuple[list[int], li
             if unknown.any():  # PreScore counted every feasible node's domain
                 node = names[int(np.flatnonzero(unknown)[0])]
                 return [0] * len(nodes), [], error(f"no pod count for node {node}'s domain")
-            cnt = column.table(s.counts[i], 0, 0, np.int64)[ids + 1]
+            cnt = column.read(s.counts[i], ids)
         term = cnt.astype(np.float64) * s.weights[i] + float(c.max_skew - 1)
         total = np.where(present, total + term, total)
     rounded = go_round_array(total)
