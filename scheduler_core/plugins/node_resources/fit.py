@@ -153,6 +153,16 @@ class _Check(NamedTuple):
     can_exceed: bool  # whether the request can exceed the whole capacity (pods: never)
 
 
+# What a node's pods use of each base resource and its capacity (pods, cpu, memory,
+# ephemeral-storage), read node by node where there are no columns.
+_BASE_AMOUNTS: Final[tuple[tuple[Callable[[NodeInfo], int], Callable[[NodeInfo], int]], ...]] = (
+    (lambda ni: len(ni.pods), lambda ni: ni.allocatable.allowed_pod_number),
+    (lambda ni: ni.requested.milli_cpu, lambda ni: ni.allocatable.milli_cpu),
+    (lambda ni: ni.requested.memory, lambda ni: ni.allocatable.memory),
+    (lambda ni: ni.requested.ephemeral_storage, lambda ni: ni.allocatable.ephemeral_storage),
+)
+
+
 def _checks(request: _PreFilterState, nodes: Sequence[NodeInfo]) -> list[_Check]:
     """fitsRequest's checks in upstream order: pods, then cpu, memory and ephemeral-storage
     (when requested) and the scalar resources. A request does not fit where it exceeds what
@@ -173,15 +183,7 @@ def _checks(request: _PreFilterState, nodes: Sequence[NodeInfo]) -> list[_Check]
                 columns if whole else (columns[0][idx], columns[1][idx], columns[2][idx])
             )
     else:  # one node without columns (a preemption copy) reads Python ints: no arrays
-        for read_used, read_capacity in (
-            (lambda ni: len(ni.pods), lambda ni: ni.allocatable.allowed_pod_number),
-            (lambda ni: ni.requested.milli_cpu, lambda ni: ni.allocatable.milli_cpu),
-            (lambda ni: ni.requested.memory, lambda ni: ni.allocatable.memory),
-            (
-                lambda ni: ni.requested.ephemeral_storage,
-                lambda ni: ni.allocatable.ephemeral_storage,
-            ),
-        ):
+        for read_used, read_capacity in _BASE_AMOUNTS:
             used, capacity = _each(nodes, read_used), _each(nodes, read_capacity)
             amounts.append((used, capacity, capacity - used))
     wanted = [
