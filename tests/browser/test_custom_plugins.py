@@ -108,6 +108,10 @@ def test_paste_a_v1beta1_file_into_the_editor_and_get_v1_with_changes(site):  # 
     _submit(driver, "#save")
     config = Profile.objects.get(name="from v1beta1").config
     assert config["apiVersion"] == "kubescheduler.config.k8s.io/v1"
+    # v1beta3 raised three default weights; the v1beta1 file meant them at 1, so they stay 1.
     assert config["profiles"][0]["plugins"]["score"]["enabled"] == [
-        {"name": "NodeResourcesFit", "weight": 5}
+        {"name": "NodeResourcesFit", "weight": 5},
+        {"name": "InterPodAffinity", "weight": 1},
+        {"name": "NodeAffinity", "weight": 1},
+        {"name": "TaintToleration", "weight": 1},
     ]
