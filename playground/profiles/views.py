@@ -139,7 +139,7 @@ def _profile_page(request: HttpRequest, profile: Any) -> HttpResponse:
                         f"Converted from {top.migration.source}: "
                         + "; ".join(top.migration.changes or ("no changes",)),
                     )
-                messages.success(request, f"Saved profile {saved.name}.")
+                messages.success(request, f"Saved scheduler configuration {saved.name}.")
                 return redirect("playground:profile", pk=saved.pk)
             _apply_problems(_place_problems(config, result, top, entries), top, entries)
     else:
