@@ -64,4 +64,29 @@ def run_explanations(
             return [explain_selection(ctx)]
         return [explain_preemption(ctx)]
 
-    return replay_to_cycle(run, cycle, explain)
+    found = replay_to_cycle(run, cycle, explain)
+    _note_bind_times(run, found)
+    return found
+
+
+def _note_bind_times(run: Run, found: list[Explanation]) -> None:
+    """A preemption's victims with the simulated time the run bound them, when it did: a pod
+    has no status.startTime in a simulation, so upstream's criteria count it as started now,
+    and the time it has run in the run is what a reader wants beside that."""
+    victims = [
+        v
+        for e in found
+        if e.get("point") == "PostFilter"
+        for c in (e.get("inputs") or {}).get("candidates") or []
+        for v in c.get("victims") or []
+    ]
+    if not victims:
+        return
+    bound = {
+        e["pod"]: e.get("time")
+        for e in selectors.run_events(run=run)
+        if e["type"] == "Bind" and e.get("code") == "Success"
+    }
+    for v in victims:
+        v["boundAt"] = bound.get(v["pod"])
+

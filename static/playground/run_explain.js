@@ -387,6 +387,16 @@
     });
   }
 
+  // A victim's start: its status.startTime, or where it came from (a simulation starts no
+  // container, so a pod has none and upstream's criteria count it as started now).
+  function startedText(v) {
+    if (v.startTime) return `started ${v.startTime}`;
+    const since = typeof v.boundAt === "number"
+      ? `running since t=${v.boundAt.toFixed(1)} s of this run (bound by it)`
+      : "running since before the run";
+    return `${since}; no status.startTime, so the criteria count it as started now`;
+  }
+
   function preemptionNode(e) {
     const inputs = e.inputs || {};
     const chosen = e.value && e.value.nominatedNode;
@@ -405,7 +415,7 @@
           el("td", {}, c.pdbViolations),
           el("td", {}, c.victims.length ? el("ul", { class: "victims" }, c.victims.map((v) => el("li", { "data-pod": v.pod },
             v.pod, ": priority ", el("span", { class: "priority" }, v.priority),
-            `, started ${v.startTime || "— no status.startTime, so it counts as started now (the latest)"}, PDB violated: ${v.violatesPDB ? "yes" : "no"}`))) : "none"))))));
+            `, ${startedText(v)}, PDB violated: ${v.violatesPDB ? "yes" : "no"}`))) : "none"))))));
     }
     if (selection.length) {
       // selectVictimsOnNode on the chosen node: why these victims and not the others.

@@ -200,3 +200,28 @@ def test_an_extender_is_never_asked_again_to_explain(
         assert [e["value"] for e in body["explanations"]] == [7, 70, 140]
         assert len(srv.verbs()) == asked, "an explanation asked the extender again"
         _placements_replayed(run)
+
+
+def test_a_victim_bound_by_the_run_shows_when(client, user, django_capture_on_commit_callbacks):
+    cluster = services.cluster_create(owner=user, name="one node")
+    objects = [make_node("n1", cpu="2"), make_pod("low", cpu="2")]
+    services.cluster_import_yaml(cluster=cluster, user=user, text=yaml.safe_dump_all(objects))
+    high = make_pod("high", cpu="2", priority=1000)
+    profile = profile_services.profile_create(
+        owner=user, name="default", config={"profiles": [{"schedulerName": "default-scheduler"}]}
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        run = runs.run_start(
+            user=user,
+            cluster=cluster,
+            profile=profile,
+            script=parse_script([{"after_cycle": 1, "add_pod": high}]),
+        )
+    run.refresh_from_db()
+    assert run.status == Run.Status.SUCCEEDED, run.error_message
+    client.force_login(user)
+    body = _explain(client, run, 2).json()
+    [preemption] = body["explanations"]
+    [victim] = [v for c in preemption["inputs"]["candidates"] for v in c["victims"]]
+    assert victim["pod"] == "default/low"
+    assert victim["startTime"] is None and victim["boundAt"] == 0.0
