@@ -203,9 +203,30 @@ _KNOWN_FIELDS: Final[dict[str, frozenset[str]]] = {
 LINE_NUMBERS_UP_TO: Final = 1_000_000
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class _Loader(BoundedLoader):
     """The bounded SafeLoader without the timestamp type: timestamps stay strings, as JSON."""
 
+    def construct_yaml_str(self, node: yaml.ScalarNode) -> str:
+        """A string, with JSON's escapes of an astral character (\\ud83d\\udca5, which PyYAML
+        keeps as two UTF-16 halves that nothing can store) joined; a lone half is refused."""
+        value = str(super().construct_yaml_str(node))
+        if not _SURROGATE.search(value):
+            return value
+        try:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16")
+        except UnicodeDecodeError:
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                "a \\u escape names half a character (a UTF-16 surrogate without its pair)",
+                node.start_mark,
+            ) from None
+
+
+_Loader.add_constructor("tag:yaml.org,2002:str", _Loader.construct_yaml_str)
 
 _Loader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
