@@ -437,7 +437,9 @@ def extender_priorities(
     """(extender name, weight, host -> raw score) of every interested extender that answered,
     in configuration order. A host listed twice adds up, as upstream's combinedScores does;
     the raw scores are the extender's own 0-MaxExtenderPriority values, before the weight and
-    the EXTENDER_SCORE_SCALE that bring them to the node score range.
+    the EXTENDER_SCORE_SCALE that bring them to the node score range. A failing extender gives
+    no scores (errors are ignored, as upstream). Upstream calls the extenders concurrently;
+    here they are called, and listed, in configuration order.
     """
     out: list[tuple[str, int, dict[str, int]]] = []
     if not nodes:
@@ -459,25 +461,13 @@ def extender_priorities(
 def extender_scores(
     extenders: Sequence[HTTPExtender], pod: Pod, nodes: Sequence[NodeInfo]
 ) -> dict[str, list[tuple[str, int]]]:
-    """Node name -> [(extender name, scaled score)] from every interested extender.
-
-    Each listed host gets ``score * weight * EXTENDER_SCORE_SCALE``; a failing extender gives
-    no scores (errors are ignored, as upstream). Upstream calls the extenders concurrently and
-    appends in completion order; here they are called, and listed, in configuration order. The
-    caller adds the sum to the total of each of its nodes that appears here.
-    """
+    """Node name -> [(extender name, scaled score)]: ``extender_priorities`` with each raw
+    score brought to the node score range (``score * weight * EXTENDER_SCORE_SCALE``), what
+    the caller adds to the total of each of its nodes that appears here."""
     out: dict[str, list[tuple[str, int]]] = {}
-    if not nodes:
-        return out
-    for ext in extenders:
-        if not ext.is_interested(pod):
-            continue
-        try:
-            listed, weight = ext.prioritize(pod, nodes)
-        except ExtenderError:
-            continue
-        for host, score in listed:
-            out.setdefault(host, []).append((ext.name, score * weight * EXTENDER_SCORE_SCALE))
+    for name, weight, raw in extender_priorities(extenders, pod, nodes):
+        for host, score in raw.items():
+            out.setdefault(host, []).append((name, score * weight * EXTENDER_SCORE_SCALE))
     return out
 
 
