@@ -7,7 +7,7 @@ are decoded as Go's encoding/json would: keys match field names case-insensitive
 are ignored, null leaves the zero value, and a value of the wrong type is an error.
 
 How the scheduler drives its extenders is here too, as module functions the cycle calls:
-find_nodes_that_pass_extenders and extender_scores (schedule_one.go: sequential filtering, the
+find_nodes_that_pass_extenders and extender_priorities (schedule_one.go: sequential filtering, the
 ignorable flag, scores scaled by weight * MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY),
 call_extenders_for_preemption (preemption.go callExtenders) and bind_with_extenders
 (extendersBinding).
@@ -455,19 +455,6 @@ def extender_priorities(
         for host, score in listed:
             raw[host] = raw.get(host, 0) + score
         out.append((ext.name, weight, raw))
-    return out
-
-
-def extender_scores(
-    extenders: Sequence[HTTPExtender], pod: Pod, nodes: Sequence[NodeInfo]
-) -> dict[str, list[tuple[str, int]]]:
-    """Node name -> [(extender name, scaled score)]: ``extender_priorities`` with each raw
-    score brought to the node score range (``score * weight * EXTENDER_SCORE_SCALE``), what
-    the caller adds to the total of each of its nodes that appears here."""
-    out: dict[str, list[tuple[str, int]]] = {}
-    for name, weight, raw in extender_priorities(extenders, pod, nodes):
-        for host, score in raw.items():
-            out.setdefault(host, []).append((name, score * weight * EXTENDER_SCORE_SCALE))
     return out
 
 

@@ -15,6 +15,7 @@ steps of the loop; extender answers are consumed in the order they were given, p
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict, deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
@@ -48,8 +49,6 @@ class TapeMismatch(SchedulerCoreError):
 def apply_command(sched: Scheduler, kind: str, pod: str, plugin: str, message: str) -> str:
     """Carry out a user's command on the engine; returns what it did ("allowed", ...)."""
     if kind == "change":
-        import json
-
         try:
             [step] = parse_script([json.loads(message)])
             apply_step(sched, step)

@@ -28,7 +28,7 @@ from scheduler_core.extender import (
     HTTPExtender,
     bind_with_extenders,
     call_extenders_for_preemption,
-    extender_scores,
+    extender_priorities,
     extenders_from_config,
     find_nodes_that_pass_extenders,
     ignored_extended_resources,
@@ -306,7 +306,7 @@ def test_prioritize_null_reply_is_empty(server: ExtenderServer) -> None:
     assert _ext(server, prioritize_verb="p", weight=1).prioritize(_pod(), _infos("n1")) == ([], 1)
 
 
-def test_extender_scores_scaled_by_weight_and_range(server: ExtenderServer) -> None:
+def test_extender_priorities_keep_raw_scores_and_weights_in_order(server: ExtenderServer) -> None:
     server.behaviour.priorities = {"n1": 10, "n2": 4}
     with ExtenderServer(priorities={"n2": 1}) as other:
         exts = [
@@ -320,12 +320,12 @@ def test_extender_scores_scaled_by_weight_and_range(server: ExtenderServer) -> N
                 managed_resources=(ExtenderManagedResource(GPU),),
             ),  # not interested
         ]
-        got = extender_scores(exts, _pod(), _infos("n1", "n2"))
+        got = extender_priorities(exts, _pod(), _infos("n1", "n2"))
+    # The failing extender gives nothing and the uninterested one is not asked.
+    assert got == [(server.url, 3, {"n1": 10, "n2": 4}), (other.url, 1, {"n1": 0, "n2": 1})]
+    # What joins a node's total: raw x weight x (MaxNodeScore / MaxExtenderPriority).
     assert EXTENDER_SCORE_SCALE == 10
-    assert got == {
-        "n1": [(server.url, 300), (other.url, 0)],
-        "n2": [(server.url, 120), (other.url, 10)],
-    }
+    assert [raw["n1"] * w * EXTENDER_SCORE_SCALE for _, w, raw in got] == [300, 0]
 
 
 # --- preemption ---------------------------------------------------------------------------
