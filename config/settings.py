@@ -248,7 +248,16 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "playground:home"
 LOGOUT_REDIRECT_URL = "playground:home"
 
-LANGUAGE_CODE = "en-us"
+# English is the source language and the default; Simplified Chinese is the second. Each area keeps
+# its own catalog (makemessages puts a file's strings in the first of these whose parent holds it):
+# the web app's Python, the engine's explanations, and the rest (templates and JavaScript).
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [
+    BASE_DIR / "playground" / "locale",
+    BASE_DIR / "scheduler_core" / "locale",
+    BASE_DIR / "locale",
+]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
