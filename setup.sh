@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-APT_PACKAGES="redis-server postgresql chromium chromium-driver"
+APT_PACKAGES="redis-server postgresql chromium chromium-driver gettext"
 if [ -z "${SKIP_APT:-}" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
   missing=""
   for p in $APT_PACKAGES; do
@@ -25,6 +25,12 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
+# The translations' .mo files are build output (msgfmt, from Debian's gettext).
+if [ -f manage.py ] && command -v msgfmt >/dev/null; then
+  .venv/bin/python manage.py compilemessages --ignore=.venv --ignore=node_modules >/dev/null
+elif [ -f manage.py ]; then
+  echo "setup: msgfmt is missing (apt-get install gettext): the pages stay in English" >&2
+fi
 if [ -f manage.py ]; then
   .venv/bin/python manage.py migrate --noinput >/dev/null
 fi

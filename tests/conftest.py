@@ -117,6 +117,27 @@ if os.environ.get("TEST_DB") == "postgres":
         del connections["default"]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _compiled_translations():
+    """Compile each translation catalog whose .mo is missing or older than its .po."""
+    root = Path(__file__).resolve().parent.parent
+    compiled = False
+    for po in (*root.glob("locale/*/LC_MESSAGES/*.po"), *root.glob("*/locale/*/LC_MESSAGES/*.po")):
+        mo = po.with_suffix(".mo")
+        if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
+            continue
+        # Written aside then renamed: test runs in the same tree may compile at the same time.
+        part = mo.with_name(f"{mo.name}.{os.getpid()}")
+        subprocess.run(["msgfmt", "--check-format", "-o", str(part), str(po)], check=True)
+        part.replace(mo)
+        compiled = True
+    if compiled and "django.utils.translation.trans_real" in sys.modules:
+        from django.utils.translation import trans_real
+
+        trans_real._translations = {}  # catalogs read before this point are read again
+        trans_real._default = None
+
+
 @pytest.fixture
 def user(django_user_model):
     return django_user_model.objects.create_user("alice", password="pw-alice-123")
