@@ -6,7 +6,7 @@ them so the score mode changes without a request.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 SCORE_MODES: Final = ("raw", "normalized", "weighted")
@@ -29,11 +29,21 @@ HEAT_COLORSCALE: Final = (
 SAME_EVERYWHERE: Final = "same on every node"
 
 
-def heat_label(plugin: str, weight: int, *, constant: bool = False) -> str:
-    """A heatmap column's label: the plugin and its weight, or "off" where it does not score;
-    a column with one value on every node shown says so (it cannot decide between them)."""
-    label = f"{plugin} (×{weight})" if weight else f"{plugin} (off)"
-    return f"{label} · {SAME_EVERYWHERE}" if constant else label
+# A column with one value on every node shown is drawn in this grey, and named in a note above
+# the chart: written into its label, the words stood the labels upright and taller than the chart.
+SAME_COLOUR: Final = "#8a8a8a"
+
+
+def heat_label(plugin: str, weight: int) -> str:
+    """A heatmap column's label: the plugin and its weight, or "off" where it does not score."""
+    return f"{plugin} (×{weight})" if weight else f"{plugin} (off)"
+
+
+def same_note(plugins: Sequence[str]) -> str:
+    """The note above the heatmap naming the columns that cannot decide (empty when none)."""
+    if not plugins:
+        return ""
+    return f"In grey, {SAME_EVERYWHERE} shown, so they cannot decide here: {', '.join(plugins)}."
 
 
 def column_shades(z: list[list[int | None]]) -> tuple[list[list[float | None]], list[bool]]:
@@ -79,10 +89,12 @@ def score_heatmap(
     nodes = list(table["nodes"][:top_n])
     values = [list(row) for row in table["values"][mode][:top_n]]
     shades, constant = column_shades(values)
-    labels = [
-        heat_label(p, w, constant=c)
-        for p, w, c in zip(table["plugins"], table["weights"], constant, strict=True)
+    labels = [heat_label(p, w) for p, w in zip(table["plugins"], table["weights"], strict=True)]
+    ticks = [
+        f'<span style="color:{SAME_COLOUR}">{label}</span>' if same else label
+        for label, same in zip(labels, constant, strict=True)
     ]
+    same = [p for p, c in zip(table["plugins"], constant, strict=True) if c]
     return {
         "data": [
             {
@@ -115,12 +127,15 @@ def score_heatmap(
                 "automargin": True,
                 "side": "top",
                 "type": "category",
+                "tickvals": labels,
+                "ticktext": ticks,
                 # Level labels when they fit, else upright: a slant would cross its neighbours.
                 "autotickangles": [0, -90],
             },
             # Room for upright labels (about 7 px a character), so the cells keep theirs.
             "height": 90 + 26 * len(nodes) + 7 * max((len(x) for x in labels), default=0),
             "margin": {"t": 20, "l": 10, "r": 10, "b": 36},
+            "meta": {"same_everywhere": same, "note": same_note(same)},
         },
     }
 

@@ -13,6 +13,7 @@
     const HEAT_COLORSCALE = [[0, "#f7fbff"], [0.125, "#deebf7"], [0.25, "#c6dbef"], [0.375, "#9ecae1"], [0.5, "#6baed6"],
       [0.625, "#4292c6"], [0.75, "#2171b5"], [0.875, "#08519c"], [1, "#08306b"]];
     // Presenter mode draws the charts' text at the size of its tables' (run_stepper.css).
+    const SAME_COLOUR = "#8a8a8a"; // figures.SAME_COLOUR
     function fontSize() { return document.body.classList.contains("presenter") ? 18 : 12; }
 
     // Each column shaded between its own lowest and highest (figures.column_shades): plugins
@@ -40,10 +41,9 @@
       return $(id).clientWidth || Math.max(0, $("cycle-detail").clientWidth - 40);
     }
 
-    // A column's label on short lines (the name cut between its words, the weight, "same on
-    // every node"), for when the labels can lie level above their columns.
-    function labelLines(label) {
-      const [head, same] = label.split(" · ");
+    // A column's label on short lines (the name cut between its words, then the weight), for
+    // when the labels can lie level above their columns.
+    function labelLines(head) {
       const cut = head.indexOf(" (");
       const words = head.slice(0, cut).split(/(?=[A-Z][a-z])/);
       const lines = [];
@@ -55,7 +55,6 @@
       const weight = head.slice(cut);
       if ((lines[lines.length - 1] + weight).length <= 16) lines[lines.length - 1] += weight;
       else lines.push(weight.trim());
-      if (same) lines.push(same);
       return lines;
     }
 
@@ -64,7 +63,10 @@
       const nodes = t.nodes.slice(0, topN);
       const z = t.values[mode].slice(0, topN).map((row) => row.slice());
       const { shades, constant } = columnShades(z);
-      const labels = t.plugins.map((p, j) => (t.weights[j] ? `${p} (×${t.weights[j]})` : `${p} (off)`) + (constant[j] ? " · same on every node" : ""));
+      // A column equal on every node shown is drawn grey and named in the note above the chart
+      // (figures.same_note): written into its label, the words stood every label taller than the chart.
+      const labels = t.plugins.map((p, j) => (t.weights[j] ? `${p} (×${t.weights[j]})` : `${p} (off)`));
+      const same = t.plugins.filter((p, j) => constant[j]);
       const unit = mode === "raw" ? ": each plugin's own unit" : "";
       // Column labels above the cells, the title below them: the two never meet. Labels lie level
       // on short lines when each fits its column, else stand upright on one line, never slanted
@@ -78,9 +80,11 @@
       const longest = char * Math.max(0, ...labels.map((l) => l.length));
       const names = char * Math.max(0, ...nodes.map((n) => n.length));
       const level = width > 0 && widest + 12 < (width - names - 40) / Math.max(1, labels.length);
-      const xaxis = { automargin: true, side: "top", type: "category", autotickangles: level ? [0] : [-90] };
-      if (level) Object.assign(xaxis, { tickvals: labels, ticktext: lines.map((l) => l.join("<br>")) });
+      const grey = (text, j) => (constant[j] ? `<span style="color:${SAME_COLOUR}">${text}</span>` : text);
+      const xaxis = { automargin: true, side: "top", type: "category", autotickangles: level ? [0] : [-90], tickvals: labels,
+        ticktext: labels.map((l, j) => grey(level ? lines[j].join("<br>") : l, j)) };
       return {
+        same,
         data: [{ type: "heatmap", x: labels, y: nodes, z: shades, customdata: z, text: z.map((row) => row.map((v) => (v === null ? "" : String(v)))),
           texttemplate: "%{text}", hovertemplate: "%{y} · %{x}: %{text}<extra></extra>", colorscale: HEAT_COLORSCALE, zmin: 0, zmax: 1,
           showscale: false, textfont: { size } }],
@@ -129,6 +133,8 @@
       $("more-nodes").hidden = topN >= t.count;
       $("weights").textContent = "Weights: " + t.plugins.map((p, j) => `${p} ×${t.weights[j]}`).join(", ");
       const fig = heatmapFigure(t, state.mode, topN);
+      $("heatmap-same").textContent = fig.same.length
+        ? `In grey, same on every node shown, so they cannot decide here: ${fig.same.join(", ")}.` : "";
       Plotly.react("heatmap", fig.data, fig.layout, { displayModeBar: false, responsive: true });
       // The numbers as a paged table, sorted on the server by the column whose header was clicked:
       // each plugin's raw, normalized and weighted values side by side, then the weighted total.

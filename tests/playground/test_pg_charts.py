@@ -103,17 +103,24 @@ def test_heatmap_shades_each_column_apart_and_names_a_constant_one():
         "weights": [3, 1, 1],
         "values": {"weighted": [[300, 80, 0], [300, 60, 0], [300, 40, None]]},
     }
-    heat = charts.score_heatmap(table, mode="weighted")["data"][0]
+    fig = charts.score_heatmap(table, mode="weighted")
+    heat = fig["data"][0]
     assert heat["z"] == [[0.0, 1.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, None]]
-    assert heat["x"] == [
-        "TaintToleration (×3) · same on every node",
-        "NodeResourcesFit (×1)",
-        "ImageLocality (×1) · same on every node",
-    ]
+    # The labels stay short (the note would stand them upright, taller than the chart); the
+    # constant columns are grey and named in the note above the chart.
+    assert heat["x"] == ["TaintToleration (×3)", "NodeResourcesFit (×1)", "ImageLocality (×1)"]
+    ticks = fig["layout"]["xaxis"]["ticktext"]
+    assert "color:" in ticks[0] and "color:" in ticks[2] and ticks[1] == "NodeResourcesFit (×1)"
+    assert fig["layout"]["meta"]["same_everywhere"] == ["TaintToleration", "ImageLocality"]
+    assert fig["layout"]["meta"]["note"] == (
+        "In grey, same on every node shown, so they cannot decide here: "
+        "TaintToleration, ImageLocality."
+    )
     assert heat["text"][2] == ["300", "40", ""]
     # One node shown: nothing to compare, so no column is called the same everywhere.
-    one = charts.score_heatmap(table, mode="weighted", top_n=1)["data"][0]
-    assert one["x"][0] == "TaintToleration (×3)"
+    one = charts.score_heatmap(table, mode="weighted", top_n=1)
+    assert one["layout"]["xaxis"]["ticktext"][0] == "TaintToleration (×3)"
+    assert one["layout"]["meta"]["note"] == ""
 
 
 def test_raw_heatmap_says_each_column_keeps_its_plugins_unit(mixed):
