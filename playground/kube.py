@@ -10,6 +10,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from django.utils.translation import gettext
+
 _DNS1123_LABEL: Final = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS1123_SUBDOMAIN_RE: Final = re.compile(rf"^{_DNS1123_LABEL}(\.{_DNS1123_LABEL})*$")
 _QUALIFIED_NAME_RE: Final = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
@@ -20,7 +22,12 @@ NODE_OPERATORS: Final = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 
 
 class SyntaxProblem(ValueError):
-    """One line of a line-per-item field could not be understood."""
+    """One line of a line-per-item field could not be understood.
+
+    ``detail`` is the problem without its "line N: " prefix.
+    """
+
+    detail: str = ""
 
 
 def dns_subdomain_errors(name: str) -> list[str]:
@@ -98,8 +105,23 @@ def _lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def _problem(number: int, message: str) -> SyntaxProblem:
-    return SyntaxProblem(f"line {number}: {message}")
+def line_problem(number: int, message: str) -> SyntaxProblem:
+    problem = SyntaxProblem(
+        gettext("line %(line)s: %(problem)s") % {"line": number, "problem": message}
+    )
+    problem.detail = message
+    return problem
+
+
+def _key_error(key: str, message: str) -> dict[str, str]:
+    return {"key": repr(key), "error": message}
+
+
+def _bad_effect(effect: str) -> str:
+    return gettext("effect %(effect)s is not one of %(effects)s") % {
+        "effect": repr(effect),
+        "effects": ", ".join(TAINT_EFFECTS),
+    }
 
 
 def parse_key_values(text: str, *, labels: bool = True) -> dict[str, str]:
@@ -112,14 +134,22 @@ def parse_key_values(text: str, *, labels: bool = True) -> dict[str, str]:
             key, sep, value = item.partition("=")
             key, value = key.strip(), value.strip()
             if not sep:
-                raise _problem(number, f"{item!r} should be key=value")
+                raise line_problem(
+                    number, gettext("%(item)s should be key=value") % {"item": repr(item)}
+                )
             if labels:
                 for message in qualified_name_errors(key):
-                    raise _problem(number, f"key {key!r}: {message}")
+                    raise line_problem(
+                        number, gettext("key %(key)s: %(error)s") % _key_error(key, message)
+                    )
                 for message in label_value_errors(value):
-                    raise _problem(number, f"value {value!r}: {message}")
+                    raise line_problem(
+                        number,
+                        gettext("value %(value)s: %(error)s")
+                        % {"value": repr(value), "error": message},
+                    )
             if key in result:
-                raise _problem(number, f"key {key!r} is given twice")
+                raise line_problem(number, gettext("key %(key)s is given twice") % {"key": repr(key)})
             result[key] = value
     return result
 
@@ -134,19 +164,27 @@ def parse_taints(text: str) -> list[dict[str, str]]:
     for number, line in _lines(text):
         spec, sep, effect = line.rpartition(":")
         if not sep:
-            raise _problem(number, f"{line!r} should be key[=value]:Effect")
+            raise line_problem(
+                number, gettext("%(line)s should be key[=value]:Effect") % {"line": repr(line)}
+            )
         effect = effect.strip()
         if effect not in TAINT_EFFECTS:
-            raise _problem(number, f"effect {effect!r} is not one of {', '.join(TAINT_EFFECTS)}")
+            raise line_problem(number, _bad_effect(effect))
         key, has_value, value = spec.partition("=")
         key = key.strip()
         for message in qualified_name_errors(key):
-            raise _problem(number, f"taint key {key!r}: {message}")
+            raise line_problem(
+                number, gettext("taint key %(key)s: %(error)s") % _key_error(key, message)
+            )
         taint = {"key": key}
         if has_value:
             value = value.strip()
             for message in label_value_errors(value):
-                raise _problem(number, f"taint value {value!r}: {message}")
+                raise line_problem(
+                    number,
+                    gettext("taint value %(value)s: %(error)s")
+                    % {"value": repr(value), "error": message},
+                )
             taint["value"] = value
         taint["effect"] = effect
         taints.append(taint)
@@ -180,7 +218,10 @@ def parse_tolerations(text: str) -> list[dict[str, Any]]:
             key = key.strip()
             if key:
                 for message in qualified_name_errors(key):
-                    raise _problem(number, f"toleration key {key!r}: {message}")
+                    raise line_problem(
+                        number,
+                        gettext("toleration key %(key)s: %(error)s") % _key_error(key, message),
+                    )
                 toleration["key"] = key
             if has_value:
                 toleration["operator"] = "Equal"
@@ -190,17 +231,18 @@ def parse_tolerations(text: str) -> list[dict[str, Any]]:
             if sep:
                 effect = effect.strip()
                 if effect not in TAINT_EFFECTS:
-                    raise _problem(
-                        number, f"effect {effect!r} is not one of {', '.join(TAINT_EFFECTS)}"
-                    )
+                    raise line_problem(number, _bad_effect(effect))
                 toleration["effect"] = effect
         if tail:
             if toleration.get("effect") != "NoExecute":
-                raise _problem(number, "for=SECONDS only applies to the NoExecute effect")
+                raise line_problem(number, gettext("for=SECONDS only applies to the NoExecute effect"))
             try:
                 toleration["tolerationSeconds"] = int(tail.strip())
             except ValueError:
-                raise _problem(number, f"for={tail.strip()!r} is not a whole number") from None
+                raise line_problem(
+                    number,
+                    gettext("for=%(value)s is not a whole number") % {"value": repr(tail.strip())},
+                ) from None
         tolerations.append(toleration)
     return tolerations
 
@@ -247,8 +289,10 @@ def _parse_requirement(item: str, number: int, *, node: bool) -> dict[str, Any]:
         key, op, values_text = match.groups()
         values = [v.strip() for v in values_text.split(",") if v.strip()]
         if not values:
-            raise _problem(
-                number, f"{item!r}: for 'In', 'NotIn' operators, values set can't be empty"
+            raise line_problem(
+                number,
+                gettext("%(item)s: for 'In', 'NotIn' operators, values set can't be empty")
+                % {"item": repr(item)},
             )
         expression = {
             "key": key,
@@ -261,10 +305,16 @@ def _parse_requirement(item: str, number: int, *, node: bool) -> dict[str, Any]:
         key, op, value = match.groups()
         if op in {">", "<"}:
             if not node:
-                raise _problem(number, f"{item!r}: Gt and Lt only apply to node selectors")
+                raise line_problem(
+                    number,
+                    gettext("%(item)s: Gt and Lt only apply to node selectors")
+                    % {"item": repr(item)},
+                )
             if not re.fullmatch(r"[+-]?\d+", value):
-                raise _problem(
-                    number, f"{item!r}: for 'Gt', 'Lt' operators, the value must be an integer"
+                raise line_problem(
+                    number,
+                    gettext("%(item)s: for 'Gt', 'Lt' operators, the value must be an integer")
+                    % {"item": repr(item)},
                 )
             expression = {"key": key, "operator": "Gt" if op == ">" else "Lt", "values": [value]}
         else:
@@ -276,16 +326,25 @@ def _parse_requirement(item: str, number: int, *, node: bool) -> dict[str, Any]:
     elif re.fullmatch(r"\S+", item):
         expression = {"key": item, "operator": "Exists"}
     else:
-        raise _problem(
+        raise line_problem(
             number,
-            f"{item!r} is not a selector requirement (try key in (a,b), key=value, key, !key)",
+            gettext(
+                "%(item)s is not a selector requirement (try key in (a,b), key=value, key, !key)"
+            )
+            % {"item": repr(item)},
         )
     for message in qualified_name_errors(expression["key"]):
-        raise _problem(number, f"key {expression['key']!r}: {message}")
+        raise line_problem(
+            number, gettext("key %(key)s: %(error)s") % _key_error(expression["key"], message)
+        )
     if expression["operator"] in {"In", "NotIn"}:
         for value in expression["values"]:
             for message in label_value_errors(value):
-                raise _problem(number, f"value {value!r}: {message}")
+                raise line_problem(
+                    number,
+                    gettext("value %(value)s: %(error)s")
+                    % {"value": repr(value), "error": message},
+                )
     return expression
 
 

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext
 
 from .. import engine, kube, manifests
 from ..forms import line_field, textarea
@@ -40,11 +41,17 @@ def resource_lines(text: str) -> dict[str, str]:
     values = line_field(lambda t: kube.parse_key_values(t, labels=False), text)
     for number, (name, quantity) in enumerate(values.items(), start=1):
         if not _RESOURCE_NAME_RE.match(name):
-            raise forms.ValidationError(f"line {number}: {name!r} is not a resource name")
+            raise forms.ValidationError(
+                gettext("line %(line)s: %(name)s is not a resource name")
+                % {"line": number, "name": repr(name)}
+            )
         try:
             engine.check_quantity(quantity, name)
         except engine.ManifestError as err:
-            raise forms.ValidationError(f"line {number}: {name}: {err.message}") from err
+            raise forms.ValidationError(
+                gettext("line %(line)s: %(name)s: %(error)s")
+                % {"line": number, "name": name, "error": err.message}
+            ) from err
     return values
 
 
@@ -67,8 +74,11 @@ def parse_single_manifest(text: str, kind: str) -> dict[str, Any]:
     except manifests.ManifestProblems as err:
         raise forms.ValidationError([str(p) for p in err.problems]) from err
     if len(parsed.objects) != 1 or parsed.objects[0].kind != kind:
-        found = ", ".join(o.kind for o in parsed.objects) or "nothing usable"
-        raise forms.ValidationError(f"expected exactly one {kind}, found {found}")
+        found = ", ".join(o.kind for o in parsed.objects) or gettext("nothing usable")
+        raise forms.ValidationError(
+            gettext("expected exactly one %(kind)s, found %(found)s")
+            % {"kind": kind, "found": found}
+        )
     obj = parsed.objects[0]
     problems = manifests.check_object(obj)
     if problems:

@@ -7,13 +7,16 @@ from typing import Any, Final
 
 from django import forms
 from django.conf import settings
+from django.utils.translation import gettext, gettext_lazy
 
 from ..forms import textarea
 
 
 class ClusterForm(forms.Form):
-    name = forms.CharField(max_length=200)
-    description = forms.CharField(required=False, widget=textarea(2))
+    name = forms.CharField(max_length=200, label=gettext_lazy("Name"))
+    description = forms.CharField(
+        required=False, widget=textarea(2), label=gettext_lazy("Description")
+    )
 
 
 GZIP_MAGIC: Final = b"\x1f\x8b"
@@ -33,26 +36,36 @@ def upload_text(upload: Any) -> tuple[str, bool]:
         try:
             raw = inflater.decompress(raw, limit + 1)
         except zlib.error as err:
-            raise forms.ValidationError(f"{upload.name} is not a valid gzip file: {err}") from err
+            raise forms.ValidationError(
+                gettext("%(file)s is not a valid gzip file: %(error)s")
+                % {"file": upload.name, "error": err}
+            ) from err
         if len(raw) > limit or inflater.unconsumed_tail:
             raise forms.ValidationError(
-                f"{upload.name} unzips to more than {limit:,} bytes; import it with "
-                "`python manage.py import_cluster FILE --name NAME`"
+                gettext(
+                    "%(file)s unzips to more than %(limit)s bytes; import it with "
+                    "`python manage.py import_cluster FILE --name NAME`"
+                )
+                % {"file": upload.name, "limit": f"{limit:,}"}
             )
     try:
         return raw.decode("utf-8"), zipped
     except UnicodeDecodeError as err:
-        raise forms.ValidationError(f"{upload.name} is not UTF-8 text") from err
+        raise forms.ValidationError(
+            gettext("%(file)s is not UTF-8 text") % {"file": upload.name}
+        ) from err
 
 
 class ImportForm(forms.Form):
     manifests = forms.CharField(
         required=False,
         widget=textarea(14, "apiVersion: v1\nkind: Node\n..."),
-        label="Paste YAML or JSON",
-        help_text="one object, several documents separated by ---, a List, or kubectl get -o yaml",
+        label=gettext_lazy("Paste YAML or JSON"),
+        help_text=gettext_lazy(
+            "one object, several documents separated by ---, a List, or kubectl get -o yaml"
+        ),
     )
-    file = forms.FileField(required=False, label="or upload a file")
+    file = forms.FileField(required=False, label=gettext_lazy("or upload a file"))
 
     def __init__(self, *args: Any, oversized: list[str] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -73,7 +86,10 @@ class ImportForm(forms.Form):
         text = self.cleaned_data.get("manifests") or ""
         limit = settings.PLAYGROUND_IMPORT_MAX_BYTES
         if len(text.encode("utf-8")) > limit:
-            raise forms.ValidationError(f"the pasted text is over the limit of {limit:,} bytes")
+            raise forms.ValidationError(
+                gettext("the pasted text is over the limit of %(limit)s bytes")
+                % {"limit": f"{limit:,}"}
+            )
         return text
 
     def _read_text(self, data: dict[str, Any], *, read_file: bool) -> None:
@@ -95,7 +111,7 @@ class ImportForm(forms.Form):
         data = super().clean()
         self._read_text(data, read_file=not self.errors)
         if not self.errors and not data["text"].strip():
-            raise forms.ValidationError("paste some YAML or choose a file")
+            raise forms.ValidationError(gettext("paste some YAML or choose a file"))
         return data
 
 

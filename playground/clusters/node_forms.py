@@ -9,6 +9,7 @@ import yaml
 from django import forms
 from django.conf import settings
 from django.core.validators import MaxValueValidator
+from django.utils.translation import gettext, gettext_lazy
 
 from .. import kube, yaml_limits
 from ..forms import line_field, textarea
@@ -24,37 +25,51 @@ from .form_fields import (
 
 
 class NodeForm(YamlPaneMixin, forms.Form):
-    name = forms.CharField(max_length=253)
-    zone = forms.CharField(required=False, help_text=ZONE_LABEL)
-    region = forms.CharField(required=False, help_text=REGION_LABEL)
+    name = forms.CharField(max_length=253, label=gettext_lazy("Name"))
+    zone = forms.CharField(required=False, help_text=ZONE_LABEL, label=gettext_lazy("Zone"))
+    region = forms.CharField(required=False, help_text=REGION_LABEL, label=gettext_lazy("Region"))
     labels = forms.CharField(
-        required=False, widget=textarea(3, "disktype=ssd"), help_text="key=value, one per line"
+        required=False,
+        widget=textarea(3, "disktype=ssd"),
+        label=gettext_lazy("Labels"),
+        help_text=gettext_lazy("key=value, one per line"),
     )
     taints = forms.CharField(
         required=False,
         widget=textarea(2, "gpu=true:NoSchedule"),
-        help_text="key[=value]:Effect, one per line",
+        label=gettext_lazy("Taints"),
+        help_text=gettext_lazy("key[=value]:Effect, one per line"),
     )
-    cpu = forms.CharField(required=False, initial="4", help_text="allocatable, e.g. 4 or 3500m")
-    memory = forms.CharField(required=False, initial="16Gi")
-    pods = forms.CharField(required=False, initial="110")
-    ephemeral_storage = forms.CharField(required=False, label="Ephemeral storage")
+    cpu = forms.CharField(
+        required=False,
+        initial="4",
+        label=gettext_lazy("Cpu"),
+        help_text=gettext_lazy("allocatable, e.g. 4 or 3500m"),
+    )
+    memory = forms.CharField(required=False, initial="16Gi", label=gettext_lazy("Memory"))
+    pods = forms.CharField(required=False, initial="110", label=gettext_lazy("Pods"))
+    ephemeral_storage = forms.CharField(required=False, label=gettext_lazy("Ephemeral storage"))
     extended_resources = forms.CharField(
         required=False,
         widget=textarea(2, "nvidia.com/gpu=4"),
-        help_text="name=quantity, one per line",
+        label=gettext_lazy("Extended resources"),
+        help_text=gettext_lazy("name=quantity, one per line"),
     )
     images = forms.CharField(
         required=False,
         widget=textarea(2, "nginx:1.27 187000000"),
-        help_text="image [size in bytes], one per line",
+        label=gettext_lazy("Images"),
+        help_text=gettext_lazy("image [size in bytes], one per line"),
     )
-    unschedulable = forms.BooleanField(required=False, help_text="cordoned")
+    unschedulable = forms.BooleanField(
+        required=False, label=gettext_lazy("Unschedulable"), help_text=gettext_lazy("cordoned")
+    )
     count = forms.IntegerField(
         min_value=1,
         initial=1,
         required=False,
-        help_text="add this many nodes like this one (name-1, name-2, ...)",
+        label=gettext_lazy("Count"),
+        help_text=gettext_lazy("add this many nodes like this one (name-1, name-2, ...)"),
     )
 
     def __init__(self, *args: Any, allow_count: bool = True, **kwargs: Any) -> None:
@@ -114,7 +129,8 @@ class NodeForm(YamlPaneMixin, forms.Form):
             if len(parts) > 1:
                 if not parts[1].isdigit():
                     raise forms.ValidationError(
-                        f"line {number}: size {parts[1]!r} is not a number of bytes"
+                        gettext("line %(line)s: size %(size)s is not a number of bytes")
+                        % {"line": number, "size": repr(parts[1])}
                     )
                 image["sizeBytes"] = int(parts[1])
             images.append(image)

@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 from django import forms
 from django.conf import settings
+from django.utils.translation import gettext, gettext_lazy
 
 from .. import engine, kube, yaml_limits
 from ..forms import line_field, textarea
@@ -27,57 +28,89 @@ from .pod_parsing import (
     parse_spread,
 )
 
+# A container row's quantity fields and their labels.
+_QUANTITY_LABELS = {
+    "cpu_request": gettext_lazy("cpu request"),
+    "memory_request": gettext_lazy("memory request"),
+    "cpu_limit": gettext_lazy("cpu limit"),
+    "memory_limit": gettext_lazy("memory limit"),
+}
+
 
 class PodForm(YamlPaneMixin, forms.Form):
-    name = forms.CharField(max_length=253)
-    namespace = forms.CharField(max_length=63, initial="default")
+    name = forms.CharField(max_length=253, label=gettext_lazy("Name"))
+    namespace = forms.CharField(max_length=63, initial="default", label=gettext_lazy("Namespace"))
     labels = forms.CharField(
-        required=False, widget=textarea(2, "app=web"), help_text="key=value, one per line"
+        required=False,
+        widget=textarea(2, "app=web"),
+        label=gettext_lazy("Labels"),
+        help_text=gettext_lazy("key=value, one per line"),
     )
-    priority = forms.IntegerField(required=False)
-    priority_class_name = forms.CharField(required=False, label="Priority class name")
+    priority = forms.IntegerField(required=False, label=gettext_lazy("Priority"))
+    priority_class_name = forms.CharField(required=False, label=gettext_lazy("Priority class name"))
     scheduler_name = forms.CharField(
-        required=False, label="schedulerName", help_text="empty means default-scheduler"
+        required=False,
+        label="schedulerName",
+        help_text=gettext_lazy("empty means default-scheduler"),
     )
     node_name = forms.CharField(
         required=False,
-        label="Running on node",
-        help_text="set for a pod that is already bound (spec.nodeName)",
+        label=gettext_lazy("Running on node"),
+        help_text=gettext_lazy("set for a pod that is already bound (spec.nodeName)"),
     )
     node_selector = forms.CharField(
-        required=False, widget=textarea(2, "disktype=ssd"), help_text="key=value, one per line"
+        required=False,
+        widget=textarea(2, "disktype=ssd"),
+        label=gettext_lazy("Node selector"),
+        help_text=gettext_lazy("key=value, one per line"),
     )
     required_node_affinity = forms.CharField(
         required=False,
         widget=textarea(2, "topology.kubernetes.io/zone in (a,b); gpu"),
-        help_text="one node selector term per line (ORed); requirements joined by ';'",
+        label=gettext_lazy("Required node affinity"),
+        help_text=gettext_lazy(
+            "one node selector term per line (ORed); requirements joined by ';'"
+        ),
     )
     preferred_node_affinity = forms.CharField(
         required=False,
         widget=textarea(2, "10: disktype=ssd"),
-        help_text="WEIGHT: requirements, one per line",
+        label=gettext_lazy("Preferred node affinity"),
+        help_text=gettext_lazy("WEIGHT: requirements, one per line"),
     )
     pod_affinity = forms.CharField(
         required=False,
         widget=textarea(2, "required topology.kubernetes.io/zone app=db"),
-        help_text="required TOPOLOGY_KEY SELECTOR | preferred WEIGHT TOPOLOGY_KEY SELECTOR",
+        label=gettext_lazy("Pod affinity"),
+        help_text=gettext_lazy(
+            "required TOPOLOGY_KEY SELECTOR | preferred WEIGHT TOPOLOGY_KEY SELECTOR"
+        ),
     )
     pod_anti_affinity = forms.CharField(
         required=False,
         widget=textarea(2, "preferred 100 kubernetes.io/hostname app=web"),
-        help_text="same syntax as pod affinity",
+        label=gettext_lazy("Pod anti affinity"),
+        help_text=gettext_lazy("same syntax as pod affinity"),
     )
     tolerations = forms.CharField(
         required=False,
         widget=textarea(2, "gpu=true:NoSchedule"),
-        help_text="key=value:Effect (Equal), key[:Effect] (Exists), * ; add ' for=SECONDS'",
+        label=gettext_lazy("Tolerations"),
+        help_text=gettext_lazy(
+            "key=value:Effect (Equal), key[:Effect] (Exists), * ; add ' for=SECONDS'"
+        ),
     )
     topology_spread = forms.CharField(
         required=False,
         widget=textarea(2, "1 topology.kubernetes.io/zone DoNotSchedule app=web"),
-        help_text="MAX_SKEW TOPOLOGY_KEY DoNotSchedule|ScheduleAnyway [SELECTOR]",
+        label=gettext_lazy("Topology spread"),
+        help_text=gettext_lazy("MAX_SKEW TOPOLOGY_KEY DoNotSchedule|ScheduleAnyway [SELECTOR]"),
     )
-    scheduling_gates = forms.CharField(required=False, help_text="gate names, comma separated")
+    scheduling_gates = forms.CharField(
+        required=False,
+        label=gettext_lazy("Scheduling gates"),
+        help_text=gettext_lazy("gate names, comma separated"),
+    )
 
     def __init__(
         self, *args: Any, container_rows: int = 2, allow_replicas: bool = False, **kwargs: Any
@@ -90,26 +123,33 @@ class PodForm(YamlPaneMixin, forms.Form):
             container_rows = max([container_rows, *(i + 1 for i in submitted)])
         self.container_rows = container_rows
         for i in range(container_rows):
-            self.fields[f"c{i}_name"] = forms.CharField(required=False, label="Container name")
-            self.fields[f"c{i}_image"] = forms.CharField(required=False, label="Image")
-            for part in ("cpu_request", "memory_request", "cpu_limit", "memory_limit"):
-                self.fields[f"c{i}_{part}"] = forms.CharField(
-                    required=False, label=part.replace("_", " ")
-                )
+            self.fields[f"c{i}_name"] = forms.CharField(
+                required=False, label=gettext("Container name")
+            )
+            self.fields[f"c{i}_image"] = forms.CharField(required=False, label=gettext("Image"))
+            for part, label in _QUANTITY_LABELS.items():
+                self.fields[f"c{i}_{part}"] = forms.CharField(required=False, label=label)
             self.fields[f"c{i}_other_requests"] = forms.CharField(
-                required=False, label="other requests", help_text="name=quantity, comma separated"
+                required=False,
+                label=gettext("other requests"),
+                help_text=gettext("name=quantity, comma separated"),
             )
             self.fields[f"c{i}_host_ports"] = forms.CharField(
-                required=False, label="host ports", help_text="8080 or 53/UDP, comma separated"
+                required=False,
+                label=gettext("host ports"),
+                help_text=gettext("8080 or 53/UDP, comma separated"),
             )
         if allow_replicas:
             self.fields["replicas"] = forms.IntegerField(
-                min_value=1, max_value=settings.PLAYGROUND_BULK_MAX, initial=3
+                min_value=1,
+                max_value=settings.PLAYGROUND_BULK_MAX,
+                initial=3,
+                label=gettext("Replicas"),
             )
             self.fields["workload_kind"] = forms.ChoiceField(
                 choices=[(k, k) for k in ("Deployment", "StatefulSet", "ReplicaSet", "Job")],
                 initial="Deployment",
-                label="as a",
+                label=gettext("as a"),
             )
         self.add_yaml_fields()
 
@@ -166,7 +206,7 @@ class PodForm(YamlPaneMixin, forms.Form):
             row = {f: (data.get(f"c{i}_{f}") or "").strip() for f in CONTAINER_FIELDS}
             if not any(row.values()):
                 continue
-            where = f"container row {i + 1}"
+            where = gettext("container row %(row)s") % {"row": i + 1}
             name = row["name"] or f"c{i}"
             for message in kube.dns_subdomain_errors(name):
                 self.add_error(f"c{i}_name", f"{where}: {message}")
@@ -203,13 +243,19 @@ class PodForm(YamlPaneMixin, forms.Form):
                 number, _, protocol = item.partition("/")
                 if not number.isdigit() or not 1 <= int(number) <= 65535:
                     self.add_error(
-                        f"c{i}_host_ports", f"{where}: {item!r} is not a port in 1-65535"
+                        f"c{i}_host_ports",
+                        gettext("%(where)s: %(item)s is not a port in 1-65535")
+                        % {"where": where, "item": repr(item)},
                     )
                     continue
                 port: dict[str, Any] = {"containerPort": int(number), "hostPort": int(number)}
                 if protocol:
                     if protocol.upper() not in ("TCP", "UDP", "SCTP"):
-                        self.add_error(f"c{i}_host_ports", f"{where}: protocol {protocol!r}")
+                        self.add_error(
+                            f"c{i}_host_ports",
+                            gettext("%(where)s: protocol %(protocol)s")
+                            % {"where": where, "protocol": repr(protocol)},
+                        )
                         continue
                     port["protocol"] = protocol.upper()
                 ports.append(port)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
+
 from .. import kube
 
 CONTAINER_FIELDS = (
@@ -16,6 +18,10 @@ CONTAINER_FIELDS = (
     "other_requests",
     "host_ports",
 )
+
+
+def _weight_range(weight: int) -> str:
+    return gettext("weight %(weight)s is not in [1, 100]") % {"weight": weight}
 
 
 def parse_affinity_terms(text: str) -> list[tuple[str, int, str, dict[str, Any]]]:
@@ -33,20 +39,26 @@ def parse_affinity_terms(text: str) -> list[tuple[str, int, str, dict[str, Any]]
             elif kind == "preferred" and len(parts) == 4:
                 weight, key, selector = int(parts[1]), parts[2], parts[3]
                 if not 1 <= weight <= 100:
-                    raise kube.SyntaxProblem(f"line {number}: weight {weight} is not in [1, 100]")
+                    raise kube.line_problem(number, _weight_range(weight))
             else:
                 raise ValueError
         except ValueError:
-            raise kube.SyntaxProblem(
-                f"line {number}: write 'required TOPOLOGY_KEY SELECTOR' or 'preferred WEIGHT "
-                "TOPOLOGY_KEY SELECTOR'"
+            raise kube.line_problem(
+                number,
+                gettext(
+                    "write 'required TOPOLOGY_KEY SELECTOR' or 'preferred WEIGHT "
+                    "TOPOLOGY_KEY SELECTOR'"
+                ),
             ) from None
         for message in kube.qualified_name_errors(key):
-            raise kube.SyntaxProblem(f"line {number}: topology key {key!r}: {message}")
+            raise kube.line_problem(
+                number,
+                gettext("topology key %(key)s: %(error)s") % {"key": repr(key), "error": message},
+            )
         try:
             expressions = kube.parse_requirements(selector.replace(";", "\n"))
         except kube.SyntaxProblem as err:
-            raise kube.SyntaxProblem(f"line {number}: {err}") from None
+            raise kube.line_problem(number, str(err)) from None
         terms.append((kind, weight, key, kube.label_selector(expressions)))
     return terms
 
@@ -77,16 +89,20 @@ def parse_spread(text: str) -> list[dict[str, Any]]:
             continue
         parts = line.split(None, 3)
         if len(parts) < 3 or not parts[0].isdigit():
-            raise kube.SyntaxProblem(
-                f"line {number}: write 'MAX_SKEW TOPOLOGY_KEY "
-                "DoNotSchedule|ScheduleAnyway [SELECTOR]'"
+            raise kube.line_problem(
+                number,
+                gettext("write 'MAX_SKEW TOPOLOGY_KEY DoNotSchedule|ScheduleAnyway [SELECTOR]'"),
             )
         skew, key, when = int(parts[0]), parts[1], parts[2]
         if skew < 1:
-            raise kube.SyntaxProblem(f"line {number}: maxSkew {skew} must be greater than zero")
+            raise kube.line_problem(
+                number, gettext("maxSkew %(skew)s must be greater than zero") % {"skew": skew}
+            )
         if when not in ("DoNotSchedule", "ScheduleAnyway"):
-            raise kube.SyntaxProblem(
-                f"line {number}: whenUnsatisfiable {when!r} is not DoNotSchedule or ScheduleAnyway"
+            raise kube.line_problem(
+                number,
+                gettext("whenUnsatisfiable %(when)s is not DoNotSchedule or ScheduleAnyway")
+                % {"when": repr(when)},
             )
         constraint: dict[str, Any] = {
             "maxSkew": skew,
@@ -97,7 +113,7 @@ def parse_spread(text: str) -> list[dict[str, Any]]:
             try:
                 expressions = kube.parse_requirements(parts[3].replace(";", "\n"))
             except kube.SyntaxProblem as err:
-                raise kube.SyntaxProblem(f"line {number}: {err}") from None
+                raise kube.line_problem(number, str(err)) from None
             constraint["labelSelector"] = kube.label_selector(expressions)
         constraints.append(constraint)
     return constraints
@@ -121,7 +137,7 @@ def parse_node_terms(text: str) -> list[dict[str, Any]]:
         try:
             expressions = kube.parse_requirements(line.replace(";", "\n"), node=True)
         except kube.SyntaxProblem as err:
-            raise kube.SyntaxProblem(f"line {number}: {str(err).split(': ', 1)[-1]}") from None
+            raise kube.line_problem(number, err.detail or str(err)) from None
         terms.append({"matchExpressions": expressions})
     return terms
 
@@ -135,13 +151,13 @@ def parse_preferred_node(text: str) -> list[dict[str, Any]]:
             continue
         weight_text, sep, rest = line.partition(":")
         if not sep or not weight_text.strip().isdigit():
-            raise kube.SyntaxProblem(f"line {number}: write 'WEIGHT: requirements'")
+            raise kube.line_problem(number, gettext("write 'WEIGHT: requirements'"))
         weight = int(weight_text)
         if not 1 <= weight <= 100:
-            raise kube.SyntaxProblem(f"line {number}: weight {weight} is not in [1, 100]")
+            raise kube.line_problem(number, _weight_range(weight))
         try:
             expressions = kube.parse_requirements(rest.replace(";", "\n"), node=True)
         except kube.SyntaxProblem as err:
-            raise kube.SyntaxProblem(f"line {number}: {str(err).split(': ', 1)[-1]}") from None
+            raise kube.line_problem(number, err.detail or str(err)) from None
         preferred.append({"weight": weight, "preference": {"matchExpressions": expressions}})
     return preferred

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Model
+from django.utils.translation import gettext
 
 from .. import manifests, yaml_limits
 from ..manifests import ManifestProblems, Problem, SourceObject
@@ -198,12 +199,26 @@ DEFAULT: Final = -1  # the limit argument's default: PLAYGROUND_IMPORT_MAX_BYTES
 def too_big_message(what: str, size: int | None, limit: int) -> str:
     """Why an input was refused, with the way around: gzip it, or the command line."""
     unzipped = settings.PLAYGROUND_IMPORT_MAX_UNZIPPED_BYTES
-    sized = f"{what} is {size:,} bytes" if size is not None else f"{what} is over the limit"
-    return (
-        f"{sized}; uploads are limited to {limit:,} bytes. Upload it gzipped (.gz, up to "
-        f"{unzipped:,} bytes once unzipped), or import a file of any size with "
-        f"`{IMPORT_COMMAND}`."
-    )
+    values = {
+        "what": what,
+        "size": f"{size or 0:,}",
+        "limit": f"{limit:,}",
+        "unzipped": f"{unzipped:,}",
+        "command": IMPORT_COMMAND,
+    }
+    if size is not None:
+        text = gettext(
+            "%(what)s is %(size)s bytes; uploads are limited to %(limit)s bytes. Upload it "
+            "gzipped (.gz, up to %(unzipped)s bytes once unzipped), or import a file of any "
+            "size with `%(command)s`."
+        )
+    else:
+        text = gettext(
+            "%(what)s is over the limit; uploads are limited to %(limit)s bytes. Upload it "
+            "gzipped (.gz, up to %(unzipped)s bytes once unzipped), or import a file of any "
+            "size with `%(command)s`."
+        )
+    return text % values
 
 
 def _check_size(text: str, limit: int | None) -> None:
@@ -212,7 +227,7 @@ def _check_size(text: str, limit: int | None) -> None:
     size = len(text) if text.isascii() else len(text.encode("utf-8"))
     if size > limit:
         raise ManifestProblems(
-            [Problem(too_big_message("the input", size, limit), path="manifests")]
+            [Problem(too_big_message(gettext("the input"), size, limit), path="manifests")]
         )
 
 
@@ -283,7 +298,13 @@ def node_save(
     replace the node called ``original_name``."""
     if not 1 <= count <= settings.PLAYGROUND_BULK_MAX:
         raise ManifestProblems(
-            [Problem(f"between 1 and {settings.PLAYGROUND_BULK_MAX} nodes at a time", path="count")]
+            [
+                Problem(
+                    gettext("between 1 and %(max)s nodes at a time")
+                    % {"max": settings.PLAYGROUND_BULK_MAX},
+                    path="count",
+                )
+            ]
         )
     with transaction.atomic():
         cluster = writable_cluster(cluster=cluster, user=user)
@@ -338,10 +359,23 @@ def workload_create(
 ) -> tuple[Cluster, ImportReport]:
     """A controller of ``replicas`` pods shaped like ``pod_manifest``, plus those pods."""
     if kind not in ("Deployment", "StatefulSet", "ReplicaSet", "Job"):
-        raise ManifestProblems([Problem(f"unsupported workload kind {kind!r}", path="kind")])
+        raise ManifestProblems(
+            [
+                Problem(
+                    gettext("unsupported workload kind %(kind)s") % {"kind": repr(kind)},
+                    path="kind",
+                )
+            ]
+        )
     if not 1 <= replicas <= settings.PLAYGROUND_BULK_MAX:
         raise ManifestProblems(
-            [Problem(f"between 1 and {settings.PLAYGROUND_BULK_MAX} replicas", path="replicas")]
+            [
+                Problem(
+                    gettext("between 1 and %(max)s replicas")
+                    % {"max": settings.PLAYGROUND_BULK_MAX},
+                    path="replicas",
+                )
+            ]
         )
     meta = pod_manifest.get("metadata") or {}
     name = meta.get("name") or "app"

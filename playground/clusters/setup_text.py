@@ -10,14 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from django.utils.translation import gettext, gettext_lazy
+
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.quantity import milli_value, parse_nanos, value
 
 # Well-known topology keys read by their last word ("per zone", "per hostname").
 _SHORT_KEYS: Final = {
-    "topology.kubernetes.io/zone": "zone",
-    "topology.kubernetes.io/region": "region",
-    "kubernetes.io/hostname": "hostname",
+    "topology.kubernetes.io/zone": gettext_lazy("zone"),
+    "topology.kubernetes.io/region": gettext_lazy("region"),
+    "kubernetes.io/hostname": gettext_lazy("hostname"),
 }
 
 Manifest = Mapping[str, Any]
@@ -33,7 +35,7 @@ def _map(item: Any) -> Mapping[str, Any]:
 
 def key_name(key: str) -> str:
     """A topology key as read in a sentence: zone, hostname, or the key itself."""
-    return _SHORT_KEYS.get(key, key)
+    return str(_SHORT_KEYS.get(key, key))
 
 
 def taint_text(taint: Mapping[str, Any]) -> str:
@@ -47,14 +49,14 @@ def toleration_text(tol: Mapping[str, Any]) -> str:
     key, effect = tol.get("key") or "", tol.get("effect") or ""
     exists = tol.get("operator") == "Exists"
     if not key and exists:
-        what = "every taint"
+        what = gettext("every taint")
     elif exists:
-        what = f"{key} (any value)"
+        what = gettext("%(key)s (any value)") % {"key": key}
     else:
         what = f"{key}={tol.get('value') or ''}"
-    what += f":{effect}" if effect else " (any effect)"
+    what += f":{effect}" if effect else gettext(" (any effect)")
     if tol.get("tolerationSeconds") is not None:
-        what += f" for {tol['tolerationSeconds']} s"
+        what += gettext(" for %(seconds)s s") % {"seconds": tol["tolerationSeconds"]}
     return what
 
 
@@ -74,20 +76,31 @@ def label_selector_text(selector: Any) -> str:
     sel = _map(selector)
     parts = [f"{k}={v}" for k, v in _map(sel.get("matchLabels")).items()]
     parts += [_requirement(r) for r in _dicts(sel.get("matchExpressions"))]
-    return ", ".join(parts) or "every pod"
+    return ", ".join(parts) or gettext("every pod")
 
 
 def _node_term(term: Mapping[str, Any]) -> str:
     reqs = [_requirement(r) for r in _dicts(term.get("matchExpressions"))]
     reqs += [_requirement(r) for r in _dicts(term.get("matchFields"))]
-    return " and ".join(reqs) or "any node"
+    return gettext(" and ").join(reqs) or gettext("any node")
 
 
-def _pod_term(term: Mapping[str, Any], verb: str) -> str:
+def _pod_term(term: Mapping[str, Any], near: bool) -> str:
     spaces = term.get("namespaces") or ()
-    where = f" in {', '.join(spaces)}" if spaces else ""
-    key = key_name(term.get("topologyKey") or "")
-    return f"{verb} pods {label_selector_text(term.get('labelSelector'))}{where} per {key}"
+    values = {
+        "selector": label_selector_text(term.get("labelSelector")),
+        "where": gettext(" in %(namespaces)s") % {"namespaces": ", ".join(spaces)}
+        if spaces
+        else "",
+        "key": key_name(term.get("topologyKey") or ""),
+    }
+    if near:
+        return gettext("near pods %(selector)s%(where)s per %(key)s") % values
+    return gettext("away from pods %(selector)s%(where)s per %(key)s") % values
+
+
+def _weighted(text: str, weight: Any) -> str:
+    return gettext("%(rule)s (weight %(weight)s)") % {"rule": text, "weight": weight}
 
 
 def affinity_rules(spec: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -95,31 +108,39 @@ def affinity_rules(spec: Mapping[str, Any]) -> list[tuple[str, str]]:
     rules: list[tuple[str, str]] = []
     selector = _map(spec.get("nodeSelector"))
     if selector:
-        rules.append(("node selector", ", ".join(f"{k}={v}" for k, v in selector.items())))
+        rules.append((gettext("node selector"), ", ".join(f"{k}={v}" for k, v in selector.items())))
     affinity = _map(spec.get("affinity"))
     node = _map(affinity.get("nodeAffinity"))
     required = _map(node.get("requiredDuringSchedulingIgnoredDuringExecution"))
     terms = _dicts(required.get("nodeSelectorTerms"))
     if terms:
-        rules.append(("node affinity", " or ".join(_node_term(t) for t in terms)))
+        rules.append((gettext("node affinity"), gettext(" or ").join(_node_term(t) for t in terms)))
     for pref in _dicts(node.get("preferredDuringSchedulingIgnoredDuringExecution")):
         text = _node_term(_map(pref.get("preference")))
-        rules.append(("prefers nodes", f"{text} (weight {pref.get('weight', '?')})"))
-    for field, verb in (("podAffinity", "near"), ("podAntiAffinity", "away from")):
+        rules.append((gettext("prefers nodes"), _weighted(text, pref.get("weight", "?"))))
+    for field in ("podAffinity", "podAntiAffinity"):
         block = _map(affinity.get(field))
-        kind = "pod affinity" if field == "podAffinity" else "pod anti-affinity"
+        near = field == "podAffinity"
+        kind = gettext("pod affinity") if near else gettext("pod anti-affinity")
+        preferred = (
+            gettext("prefers pod affinity") if near else gettext("prefers pod anti-affinity")
+        )
         for term in _dicts(block.get("requiredDuringSchedulingIgnoredDuringExecution")):
-            rules.append((kind, _pod_term(term, verb)))
+            rules.append((kind, _pod_term(term, near)))
         for pref in _dicts(block.get("preferredDuringSchedulingIgnoredDuringExecution")):
-            text = _pod_term(_map(pref.get("podAffinityTerm")), verb)
-            rules.append((f"prefers {kind}", f"{text} (weight {pref.get('weight', '?')})"))
+            text = _pod_term(_map(pref.get("podAffinityTerm")), near)
+            rules.append((preferred, _weighted(text, pref.get("weight", "?"))))
     for tsc in _dicts(spec.get("topologySpreadConstraints")):
         rules.append(
             (
-                "spread",
-                f"max skew {tsc.get('maxSkew', '?')} per {key_name(tsc.get('topologyKey') or '')}"
-                f", {tsc.get('whenUnsatisfiable') or 'DoNotSchedule'}"
-                f", pods {label_selector_text(tsc.get('labelSelector'))}",
+                gettext("spread"),
+                gettext("max skew %(skew)s per %(key)s, %(when)s, pods %(selector)s")
+                % {
+                    "skew": tsc.get("maxSkew", "?"),
+                    "key": key_name(tsc.get("topologyKey") or ""),
+                    "when": tsc.get("whenUnsatisfiable") or "DoNotSchedule",
+                    "selector": label_selector_text(tsc.get("labelSelector")),
+                },
             )
         )
     return rules
@@ -141,11 +162,11 @@ def pod_setup(manifest: Manifest) -> dict[str, Any]:
     implied = not phase
     if implied:
         phase = "Running" if spec.get("nodeName") else "Pending"
-    rules = [("tolerates", toleration_text(t)) for t in _dicts(spec.get("tolerations"))]
+    rules = [(gettext("tolerates"), toleration_text(t)) for t in _dicts(spec.get("tolerations"))]
     rules += affinity_rules(spec)
     gates = [g.get("name", "") for g in _dicts(spec.get("schedulingGates"))]
     if gates:
-        rules.append(("gated by", ", ".join(gates)))
+        rules.append((gettext("gated by"), ", ".join(gates)))
     return {"priority": priority, "phase": phase, "phase_implied": implied, "rules": rules}
 
 
@@ -203,8 +224,13 @@ def node_usage(allocatable: Mapping[str, Any], pods: Iterable[Manifest]) -> list
             {
                 "resource": resource,
                 "percent": percent,
-                "text": f"{resource} {_show(used[resource], resource)} of "
-                f"{allocatable[resource]} ({percent}%)",
+                "text": gettext("%(resource)s %(used)s of %(allocatable)s (%(percent)s%%)")
+                % {
+                    "resource": resource,
+                    "used": _show(used[resource], resource),
+                    "allocatable": allocatable[resource],
+                    "percent": percent,
+                },
             }
         )
     return out

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from .. import manifests
@@ -75,8 +76,11 @@ def cluster_new(request: HttpRequest) -> HttpResponse:
 def _report(request: HttpRequest, report: services.ImportReport) -> None:
     if report.total:
         parts = ", ".join(f"{n} {kind}" for kind, n in report.counts.items())
-        extra = f" ({report.generated} created by controllers)" if report.generated else ""
-        messages.success(request, f"Imported {parts}{extra}.")
+        if report.generated:
+            text = gettext("Imported %(objects)s (%(generated)s created by controllers).")
+        else:
+            text = gettext("Imported %(objects)s.")
+        messages.success(request, text % {"objects": parts, "generated": report.generated})
     for warning in report.warnings:
         messages.warning(request, str(warning))
 
@@ -160,10 +164,10 @@ def cluster_edit(request: HttpRequest, pk: int) -> HttpResponse:
 def cluster_delete(request: HttpRequest, pk: int) -> HttpResponse:
     cluster = selectors.cluster_for_user(request.user, pk)
     if cluster.owner_id != request.user.pk:
-        messages.error(request, "Demo clusters cannot be deleted.")
+        messages.error(request, gettext("Demo clusters cannot be deleted."))
         return redirect("playground:cluster", pk=cluster.pk)
     services.cluster_delete(cluster=cluster, user=request.user)
-    messages.success(request, f"Deleted cluster {cluster.name}.")
+    messages.success(request, gettext("Deleted cluster %(name)s.") % {"name": cluster.name})
     return redirect("playground:home")
 
 
@@ -180,7 +184,7 @@ def cluster_copy(request: HttpRequest, pk: int) -> HttpResponse:
 def cluster_share(request: HttpRequest, pk: int) -> HttpResponse:
     cluster = selectors.cluster_for_user(request.user, pk)
     if cluster.owner_id != request.user.pk:
-        messages.error(request, "Copy a demo cluster before sharing it.")
+        messages.error(request, gettext("Copy a demo cluster before sharing it."))
     else:
         services.cluster_set_sharing(
             cluster=cluster, user=request.user, shared=request.POST.get("shared") == "1"
@@ -194,7 +198,11 @@ def cluster_reset_pods(request: HttpRequest, pk: int) -> HttpResponse:
     """Every pod of the cluster back to pending (runs never bind them; applied runs do)."""
     cluster = selectors.cluster_for_user(request.user, pk)
     cluster, count = services.cluster_reset_pods(cluster=cluster, user=request.user)
-    messages.success(request, f"{count} pod{'s' if count != 1 else ''} set back to pending.")
+    messages.success(
+        request,
+        ngettext("%(count)s pod set back to pending.", "%(count)s pods set back to pending.", count)
+        % {"count": count},
+    )
     return redirect("playground:cluster", pk=cluster.pk)
 
 
@@ -245,11 +253,11 @@ def node_form(request: HttpRequest, pk: int, name: str | None = None) -> HttpRes
                     form, "manifest_yaml" if form.cleaned_data["mode"] == "yaml" else None, err
                 )
             else:
+                names = ", ".join(n.name for n in nodes[:5]) + (" ..." if len(nodes) > 5 else "")
                 messages.success(
                     request,
-                    f"Saved {len(nodes)} node(s): "
-                    f"{', '.join(n.name for n in nodes[:5])}"
-                    f"{' ...' if len(nodes) > 5 else ''}.",
+                    gettext("Saved %(count)s node(s): %(names)s.")
+                    % {"count": len(nodes), "names": names},
                 )
                 return redirect("playground:cluster", pk=cluster.pk)
     else:
@@ -303,7 +311,7 @@ def pod_form(
                         manifest=form.cleaned_data["manifest"],
                         original=(pod.namespace, pod.name) if pod else None,
                     )
-                    messages.success(request, f"Saved pod {saved}.")
+                    messages.success(request, gettext("Saved pod %(pod)s.") % {"pod": saved})
             except manifests.ManifestProblems as err:
                 _add_problems(
                     form, "manifest_yaml" if form.cleaned_data["mode"] == "yaml" else None, err
