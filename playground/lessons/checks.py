@@ -18,7 +18,8 @@ from .. import engine, plugins
 from ..runs import charts
 from ..runs.script import ScriptStep, play
 from ..runs.services import EventCycles
-from .loader import Lesson, Question, RunPointer
+from .languages import in_language, translation_problems
+from .loader import SOURCE_LANGUAGE, Lesson, Question, RunPointer
 from .spoilers import told_before_asked
 from .text import number
 
@@ -239,11 +240,18 @@ def run_step(run: LessonRun, pointer: RunPointer) -> int | None:
 @dataclass(frozen=True, slots=True)
 class Failure:
     lesson: str
-    question: str
+    question: str  # the question's id, or the item: "step 2", "narrative.zh-hans.md", ...
     message: str
+    language: str = ""  # the language whose text fails ("" for what all languages share)
+
+    @property
+    def item(self) -> str:
+        """The item as the command prints it: a translation's items name their language."""
+        shared = self.language in ("", SOURCE_LANGUAGE)
+        return self.question if shared else f"[{self.language}] {self.question}"
 
     def __str__(self) -> str:
-        return f"{self.lesson} {self.question}: {self.message}"
+        return f"{self.lesson} {self.item}: {self.message}"
 
 
 def _scored(evs: list[dict[str, Any]]) -> bool:
@@ -351,9 +359,13 @@ class Checked:
         )
 
 
-def check_lesson(lesson: Lesson, runs: Mapping[str, LessonRun]) -> list[Failure]:
+def check_lesson(
+    lesson: Lesson, runs: Mapping[str, LessonRun], languages: Sequence[str] = (SOURCE_LANGUAGE,)
+) -> list[Failure]:
     """Every disagreement between the lesson and the engine's runs: expected answers, answers
-    told before they are asked, and run-page links that do not show what they are about."""
+    told before they are asked, and run-page links that do not show what they are about; and
+    for each of ``languages`` besides the source, each piece of text not translated and each
+    sentence of the translation that tells an answer before its question asks."""
     failures = []
     where = f"{lesson.number:02d}-{lesson.slug}"
     for n, step in enumerate(lesson.steps, start=1):
@@ -378,13 +390,36 @@ def check_lesson(lesson: Lesson, runs: Mapping[str, LessonRun]) -> list[Failure]
             )
         if q.choices and not any(matches(c, got, q.answer_type) for c in q.choices):
             failures.append(Failure(where, q.id, f"no choice matches the engine's {shown(got)!r}"))
-        pod = _cycle_pod(run, q)
-        spoiler = told_before_asked(lesson, q, pod)
-        if spoiler is not None:
-            failures.append(Failure(where, q.id, str(spoiler)))
+        if SOURCE_LANGUAGE in languages:
+            spoiler = told_before_asked(lesson, q, _cycle_pod(run, q))
+            if spoiler is not None:
+                failures.append(Failure(where, q.id, str(spoiler)))
         problem = link_problem(run, q)
         if problem is not None:
             failures.append(Failure(where, q.id, problem))
+    for language in languages:
+        if language != SOURCE_LANGUAGE:
+            failures.extend(_check_translation(lesson, runs, language))
+    return failures
+
+
+def _check_translation(
+    lesson: Lesson, runs: Mapping[str, LessonRun], language: str
+) -> list[Failure]:
+    """What ``language``'s text lacks, and its sentences that tell an answer before it is asked
+    (run-page pointers and answers are shared: the source's check covers them)."""
+    where = f"{lesson.number:02d}-{lesson.slug}"
+    failures = [
+        Failure(where, item, problem, language)
+        for item, problem in translation_problems(lesson, language)
+    ]
+    translated = in_language(lesson, language)
+    if translated.language != language:
+        return failures  # nothing is translated: the source's own check reads the source
+    for q in translated.questions:
+        spoiler = told_before_asked(translated, q, _cycle_pod(runs[q.profile], q))
+        if spoiler is not None:
+            failures.append(Failure(where, q.id, str(spoiler), language))
     return failures
 
 

@@ -5,6 +5,13 @@ script of cluster events), ``narrative.md`` (steps, each opening with a ``## `` 
 ``cluster.yaml`` (Kubernetes manifests), one or more ``profile*.yaml`` (KubeSchedulerConfiguration;
 ``profile.yaml`` is the default, ``profile-NAME.yaml`` adds the profile NAME) and
 ``questions.yaml``. Errors name the file and the field.
+
+A lesson's text is also in each language of ``LANGUAGES`` after the first (the source): the
+narrative in ``narrative.LANG.md`` (the same steps in the same order, each ``show`` comment
+copied), ``title``, ``summary`` and ``note`` under ``LANG:`` in ``lesson.yaml``, and each question's
+``prompt``, ``explanation`` and optional ``choices`` labels (choice value -> label) under ``LANG:``
+in ``questions.yaml``. ``in_language`` gives the lesson as a reader of a language sees it (the
+source's text for a missing piece); ``translation_problems`` lists the missing pieces.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ from ..runs.script import ScriptError, ScriptStep, parse_script
 
 COURSE_DIR: Final = Path(__file__).resolve().parent / "course"
 DEFAULT_PROFILE: Final = "default"
+SOURCE_LANGUAGE: Final = "en"
+LANGUAGES: Final = (SOURCE_LANGUAGE, "zh-hans")  # the languages every lesson is written in
 
 # What each question kind asks of a run, and the fields it needs. ``answer_type`` says how an
 # answer is read and compared: a name, a count, or a set of names.
@@ -90,10 +99,20 @@ class Question:
     # Why the narrative may state this answer before the question asks (rare: the check that
     # lessons ask before they tell skips the question when this is set).
     told: str = ""
+    labels: dict[str, str] = field(default_factory=dict)  # choice value -> what is displayed
 
     @property
     def answer_type(self) -> str:
         return QUESTION_KINDS[self.kind][1]
+
+    @property
+    def choice_items(self) -> list[tuple[str, str]]:
+        """(value, label) of each choice: the value is what is answered and compared."""
+        return [(c, self.labels.get(c, c)) for c in self.choices]
+
+    def label(self, value: str) -> str:
+        """How a choice value (or an engine answer equal to one) reads in this language."""
+        return self.labels.get(value, value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +120,27 @@ class Step:
     title: str
     body: str  # Markdown
     show: RunPointer | None = None  # the run-page step this narrative step is about
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionText:
+    """A question's text in one language."""
+
+    prompt: str = ""
+    explanation: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class LessonText:
+    """A lesson's text in one language other than the source; empty strings are missing."""
+
+    title: str = ""
+    summary: str = ""
+    note: str = ""
+    steps: tuple[Step, ...] = ()
+    narrative_file: bool = False  # whether narrative.LANG.md exists
+    questions: dict[str, QuestionText] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,10 +157,14 @@ class Lesson:
     script: tuple[ScriptStep, ...] = ()
     note: str = ""  # what the lesson cannot show in the browser yet
     path: Path = field(default=COURSE_DIR)
+    language: str = SOURCE_LANGUAGE  # the language of the text fields above
+    translations: dict[str, LessonText] = field(default_factory=dict)
+    source_title: str = ""  # the title in the source language, when this is a translation
 
     @property
     def cluster_name(self) -> str:
-        return f"Lesson {self.number:02d}: {self.title}"
+        """The demo cluster's name, the same in every language."""
+        return f"Lesson {self.number:02d}: {self.source_title or self.title}"
 
     def profile_name(self, profile: str = DEFAULT_PROFILE) -> str:
         suffix = "" if profile == DEFAULT_PROFILE else f" ({profile})"
@@ -172,9 +216,13 @@ def _steps(path: Path) -> tuple[Step, ...]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as err:
         raise LessonError(path.name, "file is missing") from err
+    return _parse_steps(text, path.name)
+
+
+def _parse_steps(text: str, name: str) -> tuple[Step, ...]:
     chunks = re.split(r"(?m)^## ", text)
     if chunks[0].strip():
-        raise LessonError(path.name, "text before the first '## ' step heading")
+        raise LessonError(name, "text before the first '## ' step heading")
     steps = []
     for chunk in chunks[1:]:
         title, _, body = chunk.partition("\n")
@@ -185,7 +233,7 @@ def _steps(path: Path) -> tuple[Step, ...]:
             body = _SHOW.sub("", body)
         steps.append(Step(title=title.strip(), body=body.strip(), show=show))
     if not steps:
-        raise LessonError(path.name, "no '## ' step headings")
+        raise LessonError(name, "no '## ' step headings")
     return tuple(steps)
 
 
@@ -247,6 +295,45 @@ def _question(raw: Any, i: int, steps: int, profiles: dict[str, Any]) -> Questio
     )
 
 
+def _labels(raw: Any, where: str) -> dict[str, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise LessonError(where, "must be a mapping from a choice value to its label")
+    return {str(k): str(v).strip() for k, v in raw.items()}
+
+
+def _translation(
+    path: Path, language: str, meta: dict[str, Any], raw_questions: list[Any]
+) -> LessonText:
+    """The lesson's text in ``language`` as written (missing pieces stay empty: --check names
+    them, a page shows the source's text in their place)."""
+    own = meta.get(language) or {}
+    if not isinstance(own, dict):
+        raise LessonError(f"lesson.yaml.{language}", "must be a mapping")
+    narrative = path / f"narrative.{language}.md"
+    steps = _steps(narrative) if narrative.exists() else ()
+    questions = {}
+    for i, raw in enumerate(raw_questions):
+        where = f"questions.yaml[{i}].{language}"
+        text = raw.get(language) or {}
+        if not isinstance(text, dict):
+            raise LessonError(where, "must be a mapping with prompt and explanation")
+        questions[str(raw["id"])] = QuestionText(
+            prompt=str(text.get("prompt") or "").strip(),
+            explanation=str(text.get("explanation") or "").strip(),
+            labels=_labels(text.get("choices"), f"{where}.choices"),
+        )
+    return LessonText(
+        title=str(own.get("title") or "").strip(),
+        summary=str(own.get("summary") or "").strip(),
+        note=str(own.get("note") or "").strip(),
+        steps=steps,
+        narrative_file=narrative.exists(),
+        questions=questions,
+    )
+
+
 def _script(raw: Any) -> tuple[ScriptStep, ...]:
     try:
         return parse_script(raw, "lesson.yaml.script")
@@ -285,6 +372,10 @@ def load_lesson(path: Path) -> Lesson:
         if len(set(ids)) != len(ids):
             raise LessonError("questions.yaml", "question ids must be unique")
         terms = meta.get("terms") or []
+        translations = {
+            language: _translation(path, language, meta, raw_questions)
+            for language in LANGUAGES[1:]
+        }
         return Lesson(
             number=int(match.group(1)),
             slug=match.group(2),
@@ -298,6 +389,7 @@ def load_lesson(path: Path) -> Lesson:
             script=_script(meta.get("script")),
             note=_text(meta, "note", "lesson.yaml", required=False),
             path=path,
+            translations=translations,
         )
     except LessonError as err:
         raise LessonError(f"{path.name}/{err.where}", err.message) from err

@@ -13,7 +13,16 @@ from django.urls import reverse
 
 from ..models import Run
 from .checks import run_step
-from .loader import COURSE_DIR, DEFAULT_PROFILE, Lesson, Question, RunPointer, course
+from .languages import in_language
+from .loader import (
+    COURSE_DIR,
+    DEFAULT_PROFILE,
+    SOURCE_LANGUAGE,
+    Lesson,
+    Question,
+    RunPointer,
+    course,
+)
 from .models import LessonProgress
 from .services import SESSION_PROGRESS, SESSION_RUNS, User, lesson_runs
 
@@ -26,12 +35,14 @@ def progress_answers(*, user: User, session: Mapping[str, Any]) -> dict[str, dic
     return {slug: dict(a) for slug, a in (session.get(SESSION_PROGRESS) or {}).items()}
 
 
-def course_overview(*, user: User, session: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Each lesson with the visitor's progress: answered (right or wrong), solved, first-try
-    counts and done."""
+def course_overview(
+    *, user: User, session: Mapping[str, Any], language: str = SOURCE_LANGUAGE
+) -> list[dict[str, Any]]:
+    """Each lesson (its text in ``language``) with the visitor's progress: answered (right or
+    wrong), solved, first-try counts and done."""
     answers = progress_answers(user=user, session=session)
     rows = []
-    for lesson in course():
+    for lesson in (in_language(lesson, language) for lesson in course()):
         mine = answers.get(lesson.slug) or {}
         solved = sum(1 for q in lesson.questions if (mine.get(q.id) or {}).get("solved"))
         rows.append(
@@ -68,33 +79,48 @@ def split_lesson_content(items: Any, names: frozenset[str]) -> tuple[list[Any], 
 
 
 def next_lesson(lesson: Lesson) -> Lesson | None:
-    lessons = list(course())
-    i = lessons.index(lesson)
-    return lessons[i + 1] if i + 1 < len(lessons) else None
+    """The lesson after ``lesson``, in ``lesson``'s language."""
+    slugs = [other.slug for other in course()]
+    i = slugs.index(lesson.slug)
+    return in_language(course()[i + 1], lesson.language) if i + 1 < len(slugs) else None
+
+
+def glossary_entries() -> list[dict[str, Any]]:
+    """glossary.yaml as written: term, text, lesson, optional section, a translation per
+    language (``zh-hans: {term, text}``)."""
+    raw = yaml.safe_load((COURSE_DIR / "glossary.yaml").read_text(encoding="utf-8")) or []
+    return list(raw)
 
 
 @functools.cache
-def glossary() -> list[dict[str, Any]]:
-    """Glossary entries sorted by term, each with the lesson that teaches it."""
-    raw = yaml.safe_load((COURSE_DIR / "glossary.yaml").read_text(encoding="utf-8")) or []
-    by_number = {lesson.number: lesson for lesson in course()}
-    entries = [
-        {
-            "term": e["term"],
-            "text": e["text"],
-            "lesson": by_number.get(int(e["lesson"])),
-            "section": str(e.get("section") or ""),
-        }
-        for e in raw
-    ]
-    return sorted(entries, key=lambda e: e["term"].lower())
+def glossary(language: str = SOURCE_LANGUAGE) -> list[dict[str, Any]]:
+    """Glossary entries in ``language`` (the English text where an entry is not translated),
+    sorted by the English term, each with ``key`` (the English term, the entry's anchor) and
+    the lesson that teaches it."""
+    by_number = {lesson.number: in_language(lesson, language) for lesson in course()}
+    entries = []
+    for e in glossary_entries():
+        own = e.get(language) if language != SOURCE_LANGUAGE else None
+        own = own if isinstance(own, dict) else {}
+        entries.append(
+            {
+                "key": e["term"],
+                "term": str(own.get("term") or e["term"]),
+                "text": str(own.get("text") or e["text"]),
+                "lesson": by_number.get(int(e["lesson"])),
+                "section": str(e.get("section") or ""),
+            }
+        )
+    return sorted(entries, key=lambda e: e["key"].lower())
 
 
-def glossary_with_runs(*, session: Mapping[str, Any]) -> list[dict[str, Any]]:
+def glossary_with_runs(
+    *, session: Mapping[str, Any], language: str = SOURCE_LANGUAGE
+) -> list[dict[str, Any]]:
     """The glossary, each term with ``run_url``: the run page section that shows it, in the
     visitor's run of its lesson, else in the latest finished run of the lesson's demo cluster
     ("" when neither exists). The run page scrolls to ``?section=``."""
-    entries = glossary()
+    entries = glossary(language)
     lessons = {e["lesson"].slug: e["lesson"] for e in entries if e["lesson"] and e["section"]}
     runs: dict[str, int] = {}
     demo_runs = (

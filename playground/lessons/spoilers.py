@@ -11,6 +11,11 @@ small number is in half the sentences, so a sentence *states* an answer when it 
 (as a whole word: ``node-2`` is not ``2``; a count also as a word, "two") together with what the
 question is about: the node the question names (or "every node"), the pod or the number of the
 cycle it asks about, or a word that says the kind of fact ("wins", "victims", "feasible").
+
+Chinese text is read the same way: names are Latin in every language, counts are also read
+in Chinese numerals (三, 两, 二十一; not an ordinal 第二 nor a lone 一), the cycle as 周期 2
+or 第二个周期, the kind of fact in Chinese words (胜出, 牺牲者, 可行), and a sentence that
+opens with 预测 (or ends with ？) asks.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .loader import Lesson, Question
-from .text import NUMBER_WORDS, number, sentences, words
+from .text import NUMBER_WORDS, number, sentences, words, zh_digits
 
 # Words that say what kind of fact a sentence gives, per question kind.
 _CUES: Final[dict[str, frozenset[str]]] = {
@@ -47,6 +52,30 @@ _CUES: Final[dict[str, frozenset[str]]] = {
         "total": "total totals gets get sum",
     }.items()
 }
+# The same in Chinese, found as parts of the sentence (Chinese has no spaces between words).
+_ZH_CUES: Final[dict[str, tuple[str, ...]]] = {
+    kind: tuple(text.split())
+    for kind, text in {
+        "winner": "胜出 获胜 赢 选中 选定 选出 选择了 落到 落在 调度到 放到 放在 绑定到 领先 最高",
+        "nominated": "提名 选中 选定",
+        "victims": "牺牲者 驱逐 被抢占 抢占掉 移除 删除 腾出",
+        "feasible": "可行 通过 留下 剩下 幸存",
+        "evaluated": "评估 检查 考察 过滤 查看 看过",
+        "first_evaluated": "开始 起点 起始 从这里",
+        "pending": "等待 待调度 不可调度 无法调度 留在 剩下 剩余 仍在",
+        "pod": "弹出 交给 取出 出队 选出",
+        "placement": "落到 落在 调度到 放到 放在 绑定到",
+        "profile": "负责 处理 调度了 来调度 交给",
+        "requeue": "移到 移入 移回 送到 送回 放回 弹出 转到 进入",
+        "code": "返回 回答 答复 给出",
+        "rejector": "拒绝 淘汰 排除 过滤掉 筛掉 不通过 失败",
+        "score": "打分 分数 得分 给出 得到",
+        "total": "总分 合计 加起来 之和 总和 得到",
+    }.items()
+}
+_ZH_EVERY_NODE: Final = re.compile(r"(?:每个|每一个|所有|全部|各个|任何)[^，。；]{0,6}?节点")
+# A sentence opening with one of these calls the reader to work the answer out: it asks.
+_ASKING: Final = ("Predict", "预测", "请预测", "先预测", "想一想", "算一算", "猜一猜")
 # A number directly followed by one of these is a quantity (2 CPUs), not a count or a score.
 _QUANTITY: Final = frozenset(
     ("cpu", "cpus", "core", "cores", "millicores", "gi", "mi", "ki", "gib", "mib", "mb", "gb")
@@ -100,24 +129,33 @@ def _about(
     """Whether the sentence is about what the question asks (its node, pod, cycle or kind)."""
     params, kind = question.params, question.kind
     lower = sentence.lower()
-    cue = bool(_CUES[kind] & set(tokens))
+    zh = zh_digits(lower)  # a Chinese sentence's numerals as digits ("第 2 个周期"); else as is
+    cue = bool(_CUES[kind] & set(tokens)) or any(c in sentence for c in _ZH_CUES[kind])
     named = bool(pod and pod.lower() in tokens)
+    others = [c for c in question.choices if c.lower() != answer]
     if (
         kind in _OUTCOMES
         and not named
-        and any(c.lower() in tokens for c in question.choices if c.lower() != answer)
+        and any(
+            c.lower() in tokens or (question.label(c) != c and question.label(c) in sentence)
+            for c in others
+        )
     ):
         return False  # a rule listing the outcomes side by side ("Success, a rejection, or Wait")
     if "node" in params:
         if str(params["node"]).lower() in tokens or "everywhere" in tokens:
             return True
-        return cue and bool(_EVERY_NODE.search(lower))
+        return cue and bool(_EVERY_NODE.search(lower) or _ZH_EVERY_NODE.search(sentence))
     if "pod" in params and str(params["pod"]).lower().removeprefix("default/") in tokens:
         return True
-    cycle = "cycle" in params and re.search(rf"\bcycle {int(params['cycle'])}\b", lower)
+    k = int(params["cycle"]) if "cycle" in params else None
+    cycle = k is not None and bool(
+        re.search(rf"\bcycle {k}\b", lower)
+        or re.search(rf"周期\s*{k}(?!\d)|第\s*{k}\s*个?\s*(?:调度)?周期", zh)
+    )
     if kind == "winner":
         # "X wins", "cycle 2 picks X", "report-job goes to X"; not "X is empty".
-        onto = re.search(rf"\b(?:to|on|onto)\s+{re.escape(answer)}\b", lower)
+        onto = re.search(rf"(?:\b(?:to|on|onto)\s+|[到在]\s*){re.escape(answer)}\b", lower)
         return cue or bool(onto and (cycle or named))
     # The pod a "which pod" question asks about is its answer: naming it says nothing more.
     if kind != "pod" and named:
@@ -153,10 +191,11 @@ def told_before_asked(lesson: Lesson, question: Question, pod: str | None = None
     answers = _answers(question)
     if not answers:
         return None
+    chinese = lesson.language.startswith("zh")
     for where, sentence in visible_sentences(lesson, question):
-        if sentence.rstrip().endswith("?") or sentence.lstrip().startswith("Predict"):
+        if sentence.rstrip().endswith(("?", "？")) or sentence.lstrip().startswith(_ASKING):
             continue  # a question, or a call to predict, asks: it does not tell
-        tokens = words(sentence)
+        tokens = words(zh_digits(sentence, counts_only=True) if chinese else sentence)
         for answer in answers:
             if _holds(tokens, answer) and _about(question, pod, answer, sentence, tokens):
                 return Told(where, sentence)

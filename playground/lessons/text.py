@@ -1,5 +1,5 @@
 """The course's text: Markdown rendered for the pages, flattened into sentences for the checks,
-and numbers read from digits or words ("two", "twenty-one")."""
+and numbers read from digits or words ("two", "twenty-one", "二十一", "两")."""
 
 from __future__ import annotations
 
@@ -29,11 +29,56 @@ for _i, _ten in enumerate(_TENS):
 
 
 def number(text: str) -> int | None:
-    """An integer written in digits or in English words (0 to one hundred), else None."""
+    """An integer written in digits, in English words (0 to one hundred) or in Chinese numerals
+    ("三", "两", "二十一", "一百"), else None."""
     text = " ".join(str(text).strip().lower().split())
     if re.fullmatch(r"[+-]?\d+", text):
         return int(text)
-    return NUMBER_WORDS.get(text)
+    if text in NUMBER_WORDS:
+        return NUMBER_WORDS[text]
+    return zh_number(text.removesuffix("个").strip())
+
+
+_ZH_DIGITS: Final = {
+    **{c: n for n, c in enumerate("零一二三四五六七八九")},
+    **{"〇": 0, "两": 2},
+}
+_ZH_UNITS: Final = {"十": 10, "百": 100, "千": 1000}
+_ZH_RUN: Final = re.compile(r"[零〇一二两三四五六七八九十百千]+")
+
+
+def zh_number(text: str) -> int | None:
+    """A Chinese numeral ("七", "十二", "二十一", "三百零五") as an integer, else None."""
+    if not text or any(c not in _ZH_DIGITS and c not in _ZH_UNITS for c in text):
+        return None
+    total = current = 0
+    for c in text:
+        if c in _ZH_DIGITS:
+            current = _ZH_DIGITS[c]
+        else:
+            total += (current or 1) * _ZH_UNITS[c]
+            current = 0
+    return total + current
+
+
+def zh_digits(sentence: str, *, counts_only: bool = False) -> str:
+    """``sentence`` with its Chinese numerals as digits ("第二个周期" -> "第 2 个周期").
+
+    With ``counts_only`` only the numerals that count are turned into digits: not an ordinal
+    (after 第), not a lone 一 (mostly "a", "once", "together": 一个, 一次, 一起, 唯一), not 十分
+    ("very") or 百分 ("per cent"); a core (核) reads as the quantity it is."""
+
+    def digits(m: re.Match[str]) -> str:
+        run, before, after = m[0], sentence[m.start() - 1 : m.start()], sentence[m.end() :]
+        if counts_only and (
+            before == "第" or run == "一" or (run in ("十", "百") and after.startswith("分"))
+        ):
+            return run
+        value = zh_number(run)
+        return run if value is None else f" {value} "
+
+    out = _ZH_RUN.sub(digits, sentence)
+    return out.replace("核", " cores ") if counts_only else out
 
 
 @functools.cache
@@ -54,7 +99,7 @@ def inline_html(text: str) -> str:
 _CODE_SPAN: Final = re.compile(r"`([^`]*)`")
 _LINK: Final = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _ITEM: Final = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
-_SENTENCE_END: Final = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_END: Final = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 
 
 def _plain(line: str) -> str:
@@ -98,7 +143,8 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-_TOKEN: Final = re.compile(r"[A-Za-z0-9](?:[\w./-]*[A-Za-z0-9])?")
+# ASCII only: in Chinese text a name ends where the Chinese begins ("node-2上" is node-2).
+_TOKEN: Final = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_./-]*[A-Za-z0-9])?")
 
 
 def words(sentence: str) -> list[str]:

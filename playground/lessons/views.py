@@ -6,31 +6,36 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.views.decorators.http import require_POST
 
 from ..params import bounded_int
 from ..runs import limits
 from ..runs.services import RunRefused
 from . import forms, selectors, services, text
+from .languages import in_language, language_of
 from .loader import DEFAULT_PROFILE, Lesson, lesson_by_slug
 
 
-def _lesson(slug: str) -> Lesson:
+def _lesson(slug: str, *, translated: bool = True) -> Lesson:
+    """The lesson with its text in the request's language (or the source's, for what is
+    stored: a lesson's demo cluster is described in the source language)."""
     lesson = lesson_by_slug(slug)
     if lesson is None:
         raise Http404("No such lesson")
-    return lesson
+    return in_language(lesson, get_language()) if translated else lesson
 
 
 def course_page(request: HttpRequest) -> HttpResponse:
     services.progress_claim(user=request.user, session=request.session)
-    rows = selectors.course_overview(user=request.user, session=request.session)
+    language = language_of(get_language())
+    rows = selectors.course_overview(user=request.user, session=request.session, language=language)
     return render(
         request,
         "playground/lessons/course.html",
         {
             "rows": rows,
-            "glossary": selectors.glossary_with_runs(session=request.session),
+            "glossary": selectors.glossary_with_runs(session=request.session, language=language),
             "next_row": next((r for r in rows if not r["done"]), rows[0] if rows else None),
         },
     )
@@ -111,14 +116,18 @@ def lesson_answer(request: HttpRequest, slug: str, qid: str) -> JsonResponse:
     )
     answers = selectors.progress_answers(user=request.user, session=request.session)
     return JsonResponse(
-        {**result.to_dict(), "progress": lesson.progress(answers.get(lesson.slug, {}))}
+        {
+            **result.to_dict(),
+            "answer": question.label(result.engine_answer),  # "none" reads 无 in Chinese
+            "progress": lesson.progress(answers.get(lesson.slug, {})),
+        }
     )
 
 
 @require_POST
 def lesson_run(request: HttpRequest, slug: str) -> HttpResponse:
     """Start the lesson's run and show it beside the lesson (at a question's step, if named)."""
-    lesson = _lesson(slug)
+    lesson = _lesson(slug, translated=False)
     form = forms.LessonRunForm(request.POST)
     form.is_valid()
     profile = form.cleaned_data.get("profile") or DEFAULT_PROFILE

@@ -1,4 +1,5 @@
-"""manage.py lessons: list the course, or (--check) verify every answer against the engine."""
+"""manage.py lessons: list the course, or (--check) verify every answer against the engine and
+every language's text (--lang to check one)."""
 
 from __future__ import annotations
 
@@ -6,15 +7,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from playground.lessons.loader import LessonError, load_course
+from playground.lessons.loader import LANGUAGES, LessonError, load_course
 
 
 class Command(BaseCommand):
     help = (
         "List the course's lessons; with --check, run each lesson through the engine and verify "
         "every question's expected answer, that no answer is told before its question asks, and "
-        "that every run-page link opens the step it is about, ending with "
-        "'lessons: N passed, M failed'."
+        "that every run-page link opens the step it is about, in every language of the course "
+        "(each piece of text translated, no translation telling an answer first), ending with "
+        "'lessons (LANG): N passed, M failed' per language and 'lessons: N passed, M failed'."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -22,11 +24,16 @@ class Command(BaseCommand):
         parser.add_argument(
             "--show", action="store_true", help="print each cycle of each lesson's engine run"
         )
+        parser.add_argument(
+            "--lang",
+            choices=LANGUAGES,
+            action="append",
+            help="check only this language's text (repeatable; default: every language)",
+        )
         parser.add_argument("slugs", nargs="*", help="only these lessons (NN or slug)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         from playground.lessons.checks import Checked
-        from playground.lessons.services import lessons_check
 
         try:
             lessons = load_course()
@@ -55,9 +62,11 @@ class Command(BaseCommand):
                     f"({len(lesson.steps)} steps, {len(lesson.questions)} questions)"
                 )
             return
+        languages = tuple(options["lang"] or LANGUAGES)
         passed = failed = 0
+        per_language = {language: [0, 0] for language in languages}  # passed, failed
         totals = [0, 0, 0, 0]
-        for lesson, failures in lessons_check(lessons):
+        for lesson, failures in _checked(lessons, languages):
             checked = Checked.of(lesson)
             totals = [
                 t + c
@@ -67,20 +76,43 @@ class Command(BaseCommand):
                     strict=True,
                 )
             ]
+            for language, counts in per_language.items():
+                mine = [f for f in failures if f.language in ("", language)]
+                counts[1 if mine else 0] += 1
             name = f"{lesson.number:02d}-{lesson.slug}"
             if failures:
                 failed += 1
                 self.stdout.write(self.style.ERROR(f"FAIL {name}"))
                 for failure in failures:
-                    self.stdout.write(f"  {failure.question}: {failure.message}")
+                    self.stdout.write(f"  {failure.item}: {failure.message}")
             else:
                 passed += 1
-                self.stdout.write(f"ok   {name} ({len(lesson.questions)} questions)")
+                self.stdout.write(
+                    f"ok   {name} ({len(lesson.questions)} questions; {', '.join(languages)})"
+                )
+        for language, (ok, bad) in per_language.items():
+            self.stdout.write(f"lessons ({language}): {ok} passed, {bad} failed")
         answers, told, on_purpose, links = totals
         self.stdout.write(
             f"checked: {answers} answers against the engine, {told} questions for an answer "
-            f"told before they ask ({on_purpose} told on purpose), {links} run-page links"
+            f"told before they ask ({on_purpose} told on purpose) in {', '.join(languages)}, "
+            f"{links} run-page links"
         )
         self.stdout.write(f"lessons: {passed} passed, {failed} failed")
         if failed:
-            raise CommandError(f"{failed} lesson(s) disagree with the engine")
+            raise CommandError(f"{failed} lesson(s) disagree with the engine or lack a translation")
+
+
+def _checked(lessons: list[Any], languages: tuple[str, ...]) -> list[tuple[Any, list[Any]]]:
+    """Each lesson with its failures in ``languages`` (a lesson the engine refuses fails)."""
+    from playground.lessons.checks import Failure, check_lesson
+    from playground.lessons.services import lesson_runs
+
+    out = []
+    for lesson in lessons:
+        try:
+            failures = check_lesson(lesson, lesson_runs(lesson=lesson), languages)
+        except Exception as err:  # noqa: BLE001  a lesson the engine refuses is never skipped
+            failures = [Failure(f"{lesson.number:02d}-{lesson.slug}", "run", repr(err))]
+        out.append((lesson, failures))
+    return out
