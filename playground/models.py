@@ -408,14 +408,19 @@ def new_share_token() -> uuid.UUID:
     return uuid.uuid4()
 
 
+from .classes.models import ClassAnswer, ClassQuestion, ClassStudent, LiveClass  # noqa: E402
 from .custom_plugins.models import CustomPlugin  # noqa: E402  (one module per feature)
 from .lessons.models import LessonProgress  # noqa: E402  (the course's model)
 
 __all__ = [
+    "ClassAnswer",
+    "ClassQuestion",
+    "ClassStudent",
     "Cluster",
     "CustomPlugin",
     "KubeObject",
     "LessonProgress",
+    "LiveClass",
     "Node",
     "Pod",
     "Profile",

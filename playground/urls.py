@@ -3,6 +3,7 @@
 from django.urls import path, register_converter
 
 from . import views
+from .classes.urls import urlpatterns as class_urlpatterns
 from .clusters import views as cluster_views
 from .custom_plugins import views as custom_plugin_views
 from .dra import views as dra_views
@@ -117,4 +118,5 @@ urlpatterns = [
     path("runs/<runref:pk>/change/", change_views.run_change, name="run_change"),
     path("compare/<runref:a>/<runref:b>/", run_views.compare, name="compare"),
     *lesson_urlpatterns,
+    *class_urlpatterns,
 ]

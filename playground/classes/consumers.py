@@ -1,0 +1,189 @@
+"""The live class websocket ``ws/classes/<code>/``: the lecturer drives, students answer.
+
+Who connects: the class's lecturer (the session's user), or a student named by the session's
+token for the code or by ``?token=``. Anyone else is closed with 4403, an unknown or ended class
+with 4404 (after the handshake, so that clients see the code). Every connection first gets the
+full ``state``; afterwards the class's group relays each change, encoded once by its sender.
+All state is in the database: a connection to another web process, or a reconnect, reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Final
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.utils.translation import gettext as _
+
+from . import events, selectors, services
+from .models import LiveClass
+
+CLOSE_FORBIDDEN: Final = 4403
+CLOSE_NOT_FOUND: Final = 4404
+MAX_FRAME_CHARS: Final = 8192
+TOUCH_EVERY: Final = 60.0  # seconds between one connection's activity records
+
+
+@dataclass(slots=True)
+class Who:
+    status: int  # 0: admitted, else the close code
+    class_id: int = 0
+    role: str = ""
+    student_id: int | None = None
+
+
+def _identify(code: str, user: Any, session: Any, query: bytes) -> Who:
+    services.classes_end_idle()
+    live_class = selectors.class_by_code(code)
+    if live_class is None or live_class.ended_at is not None or live_class.code != code:
+        return Who(CLOSE_NOT_FOUND)
+    if user is not None and user.is_authenticated and user.pk == live_class.lecturer_id:
+        return Who(0, live_class.pk, "lecturer")
+    token = (parse_qs(query.decode("latin-1")).get("token") or [None])[0]
+    token = token or selectors.session_token(session, live_class.code)
+    student = selectors.student_by_token(live_class, token)
+    if student is None:
+        return Who(CLOSE_FORBIDDEN)
+    return Who(0, live_class.pk, "student", student.pk)
+
+
+def _state(who: Who) -> dict[str, Any]:
+    live_class = LiveClass.objects.get(pk=who.class_id)
+    return selectors.state(live_class, role=who.role, student_id=who.student_id)
+
+
+def _lecturer_action(class_id: int, user: Any, content: dict[str, Any]) -> list[dict[str, Any]]:
+    """Do one lecturer action; the messages for the whole class (in order)."""
+    live_class = LiveClass.objects.get(pk=class_id)
+    if live_class.ended_at is not None:
+        raise services.ClassError(_("This class has ended."))
+    action = content.get("action")
+    extra = {k: content[k] for k in ("clientId",) if k in content}
+    if action == "step":
+        step, seq = services.step_set(live_class=live_class, user=user, step=content.get("step"))
+        sent = content.get("sentAt")
+        if isinstance(sent, int | float) and not isinstance(sent, bool):
+            extra["sentAt"] = sent
+        return [{"type": "step", "step": step, "stepSeq": seq, **extra}]
+    if action == "ask":
+        if "lessonQuestion" in content:
+            q = services.question_ask_lesson(
+                live_class=live_class, user=user, qid=str(content["lessonQuestion"])[:100]
+            )
+        elif "winnerOf" in content:
+            q = services.question_ask_winner(
+                live_class=live_class, user=user, cycle=content["winnerOf"]
+            )
+        else:
+            q = services.question_ask_quick(
+                live_class=live_class, user=user, quick=content.get("quick")
+            )
+        return [{"type": "question", "question": selectors.question_dict(q), **extra}]
+    if action == "reveal":
+        q = services.reveal(live_class=live_class, user=user)
+        return [{"type": "reveal", **selectors.reveal_dict(live_class, q), **extra}]
+    if action == "end":
+        services.class_end(live_class=live_class, user=user)
+        return [{"type": "ended", **extra}]
+    raise services.ClassError(_("Unknown action."))
+
+
+def _answer(who: Who, content: dict[str, Any], touch: bool) -> tuple[str, dict[str, Any]]:
+    """Record one answer: the answer as stored and the lecturer's tally message."""
+    qid = content.get("questionId")
+    assert who.student_id is not None
+    given = services.answer_submit(
+        class_id=who.class_id,
+        student_id=who.student_id,
+        question_id=qid,
+        choice=content.get("choice"),
+    )
+    if touch:
+        services.touch(who.class_id)
+    return given, selectors.tally_message(who.class_id, int(qid))
+
+
+class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    who: Who
+    code: str
+    last_touch: float = 0.0
+
+    async def connect(self) -> None:
+        self.code = str(self.scope["url_route"]["kwargs"]["code"])
+        self.who = await database_sync_to_async(_identify)(
+            self.code,
+            self.scope.get("user"),
+            self.scope.get("session"),
+            self.scope.get("query_string", b""),
+        )
+        await self.accept()
+        if self.who.status:
+            await self.close(code=self.who.status)
+            return
+        self.groups_joined = [selectors.group(self.code)]
+        if self.who.role == "lecturer":
+            self.groups_joined.append(selectors.lecturer_group(self.code))
+        for name in self.groups_joined:
+            await self.channel_layer.group_add(name, self.channel_name)
+        # joined first, read second: every change is in the state or arrives afterwards
+        await self.send_json(await database_sync_to_async(_state)(self.who))
+
+    async def disconnect(self, code: int) -> None:
+        for name in getattr(self, "groups_joined", []):
+            await self.channel_layer.group_discard(name, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.who.status:
+            return
+        if text_data is None or len(text_data) > MAX_FRAME_CHARS:
+            await self._error(_("A message is a JSON object of at most 8 KB."), {})
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            content = None
+        if not isinstance(content, dict):
+            await self._error(_("A message is a JSON object of at most 8 KB."), {})
+            return
+        await self.receive_json(content)
+
+    async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
+        try:
+            if self.who.role == "lecturer":
+                messages = await database_sync_to_async(_lecturer_action)(
+                    self.who.class_id, self.scope.get("user"), content
+                )
+                for message in messages:
+                    await events.asend(self.code, message)
+                return
+            if content.get("action") != "answer":
+                raise services.ClassError(_("Only the lecturer drives the class."))
+            now = time.monotonic()
+            touch = now - self.last_touch > TOUCH_EVERY
+            given, tally = await database_sync_to_async(_answer)(self.who, content, touch)
+            if touch:
+                self.last_touch = now
+        except services.ClassError as err:
+            await self._error(err.message, content)
+            return
+        reply = {"type": "answered", "questionId": content.get("questionId"), "choice": given}
+        if "clientId" in content:
+            reply["clientId"] = content["clientId"]
+        await self.send_json(reply)
+        await events.asend(self.code, tally, lecturer_only=True)
+
+    async def _error(self, message: str, content: dict[str, Any]) -> None:
+        out: dict[str, Any] = {"type": "error", "message": message}
+        if isinstance(content, dict) and "clientId" in content:
+            out["clientId"] = content["clientId"]
+        await self.send_json(out)
+
+    async def class_relay(self, message: dict[str, Any]) -> None:
+        """One change of the class, as its sender encoded it for everyone."""
+        await self.send(text_data=message["text"])
+        if message.get("close"):
+            await self.close()

@@ -1,0 +1,414 @@
+"""Writes of a live class: open and end it, join it, move the step, ask, answer and reveal.
+
+Every change is a row; ``events`` tells the class's connections about it afterwards. Lecturer
+actions check that the acting user is the class's lecturer (``NotLecturer`` otherwise).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from ..lessons.checks import matches, normalize, shown
+from ..lessons.loader import Lesson, RunPointer, lesson_by_slug
+from ..models import Run, RunCycle
+from .models import ClassAnswer, ClassQuestion, ClassStudent, LiveClass
+
+User = AbstractBaseUser | AnonymousUser
+
+CODE_ALPHABET: Final = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH: Final = 6
+IDLE: Final = timedelta(hours=3)
+NICKNAME_MAX: Final = 40
+ANSWER_MAX: Final = 200
+PROMPT_MAX: Final = 500
+CHOICES_MAX: Final = 20
+SESSION_STUDENTS: Final = "class_students"  # session: class code -> student token
+STEP_TEXT_MAX: Final = 253
+WINNER_CHOICES_MAX: Final = 12  # a bigger cluster offers the best-scored nodes of the cycle
+
+
+class ClassError(Exception):
+    """A refused action; ``field`` names the form field it is about (or "__all__")."""
+
+    def __init__(self, message: str, field: str = "__all__") -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class NotLecturer(ClassError):
+    """The acting user is not the class's lecturer."""
+
+
+def _now() -> datetime:
+    return timezone.now()
+
+
+# -- opening, ending, idleness -------------------------------------------------------------------
+
+
+def _new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def class_open(
+    *, lecturer: User, lesson: Lesson | None = None, run: Run | None = None
+) -> LiveClass:
+    """A new open class on a lesson or on a run (the caller checked the run is visible)."""
+    if not lecturer.is_authenticated:
+        raise NotLecturer(_("Sign in to open a live class."))
+    if (lesson is None) == (run is None):
+        raise ClassError(_("A live class is on a lesson or on a run."))
+    classes_end_idle()
+    step: dict[str, Any] = step_clean({"lessonStep": 1} if lesson else {"cycle": 1})
+    if lesson is not None:
+        step = _with_lesson_pointer(lesson, step)
+    for _attempt in range(20):
+        try:
+            with transaction.atomic():
+                return LiveClass.objects.create(
+                    code=_new_code(),
+                    lecturer=lecturer,
+                    lesson_slug=lesson.slug if lesson else "",
+                    run=run,
+                    step=step,
+                )
+        except IntegrityError:  # the code is taken by an open class: draw again
+            continue
+    raise ClassError(_("No free class code; try again."))
+
+
+def classes_end_idle(now: datetime | None = None) -> int:
+    """End every open class idle for ``IDLE``; how many were ended (no timer: called lazily)."""
+    now = now or _now()
+    return LiveClass.objects.filter(ended_at__isnull=True, last_activity_at__lt=now - IDLE).update(
+        ended_at=now
+    )
+
+
+def is_idle(live_class: LiveClass, now: datetime | None = None) -> bool:
+    return live_class.last_activity_at < (now or _now()) - IDLE
+
+
+def class_end(*, live_class: LiveClass, user: User) -> bool:
+    """End the class; False if it had ended already."""
+    _require_lecturer(live_class, user)
+    if live_class.ended_at is not None:
+        return False
+    live_class.ended_at = _now()
+    live_class.save(update_fields=["ended_at"])
+    return True
+
+
+def touch(class_id: int) -> None:
+    """Record activity (lecturer or student) so that the class is not ended as idle."""
+    LiveClass.objects.filter(pk=class_id).update(last_activity_at=_now())
+
+
+def _require_lecturer(live_class: LiveClass, user: User | None) -> None:
+    if user is None or not user.is_authenticated or user.pk != live_class.lecturer_id:
+        raise NotLecturer(_("Only the class's lecturer may do this."))
+
+
+# -- students ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class JoinRefused(Exception):
+    errors: dict[str, list[str]]
+
+
+def code_clean(code: Any) -> str:
+    return str(code or "").strip().upper().replace(" ", "").replace("-", "")[: CODE_LENGTH + 4]
+
+
+def student_join(*, code: str, nickname: str) -> ClassStudent:
+    """A new student of the open class ``code``; ``JoinRefused`` names the field(s) at fault."""
+    classes_end_idle()
+    errors: dict[str, list[str]] = {}
+    code = code_clean(code)
+    live_class = (
+        LiveClass.objects.filter(code=code, ended_at__isnull=True).first() if code else None
+    )
+    if live_class is None:
+        ended = bool(code) and LiveClass.objects.filter(code=code).exists()
+        errors["code"] = [
+            _("This class has ended.") if ended else _("No open class has this code.")
+        ]
+    nickname = " ".join(str(nickname or "").split())
+    if not nickname:
+        errors["nickname"] = [_("Choose a nickname.")]
+    elif len(nickname) > NICKNAME_MAX:
+        errors["nickname"] = [_("A nickname has at most %(n)d characters.") % {"n": NICKNAME_MAX}]
+    if errors or live_class is None:
+        raise JoinRefused(errors)
+    taken = JoinRefused(
+        {"nickname": [_("“%(name)s” is taken in this class; choose another.") % {"name": nickname}]}
+    )
+    key = nickname.casefold()[:NICKNAME_MAX]
+    if ClassStudent.objects.filter(live_class=live_class, nickname_key=key).exists():
+        raise taken
+    try:
+        with transaction.atomic():
+            student = ClassStudent.objects.create(
+                live_class=live_class,
+                nickname=nickname,
+                nickname_key=key,
+                token=secrets.token_urlsafe(24),
+            )
+    except IntegrityError as err:  # the same nickname, a moment earlier
+        raise taken from err
+    touch(live_class.pk)
+    return student
+
+
+# -- the step ------------------------------------------------------------------------------------
+
+STEP_KEYS: Final = ("lessonStep", "cycle", "point", "plugin", "node", "runStep")
+
+
+def step_clean(raw: Any) -> dict[str, Any]:
+    """A step object with exactly ``STEP_KEYS``: ints for lessonStep, cycle and runStep (the
+    run page's ``#cycle=K&step=N``), bounded strings for point, plugin and node, else null."""
+    raw = raw if isinstance(raw, dict) else {}
+    out: dict[str, Any] = {}
+    for key in STEP_KEYS:
+        value = raw.get(key)
+        if key in ("lessonStep", "cycle", "runStep"):
+            ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**7
+            out[key] = value if ok else None
+        else:
+            ok = isinstance(value, str) and 0 < len(value) <= STEP_TEXT_MAX
+            out[key] = value if ok else None
+    return out
+
+
+def _with_lesson_pointer(lesson: Lesson, step: dict[str, Any]) -> dict[str, Any]:
+    """A lesson step within the lesson, with the run step its narrative points at when the
+    lecturer named none."""
+    n = step.get("lessonStep") or 1
+    n = min(max(int(n), 1), len(lesson.steps))
+    step = {**step, "lessonStep": n}
+    pointer = lesson.steps[n - 1].show
+    if step.get("cycle") is None and pointer is not None:
+        step.update(cycle=pointer.cycle, point=pointer.point, plugin=pointer.plugin)
+    return step
+
+
+def step_set(*, live_class: LiveClass, user: User | None, step: Any) -> tuple[dict[str, Any], int]:
+    """Move the class to ``step``; the step as stored and its sequence number."""
+    _require_lecturer(live_class, user)
+    clean = step_clean(step)
+    if live_class.lesson_slug:
+        lesson = lesson_by_slug(live_class.lesson_slug)
+        if lesson is not None:
+            clean = _with_lesson_pointer(lesson, clean)
+    LiveClass.objects.filter(pk=live_class.pk).update(
+        step=clean, step_seq=F("step_seq") + 1, last_activity_at=_now()
+    )
+    seq = LiveClass.objects.filter(pk=live_class.pk).values_list("step_seq", flat=True).get()
+    live_class.step, live_class.step_seq = clean, seq
+    return clean, seq
+
+
+# -- questions -----------------------------------------------------------------------------------
+
+
+def _pointer_dict(pointer: RunPointer | None) -> dict[str, Any]:
+    if pointer is None:
+        return {}
+    return {
+        "cycle": pointer.cycle,
+        "point": pointer.point,
+        "plugin": pointer.plugin,
+        "node": pointer.node,
+        "label": pointer.label,
+    }
+
+
+def _ask(live_class: LiveClass, **fields: Any) -> ClassQuestion:
+    with transaction.atomic():
+        locked = LiveClass.objects.select_for_update().get(pk=live_class.pk)
+        number = (
+            locked.questions.order_by("-number").values_list("number", flat=True).first() or 0
+        ) + 1
+        question = ClassQuestion.objects.create(live_class=locked, number=number, **fields)
+        LiveClass.objects.filter(pk=locked.pk).update(question=question, last_activity_at=_now())
+    live_class.question = question
+    return question
+
+
+def question_ask_lesson(*, live_class: LiveClass, user: User | None, qid: str) -> ClassQuestion:
+    """Open one of the lesson's questions (its expected answer is checked by `lessons --check`)."""
+    _require_lecturer(live_class, user)
+    lesson = lesson_by_slug(live_class.lesson_slug) if live_class.lesson_slug else None
+    q = lesson.question(str(qid)) if lesson is not None else None
+    if lesson is None or q is None:
+        raise ClassError(_("This lesson has no such question."))
+    return _ask(
+        live_class,
+        lesson_question_id=q.id,
+        prompt=q.prompt,
+        choices=list(q.choices),
+        answer=shown(q.answer)[:ANSWER_MAX],
+        answer_type=q.answer_type,
+        explanation=q.explanation,
+        show={**_pointer_dict(q.show), "lessonStep": q.step},
+    )
+
+
+def question_ask_quick(*, live_class: LiveClass, user: User | None, quick: Any) -> ClassQuestion:
+    """Open a question the lecturer wrote: a prompt, two or more choices, the right one."""
+    _require_lecturer(live_class, user)
+    quick = quick if isinstance(quick, dict) else {}
+    prompt = " ".join(str(quick.get("prompt") or "").split())[:PROMPT_MAX]
+    raw = quick.get("choices") if isinstance(quick.get("choices"), list) else []
+    choices: list[str] = []
+    for c in raw[:CHOICES_MAX]:
+        text = " ".join(str(c).split())[:ANSWER_MAX]
+        if text and text not in choices:
+            choices.append(text)
+    answer = " ".join(str(quick.get("answer") or "").split())
+    if not prompt:
+        raise ClassError(_("Write the question."), "prompt")
+    if len(choices) < 2:
+        raise ClassError(_("Give at least two choices."), "choices")
+    if answer not in choices:
+        raise ClassError(_("The right answer must be one of the choices."), "answer")
+    show = quick.get("show") if isinstance(quick.get("show"), dict) else {}
+    return _ask(
+        live_class,
+        prompt=prompt,
+        choices=choices,
+        answer=answer,
+        answer_type="name",
+        explanation=str(quick.get("explanation") or "")[:2000],
+        show=step_clean(show),
+    )
+
+
+def question_ask_winner(*, live_class: LiveClass, user: User | None, cycle: Any) -> ClassQuestion:
+    """ "Which node wins cycle N?" on the class's run, the answer read from the stored run."""
+    _require_lecturer(live_class, user)
+    if live_class.run_id is None:
+        raise ClassError(_("This class is not on a run."))
+    if not isinstance(cycle, int) or isinstance(cycle, bool):
+        raise ClassError(_("Name a cycle of the run."), "cycle")
+    row = (
+        RunCycle.objects.filter(run_id=live_class.run_id, cycle=cycle)
+        .values("pod", "node", "result")
+        .first()
+    )
+    if row is None:
+        raise ClassError(_("The run has no cycle %(n)d.") % {"n": cycle}, "cycle")
+    from . import selectors
+
+    choices = selectors.winner_choices(live_class.run_id, cycle, row["node"])
+    winner = row["node"] or "none"
+    pod = str(row["pod"]).removeprefix("default/")
+    if row["node"]:
+        explanation = _("In cycle %(n)d the scheduler placed %(pod)s on %(node)s.") % {
+            "n": cycle,
+            "pod": pod,
+            "node": winner,
+        }
+    else:
+        explanation = _("In cycle %(n)d no node could take %(pod)s (%(result)s).") % {
+            "n": cycle,
+            "pod": pod,
+            "result": row["result"] or "",
+        }
+    show = {"cycle": cycle, "point": "Combine", "plugin": None, "node": None}
+    show["runStep"] = selectors.run_step_index(live_class.run_id, cycle, "Combine", None)
+    return _ask(
+        live_class,
+        prompt=_("Which node wins cycle %(n)d (pod %(pod)s)?") % {"n": cycle, "pod": pod},
+        choices=choices,
+        answer=winner,
+        answer_type="name",
+        explanation=explanation,
+        show=show,
+    )
+
+
+# -- answers -------------------------------------------------------------------------------------
+
+
+def _given(question: dict[str, Any], choice: Any) -> str:
+    """The answer as stored: one of the choices, or a worded answer normalised as lessons
+    compare it (so that "87" and " 87 " are counted together)."""
+    text = " ".join(str(choice if choice is not None else "").split())
+    if not text:
+        raise ClassError(_("Choose an answer."))
+    if question["choices"]:
+        if text not in question["choices"]:
+            raise ClassError(_("That is not one of the choices."))
+        return text
+    value = normalize(text[:ANSWER_MAX], question["answer_type"])
+    if value is None:
+        raise ClassError(_("Write a number."))
+    return (", ".join(value) if isinstance(value, list) else str(value))[:ANSWER_MAX]
+
+
+def answer_submit(*, class_id: int, student_id: int, question_id: Any, choice: Any) -> str:
+    """Record a student's answer to the class's open question (a repeat before the reveal
+    replaces it); the answer as stored. Refused after the reveal or for another question."""
+    if not isinstance(question_id, int) or isinstance(question_id, bool):
+        raise ClassError(_("No such question."))
+    question = (
+        ClassQuestion.objects.filter(
+            pk=question_id,
+            live_class_id=class_id,
+            live_class__question_id=question_id,
+            live_class__ended_at__isnull=True,
+        )
+        .values("choices", "answer", "answer_type", "revealed_at")
+        .first()
+    )
+    if question is None:
+        raise ClassError(_("That question is not open."))
+    if question["revealed_at"] is not None:
+        raise ClassError(_("The answer has been revealed; answers are closed."))
+    given = _given(question, choice)
+    correct = matches(given, question["answer"], question["answer_type"])
+    updated = ClassAnswer.objects.filter(question_id=question_id, student_id=student_id).update(
+        choice=given, correct=correct, answered_at=_now()
+    )
+    if not updated:
+        try:
+            with transaction.atomic():
+                ClassAnswer.objects.create(
+                    question_id=question_id, student_id=student_id, choice=given, correct=correct
+                )
+        except IntegrityError:  # the same student's answer from another connection, just now
+            ClassAnswer.objects.filter(question_id=question_id, student_id=student_id).update(
+                choice=given, correct=correct, answered_at=_now()
+            )
+    return given
+
+
+def reveal(*, live_class: LiveClass, user: User | None) -> ClassQuestion:
+    """Reveal the open question's answer; answers are closed from then on."""
+    _require_lecturer(live_class, user)
+    question = (
+        ClassQuestion.objects.filter(pk=live_class.question_id).first()
+        if live_class.question_id
+        else None
+    )
+    if question is None:
+        raise ClassError(_("No question is open."))
+    if question.revealed_at is None:
+        question.revealed_at = _now()
+        question.save(update_fields=["revealed_at"])
+        touch(live_class.pk)
+    return question
