@@ -13,6 +13,7 @@ from typing import Any
 from scheduler_core.api import Pod
 from scheduler_core.cycle import CycleRecord
 from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.explain.words import gettext_noop
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.types import NodeInfo, Snapshot
@@ -76,7 +77,7 @@ class CycleContext:
     def filter_views(self, node: str) -> list[FilterView]:
         """The Filter passes the cycle ran over ``node`` (one, or two with nominated pods)."""
         ni = self.node_info(node)
-        plain = FilterView("as it is", self.state, ni)
+        plain = FilterView(gettext_noop("as it is"), self.state, ni)
         if not self.nominated.get(node):
             return [plain]
         added, state, info, err = self.fwk.add_nominated_pods(
@@ -89,4 +90,7 @@ class CycleContext:
             for p in self.nominated[node]
             if p.priority >= self.pod.priority and p.uid != self.pod.uid
         )
-        return [FilterView("with the pods nominated to it", state, info, names), plain]
+        return [
+            FilterView(gettext_noop("with the pods nominated to it"), state, info, names),
+            plain,
+        ]

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from scheduler_core.explain.context import CycleContext
+from scheduler_core.explain.words import _
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins.custom import CustomPlugin
 
@@ -31,10 +32,10 @@ def custom_filter(
 ) -> tuple[dict[str, Any], str, str]:
     """Filter: (inputs, formula, text) of the filter expression on ``ni``."""
     source, inputs, value = pl.reads("filter", state, ctx.pod, ni)
-    text = (
-        f"{pl.name}'s filter expression gave {_shown(value)} on {ni.node.name}: true (or no "
-        "value) passes, false or a string rejects (the string is the reason)."
-    )
+    text = _(
+        "%(plugin)s's filter expression gave %(value)s on %(node)s: true (or no value) passes, "
+        "false or a string rejects (the string is the reason)."
+    ) % {"plugin": pl.name, "value": _shown(value), "node": ni.node.name}
     return (
         {"expression": source, "reads": inputs, "result": value},
         f"{source} = {_shown(value)}",
@@ -48,7 +49,11 @@ def custom_score(
     """Score: (inputs, formula, value, text) of the score expression on ``ni``."""
     source, inputs, value = pl.reads("score", ctx.state, ctx.pod, ni)
     shown = int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
-    text = f"{pl.name}'s score expression gave {_shown(shown)} on {ni.node.name}."
+    text = _("%(plugin)s's score expression gave %(value)s on %(node)s.") % {
+        "plugin": pl.name,
+        "value": _shown(shown),
+        "node": ni.node.name,
+    }
     return {"expression": source, "reads": inputs}, f"{source} = {_shown(shown)}", shown, text
 
 

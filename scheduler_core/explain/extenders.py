@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.explain.record import Explanation, explanation
+from scheduler_core.explain.words import _
 from scheduler_core.extender import EXTENDER_NAME, EXTENDER_SCORE_SCALE, MAX_EXTENDER_PRIORITY
 from scheduler_core.framework.runtime import PluginScores
 
@@ -41,20 +42,23 @@ def _filter(ctx: CycleContext, node: str) -> Explanation:
         raise ExplainError(f"Filter did not evaluate node {node!r} in cycle {ctx.cycle}")
     failed = status.plugin == EXTENDER_NAME
     reply = {"failedNodes": {node: status.message()}} if failed else {"nodes": [node]}
-    text = (
-        f"Every Filter plugin passed {node}; then the extender's filter answered that it fails: "
-        f"{status.message()}. The scheduler records an extender's rejections under the name "
-        f"{EXTENDER_NAME}."
-        if failed
-        else f"The extender's filter kept {node} among the nodes it returned."
-    )
+    if failed:
+        text = _(
+            "Every Filter plugin passed %(node)s; then the extender's filter answered that it "
+            "fails: %(reasons)s. The scheduler records an extender's rejections under the name "
+            "%(name)s."
+        ) % {"node": node, "reasons": status.message(), "name": EXTENDER_NAME}
+    else:
+        text = _("The extender's filter kept %(node)s among the nodes it returned.") % {
+            "node": node
+        }
     return explanation(
         ctx,
         "Filter",
         EXTENDER_NAME,
         node,
         inputs={"reply": reply},
-        formula="extender filter after every Filter plugin",
+        formula=_("extender filter after every Filter plugin"),
         value={"code": status.code.upstream, "reasons": list(status.reasons)},
         text=text,
     )
@@ -76,10 +80,14 @@ def extender_score_steps(ctx: CycleContext, column: PluginScores, node: str) -> 
             column.name,
             node,
             inputs={"extender": name, "reply": hosts, "maxExtenderPriority": MAX_EXTENDER_PRIORITY},
-            formula=f"the extender's prioritize answer for {node} = {raw}",
+            formula=_("the extender's prioritize answer for %(node)s = %(raw)s")
+            % {"node": node, "raw": raw},
             value=raw,
-            text=f"The extender at {name} answered its prioritize call with a score of {raw} "
-            f"(out of {MAX_EXTENDER_PRIORITY}) for {node}.",
+            text=_(
+                "The extender at %(name)s answered its prioritize call with a score of %(raw)s "
+                "(out of %(max)s) for %(node)s."
+            )
+            % {"name": name, "raw": raw, "max": MAX_EXTENDER_PRIORITY, "node": node},
         ),
         explanation(
             ctx,
@@ -89,8 +97,16 @@ def extender_score_steps(ctx: CycleContext, column: PluginScores, node: str) -> 
             inputs={"kind": f"×{EXTENDER_SCORE_SCALE}", "raw": raw},
             formula=f"{raw} × (MaxNodeScore 100 / MaxExtenderPriority 10) = {scaled}",
             value=scaled,
-            text=f"Extender scores run 0 to {MAX_EXTENDER_PRIORITY}, plugin scores 0 to 100: the "
-            f"scheduler multiplies by {EXTENDER_SCORE_SCALE}, so {raw} counts as {scaled}.",
+            text=_(
+                "Extender scores run 0 to %(max)s, plugin scores 0 to 100: the scheduler "
+                "multiplies by %(scale)s, so %(raw)s counts as %(scaled)s."
+            )
+            % {
+                "max": MAX_EXTENDER_PRIORITY,
+                "scale": EXTENDER_SCORE_SCALE,
+                "raw": raw,
+                "scaled": scaled,
+            },
         ),
         explanation(
             ctx,
@@ -100,7 +116,14 @@ def extender_score_steps(ctx: CycleContext, column: PluginScores, node: str) -> 
             inputs={"normalized": scaled, "weight": weight},
             formula=f"{raw} × {weight} × {EXTENDER_SCORE_SCALE} = {scaled * weight}",
             value=scaled * weight,
-            text=f"The configuration weighs the extender {weight}: {raw} × {weight} × "
-            f"{EXTENDER_SCORE_SCALE} = {scaled * weight} joins {node}'s total.",
+            text=_(
+                "The configuration weighs the extender %(weight)s: %(product)s joins %(node)s's "
+                "total."
+            )
+            % {
+                "weight": weight,
+                "product": f"{raw} × {weight} × {EXTENDER_SCORE_SCALE} = {scaled * weight}",
+                "node": node,
+            },
         ),
     ]

@@ -12,6 +12,7 @@ from typing import Any
 from scheduler_core.explain.context import CycleContext, ExplainError, FilterView
 from scheduler_core.explain.custom import custom_filter, is_custom
 from scheduler_core.explain.record import Explanation, explanation, quantity_text, verdict
+from scheduler_core.explain.words import _
 from scheduler_core.framework.status import SUCCESS
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import do_not_schedule_taint, find_untolerated_taint
@@ -44,10 +45,13 @@ def explain_filter(ctx: CycleContext, plugin: str, node: str) -> Explanation:
             plugin,
             node,
             inputs={},
-            formula="PreFilter returned Skip",
+            formula=_("PreFilter returned Skip"),
             value={"code": "Skip", "reasons": []},
-            text=f"{plugin} had nothing to check for this pod (its PreFilter returned Skip), "
-            "so Filter did not run it on any node.",
+            text=_(
+                "%(plugin)s had nothing to check for this pod (its PreFilter returned Skip), "
+                "so Filter did not run it on any node."
+            )
+            % {"plugin": plugin},
             ran=False,
         )
     views = ctx.filter_views(node)
@@ -63,7 +67,10 @@ def explain_filter(ctx: CycleContext, plugin: str, node: str) -> Explanation:
         inputs, formula, text = _DETAILS.get(plugin, _generic)(ctx, pl, view)
     if view.added:
         inputs["nominatedPodsAdded"] = list(view.added)
-        text += f" (evaluated {view.label}: {', '.join(view.added)})"
+        text += _(" (evaluated %(label)s: %(pods)s)") % {
+            "label": _(view.label),
+            "pods": ", ".join(view.added),
+        }
     # Filter stops at the first plugin that rejects a node (an extender filters after them all).
     recorded = ctx.record.filter.get(node)
     if recorded is None:
@@ -72,11 +79,18 @@ def explain_filter(ctx: CycleContext, plugin: str, node: str) -> Explanation:
         ran = True
     else:
         ran = order.index(plugin) <= order.index(recorded.plugin)
-    head = f"{plugin} on {node}: " + (
-        "passes." if status.is_success() else f"{status.code.upstream} — {status.message()}."
-    )
+    where = {"plugin": plugin, "node": node}
+    if status.is_success():
+        head = _("%(plugin)s on %(node)s: passes.") % where
+    else:
+        # The code and the reasons are upstream's own words: they stay as kubectl shows them.
+        head = _("%(plugin)s on %(node)s: %(code)s — %(reasons)s.") % {
+            **where,
+            "code": status.code.upstream,
+            "reasons": status.message(),
+        }
     if not ran:
-        head += " (Filter stopped at an earlier plugin, so this verdict was not needed.)"
+        head += _(" (Filter stopped at an earlier plugin, so this verdict was not needed.)")
     return explanation(
         ctx,
         "Filter",
@@ -125,7 +139,7 @@ def _fit(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], 
                 "allocatable": have,
                 "free": have - taken,
             }
-    for name, want, _ in request.scalars:
+    for name, want, _rest in request.scalars:
         have, taken = alloc.scalars.get(name, 0), used.scalars.get(name, 0)
         rows[name] = {"requested": want, "used": taken, "allocatable": have, "free": have - taken}
     short = fits_request(request, ni)
@@ -133,19 +147,40 @@ def _fit(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], 
     for name, r in rows.items():
         op = ">" if any(s.resource_name == name for s in short) else "≤"
         parts.append(
-            f"{name}: {quantity_text(name, r['requested'])} {op} free "
-            f"{quantity_text(name, r['allocatable'])} − {quantity_text(name, r['used'])} = "
-            f"{quantity_text(name, r['free'])}"
+            _("%(resource)s: %(requested)s %(op)s free %(allocatable)s − %(used)s = %(free)s")
+            % {
+                "resource": name,
+                "requested": quantity_text(name, r["requested"]),
+                "op": op,
+                "allocatable": quantity_text(name, r["allocatable"]),
+                "used": quantity_text(name, r["used"]),
+                "free": quantity_text(name, r["free"]),
+            }
         )
-    lacking = [
-        f"{s.reason}: the pod asks {quantity_text(s.resource_name, s.requested)}, the node has "
-        f"{quantity_text(s.resource_name, s.capacity - s.used)} free "
-        f"({quantity_text(s.resource_name, s.used)} of "
-        f"{quantity_text(s.resource_name, s.capacity)} already requested)"
-        + (" — more than the whole node, so unresolvable" if s.unresolvable else "")
-        for s in short
-    ]
-    text = "; ".join(lacking) + "." if lacking else "Every requested resource fits in what is free."
+    lacking = []
+    for s in short:
+        amounts = {
+            "reason": s.reason,
+            "asks": quantity_text(s.resource_name, s.requested),
+            "free": quantity_text(s.resource_name, s.capacity - s.used),
+            "used": quantity_text(s.resource_name, s.used),
+            "capacity": quantity_text(s.resource_name, s.capacity),
+        }
+        if s.unresolvable:
+            line = _(
+                "%(reason)s: the pod asks %(asks)s, the node has %(free)s free (%(used)s of "
+                "%(capacity)s already requested) — more than the whole node, so unresolvable"
+            )
+        else:
+            line = _(
+                "%(reason)s: the pod asks %(asks)s, the node has %(free)s free (%(used)s of "
+                "%(capacity)s already requested)"
+            )
+        lacking.append(line % amounts)
+    if lacking:
+        text = _("%(shortages)s.") % {"shortages": "; ".join(lacking)}
+    else:
+        text = _("Every requested resource fits in what is free.")
     return {"resources": rows}, "; ".join(parts), text
 
 
@@ -161,10 +196,12 @@ def _taints(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any
         "untolerated": f"{bad.key}={bad.value}:{bad.effect}" if bad else None,
     }
     if bad is None:
-        text = "Every NoSchedule/NoExecute taint of the node is tolerated by the pod."
+        text = _("Every NoSchedule/NoExecute taint of the node is tolerated by the pod.")
     else:
-        text = f"The taint {inputs['untolerated']} is not tolerated by any toleration of the pod."
-    return inputs, "first NoSchedule/NoExecute taint no toleration tolerates", text
+        text = _("The taint %(taint)s is not tolerated by any toleration of the pod.") % {
+            "taint": inputs["untolerated"]
+        }
+    return inputs, _("first NoSchedule/NoExecute taint no toleration tolerates"), text
 
 
 def _node_name(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], str, str]:
@@ -173,8 +210,12 @@ def _node_name(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, 
     inputs = {"spec.nodeName": want, "node": name}
     return (
         inputs,
-        f"{want!r} is empty or == {name!r}",
-        ("The pod names no node." if not want else f"The pod asks for node {want!r}."),
+        _("%(want)s is empty or == %(node)s") % {"want": repr(want), "node": repr(name)},
+        (
+            _("The pod names no node.")
+            if not want
+            else _("The pod asks for node %(node)s.") % {"node": repr(want)}
+        ),
     )
 
 
@@ -182,12 +223,14 @@ def _unschedulable(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[s
     cordoned = bool(view.node_info.node.unschedulable)
     inputs = {"spec.unschedulable": cordoned}
     text = (
-        "The node is cordoned (spec.unschedulable); only a pod tolerating "
-        "node.kubernetes.io/unschedulable:NoSchedule may go there."
+        _(
+            "The node is cordoned (spec.unschedulable); only a pod tolerating "
+            "node.kubernetes.io/unschedulable:NoSchedule may go there."
+        )
         if cordoned
-        else "The node is not cordoned."
+        else _("The node is not cordoned.")
     )
-    return inputs, "not unschedulable, or the unschedulable taint is tolerated", text
+    return inputs, _("not unschedulable, or the unschedulable taint is tolerated"), text
 
 
 def _node_affinity(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], str, str]:
@@ -203,8 +246,8 @@ def _node_affinity(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[s
     }
     return (
         inputs,
-        "nodeSelector matches AND (any required term matches)",
-        (
+        _("nodeSelector matches AND (any required term matches)"),
+        _(
             "The node's labels are checked against the pod's nodeSelector and every required "
             "node-affinity term (terms are ORed, expressions within a term ANDed)."
         ),
@@ -225,11 +268,11 @@ def _ports(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any]
         "conflicting": taken,
     }
     text = (
-        f"Host port(s) {', '.join(taken)} already used on the node."
+        _("Host port(s) %(ports)s already used on the node.") % {"ports": ", ".join(taken)}
         if taken
-        else "None of the pod's host ports is in use on the node."
+        else _("None of the pod's host ports is in use on the node.")
     )
-    return inputs, "no requested host port is in use", text
+    return inputs, _("no requested host port is in use"), text
 
 
 def _volumes(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], str, str]:
@@ -237,7 +280,11 @@ def _volumes(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, An
     return (
         {"claims": claims},
         "",
-        (f"The pod's claims: {', '.join(claims)}." if claims else "The pod uses no claim."),
+        (
+            _("The pod's claims: %(claims)s.") % {"claims": ", ".join(claims)}
+            if claims
+            else _("The pod uses no claim.")
+        ),
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any, Final
 from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.explain.custom import custom_normalize_note, is_custom
 from scheduler_core.explain.record import Explanation, explanation
+from scheduler_core.explain.words import _, gettext_noop
 from scheduler_core.framework import interfaces as fi
 from scheduler_core.framework.runtime import PluginScores
 from scheduler_core.framework.types import NodeScore
@@ -44,28 +45,45 @@ def explain_pre_filter(ctx: CycleContext) -> Explanation:
     pf = rec.pre_filter
     code = pf.code.upstream if pf is not None else "Success"
     if pf is not None and not pf.is_success():
-        text = f"PreFilter rejected the pod for every node: {pf.message()}"
         if pf.plugin:
-            text = f"PreFilter {pf.plugin} rejected the pod for every node: {pf.message()}"
+            text = _("PreFilter %(plugin)s rejected the pod for every node: %(reasons)s") % {
+                "plugin": pf.plugin,
+                "reasons": pf.message(),
+            }
+        else:
+            text = _("PreFilter rejected the pod for every node: %(reasons)s") % {
+                "reasons": pf.message()
+            }
     elif rec.pre_filter_nodes is not None:
         narrowing = [s["plugin"] for s in steps if s["nodeNames"] is not None]
-        text = (
-            f"PreFilter of {', '.join(narrowing)} limited Filter to "
-            f"{', '.join(rec.pre_filter_nodes) or 'no node'}; the other nodes were not "
-            "evaluated."
-        )
+        where = {"plugins": ", ".join(narrowing), "nodes": ", ".join(rec.pre_filter_nodes)}
+        if rec.pre_filter_nodes:
+            text = _(
+                "PreFilter of %(plugins)s limited Filter to %(nodes)s; the other nodes were not "
+                "evaluated."
+            )
+        else:
+            text = _(
+                "PreFilter of %(plugins)s limited Filter to no node; the other nodes were not "
+                "evaluated."
+            )
+        text %= where
     else:
         skipped = [s["plugin"] for s in steps if s["code"] == "Skip"]
-        text = "PreFilter let every node through to Filter" + (
-            f"; {', '.join(skipped)} returned Skip and will not filter." if skipped else "."
-        )
+        if skipped:
+            text = _(
+                "PreFilter let every node through to Filter; %(plugins)s returned Skip and will "
+                "not filter."
+            ) % {"plugins": ", ".join(skipped)}
+        else:
+            text = _("PreFilter let every node through to Filter.")
     return explanation(
         ctx,
         "PreFilter",
         None,
         None,
         inputs={"plugins": steps},
-        formula="node sets of the plugins intersected",
+        formula=_("node sets of the plugins intersected"),
         text=text,
         value={"code": code, "nodeNames": rec.pre_filter_nodes},
     )
@@ -124,27 +142,18 @@ def explain_normalize(
     if kind == "none" and (hasattr(pl, "normalize_batch") or isinstance(pl, fi.ScoreExtensions)):
         kind, template = "own", "the plugin's NormalizeScore"
     formula = _formula(kind, v, low, high, value)
-    texts = {
-        "none": f"{plugin} has no NormalizeScore: its raw score {v} is used as it is.",
-        "max": f"{plugin} scales by the highest raw score ({high}): {v} becomes {value}.",
-        "reverse": f"{plugin} scales by the highest raw score ({high}) and reverses, so the "
-        f"fewest count gets 100: {v} becomes {value}.",
-        "min-max": f"{plugin} maps the lowest raw score ({low}) to 0 and the highest ({high}) "
-        f"to 100: {v} becomes {value}.",
-        "reverse-min-max": f"{plugin} maps lower raw scores (fewer matching pods) to higher "
-        f"ones, between min {low} and max {high}: {v} becomes {value}.",
-        "own": f"{plugin}'s NormalizeScore turns {v} into {value}.",
-    }
+    numbers = {"plugin": plugin, "raw": v, "low": low, "high": high, "value": value, "node": node}
+    text = _(_NORMALIZE_TEXTS[kind]) % numbers
     inputs: dict[str, Any] = {"raw": v, "min": low, "max": high, "kind": kind, "rule": template}
     if is_custom(pl):
         inputs |= custom_normalize_note(pl)
         inputs["before"] = dict(zip(ctx.record.scored_nodes, column, strict=True))
         inputs["after"] = dict(zip(ctx.record.scored_nodes, out, strict=True))
-        if "expression" in inputs:
-            texts["own"] = (
-                f"{plugin}'s normalizeScore expression {inputs['expression']} gives {value} "
-                f"for {node} (score {v}, scores from {low} to {high})."
-            )
+        if "expression" in inputs and kind == "own":
+            text = _(
+                "%(plugin)s's normalizeScore expression %(expression)s gives %(value)s for "
+                "%(node)s (score %(raw)s, scores from %(low)s to %(high)s)."
+            ) % {**numbers, "expression": inputs["expression"]}
     return explanation(
         ctx,
         "NormalizeScore",
@@ -153,8 +162,32 @@ def explain_normalize(
         inputs=inputs,
         formula=formula,
         value=value,
-        text=texts[kind],
+        text=text,
     )
+
+
+# The sentence of each kind of NormalizeScore, translated where it is written.
+_NORMALIZE_TEXTS: Final[dict[str, str]] = {
+    "none": gettext_noop(
+        "%(plugin)s has no NormalizeScore: its raw score %(raw)s is used as it is."
+    ),
+    "max": gettext_noop(
+        "%(plugin)s scales by the highest raw score (%(high)s): %(raw)s becomes %(value)s."
+    ),
+    "reverse": gettext_noop(
+        "%(plugin)s scales by the highest raw score (%(high)s) and reverses, so the fewest count "
+        "gets 100: %(raw)s becomes %(value)s."
+    ),
+    "min-max": gettext_noop(
+        "%(plugin)s maps the lowest raw score (%(low)s) to 0 and the highest (%(high)s) to 100: "
+        "%(raw)s becomes %(value)s."
+    ),
+    "reverse-min-max": gettext_noop(
+        "%(plugin)s maps lower raw scores (fewer matching pods) to higher ones, between min "
+        "%(low)s and max %(high)s: %(raw)s becomes %(value)s."
+    ),
+    "own": gettext_noop("%(plugin)s's NormalizeScore turns %(raw)s into %(value)s."),
+}
 
 
 def _formula(kind: str, v: int, low: int, high: int, value: int) -> str:
@@ -169,7 +202,9 @@ def _formula(kind: str, v: int, low: int, high: int, value: int) -> str:
     if kind == "reverse-min-max":
         if high <= 0:
             return f"max = 0 → {value}"
-        return f"100 × ({high} + {low} − {v}) / {high} = {value} (ignored nodes get 0)"
+        return _("%(formula)s (ignored nodes get 0)") % {
+            "formula": f"100 × ({high} + {low} − {v}) / {high} = {value}"
+        }
     return f"{v} → {value}"
 
 
@@ -186,7 +221,8 @@ def explain_weight(ctx: CycleContext, plugin: str, node: str) -> Explanation:
         inputs={"normalized": ps.normalized[i], "weight": ps.weight},
         formula=f"{ps.normalized[i]} × {ps.weight} = {value}",
         value=value,
-        text=f"The profile weighs {plugin} {ps.weight}: {ps.normalized[i]} counts {value}.",
+        text=_("The profile weighs %(plugin)s %(weight)s: %(normalized)s counts %(value)s.")
+        % {"plugin": plugin, "weight": ps.weight, "normalized": ps.normalized[i], "value": value},
     )
 
 
@@ -194,16 +230,17 @@ def explain_total(ctx: CycleContext, node: str) -> Explanation:
     """A node's total: the weighted scores of every plugin that scored, added."""
     i = _row(ctx, node)
     parts = [(ps.name, ps.normalized[i] * ps.weight) for ps in ctx.record.scores]
-    value = sum(v for _, v in parts)
+    value = sum(v for _name, v in parts)
     return explanation(
         ctx,
         "Combine",
         None,
         node,
         inputs={"weighted": dict(parts)},
-        formula=" + ".join(str(v) for _, v in parts) + f" = {value}" if parts else "0",
+        formula=" + ".join(str(v) for _name, v in parts) + f" = {value}" if parts else "0",
         value=value,
-        text=f"{node} totals {value}: " + ", ".join(f"{n} {v}" for n, v in parts) + ".",
+        text=_("%(node)s totals %(value)s: %(parts)s.")
+        % {"node": node, "value": value, "parts": ", ".join(f"{n} {v}" for n, v in parts)},
     )
 
 
@@ -218,9 +255,10 @@ def explain_selection(ctx: CycleContext) -> Explanation:
             None,
             only,
             inputs={"feasible": [only]},
-            formula="one feasible node",
+            formula=_("one feasible node"),
             value={"top": [only], "selected": only},
-            text=f"Only {only} passed Filter, so it is chosen without scoring.",
+            text=_("Only %(node)s passed Filter, so it is chosen without scoring.")
+            % {"node": only},
         )
     if not rec.scored_nodes:
         return explanation(
@@ -231,7 +269,7 @@ def explain_selection(ctx: CycleContext) -> Explanation:
             inputs={},
             formula="",
             value={"top": [], "selected": None},
-            text="No node passed Filter; nothing was selected.",
+            text=_("No node passed Filter; nothing was selected."),
         )
     totals = {n: explain_total(ctx, n)["value"] for n in rec.scored_nodes}
     ranked = sorted(totals, key=lambda n: (-totals[n], n))
@@ -240,11 +278,11 @@ def explain_selection(ctx: CycleContext) -> Explanation:
     selected = top[0]
     inputs: dict[str, Any] = {"totals": totals, "top": top}
     if len(top) > 1:
-        text = (
-            f"Tie: {', '.join(top)} share the highest total {best}; the first by name, "
-            f"{selected}, is taken (upstream picks one of them at random)."
-        )
-        formula = f"max total = {best} on {len(top)} nodes"
+        text = _(
+            "Tie: %(nodes)s share the highest total %(best)s; the first by name, %(node)s, is "
+            "taken (upstream picks one of them at random)."
+        ) % {"nodes": ", ".join(top), "best": best, "node": selected}
+        formula = _("max total = %(best)s on %(count)s nodes") % {"best": best, "count": len(top)}
     else:
         runner = ranked[1]
         margin = best - totals[runner]
@@ -254,7 +292,12 @@ def explain_selection(ctx: CycleContext) -> Explanation:
         deciding = [{"plugin": name, "difference": d} for name, d in diffs]
         inputs.update({"runnerUp": runner, "margin": margin, "deciding": deciding})
         parts = ", ".join(f"{name} {d:+d}" for name, d in diffs)
-        text = f"{selected} won by {margin} over {runner}: {parts}."
+        text = _("%(node)s won by %(margin)s over %(runner)s: %(parts)s.") % {
+            "node": selected,
+            "margin": margin,
+            "runner": runner,
+            "parts": parts,
+        }
         formula = f"{best} − {totals[runner]} = {margin}"
     return explanation(
         ctx,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.explain.record import Explanation, explanation
+from scheduler_core.explain.words import _
 
 
 def explain_not_evaluated(ctx: CycleContext, node: str) -> Explanation:
@@ -23,19 +24,19 @@ def explain_not_evaluated(ctx: CycleContext, node: str) -> Explanation:
     if rec.nominated_node_taken:
         nominated = rec.selected or (rec.feasible[0] if rec.feasible else "")
         inputs["nominatedNode"] = nominated
-        text = (
-            f"{ctx.pod.key} was nominated to {nominated} by an earlier preemption. The scheduler "
-            f"tries the nominated node first, and as it passed Filter it took it without "
-            f"evaluating the other nodes, {node} among them."
-        )
-        formula = "nominated node passes Filter → no walk over the other nodes"
+        text = _(
+            "%(pod)s was nominated to %(nominated)s by an earlier preemption. The scheduler "
+            "tries the nominated node first, and as it passed Filter it took it without "
+            "evaluating the other nodes, %(node)s among them."
+        ) % {"pod": ctx.pod.key, "nominated": nominated, "node": node}
+        formula = _("nominated node passes Filter → no walk over the other nodes")
     elif rec.error:
         inputs["message"] = rec.message
-        text = (
-            f"The cycle ended with an Error before Filter reached {node}: {rec.message}. An Error "
+        text = _(
+            "The cycle ended with an Error before Filter reached %(node)s: %(message)s. An Error "
             "stops the walk over the nodes and the whole cycle; the pod goes back to the queue."
-        )
-        formula = "Error status → the walk stops"
+        ) % {"node": node, "message": rec.message}
+        formula = _("Error status → the walk stops")
     elif rec.sampling is not None and rec.sampling.count < rec.sampling.nodes:
         s = rec.sampling
         inputs |= {
@@ -48,19 +49,41 @@ def explain_not_evaluated(ctx: CycleContext, node: str) -> Explanation:
         start = rec.start_index or 0
         position = (rec.nodes.index(node) - start) % len(rec.nodes) if rec.nodes else 0
         inputs["positionFromStart"] = position
-        text = (
-            f"percentageOfNodesToScore: the scheduler looks for {s.count} feasible nodes of "
-            f"{s.nodes} ({s.percentage} %{', adaptive' if s.adaptive else ''}), walking the "
-            f"nodes from index {start} of the snapshot and wrapping around. It stopped after "
-            f"evaluating {evaluated} nodes, once it had them; {node} comes {position} nodes "
-            f"after the start, so it was not evaluated in this cycle."
-        )
-        if evaluated > len(rec.feasible) and len(rec.feasible) == s.count:
-            text += (
-                f" (A feasible node found beyond the {s.count} is dropped, as upstream's "
-                "parallel walk drops it.)"
+        numbers = {
+            "count": s.count,
+            "nodes": s.nodes,
+            "percentage": s.percentage,
+            "start": start,
+            "evaluated": evaluated,
+            "node": node,
+            "position": position,
+        }
+        if s.adaptive:
+            text = _(
+                "percentageOfNodesToScore: the scheduler looks for %(count)s feasible nodes of "
+                "%(nodes)s (%(percentage)s %%, adaptive), walking the nodes from index %(start)s "
+                "of the snapshot and wrapping around. It stopped after evaluating %(evaluated)s "
+                "nodes, once it had them; %(node)s comes %(position)s nodes after the start, so "
+                "it was not evaluated in this cycle."
             )
-        formula = f"stop once {s.count} feasible nodes are found ({evaluated} evaluated)"
+        else:
+            text = _(
+                "percentageOfNodesToScore: the scheduler looks for %(count)s feasible nodes of "
+                "%(nodes)s (%(percentage)s %%), walking the nodes from index %(start)s of the "
+                "snapshot and wrapping around. It stopped after evaluating %(evaluated)s nodes, "
+                "once it had them; %(node)s comes %(position)s nodes after the start, so it was "
+                "not evaluated in this cycle."
+            )
+        text %= numbers
+        if evaluated > len(rec.feasible) and len(rec.feasible) == s.count:
+            text += _(
+                " (A feasible node found beyond the %(count)s is dropped, as upstream's "
+                "parallel walk drops it.)"
+            ) % {"count": s.count}
+        formula = _("stop once %(count)s feasible nodes are found (%(evaluated)s evaluated)") % {
+            "count": s.count,
+            "evaluated": evaluated,
+        }
     else:
         raise ExplainError(f"Filter did not evaluate node {node!r} in cycle {ctx.cycle}")
     return explanation(

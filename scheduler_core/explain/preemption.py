@@ -11,6 +11,7 @@ from typing import Any
 from scheduler_core.api import Pod
 from scheduler_core.explain.context import CycleContext
 from scheduler_core.explain.record import Explanation, explanation
+from scheduler_core.explain.words import _, gettext_noop
 from scheduler_core.framework.status import Code
 from scheduler_core.plugins import names
 from scheduler_core.plugins.default_preemption import DefaultPreemption
@@ -36,7 +37,7 @@ def explain_preemption(ctx: CycleContext) -> Explanation:
             inputs={},
             formula="",
             value=None,
-            text="PostFilter did not run: some node passed Filter (or the profile has none).",
+            text=_("PostFilter did not run: some node passed Filter (or the profile has none)."),
         )
     pl = ctx.fwk.plugins.get(names.DEFAULT_PREEMPTION)
     if not isinstance(pl, DefaultPreemption) or pl not in ctx.fwk.post_filter_plugins:
@@ -49,7 +50,8 @@ def explain_preemption(ctx: CycleContext) -> Explanation:
             inputs={},
             formula="",
             value={"nominatedNode": None, "victims": []},
-            text=f"PostFilter answered {st.code.upstream}: {st.message()}",
+            text=_("PostFilter answered %(code)s: %(reasons)s")
+            % {"code": st.code.upstream, "reasons": st.message()},
         )
     ev = Evaluator(
         ctx.fwk, min_candidate_nodes_percentage=pl.min_pct, min_candidate_nodes_absolute=pl.min_abs
@@ -65,7 +67,7 @@ def explain_preemption(ctx: CycleContext) -> Explanation:
             inputs=inputs,
             formula="",
             value=None,
-            text="The cycle kept no diagnosis.",
+            text=_("The cycle kept no diagnosis."),
         )
     ok, why = ev.pod_eligible_to_preempt_others(pod, m.get(pod.nominated_node_name))
     if not ok:
@@ -75,16 +77,16 @@ def explain_preemption(ctx: CycleContext) -> Explanation:
             pl.name,
             None,
             inputs=inputs,
-            formula="eligibility",
+            formula=_("eligibility"),
             value={"nominatedNode": None, "victims": []},
-            text=f"The pod may not preempt: {why}",
+            text=_("The pod may not preempt: %(why)s") % {"why": why},
         )
     potential = m.nodes_for_status_code(ctx.snapshot, Code.UNSCHEDULABLE)
     pdbs = list(ctx.snapshot.objects.pdbs)
     candidates: list[Candidate] = []
     statuses: dict[str, Any] = {}
     if potential:
-        candidates, found, _ = ev.dry_run(ctx.state, pod, potential, pdbs)
+        candidates, found, _rest = ev.dry_run(ctx.state, pod, potential, pdbs)
         statuses = {n: s.message() for n, s in found.items()}
     inputs["potentialNodes"] = [ni.node.name for ni in potential]
     inputs["notCandidates"] = statuses
@@ -93,48 +95,64 @@ def explain_preemption(ctx: CycleContext) -> Explanation:
     inputs["criteria"] = [_criterion(s, i == len(steps) - 1) for i, s in enumerate(steps)]
     if chosen is None:
         reasons = sorted({s for s in statuses.values()})
-        text = (
-            "Preemption is not helpful for scheduling: no node would let the pod fit by "
-            "evicting lower-priority pods" + (f" ({'; '.join(reasons)})" if reasons else "") + "."
-        )
+        if reasons:
+            text = _(
+                "Preemption is not helpful for scheduling: no node would let the pod fit by "
+                "evicting lower-priority pods (%(reasons)s)."
+            ) % {"reasons": "; ".join(reasons)}
+        else:
+            text = _(
+                "Preemption is not helpful for scheduling: no node would let the pod fit by "
+                "evicting lower-priority pods."
+            )
         return explanation(
             ctx,
             "PostFilter",
             pl.name,
             None,
             inputs=inputs,
-            formula="no candidate",
+            formula=_("no candidate"),
             value={"nominatedNode": None, "victims": []},
             text=text,
         )
     victims = sorted(p.key for p in chosen.victims)
     inputs["victimSelection"] = _victim_selection(ctx, ev, chosen.name, pdbs)
     lines = [
-        f"{c['criterion']}: "
+        f"{c['label']}: "
         + ", ".join(f"{n}={v}" for n, v in c["values"].items())
         + f" → {', '.join(c['kept'])}"
         for c in inputs["criteria"]
     ]
     if len(candidates) == 1:
-        why_text = "it is the only candidate"
+        head = _(
+            "%(count)s candidate node(s) could take the pod after evictions; %(node)s is chosen "
+            "because it is the only candidate. Victims: %(victims)s."
+        )
     elif steps and len(steps[-1].kept) == 1:
-        why_text = f"it is the only one left after “{steps[-1].criterion}”"
+        head = _(
+            "%(count)s candidate node(s) could take the pod after evictions; %(node)s is chosen "
+            "because it is the only one left after “%(criterion)s”. Victims: %(victims)s."
+        )
     else:
-        why_text = "the candidates tie on every criterion and it is the first by name"
-    text = (
-        f"{len(candidates)} candidate node(s) could take the pod after evictions; "
-        f"{chosen.name} is chosen because {why_text}. Victims: "
-        + ", ".join(f"{p.key} (priority {p.priority})" for p in chosen.victims)
-        + ". "
-        + " ".join(step["text"] for step in inputs["victimSelection"])
-    )
+        head = _(
+            "%(count)s candidate node(s) could take the pod after evictions; %(node)s is chosen "
+            "because the candidates tie on every criterion and it is the first by name. "
+            "Victims: %(victims)s."
+        )
+    head %= {
+        "count": len(candidates),
+        "node": chosen.name,
+        "criterion": _(steps[-1].criterion) if steps else "",
+        "victims": ", ".join(_priority(p.key, p.priority) for p in chosen.victims),
+    }
+    text = head + " " + " ".join(step["text"] for step in inputs["victimSelection"])
     return explanation(
         ctx,
         "PostFilter",
         pl.name,
         chosen.name,
         inputs=inputs,
-        formula="; ".join(lines) or "one candidate",
+        formula="; ".join(lines) or _("one candidate"),
         value={"nominatedNode": chosen.name, "victims": victims},
         text=text,
     )
@@ -148,6 +166,7 @@ def _criterion(step: RankingStep, last: bool) -> dict[str, Any]:
     decided = len(step.kept) == 1
     return {
         "criterion": step.criterion,
+        "label": _(step.criterion),
         "scores": dict(step.scores),
         "values": values,
         "kept": list(step.kept),
@@ -157,7 +176,7 @@ def _criterion(step: RankingStep, last: bool) -> dict[str, Any]:
 
 
 def _candidate(c: Candidate, pdbs: Any) -> dict[str, Any]:
-    violating, _ = filter_pods_with_pdb_violation(c.victims, pdbs)
+    violating, _kept = filter_pods_with_pdb_violation(c.victims, pdbs)
     bad = {p.uid for p in violating}
     return {
         "node": c.name,
@@ -177,7 +196,7 @@ def _victim(p: Pod, violates: bool) -> dict[str, Any]:
 
 def _show(v: object) -> str:
     if isinstance(v, str):
-        return "now (no status.startTime)" if v == "\uffff" else v
+        return _("now (no status.startTime)") if v == "\uffff" else v
     return str(v)
 
 
@@ -194,30 +213,60 @@ def _victim_selection(
     out: list[dict[str, Any]] = []
     for step in trace:
         if step["step"] == "remove":
-            shown = ", ".join(f"{k} (priority {priorities.get(k)})" for k in step["pods"])
-            text = (
-                f"On {node}, every pod of lower priority than {ctx.pod.key} (priority "
-                f"{ctx.pod.priority}) is removed first: {shown}. "
-                + (
+            shown = ", ".join(_priority(k, priorities.get(k)) for k in step["pods"])
+            text = _(
+                "On %(node)s, every pod of lower priority than %(pod)s (priority %(priority)s) "
+                "is removed first: %(pods)s."
+            ) % {"node": node, "pod": ctx.pod.key, "priority": ctx.pod.priority, "pods": shown}
+            text += " " + (
+                _(
                     "Without them the pod fits, so each is then put back in turn, the most "
                     "important first (higher priority, then earlier start; pods whose eviction "
                     "would break a PodDisruptionBudget before the others), and stays only if "
                     "the pod still fits."
-                    if step["fits"]
-                    else f"Even without them the pod does not fit: {step['message']}"
                 )
+                if step["fits"]
+                else _("Even without them the pod does not fit: %(reasons)s")
+                % {"reasons": step["message"]}
             )
         else:
             pod = step["pod"]
-            pdb = (
-                " (its eviction would violate a PodDisruptionBudget)" if step["violatesPDB"] else ""
-            )
-            text = (
-                f"{pod} (priority {priorities.get(pod)}){pdb} put back: the pod still fits, so "
-                f"{pod} stays."
-                if step["fits"]
-                else f"{pod} (priority {priorities.get(pod)}){pdb} put back: the pod no longer "
-                f"fits, so {pod} is a victim."
-            )
+            if step["violatesPDB"] and step["fits"]:
+                line = _(
+                    "%(pod)s (priority %(priority)s) (its eviction would violate a "
+                    "PodDisruptionBudget) put back: the pod still fits, so %(pod)s stays."
+                )
+            elif step["violatesPDB"]:
+                line = _(
+                    "%(pod)s (priority %(priority)s) (its eviction would violate a "
+                    "PodDisruptionBudget) put back: the pod no longer fits, so %(pod)s is a victim."
+                )
+            elif step["fits"]:
+                line = _(
+                    "%(pod)s (priority %(priority)s) put back: the pod still fits, so %(pod)s "
+                    "stays."
+                )
+            else:
+                line = _(
+                    "%(pod)s (priority %(priority)s) put back: the pod no longer fits, so %(pod)s "
+                    "is a victim."
+                )
+            text = line % {"pod": pod, "priority": priorities.get(pod)}
         out.append({**step, "text": text})
     return out
+
+
+def _priority(pod: str, priority: object) -> str:
+    """``default/low (priority 1)``."""
+    return _("%(pod)s (priority %(priority)s)") % {"pod": pod, "priority": priority}
+
+
+# pickOneNodeForPreemption's criteria (scheduler_core.preemption.CANDIDATE_CRITERIA), marked for
+# translation: an explanation shows each under its label in the reader's language.
+_CRITERIA_WORDS = (
+    gettext_noop("fewest PodDisruptionBudget violations"),
+    gettext_noop("lowest priority of the highest-priority victim"),
+    gettext_noop("smallest sum of victim priorities (each + 2^31)"),
+    gettext_noop("fewest victims"),
+    gettext_noop("latest earliest start among the highest-priority victims"),
+)

@@ -6,6 +6,7 @@ from typing import Any
 
 from scheduler_core.explain.context import CycleContext, FilterView
 from scheduler_core.explain.filters import filter_detail
+from scheduler_core.explain.words import _
 from scheduler_core.plugins import names
 from scheduler_core.plugins.volume_zone import zone_checks
 
@@ -17,24 +18,33 @@ def _binding(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, An
         return {}, "", ""
     texts = []
     for b in found["boundClaims"]:
+        where = {"claim": b["claim"], "pv": b["pv"]}
         if b["pv"] is None:
-            texts.append(f"{b['claim']} is bound to a PersistentVolume that does not exist")
+            line = _("%(claim)s is bound to a PersistentVolume that does not exist")
+        elif b["nodeAffinityMatches"]:
+            line = _("%(claim)s is bound to %(pv)s, whose node affinity matches")
         else:
-            match = "matches" if b["nodeAffinityMatches"] else "does not match"
-            texts.append(f"{b['claim']} is bound to {b['pv']}, whose node affinity {match}")
+            line = _("%(claim)s is bound to %(pv)s, whose node affinity does not match")
+        texts.append(line % where)
     for claim in found["unboundClaims"]:
         pv = found["staticBindings"].get(claim)
         if pv is not None:
-            texts.append(f"{claim} would bind to the available volume {pv}")
+            line = _("%(claim)s would bind to the available volume %(pv)s")
         elif claim in found["toProvision"]:
-            texts.append(f"{claim} would be provisioned by its StorageClass")
+            line = _("%(claim)s would be provisioned by its StorageClass")
         else:
-            texts.append(f"{claim} finds no volume to bind on this node")
-    formula = (
+            line = _("%(claim)s finds no volume to bind on this node")
+        texts.append(line % {"claim": claim, "pv": pv})
+    formula = _(
         "bound claims' PVs reachable from the node; each unbound claim matched to an available "
         "PV or provisionable"
     )
-    return found, formula, ("; ".join(texts) + ".") if texts else ""
+    return found, formula, _sentences(texts)
+
+
+def _sentences(texts: list[str]) -> str:
+    """Clauses joined into one sentence (empty without clauses)."""
+    return _("%(clauses)s.") % {"clauses": "; ".join(texts)} if texts else ""
 
 
 @filter_detail(names.VOLUME_ZONE)
@@ -46,20 +56,24 @@ def _zone(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any],
         for t, v, ok in checks
     ]
     texts = [
-        f"{t.pv_name} is in {t.key} {'/'.join(sorted(t.values))}; the node has "
-        f"{v if v is not None else 'no such label'}"
-        for t, v, _ in checks
+        (
+            _("%(pv)s is in %(key)s %(values)s; the node has %(value)s")
+            if v is not None
+            else _("%(pv)s is in %(key)s %(values)s; the node has no such label")
+        )
+        % {"pv": t.pv_name, "key": t.key, "values": "/".join(sorted(t.values)), "value": v}
+        for t, v, _ok in checks
     ]
     return (
         {"volumes": rows},
-        "the node's zone/region is one each bound volume allows",
-        (("; ".join(texts) + ".") if texts else "The pod has no bound volume with a zone."),
+        _("the node's zone/region is one each bound volume allows"),
+        _sentences(texts) or _("The pod has no bound volume with a zone."),
     )
 
 
 @filter_detail(names.NODE_VOLUME_LIMITS)
 def _limits(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], str, str]:
-    counts, _ = pl.driver_counts(ctx.pod, view.node_info)
+    counts, _per_driver = pl.driver_counts(ctx.pod, view.node_info)
     rows = [
         {"driver": c.driver, "attached": c.attached, "new": c.new, "limit": c.limit} for c in counts
     ]
@@ -70,9 +84,12 @@ def _limits(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any
         if c.limit is not None
     ]
     text = (
-        "Volumes per CSI driver, attached on the node plus new with the pod, against the "
-        "node's limit: " + "; ".join(lines) + "."
+        _(
+            "Volumes per CSI driver, attached on the node plus new with the pod, against the "
+            "node's limit: %(lines)s."
+        )
+        % {"lines": "; ".join(lines)}
         if lines
-        else "No attach limit applies to the pod's new volumes on this node."
+        else _("No attach limit applies to the pod's new volumes on this node.")
     )
     return {"drivers": rows}, "; ".join(lines), text

@@ -416,6 +416,7 @@ def test_preemption_lists_victims_and_applies_the_criteria_in_order() -> None:
     first, second = ex["inputs"]["criteria"]
     assert first == {
         "criterion": "fewest PodDisruptionBudget violations",
+        "label": "fewest PodDisruptionBudget violations",  # in the reader's language
         "scores": {"n1": 0, "n2": 0},
         "values": {"n1": 0, "n2": 0},
         "kept": ["n1", "n2"],

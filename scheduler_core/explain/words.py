@@ -1,0 +1,53 @@
+"""The explanations' sentences in the reader's language: a translation hook, English by default.
+
+The engine imports nothing from Django: its sentences are marked with ``_`` (and ``ngettext``),
+which give the English source text back until a translator is registered. The playground
+registers Django's ``gettext`` and ``ngettext`` at start-up (playground/apps.py), so a sentence
+comes out in the language of the request that asked for it. A msgid is a literal string with
+named placeholders, formatted after translation, so Django's makemessages extracts it:
+
+    _("%(plugin)s on %(node)s: passes.") % {"plugin": plugin, "node": node}
+
+Numbers, names, upstream's own reason strings and the arithmetic of a formula stay as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+Gettext = Callable[[str], str]
+Ngettext = Callable[[str, str, int], str]
+
+
+def _identity(message: str) -> str:
+    return message
+
+
+def _identity_n(singular: str, plural: str, n: int) -> str:
+    return singular if n == 1 else plural
+
+
+_translator: list[tuple[Gettext, Ngettext]] = [(_identity, _identity_n)]
+
+
+def set_translator(gettext: Gettext | None = None, ngettext: Ngettext | None = None) -> None:
+    """Register the functions that translate the sentences; without arguments, English again."""
+    _translator[0] = (gettext or _identity, ngettext or _identity_n)
+
+
+def _(message: str) -> str:
+    """``message`` in the reader's language (the English source text without a translator)."""
+    return _translator[0][0](message)
+
+
+gettext = _
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The singular or plural form for ``n``, in the reader's language."""
+    return _translator[0][1](singular, plural, n)
+
+
+def gettext_noop(message: str) -> str:
+    """Mark a constant for extraction; it is translated where it is shown, with ``_``."""
+    return message
