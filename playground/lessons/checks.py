@@ -7,6 +7,7 @@ reads a question's answer out of the recorded events, so a lesson cannot drift f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -208,7 +209,8 @@ def normalize(value: Any, answer_type: str) -> Any:
     if answer_type == "count":
         return number(str(value))
     if answer_type == "names":
-        items = value if isinstance(value, list | tuple) else str(value).split(",")
+        # A Chinese input method types the full-width comma or the enumeration comma.
+        items = value if isinstance(value, list | tuple) else re.split(r"[,，、]", str(value))
         return sorted({_short(str(v).strip().lower()) for v in items if str(v).strip()})
     return _short(str(value).strip().lower())
 

@@ -72,6 +72,8 @@ def test_loader_names_file_and_field_of_a_bad_question(tmp_path):
         ("default/low-1", "low-1", "name", True),
         ("low-2, low-1", ["low-1", "low-2"], "names", True),
         ("low-1", ["low-1", "low-2"], "names", False),
+        ("low-2，low-1", ["low-1", "low-2"], "names", True),
+        ("low-2、 low-1", ["low-1", "low-2"], "names", True),
         (" 230", 230, "count", True),
         ("two", 2, "count", True),
         ("Twelve ", 12, "count", True),
