@@ -247,7 +247,7 @@ def _node_affinity(
         hits = {id(t) for t in matching_terms(terms, ni)}
         for i, t in enumerate(terms):
             rows.append({"from": origin, "term": i, "weight": t.weight, "matched": id(t) in hits})
-    value = sum(r["weight"] for r in rows if r["matched"])
+    value, _ = pl.score(ctx.state, ctx.pod, ni)
     matched = [r for r in rows if r["matched"]]
     formula = (" + ".join(str(r["weight"]) for r in matched) or "0") + f" = {value}"
     text = (

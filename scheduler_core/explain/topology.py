@@ -13,7 +13,6 @@ from scheduler_core.explain.filters import filter_detail
 from scheduler_core.explain.scores import explainer
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
-from scheduler_core.plugins.helpers import go_round
 from scheduler_core.plugins.inter_pod_affinity_tally import existing_terms_weights
 from scheduler_core.plugins.pod_topology_spread import score_terms
 
@@ -42,7 +41,7 @@ def _spread_filter(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[s
             lines.append(f"{c.topology_key}: node has no such label")
             texts.append(f"the node has no {c.topology_key} label, so it is outside every domain")
             break
-        op = "≤" if c.skew <= c.max_skew else ">"
+        op = ">" if c.exceeds else "≤"
         lines.append(
             f"{c.topology_key}={c.value}: skew = {c.matching} + {c.self_match} − {c.min_match} "
             f"= {c.skew} {op} maxSkew {c.max_skew}"
@@ -58,7 +57,7 @@ def _spread_filter(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[s
             + (" and the pod itself matches" if c.self_match else "")
             + f"; {low}; skew {c.skew} {op} maxSkew {c.max_skew}"
         )
-        if c.skew > c.max_skew:
+        if c.exceeds:
             break
     return {"constraints": rows}, "; ".join(lines), ("; ".join(texts) + ".") if texts else ""
 
@@ -69,7 +68,7 @@ def _spread_score(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, A
     value, _ = pl.score(ctx.state, ctx.pod, ni)
     if found is None:
         return {}, f"Score = {value}", value, f"PodTopologySpread gave {ni.node.name} {value}."
-    terms, ignored, domains = found
+    terms, ignored, domains, total = found
     if ignored:
         return (
             {"ignored": True},
@@ -87,21 +86,22 @@ def _spread_score(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, A
             "maxSkew": m,
             "domains": domains.get(k),
         }
-        for k, v, cnt, w, m in terms
+        for k, v, cnt, w, m, _ in terms
     ]
     weights = "; ".join(
-        f"weight({k}) = ln({domains[k]} + 2) = {w:.4f}" for k, _, _, w, _ in terms if k in domains
+        f"weight({k}) = ln({domains[k]} + 2) = {w:.4f}"
+        for k, _, _, w, _, _ in terms
+        if k in domains
     )
-    total = sum(float(cnt) * w + float(m - 1) for _, _, cnt, w, m in terms)
-    parts = " + ".join(f"{cnt}×{w:.4f} + ({m} − 1)" for _, _, cnt, w, m in terms) or "0"
-    formula = f"round({parts}) = round({total:.4f}) = {go_round(total)}"
+    parts = " + ".join(f"{cnt}×{w:.4f} + ({m} − 1)" for _, _, cnt, w, m, _ in terms) or "0"
+    formula = f"round({parts}) = round({total:.4f}) = {value}"
     if weights:
         formula = f"{weights}; {formula}"
     text = (
         f"PodTopologySpread on {ni.node.name}: for each soft constraint, the matching pods in the "
         "node's domain times the constraint's weight (log of the number of domains + 2), plus "
         f"maxSkew − 1; "
-        + "; ".join(f"{k}={v}: {cnt} pod(s)" for k, v, cnt, _, _ in terms)
+        + "; ".join(f"{k}={v}: {cnt} pod(s)" for k, v, cnt, _, _, _ in terms)
         + f". Raw {value}; fewer pods score higher after NormalizeScore."
     )
     return {"constraints": rows}, formula, value, text
@@ -174,8 +174,9 @@ def _affinity_score(
     ctx: CycleContext, pl: Any, ni: NodeInfo
 ) -> tuple[dict[str, Any], str, int, str]:
     pairs = pl.score_pairs(ctx.state, ni) or []
-    rows = [_pair_breakdown(ctx, pl, key, value) for key, value, _ in pairs]
-    value = sum(r["weight"] for r in rows)
+    # Each pair's weight and the sum are Score's own; the breakdown names who adds what.
+    rows = [{**_pair_breakdown(ctx, pl, key, value), "weight": w} for key, value, w in pairs]
+    value = sum(w for _, _, w in pairs)
     inputs = {
         "pairs": [r for r in rows if r["contributions"]],
         "hardPodAffinityWeight": pl.hard_pod_affinity_weight,
@@ -233,12 +234,7 @@ def _pair(ctx: CycleContext, pl: Any, key: str, value: str) -> dict[str, Any]:
             ):
                 if k == key:
                     out.append({"term": f"{existing.key}'s {what}", "weight": weight})
-    return {
-        "topologyKey": key,
-        "domain": value,
-        "contributions": out,
-        "weight": sum(c["weight"] for c in out),
-    }
+    return {"topologyKey": key, "domain": value, "contributions": out}
 
 
 def _describe(c: dict[str, Any]) -> str:

@@ -7,7 +7,7 @@ Apart from the plugin (inter_pod_affinity.py), which calls these on its batch pa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -15,6 +15,7 @@ import numpy as np
 from scheduler_core.api import Pod
 from scheduler_core.framework.columns import (
     Array,
+    LabelColumn,
     NodeColumns,
     columns_of,
     label_ids,
@@ -246,19 +247,29 @@ def filter_nodes(s: PreFilterState, nodes: Sequence[NodeInfo]) -> dict[int, Stat
 
 def score_nodes(s: PreScoreState, nodes: Sequence[NodeInfo]) -> Any:
     """Score over many nodes (an int64 array): the summed weights PreScore gave each topology
-    pair the node is in; positive attracts, negative repels."""
+    pair the node is in (pair_weights); positive attracts, negative repels."""
     acc = np.zeros(len(nodes), dtype=np.int64)
-    for key, values in s.topology_score.items():
-        column, ids = label_ids(nodes, key)
-        acc += column.read(values, ids)
+    for _, _, _, weights in pair_weights(s, nodes):
+        acc += weights
     return acc
 
 
-def score_pairs(s: PreScoreState, node_info: NodeInfo) -> list[tuple[str, str, int]]:
-    labels = node_info.node.labels
-    out = []
+def pair_weights(
+    s: PreScoreState, nodes: Sequence[NodeInfo]
+) -> Iterator[tuple[str, LabelColumn, Array, Array]]:
+    """Score's rule per topology key PreScore weighed: the key, its label column, each node's
+    value id (-1 without the label) and the weight of the node's pair (0 when PreScore gave
+    it none, or the node lacks the label)."""
     for key, values in s.topology_score.items():
-        value = labels.get(key)
-        if value is not None:
-            out.append((key, value, values.get(value, 0)))
-    return out
+        column, ids = label_ids(nodes, key)
+        yield key, column, ids, column.read(values, ids)
+
+
+def score_pairs(s: PreScoreState, node_info: NodeInfo) -> list[tuple[str, str, int]]:
+    """Score's rule on the node as a batch of one: (topology key, the node's value, weight) of
+    each pair PreScore weighed whose key the node has; Score adds the weights up."""
+    return [
+        (key, column.values[int(ids[0])], int(weights[0]))
+        for key, column, ids, weights in pair_weights(s, (node_info,))
+        if ids[0] >= 0
+    ]

@@ -11,15 +11,16 @@ This module holds the plugin and its cycle states; the constraints (and DefaultS
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
 from scheduler_core.api import HOSTNAME_LABEL, Pod
 from scheduler_core.config.types import SYSTEM_DEFAULTING, PluginArgs, PodTopologySpreadArgs
 from scheduler_core.framework.columns import (
+    LabelColumn,
     columns_of,
     label_ids,
     label_lanes,
@@ -57,7 +58,6 @@ from scheduler_core.plugins.pod_topology_spread_counting import (
     CriticalPaths,
     Inclusion,
     SkewCheck,
-    count_matching,
     count_per_domain,
     node_matching_counts,
 )
@@ -115,6 +115,11 @@ class _PreFilterState:
             [dict(m) for m in self.counts],
             [p.copy() for p in self.paths],
         )
+
+
+# One hard constraint's check (s.checks), then per node over lanes: the label column and
+# domain id, matching pods, global minimum, skew and whether it exceeds maxSkew.
+_HardCheck = tuple[tuple[Any, ...], LabelColumn, Any, Any, int, Any, Any]
 
 
 class _PreScoreState(FrozenState):
@@ -227,21 +232,28 @@ class PodTopologySpread:
 
     @staticmethod
     def skew_checks(state: CycleState, node_info: NodeInfo) -> list[SkewCheck] | None:
-        """Each hard constraint's skew on the node, in order (None without PreFilter state);
-        Filter stops at the first with the label missing or a skew above maxSkew."""
+        """Filter's rule on the node as a batch of one (see _hard_checks), each hard constraint
+        in order with its intermediate numbers (None without PreFilter state); Filter stops at
+        the first with the label missing or a skew above maxSkew."""
         s = state.get(_PRE_FILTER_KEY)
         if not isinstance(s, _PreFilterState):
             return None
-        labels = node_info.node.labels
         out = []
-        for key, max_skew, min_domains, self_match, counts, paths in s.checks:
-            value = labels.get(key)
-            # Fewer domains than minDomains: the global minimum counts as 0.
-            min_match = paths.num0 if len(counts) >= min_domains else 0
-            matching = counts.get(value, 0) if value is not None else 0
+        for check, column, ids, matching, min_match, skew, exceeds in _hard_checks(s, (node_info,)):
+            key, max_skew, min_domains, self_match, counts, _ = check
+            value = column.values[int(ids)] if ids >= 0 else None
             out.append(
                 SkewCheck(
-                    key, value, matching, self_match, min_match, max_skew, min_domains, dict(counts)
+                    key,
+                    value,
+                    int(matching),
+                    self_match,
+                    int(min_match),
+                    max_skew,
+                    min_domains,
+                    dict(counts),
+                    int(skew),
+                    bool(exceeds),
                 )
             )
         return out
@@ -258,13 +270,9 @@ class PodTopologySpread:
             return dict.fromkeys(range(len(nodes)), _STATUS_NO_PRE_FILTER_STATE)
         out: dict[int, Status] = {}
         undecided = lanes(len(nodes), True)
-        for key, max_skew, min_domains, self_match, counts, paths in s.checks:
-            # Fewer domains than minDomains: the global minimum counts as 0.
-            min_match = paths.num0 if len(counts) >= min_domains else 0
-            column, ids = label_lanes(nodes, key)
+        for _, _, ids, _, _, _, exceeds in _hard_checks(s, nodes):
             missing = undecided & (ids < 0)
-            matching = column.read(counts, ids)
-            skewed = undecided & ~missing & (matching + self_match - min_match > max_skew)
+            skewed = undecided & ~missing & exceeds
             out.update(dict.fromkeys(true_rows(missing), _STATUS_LABEL_MISSING))
             out.update(dict.fromkeys(true_rows(skewed), _STATUS_SKEW))
             undecided &= ~(missing | skewed)
@@ -413,37 +421,68 @@ class PodTopologySpread:
         return SUCCESS
 
 
+def _hard_checks(s: _PreFilterState, nodes: Sequence[NodeInfo]) -> Iterator[_HardCheck]:
+    """Filter's rule over lanes (a batch of one's are scalars), one hard constraint at a time:
+    the constraint's check, its label column, each node's domain id (-1 without the label),
+    the matching pods in that domain, the global minimum (0 with fewer domains than
+    minDomains), the skew placing the pod there would make (matching + the pod itself if it
+    matches − the minimum) and whether that exceeds maxSkew."""
+    for check in s.checks:
+        _, max_skew, min_domains, self_match, counts, paths = check
+        min_match = paths.num0 if len(counts) >= min_domains else 0
+        column, ids = label_lanes(nodes, check[0])
+        matching = column.read(counts, ids)
+        skew = matching + self_match - min_match
+        yield check, column, ids, matching, min_match, skew, skew > max_skew
+
+
 def _scores(state: CycleState, nodes: Sequence[NodeInfo]) -> tuple[list[int], list[bool], Status]:
-    """Score of each node, and whether PreScore ignored it: for each soft constraint whose
-    topology label the node has, the matching pods in its domain (on the node itself for a
-    hostname constraint) times the constraint's weight, plus maxSkew - 1; summed in float64
-    and rounded half away from zero. An ignored node (it lacks a constraint's label) scores 0.
-    Without the PreScore state, upstream's Error."""
+    """Score of each node, and whether PreScore ignored it: the soft constraints' terms
+    (_soft_terms) where the node has the topology label, summed in float64 and rounded half
+    away from zero. An ignored node (it lacks a constraint's label) scores 0. Without the
+    PreScore state, upstream's Error."""
     s = state.get(_PRE_SCORE_KEY)
     if not isinstance(s, _PreScoreState):
         return [0] * len(nodes), [], _STATUS_NO_PRE_SCORE_STATE
+    found = _soft_terms(s, nodes)
+    if isinstance(found, Status):
+        return [0] * len(nodes), [], found
+    _, ignored, total = found
+    rounded = go_round_array(total)
+    rounded[ignored] = 0
+    return rounded.tolist(), ignored.tolist(), SUCCESS
+
+
+def _soft_terms(
+    s: _PreScoreState, nodes: Sequence[NodeInfo]
+) -> tuple[list[tuple[LabelColumn, Any, Any, Any]], Any, Any] | Status:
+    """Score's rule over the nodes, per soft constraint: its label column, each node's domain
+    id (-1 without the label), the matching pods in the node's domain (on the node itself for
+    a hostname constraint) and the term cnt × weight + (maxSkew − 1); with whether PreScore
+    ignored each node, and each node's terms summed in float64 over the constraints whose
+    label it has. An Error when a node's domain has no count (PreScore counted every feasible
+    node's domain)."""
     names = names_of(nodes)
     ignored = np.zeros(len(nodes), dtype=bool)
     if s.ignored:
         ignored = np.isin(np.array(names, dtype=object), list(s.ignored))
+    out = []
     total = np.zeros(len(nodes), dtype=np.float64)
     for i, c in enumerate(s.constraints):
         column, ids = label_ids(nodes, c.topology_key)
-        present = ids >= 0
         if c.topology_key == HOSTNAME_LABEL:
             cnt = node_matching_counts(nodes, c.selector, s.namespace)
         else:
             known = column.table(dict.fromkeys(s.counts[i], True), False, False, bool)
-            unknown = present & ~ignored & ~known[ids + 1]
-            if unknown.any():  # PreScore counted every feasible node's domain
+            unknown = (ids >= 0) & ~ignored & ~known[ids + 1]
+            if unknown.any():
                 node = names[int(np.flatnonzero(unknown)[0])]
-                return [0] * len(nodes), [], error(f"no pod count for node {node}'s domain")
+                return error(f"no pod count for node {node}'s domain")
             cnt = column.read(s.counts[i], ids)
         term = cnt.astype(np.float64) * s.weights[i] + float(c.max_skew - 1)
-        total = np.where(present, total + term, total)
-    rounded = go_round_array(total)
-    rounded[ignored] = 0
-    return rounded.tolist(), ignored.tolist(), SUCCESS
+        total = np.where(ids >= 0, total + term, total)
+        out.append((column, ids, cnt, term))
+    return out, ignored, total
 
 
 def _normalize(raw: Sequence[int], ignored: Sequence[bool]) -> list[int]:
@@ -472,33 +511,45 @@ class _Scored(FrozenState):
         self.ignored = ignored
 
 
-def _score_terms(s: _PreScoreState, node_info: NodeInfo) -> list[tuple[str, str, int, float, int]]:
-    """(topology key, node's value, matching pods, weight, maxSkew) of each soft constraint
-    the node has the label of: Score adds cnt × weight + (maxSkew − 1) for each."""
-    labels = node_info.node.labels
-    out = []
-    for i, c in enumerate(s.constraints):
-        value = labels.get(c.topology_key)
-        if value is None:
-            continue
-        if c.topology_key == HOSTNAME_LABEL:
-            cnt = count_matching(node_info.pods, c.selector, s.namespace)
-        else:
-            cnt = s.counts[i][value]
-        out.append((c.topology_key, value, cnt, s.weights[i], c.max_skew))
-    return out
+class ScoreTerm(NamedTuple):
+    """One soft constraint's term in a node's score, as Score computed it."""
+
+    topology_key: str
+    value: str  # the node's domain
+    matching: int  # matching pods in the domain (on the node for a hostname constraint)
+    weight: float  # log(number of domains + 2)
+    max_skew: int
+    term: float  # matching × weight + (maxSkew − 1)
 
 
 def score_terms(
     state: CycleState, node_info: NodeInfo
-) -> tuple[list[tuple[str, str, int, float, int]], bool, dict[str, int]] | None:
-    """Score's terms on the node, whether the node is ignored (lacks a constraint's key) and
-    the number of domains behind each topology key's weight; None without PreScore state."""
+) -> tuple[list[ScoreTerm], bool, dict[str, int], float] | None:
+    """Score's rule on the node as a batch of one: the terms of the soft constraints whose
+    label the node has, whether the node is ignored (lacks a constraint's key), the number of
+    domains behind each topology key's weight and the sum Score rounds; None without PreScore
+    state or when Score fails."""
     s = state.get(_PRE_SCORE_KEY)
     if not isinstance(s, _PreScoreState):
         return None
+    found = _soft_terms(s, (node_info,))
+    if isinstance(found, Status):
+        return None
+    columns, ignored, total = found
+    terms = [
+        ScoreTerm(
+            c.topology_key,
+            column.values[int(ids[0])],
+            int(cnt[0]),
+            s.weights[i],
+            c.max_skew,
+            float(term[0]),
+        )
+        for i, (c, (column, ids, cnt, term)) in enumerate(zip(s.constraints, columns, strict=True))
+        if ids[0] >= 0
+    ]
     domains = {c.topology_key: n for c, n in zip(s.constraints, s.domains, strict=False)}
-    return _score_terms(s, node_info), node_info.node.name in s.ignored, domains
+    return terms, bool(ignored[0]), domains, float(total[0])
 
 
 def new(args: PluginArgs | None, handle: Handle) -> PodTopologySpread:

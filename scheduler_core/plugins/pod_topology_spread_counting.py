@@ -288,7 +288,8 @@ def _selector_groups(constraints: Sequence[Constraint]) -> list[int]:
 
 @dataclass(frozen=True, slots=True)
 class SkewCheck:
-    """One hard constraint checked on a node: its domain, the counts and the skew."""
+    """One hard constraint checked on a node by Filter's own rule: its domain, the counts and
+    the skew."""
 
     topology_key: str
     value: str | None  # the node's domain; None when it lacks the label
@@ -298,10 +299,8 @@ class SkewCheck:
     max_skew: int
     min_domains: int
     counts: dict[str, int]  # matching pods per domain
-
-    @property
-    def skew(self) -> int:
-        return self.matching + self.self_match - self.min_match
+    skew: int  # matching + self_match - min_match, as Filter computed it
+    exceeds: bool  # the skew is above maxSkew: Filter rejects the node
 
 
 class CriticalPaths:
