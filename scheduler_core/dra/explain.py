@@ -10,7 +10,7 @@ pool as ``elsewhere``; a claim already allocated says whether its node selector 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from scheduler_core.dra.allocator import Allocator, gather_pools
@@ -21,21 +21,51 @@ from scheduler_core.labels import node_selector
 if TYPE_CHECKING:
     from scheduler_core.api import Node
 
+Translate = Callable[[str], str]
+
+
+def gettext_noop(message: str) -> str:
+    """Mark a sentence for makemessages; ``tr`` translates it. The plugin records these
+    explanations in the run's events, in English; the explanation view asks for them translated
+    (scheduler_core.explain.dra passes the explanations' translation hook)."""
+    return message
+
 
 def _selector_verdict(
-    allocator: Allocator, owner: str, selectors: Sequence[str], driver: str, device: Device
+    allocator: Allocator,
+    cls: str | None,
+    selectors: Sequence[str],
+    driver: str,
+    device: Device,
+    tr: Translate,
 ) -> str | None:
-    """None when every selector holds, else which one failed and how."""
+    """None when every selector holds, else which one failed and how: a selector of the device
+    class ``cls``, or of the request when ``cls`` is None."""
     if not selectors or allocator.match_cache.get((tuple(selectors), id(device))):
         return None  # Filter already found they all hold
     for i, expr in enumerate(selectors):
         compiled = allocator.cel_cache.get_or_compile(expr)
+        where = {"class": cls, "index": i, "expression": expr}
         try:
             if not compiled.matches(driver, device):
-                return f"{owner} selector #{i} is false: {expr}"
+                if cls is None:
+                    return tr(_REQUEST_FALSE) % where
+                return tr(_CLASS_FALSE) % where
         except CelError as err:
-            return f"{owner} selector #{i}: {err}"
+            where["error"] = str(err)
+            if cls is None:
+                return tr(_REQUEST_ERROR) % where
+            return tr(_CLASS_ERROR) % where
     return None
+
+
+_REQUEST_FALSE = gettext_noop("request selector #%(index)s is false: %(expression)s")
+_CLASS_FALSE = gettext_noop("class %(class)s selector #%(index)s is false: %(expression)s")
+_REQUEST_ERROR = gettext_noop("request selector #%(index)s: %(error)s")
+_CLASS_ERROR = gettext_noop("class %(class)s selector #%(index)s: %(error)s")
+_POOL_UPDATING = gettext_noop("pool is being updated")
+_NO_CLASS = gettext_noop("device class %(class)s does not exist")
+_TAKEN = gettext_noop("allocated to another claim")
 
 
 def _requests(claim: ResourceClaim) -> list[Request]:
@@ -52,8 +82,10 @@ def explain_node(
     claims: Sequence[ResourceClaim],
     node: Node,
     allocations: Sequence[Allocation] | None,
+    tr: Translate = gettext_noop,
 ) -> dict[str, Any]:
-    """One node's explanation (see the module docstring); JSON-ready."""
+    """One node's explanation (see the module docstring); JSON-ready. ``tr`` translates its
+    sentences (they stay English by default)."""
     pools = gather_pools(allocator.slices, node)
     seen = {(p.driver, p.pool) for p in pools}
     elsewhere: dict[str, int] = {}
@@ -73,7 +105,7 @@ def explain_node(
             devices: list[dict[str, str]] = []
             for pool in pools:
                 if pool.incomplete or pool.invalid:
-                    reason = "pool is being updated" if pool.incomplete else pool.invalid_reason
+                    reason = tr(_POOL_UPDATING) if pool.incomplete else pool.invalid_reason
                     devices.append({"device": pool.id_text, "verdict": "pool", "why": reason})
                     continue
                 for slc in pool.slices:
@@ -82,17 +114,17 @@ def explain_node(
                         entry = {"device": "/".join(did), "verdict": "matched"}
                         why: str | None = None
                         if cls is None:
-                            why = f"device class {req.device_class} does not exist"
+                            why = tr(_NO_CLASS) % {"class": req.device_class}
                         else:
                             why = _selector_verdict(
-                                allocator, f"class {cls.name}", cls.selectors, slc.driver, dev
+                                allocator, cls.name, cls.selectors, slc.driver, dev, tr
                             ) or _selector_verdict(
-                                allocator, "request", req.selectors, slc.driver, dev
+                                allocator, None, req.selectors, slc.driver, dev, tr
                             )
                         if why is not None:
                             entry.update(verdict="selector", why=why)
                         elif did in allocator.allocated:
-                            entry.update(verdict="taken", why="allocated to another claim")
+                            entry.update(verdict="taken", why=tr(_TAKEN))
                         devices.append(entry)
             rows.append(
                 {

@@ -30,6 +30,7 @@ from scheduler_core.explain.context import CycleContext, FilterView
 from scheduler_core.explain.filters import filter_detail as register_filter
 from scheduler_core.explain.record import Explanation, explanation
 from scheduler_core.explain.scores import explainer
+from scheduler_core.explain.words import _, ngettext
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
 
@@ -81,7 +82,10 @@ def device_text(did: str, info: Mapping[str, Any]) -> str:
 
 def _shown(items: Sequence[str]) -> str:
     more = len(items) - _SHOWN
-    return ", ".join(items[:_SHOWN]) + (f" and {more} more" if more > 0 else "")
+    shown = ", ".join(items[:_SHOWN])
+    if more <= 0:
+        return shown
+    return _("%(items)s and %(more)s more") % {"items": shown, "more": more}
 
 
 def node_devices(ctx: CycleContext, state: Any, node: NodeInfo) -> dict[str, Any]:
@@ -93,7 +97,9 @@ def node_devices(ctx: CycleContext, state: Any, node: NodeInfo) -> dict[str, Any
     name = node.node.name
     # Without a pending claim there is no allocator: dra.explain then reads none of it.
     allocator: Any = state.allocator if state.allocator is not None else _NoAllocator()
-    found = explain_devices(allocator, state.claims, node.node, state.node_allocations.get(name))
+    found = explain_devices(
+        allocator, state.claims, node.node, state.node_allocations.get(name), tr=_
+    )
     for row in found["requests"]:
         if row.get("allocated"):
             continue
@@ -108,7 +114,7 @@ def node_devices(ctx: CycleContext, state: Any, node: NodeInfo) -> dict[str, Any
                 holder = held.get(did)  # type: ignore[arg-type]
                 if holder is not None:
                     dev["heldBy"] = holder
-                    dev["why"] = f"allocated to {holder}"
+                    dev["why"] = _("allocated to %(claim)s") % {"claim": holder}
     allocations: Sequence[Allocation] | None = state.node_allocations.get(name)
     if allocations is not None:
         found["allocation"] = [
@@ -146,11 +152,32 @@ def _request(claims: Sequence[ResourceClaim], row: Mapping[str, Any]) -> Any:
 def _request_sentence(row: Mapping[str, Any]) -> str:
     need = row["count"] if isinstance(row["count"], int) else 1
     matched = [d for d in row["devices"] if d["verdict"] == "matched"]
-    label = f"{row['claim']} request {row['request']} (class {row['class']}"
     selectors = row.get("requestSelectors") or []
-    label += f", selector {' && '.join(selectors)})" if selectors else ")"
-    count = "all" if row["count"] == "All" else str(row["count"])
-    text = f"{label} needs {count}: {len(matched)} matched"
+    where = {
+        "claim": row["claim"],
+        "request": row["request"],
+        "class": row["class"],
+        "selectors": " && ".join(selectors),
+        "count": row["count"],
+        "matched": len(matched),
+    }
+    if selectors and row["count"] == "All":
+        head = _(
+            "%(claim)s request %(request)s (class %(class)s, selector %(selectors)s) needs all: "
+            "%(matched)s matched"
+        )
+    elif selectors:
+        head = _(
+            "%(claim)s request %(request)s (class %(class)s, selector %(selectors)s) needs "
+            "%(count)s: %(matched)s matched"
+        )
+    elif row["count"] == "All":
+        head = _("%(claim)s request %(request)s (class %(class)s) needs all: %(matched)s matched")
+    else:
+        head = _(
+            "%(claim)s request %(request)s (class %(class)s) needs %(count)s: %(matched)s matched"
+        )
+    text = head % where
     if matched:
         text += " — " + _shown([device_text(d["device"], d) for d in matched])
     by_reason: dict[str, list[str]] = {}
@@ -162,9 +189,9 @@ def _request_sentence(row: Mapping[str, Any]) -> str:
     for reason, devices in by_reason.items():
         text += f"; {_shown(devices)}: {reason}"
     if not row["devices"]:
-        text += "; the node reaches no device"
+        text += _("; the node reaches no device")
     if len(matched) < need:
-        text += " — not enough"
+        text += _(" — not enough")
     return text
 
 
@@ -173,25 +200,36 @@ def filter_detail(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[st
     """The Filter explanation's inputs, formula and sentences for one node."""
     state = _plugin_state(view.state)
     if state is None:
-        return {"claims": []}, "", "The pod references no ResourceClaim."
+        return {"claims": []}, "", _("The pod references no ResourceClaim.")
     found = node_devices(ctx, state, view.node_info)
     sentences = []
     for row in found["requests"]:
         if row.get("allocated"):
-            where = "may be used here" if row["availableHere"] else "is not available here"
-            sentences.append(f"{row['claim']} is allocated already and {where}.")
+            if row["availableHere"]:
+                line = _("%(claim)s is allocated already and may be used here.")
+            else:
+                line = _("%(claim)s is allocated already and is not available here.")
+            sentences.append(line % {"claim": row["claim"]})
         else:
-            sentences.append(_request_sentence(row) + ".")
+            sentences.append(_("%(clauses)s.") % {"clauses": _request_sentence(row)})
     if found["elsewhere"]:
-        pools = [f"{k} ({n} device{'s' if n != 1 else ''})" for k, n in found["elsewhere"].items()]
-        sentences.append(f"Pools of other nodes, not reachable from here: {_shown(pools)}.")
+        pools = [
+            ngettext("%(pool)s (%(count)s device)", "%(pool)s (%(count)s devices)", n)
+            % {"pool": k, "count": n}
+            for k, n in found["elsewhere"].items()
+        ]
+        sentences.append(
+            _("Pools of other nodes, not reachable from here: %(pools)s.")
+            % {"pools": _shown(pools)}
+        )
     chosen = found.get("allocation")
     if chosen:
-        sentences.append(
-            "The allocator chose "
-            + ", ".join(f"{device_text(_did(d), d)} for {d['request']}" for d in chosen)
-            + "."
-        )
+        picks = [
+            _("%(device)s for %(request)s")
+            % {"device": device_text(_did(d), d), "request": d["request"]}
+            for d in chosen
+        ]
+        sentences.append(_("The allocator chose %(devices)s.") % {"devices": ", ".join(picks)})
     elif state.allocator is not None and all(
         sum(d["verdict"] == "matched" for d in r["devices"])
         >= (r["count"] if isinstance(r["count"], int) else 1)
@@ -199,10 +237,12 @@ def filter_detail(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[st
         if not r.get("allocated")
     ):
         sentences.append(
-            "Each request has enough matching devices, yet no set serves every request at once "
-            "(a matchAttribute constraint, or requests competing for the same devices)."
+            _(
+                "Each request has enough matching devices, yet no set serves every request at "
+                "once (a matchAttribute constraint, or requests competing for the same devices)."
+            )
         )
-    formula = (
+    formula = _(
         "per request: count devices passing the class's and the request's selectors and not "
         "allocated to another claim; every request (and constraint) served at once"
     )
@@ -216,13 +256,16 @@ def _did(d: Mapping[str, Any]) -> str:
 @explainer(NAME)
 def score_detail(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str, int, str]:
     """Score: per claim, the firstAvailable subrequest the node's allocation used, 8 − index."""
-    value, _ = pl.score(ctx.state, ctx.pod, ni)
+    value, _status = pl.score(ctx.state, ctx.pod, ni)
     state = _plugin_state(ctx.state)
     if state is None:
-        return {"claims": []}, f"Score = {value}", value, "The pod has no claims: 0."
+        return {"claims": []}, f"Score = {value}", value, _("The pod has no claims: 0.")
     allocations = state.node_allocations.get(ni.node.name)
     if allocations is None:
-        text = f"No allocation was found on {ni.node.name}, so it scores {value}."
+        text = _("No allocation was found on %(node)s, so it scores %(value)s.") % {
+            "node": ni.node.name,
+            "value": value,
+        }
         return {"claims": [c.key for c in state.claims]}, f"Score = {value}", value, text
     terms: list[dict[str, Any]] = []
     for i, claim in enumerate(state.claims):
@@ -246,17 +289,20 @@ def score_detail(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, An
             + f" = {value}"
         )
         text = "; ".join(
-            f"{t['claim']} request {t['request']} is served by its subrequest {t['subrequest']} "
-            f"(#{t['index']} of {t['of']}): {t['points']}"
+            _(
+                "%(claim)s request %(request)s is served by its subrequest %(subrequest)s "
+                "(#%(index)s of %(of)s): %(points)s"
+            )
+            % t
             for t in terms
         )
-        text = f"Earlier firstAvailable alternatives score more. {text}."
+        text = _("Earlier firstAvailable alternatives score more. %(terms)s.") % {"terms": text}
     else:
-        formula = f"no firstAvailable request → {value}"
-        text = (
+        formula = _("no firstAvailable request → %(value)s") % {"value": value}
+        text = _(
             "The pod's claims ask for devices 'exactly' (no firstAvailable list), so every node "
-            f"with an allocation scores {value}."
-        )
+            "with an allocation scores %(value)s."
+        ) % {"value": value}
     picked = [_did(d.to_dict()) for a in allocations for d in a.devices]
     return {"subrequests": terms, "allocation": picked}, formula, value, text
 
@@ -277,21 +323,27 @@ def explain_binding(ctx: CycleContext, node: str) -> list[Explanation]:
             for d in devices
             if any(_did(r.to_dict()) == _did(d) for r in allocation.devices)
         ]
-    kept = "; ".join(f"{k}: {', '.join(v) or 'no device'}" for k, v in by_claim.items())
+    kept = "; ".join(f"{k}: {', '.join(v) or _('no device')}" for k, v in by_claim.items())
     already = [c.key for c in state.claims if c.allocation is not None] if state else []
     reserve_text = (
-        f"Reserve keeps the allocation Filter found on {node}: {kept}."
+        _("Reserve keeps the allocation Filter found on %(node)s: %(kept)s.")
+        % {"node": node, "kept": kept}
         if kept
-        else "Reserve had no claim to allocate."
+        else _("Reserve had no claim to allocate.")
     )
     pre_bind_text = (
-        f"PreBind writes it into each claim's status.allocation and adds the pod to "
-        f"reservedFor: {kept}."
+        _(
+            "PreBind writes it into each claim's status.allocation and adds the pod to "
+            "reservedFor: %(kept)s."
+        )
+        % {"kept": kept}
         if kept
-        else "PreBind only adds the pod to reservedFor."
+        else _("PreBind only adds the pod to reservedFor.")
     )
     if already:
-        pre_bind_text += f" Allocated before this cycle: {', '.join(already)}."
+        pre_bind_text += _(" Allocated before this cycle: %(claims)s.") % {
+            "claims": ", ".join(already)
+        }
     inputs = {"claims": by_claim, "devices": devices, "alreadyAllocated": already}
     return [
         explanation(
