@@ -186,4 +186,4 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """One change of the class, as its sender encoded it for everyone."""
         await self.send(text_data=message["text"])
         if message.get("close"):
-            await self.close()
+            await self.close(code=1000)

@@ -1,0 +1,176 @@
+"""The live class websocket over the in-memory channel layer: who may connect, the first
+``state``, the lecturer's step/ask/reveal/end reaching every connection, answers counted once
+and tallied for the lecturer, students refused the lecturer's actions.
+
+The database is transactional because the consumer reads it from other threads.
+"""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import AnonymousUser
+
+from playground.classes import services
+from playground.classes.models import ClassAnswer
+from playground.runs.routing import websocket_urlpatterns
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+TIMEOUT = 5
+
+
+async def _connect(code, *, user=None, token=None, session=None):
+    path = f"/ws/classes/{code}/" + (f"?token={token}" if token else "")
+    communicator = WebsocketCommunicator(URLRouter(websocket_urlpatterns), path)
+    communicator.scope["user"] = user or AnonymousUser()
+    communicator.scope["session"] = session or {}
+    connected, _ = await communicator.connect(timeout=TIMEOUT)
+    assert connected
+    return communicator
+
+
+async def _closed_with(communicator):
+    out = await communicator.receive_output(timeout=TIMEOUT)
+    assert out["type"] == "websocket.close"
+    return out.get("code")
+
+
+async def _receive(communicator, kind):
+    """The next message of ``kind`` (others skipped)."""
+    while True:
+        message = await communicator.receive_json_from(timeout=TIMEOUT)
+        if message["type"] == kind:
+            return message
+
+
+@pytest.fixture
+def room(user, lesson7):
+    """An open class on lesson 7 with two students."""
+    live_class = services.class_open(lecturer=user, lesson=lesson7)
+    ann = services.student_join(code=live_class.code, nickname="Ann")
+    bob = services.student_join(code=live_class.code, nickname="Bob")
+    return live_class, ann, bob
+
+
+async def test_strangers_and_unknown_classes_are_closed(room, other_user):
+    live_class, _ann, _bob = room
+    stranger = await _connect(live_class.code, user=other_user)
+    assert await _closed_with(stranger) == 4403
+    forged = await _connect(live_class.code, token="not-a-token")
+    assert await _closed_with(forged) == 4403
+    unknown = await _connect("ZZZZZZ")
+    assert await _closed_with(unknown) == 4404
+
+
+async def test_every_connection_starts_with_the_state(room, user):
+    live_class, ann, _bob = room
+    lecturer = await _connect(live_class.code, user=user)
+    state = await lecturer.receive_json_from(timeout=TIMEOUT)
+    assert state["type"] == "state" and state["role"] == "lecturer"
+    assert state["joined"] == 2 and state["tally"] == {} and state["question"] is None
+    assert state["step"]["lessonStep"] == 1 and state["ended"] is False
+    # a student by the session's token, as the student page connects
+    session = {services.SESSION_STUDENTS: {live_class.code: ann.token}}
+    student = await _connect(live_class.code, session=session)
+    state = await student.receive_json_from(timeout=TIMEOUT)
+    assert state["role"] == "student" and state["myAnswer"] is None and "tally" not in state
+    await lecturer.disconnect()
+    await student.disconnect()
+
+
+async def test_a_class_round_step_ask_answer_tally_reveal_end(room, user):
+    live_class, ann, bob = room
+    lecturer = await _connect(live_class.code, user=user)
+    a = await _connect(live_class.code, token=ann.token)
+    b = await _connect(live_class.code, token=bob.token)
+    for c in (lecturer, a, b):
+        await _receive(c, "state")
+
+    await lecturer.send_json_to({"action": "step", "step": {"lessonStep": 3}, "sentAt": 12.5})
+    for c in (lecturer, a, b):
+        step = await _receive(c, "step")
+        assert step["step"]["lessonStep"] == 3 and step["stepSeq"] == 1 and step["sentAt"] == 12.5
+
+    await lecturer.send_json_to({"action": "ask", "lessonQuestion": "winner"})
+    for c in (lecturer, a, b):
+        question = (await _receive(c, "question"))["question"]
+        assert question["choices"] == ["node-1", "node-2", "node-3"] and "answer" not in question
+    qid = question["id"]
+
+    await a.send_json_to({"action": "answer", "questionId": qid, "choice": "node-3", "clientId": 7})
+    assert await _receive(a, "answered") == {
+        "type": "answered", "questionId": qid, "choice": "node-3", "clientId": 7,
+    }
+    tally = await _receive(lecturer, "tally")
+    assert tally["counts"] == {"node-3": 1} and tally["answered"] == 1 and tally["joined"] == 2
+    await a.send_json_to({"action": "answer", "questionId": qid, "choice": "node-1"})
+    await b.send_json_to({"action": "answer", "questionId": qid, "choice": "node-1"})
+    await _receive(a, "answered")
+    await _receive(b, "answered")
+    await _receive(lecturer, "tally")
+    tally = await _receive(lecturer, "tally")
+    assert tally["counts"] == {"node-1": 2} and tally["answered"] == 2  # Ann counted once
+
+    # a student cannot drive; a wrong choice is an error; the connection stays
+    await b.send_json_to({"action": "reveal"})
+    assert (await _receive(b, "error"))["message"]
+    await b.send_json_to({"action": "answer", "questionId": qid, "choice": "node-9"})
+    assert (await _receive(b, "error"))["message"]
+
+    await lecturer.send_json_to({"action": "reveal"})
+    for c in (lecturer, a, b):
+        reveal = await _receive(c, "reveal")
+        assert reveal["questionId"] == qid and reveal["answer"] == "node-1"
+        assert reveal["counts"] == {"node-1": 2} and reveal["explanation"]
+        assert reveal["show"]["url"] == "/lessons/scoring/?step=3&q=winner"
+    await a.send_json_to({"action": "answer", "questionId": qid, "choice": "node-2"})
+    assert "revealed" in (await _receive(a, "error"))["message"]
+    rows = await sync_to_async(
+        lambda: sorted(ClassAnswer.objects.values_list("student__nickname", "choice", "correct"))
+    )()
+    assert rows == [("Ann", "node-1", True), ("Bob", "node-1", True)]
+
+    # a reconnect catches up: the step, the question, the answer and the reveal
+    again = await _connect(live_class.code, token=ann.token)
+    state = await _receive(again, "state")
+    assert state["step"]["lessonStep"] == 3 and state["stepSeq"] == 1
+    assert state["question"]["id"] == qid and state["myAnswer"] == "node-1"
+    assert state["revealed"]["answer"] == "node-1"
+
+    await lecturer.send_json_to({"action": "end"})
+    for c in (lecturer, a, b, again):
+        await _receive(c, "ended")
+        assert await _closed_with(c) == 1000
+    late = await _connect(live_class.code, token=ann.token)
+    assert await _closed_with(late) == 4404
+
+
+async def test_joining_tells_the_lecturer(room, user):
+    from django.test import AsyncClient
+
+    live_class, _ann, _bob = room
+    lecturer = await _connect(live_class.code, user=user)
+    await _receive(lecturer, "state")
+    response = await AsyncClient().post(
+        "/join/",
+        {"code": live_class.code, "nickname": "Cy"},
+        content_type="application/json",
+        headers={"accept": "application/json"},
+    )
+    assert response.status_code == 201
+    assert (await _receive(lecturer, "joined"))["joined"] == 3
+    await lecturer.disconnect()
+
+
+async def test_a_frame_that_is_not_a_json_object_is_an_error(room, user):
+    live_class, ann, _bob = room
+    student = await _connect(live_class.code, token=ann.token)
+    await _receive(student, "state")
+    await student.send_to(text_data="[1, 2]")
+    assert (await _receive(student, "error"))["message"]
+    await student.send_to(text_data="x" * 9000)
+    assert (await _receive(student, "error"))["message"]
+    await student.disconnect()

@@ -1,0 +1,143 @@
+"""Live class pages: opening, the presenter page (lecturer only, QR of the join link), joining
+(form and JSON), the student page, the CSV and the end."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from playground.classes import services
+from playground.classes.models import ClassStudent, LiveClass
+
+pytestmark = pytest.mark.django_db
+
+
+def test_open_on_a_lesson_goes_to_the_presenter_page_with_code_link_and_qr(alice_client):
+    response = alice_client.post("/classes/new/", {"lesson": "scoring"})
+    live_class = LiveClass.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == f"/classes/{live_class.code}/present/"
+    page = alice_client.get(response["Location"])
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert live_class.code in html
+    assert f"http://testserver/join/?code={live_class.code}" in html
+    assert "<svg" in html and 'class="segno"' in html  # drawn here, nothing fetched
+    assert "plotly.min.js" in html
+
+
+def test_opening_needs_sign_in_and_a_run_the_user_may_see(alice_client, other_user, finished_run):
+    from django.test import Client
+
+    response = Client().post("/classes/new/", {"lesson": "scoring"})
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+    assert LiveClass.objects.count() == 0
+
+    bob = Client()
+    bob.force_login(other_user)
+    assert bob.post("/classes/new/", {"run": finished_run.pk}).status_code == 404
+    assert alice_client.post("/classes/new/", {"lesson": "no-such"}).status_code == 404
+    assert alice_client.post("/classes/new/", {}).status_code == 400
+    response = alice_client.post("/classes/new/", {"run": finished_run.pk})
+    assert response.status_code == 302
+    assert LiveClass.objects.get().run == finished_run
+
+
+def test_only_the_lecturer_presents_exports_and_ends(client, lesson_class, other_user):
+    from django.test import Client
+
+    bob = Client()
+    bob.force_login(other_user)
+    code = lesson_class.code
+    for c in (client, bob):
+        assert c.get(f"/classes/{code}/present/").status_code == 403
+        assert c.get(f"/classes/{code}/results.csv").status_code == 403
+        assert c.post(f"/classes/{code}/end/").status_code == 403
+    lesson_class.refresh_from_db()
+    assert lesson_class.ended_at is None
+
+
+def test_join_form_prefills_the_code_and_joins_into_the_session(client, lesson_class):
+    page = client.get(f"/join/?code={lesson_class.code.lower()}")
+    assert f'value="{lesson_class.code}"' in page.content.decode()
+    response = client.post("/join/", {"code": lesson_class.code, "nickname": "Ann"})
+    assert response.status_code == 302
+    assert response["Location"] == f"/classes/{lesson_class.code}/"
+    student = ClassStudent.objects.get()
+    assert client.session[services.SESSION_STUDENTS] == {lesson_class.code: student.token}
+    page = client.get(response["Location"])
+    assert page.status_code == 200 and "Ann" in page.content.decode()
+
+
+def test_join_errors_name_the_field(client, lesson_class):
+    client.post("/join/", {"code": lesson_class.code, "nickname": "Ann"})
+    other = client.__class__()
+    taken = other.post("/join/", {"code": lesson_class.code, "nickname": "ann"})
+    assert taken.status_code == 400
+    assert taken.context["form"].errors["nickname"]
+    unknown = other.post("/join/", {"code": "ZZZZZZ", "nickname": "Bob"})
+    assert list(unknown.context["form"].errors) == ["code"]
+
+
+def test_the_student_page_without_a_token_goes_to_the_join_form(client, lesson_class):
+    response = client.get(f"/classes/{lesson_class.code}/")
+    assert response.status_code == 302
+    assert response["Location"] == f"/join/?code={lesson_class.code}"
+
+
+def test_join_as_json_returns_the_token_and_keeps_nothing_in_the_session(client, lesson_class):
+    response = client.post(
+        "/join/",
+        {"code": lesson_class.code, "nickname": "Ann"},
+        content_type="application/json",
+        HTTP_ACCEPT="application/json",
+    )
+    assert response.status_code == 201
+    body = response.json()
+    student = ClassStudent.objects.get()
+    assert body == {"code": lesson_class.code, "token": student.token, "student": student.pk}
+    assert services.SESSION_STUDENTS not in client.session
+    again = client.post(
+        "/join/",
+        {"code": lesson_class.code, "nickname": "ANN"},
+        content_type="application/json",
+        HTTP_ACCEPT="application/json",
+    )
+    assert again.status_code == 400 and list(again.json()["errors"]) == ["nickname"]
+
+
+def test_the_join_form_is_csrf_checked(lesson_class):
+    from django.test import Client
+
+    strict = Client(enforce_csrf_checks=True)
+    refused = strict.post("/join/", {"code": lesson_class.code, "nickname": "Ann"})
+    assert refused.status_code == 403
+    assert ClassStudent.objects.count() == 0
+
+
+def test_results_csv_and_end(alice_client, lesson_class, user):
+    q = services.question_ask_lesson(live_class=lesson_class, user=user, qid="winner")
+    ann = services.student_join(code=lesson_class.code, nickname="Ann")
+    services.answer_submit(
+        class_id=lesson_class.pk, student_id=ann.pk, question_id=q.pk, choice="node-2"
+    )
+    response = alice_client.get(f"/classes/{lesson_class.code}/results.csv")
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0] == ["question", "prompt", "nickname", "answer", "correct", "answered_at"]
+    assert rows[1][:5] == ["1", q.prompt, "Ann", "node-2", "false"]
+    assert alice_client.post(f"/classes/{lesson_class.code}/end/").status_code == 302
+    lesson_class.refresh_from_db()
+    assert lesson_class.ended_at is not None
+    page = alice_client.get(f"/classes/{lesson_class.code}/present/")
+    assert 'id="class-ended"' in page.content.decode()
+
+
+def test_cycle_steps_of_a_run_class(alice_client, finished_run, user):
+    live_class = services.class_open(lecturer=user, run=finished_run)
+    steps = alice_client.get(f"/classes/{live_class.code}/cycles/1/steps.json").json()["steps"]
+    points = [s["point"] for s in steps]
+    assert "Filter" in points and "Combine" in points
+    assert [s["index"] for s in steps] == list(range(len(steps)))
