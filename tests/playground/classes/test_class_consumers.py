@@ -102,7 +102,10 @@ async def test_a_class_round_step_ask_answer_tally_reveal_end(room, user):
 
     await a.send_json_to({"action": "answer", "questionId": qid, "choice": "node-3", "clientId": 7})
     assert await _receive(a, "answered") == {
-        "type": "answered", "questionId": qid, "choice": "node-3", "clientId": 7,
+        "type": "answered",
+        "questionId": qid,
+        "choice": "node-3",
+        "clientId": 7,
     }
     tally = await _receive(lecturer, "tally")
     assert tally["counts"] == {"node-3": 1} and tally["answered"] == 1 and tally["joined"] == 2

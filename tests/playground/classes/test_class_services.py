@@ -80,7 +80,9 @@ def test_a_class_active_within_the_idle_time_stays_open(lesson_class):
 def test_only_the_lecturer_drives(lesson_class, other_user):
     for act in (
         lambda: services.step_set(live_class=lesson_class, user=other_user, step={"lessonStep": 2}),
-        lambda: services.question_ask_lesson(live_class=lesson_class, user=other_user, qid="winner"),
+        lambda: services.question_ask_lesson(
+            live_class=lesson_class, user=other_user, qid="winner"
+        ),
         lambda: services.reveal(live_class=lesson_class, user=other_user),
         lambda: services.class_end(live_class=lesson_class, user=other_user),
         lambda: services.step_set(live_class=lesson_class, user=None, step={"lessonStep": 2}),
@@ -218,7 +220,9 @@ def test_results_csv_rows_name_every_student_for_every_question(lesson_class, us
         class_id=lesson_class.pk, student_id=bob.pk, question_id=q1.pk, choice="node-3"
     )
     q2 = services.question_ask_lesson(live_class=lesson_class, user=user, qid="fit-node-1")
-    services.answer_submit(class_id=lesson_class.pk, student_id=bob.pk, question_id=q2.pk, choice="87")
+    services.answer_submit(
+        class_id=lesson_class.pk, student_id=bob.pk, question_id=q2.pk, choice="87"
+    )
     rows = list(selectors.results_rows(lesson_class))
     assert rows[0] == ["question", "prompt", "nickname", "answer", "correct", "answered_at"]
     got = [(r[0], r[2], r[3], r[4]) for r in rows[1:]]
