@@ -51,15 +51,34 @@ class RequiredNodeAffinity(FrozenState):
         self.selector = Selector.from_set(pod.node_selector) if pod.node_selector else None
         self.affinity: NodeSelector | None = pod.required_node_selector
 
-    def matches(self, node_info: NodeInfo) -> bool:
-        return self.matches_node(node_info.node)
+    def lanes(self, masks: NodeMasks | LoneNode) -> Any:
+        """The rule over lanes (masks over a batch of nodes, or a lone node's bools): the
+        nodeSelector's labels AND the required node affinity; true where neither is set."""
+        ok: Any = np.bool_(True)
+        if self.selector is not None:
+            ok = ok & masks.selector(self.selector)
+        if self.affinity is not None:
+            ok = ok & masks.node_selector(self.affinity)
+        return ok
 
     def matches_node(self, node: Node) -> bool:
-        if self.selector is not None and not self.selector.matches(node.labels):
-            return False
-        if self.affinity is not None:
-            return self.affinity.matches(node.labels, node.name)
-        return True
+        """The rule on a Node (queueing hints see a Node, not a NodeInfo)."""
+        return bool(self.lanes(LoneNode(node)))
+
+
+class LoneNode:
+    """NodeMasks' predicates on one Node outside a snapshot, as plain bools."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+
+    def selector(self, selector: Selector) -> bool:
+        return selector.matches(self.node.labels)
+
+    def node_selector(self, selector: NodeSelector) -> bool:
+        return selector.matches(self.node.labels, self.node.name)
 
 
 class _PreScoreState(FrozenState):
@@ -149,11 +168,7 @@ class NodeAffinity:
             enforced = ~masks.node_selector(self.added_node_selector)
         s = state.get(_PRE_FILTER_KEY)
         req = s if isinstance(s, RequiredNodeAffinity) else RequiredNodeAffinity(pod)
-        ok = ~enforced
-        if req.selector is not None:
-            ok &= masks.selector(req.selector)
-        if req.affinity is not None:
-            ok &= masks.node_selector(req.affinity)
+        ok = ~enforced & req.lanes(masks)
         out = dict.fromkeys(true_rows(enforced), _ENFORCED)
         out.update(dict.fromkeys(true_rows(~ok & ~enforced), _NOT_MATCHED))
         return out

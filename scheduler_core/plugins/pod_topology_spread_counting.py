@@ -15,14 +15,15 @@ from typing import Any, Final
 import numpy as np
 
 from scheduler_core.api import Node, Pod
-from scheduler_core.framework.columns import Array, NodeColumns, columns_of
+from scheduler_core.framework.columns import Array, NodeColumns, NodeMasks, columns_of
 from scheduler_core.framework.types import NodeInfo
-from scheduler_core.labels import NodeSelector, Selector
+from scheduler_core.labels import Selector
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import (
     do_not_schedule_taint,
     find_untolerated_taint,
 )
+from scheduler_core.plugins.node_affinity import RequiredNodeAffinity
 from scheduler_core.plugins.pod_topology_spread_constraints import Constraint
 
 MAX_INT32: Final = 2**31 - 1
@@ -234,36 +235,25 @@ def _count_per_domain_columns(
 class Inclusion:
     """Which nodes a constraint counts, per its nodeAffinityPolicy and nodeTaintsPolicy."""
 
-    __slots__ = ("node_selector", "affinity", "pod", "need_affinity", "need_taints")
+    __slots__ = ("required", "pod", "need_affinity", "need_taints")
 
     def __init__(self, pod: Pod, constraints: Sequence[Constraint]) -> None:
         self.pod = pod
-        self.node_selector = Selector.from_set(pod.node_selector) if pod.node_selector else None
-        self.affinity: NodeSelector | None = pod.required_node_selector
-        has_required = self.node_selector is not None or self.affinity is not None
+        self.required = RequiredNodeAffinity(pod)
+        has_required = self.required.selector is not None or self.required.affinity is not None
         self.need_affinity = has_required and any(c.honor_node_affinity for c in constraints)
         self.need_taints = any(c.honor_node_taints for c in constraints)
 
     def affinity_matches(self, node: Node) -> bool:
-        """nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)."""
-        if not self.need_affinity:
-            return True
-        if self.node_selector is not None and not self.node_selector.matches(node.labels):
-            return False
-        if self.affinity is not None:
-            return self.affinity.matches(node.labels, node.name)
-        return True
+        """nodeaffinity.GetRequiredNodeAffinity(pod).Match(node): NodeAffinity's rule."""
+        return not self.need_affinity or self.required.matches_node(node)
 
     def affinity_mask(self, cols: NodeColumns) -> Array:
         """affinity_matches over every node of the snapshot."""
-        out = np.ones(cols.n, dtype=bool)
         if not self.need_affinity:
-            return out
-        if self.node_selector is not None:
-            out &= cols.selector_mask(self.node_selector)
-        if self.affinity is not None:
-            out &= cols.node_selector_mask(self.affinity)
-        return out
+            return np.ones(cols.n, dtype=bool)
+        mask: Array = self.required.lanes(NodeMasks(cols.infos))
+        return mask
 
     def taints_tolerated(self, node: Node) -> bool:
         if not self.need_taints or not node.taints:
