@@ -410,7 +410,7 @@ def new_share_token() -> uuid.UUID:
 
 from .classes.models import ClassAnswer, ClassQuestion, ClassStudent, LiveClass  # noqa: E402
 from .custom_plugins.models import CustomPlugin  # noqa: E402  (one module per feature)
-from .lessons.models import LessonProgress  # noqa: E402  (the course's model)
+from .lessons.models import LessonProgress, SharedLessonRun  # noqa: E402  (the course's models)
 
 __all__ = [
     "ClassAnswer",
@@ -428,4 +428,5 @@ __all__ = [
     "RunCommand",
     "RunEvent",
     "RunSnapshot",
+    "SharedLessonRun",
 ]

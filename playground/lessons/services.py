@@ -18,12 +18,13 @@ from ..clusters.services import demo_cluster_put
 from ..manifests import SourceObject
 from ..models import Cluster, Profile, Run
 from ..profiles.services import demo_profile_put
+from ..runs import limits
 from ..runs import selectors as run_selectors
 from ..runs import services as runs
 from . import extender
 from .checks import Failure, LessonRun, check_lesson, engine_answer, matches, run_lesson, shown
 from .loader import Lesson, Question, course
-from .models import LessonProgress
+from .models import LessonProgress, SharedLessonRun
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -123,6 +124,70 @@ def lessons_check(lessons: list[Lesson] | None = None) -> list[tuple[Lesson, lis
 # -- runs started from a lesson ------------------------------------------------------------------
 
 
+def _lesson_content(lesson: Lesson, profile: str) -> tuple[Cluster, Profile]:
+    cluster = Cluster.objects.filter(is_demo=True, owner=None, name=lesson.cluster_name).first()
+    stored = Profile.objects.filter(
+        is_demo=True, owner=None, name=lesson.profile_name(profile)
+    ).first()
+    if cluster is None or stored is None:
+        cluster, profiles = lesson_load(lesson)
+        stored = profiles[profile]
+    return cluster, stored
+
+
+def lesson_run_shared(*, lesson: Lesson, profile: str) -> bool:
+    """Whether visitors share one run of the lesson's profile: yes, unless a Permit plugin may
+    wait for a user's answer (lesson 11's ApprovalGate), so each visitor's run goes their way."""
+    return not limits.waits_for_user(lesson.profiles[profile], None)
+
+
+# A shared run still running is reused too: its visitors watch it live.
+_REUSABLE: Final = (Run.Status.PENDING, Run.Status.RUNNING, Run.Status.SUCCEEDED)
+
+
+def shared_lesson_run(
+    *,
+    lesson: Lesson,
+    profile: str,
+    session: MutableMapping[str, Any] | None = None,
+    owner: str | None = None,
+) -> tuple[Run, bool]:
+    """The run of the lesson's profile that every visitor without an account shares, and
+    whether this call started it.
+
+    One run per (lesson, profile, lesson digest): it is reused while pending, running or
+    succeeded; a failed or cancelled one is replaced. The key's row is locked while the run is
+    looked at and started, so simultaneous calls start one run. ``session`` (a visitor's) is
+    counted by ``limits.anonymous_refusal`` when the run has to be started; ``owner`` is whose
+    share of the runners it uses. Raises runs.RunRefused when it may not start.
+    """
+    key = {"lesson": lesson.slug, "profile": profile, "digest": _digest(lesson, profile)}
+    with transaction.atomic():
+        row, _ = SharedLessonRun.objects.get_or_create(**key)
+        row = SharedLessonRun.objects.select_for_update(of=("self",)).get(pk=row.pk)
+        if row.run is not None and row.run.status in _REUSABLE:
+            return row.run, False
+        if session is not None:
+            refusal = limits.anonymous_refusal(session)
+            if refusal:
+                raise runs.RunRefused(refusal)
+        cluster, stored = _lesson_content(lesson, profile)
+        extender.ensure_running(stored.config)
+        run = runs.run_start(
+            user=None,
+            cluster=cluster,
+            profile=stored,
+            label=f"Lesson {lesson.number}",
+            script=lesson.script,
+            owner=owner,
+        )
+        row.run = run
+        row.save(update_fields=["run", "updated"])
+    if session is not None:
+        limits.anonymous_started(session)
+    return run, True
+
+
 def lesson_run_start(
     *,
     lesson: Lesson,
@@ -133,29 +198,36 @@ def lesson_run_start(
 ) -> Run:
     """A run of the lesson's demo cluster under its profile, remembered in the session.
 
-    ``owner`` is whose share of the runners it uses (``runs.limits.request_owner``); raises
-    runs.RunRefused when they have as many runs pending or running as they may."""
-    cluster = Cluster.objects.filter(is_demo=True, owner=None, name=lesson.cluster_name).first()
-    stored = Profile.objects.filter(
-        is_demo=True, owner=None, name=lesson.profile_name(profile)
-    ).first()
-    if cluster is None or stored is None:
-        cluster, profiles = lesson_load(lesson)
-        stored = profiles[profile]
-    extender.ensure_running(stored.config)
-    run = runs.run_start(
-        user=user if user.is_authenticated else None,
-        cluster=cluster,
-        profile=stored,
-        label=f"Lesson {lesson.number}",
-        script=lesson.script,
-        owner=owner,
-    )
+    A visitor without an account gets the lesson's shared run (``shared_lesson_run``; read-only
+    to them) unless the lesson waits for their answers at Permit; then, and for a signed-in
+    user, the run is their own to command. ``owner`` is whose share of the runners it uses
+    (``runs.limits.request_owner``); raises runs.RunRefused when they have as many runs pending
+    or running as they may, or a visitor without an account has started as many as they may.
+    """
+    if not user.is_authenticated and lesson_run_shared(lesson=lesson, profile=profile):
+        run, _ = shared_lesson_run(lesson=lesson, profile=profile, session=session, owner=owner)
+    else:
+        if not user.is_authenticated:
+            refusal = limits.anonymous_refusal(session)
+            if refusal:
+                raise runs.RunRefused(refusal)
+        cluster, stored = _lesson_content(lesson, profile)
+        extender.ensure_running(stored.config)
+        run = runs.run_start(
+            user=user if user.is_authenticated else None,
+            cluster=cluster,
+            profile=stored,
+            label=f"Lesson {lesson.number}",
+            script=lesson.script,
+            owner=owner,
+        )
+        if not user.is_authenticated:
+            limits.anonymous_started(session)
+        started = [*(session.get(run_selectors.SESSION_STARTED) or []), run.pk]
+        session[run_selectors.SESSION_STARTED] = started[-run_selectors.SESSION_STARTED_KEPT :]
     mine = dict(session.get(SESSION_RUNS) or {})
     mine[lesson.slug] = {**(mine.get(lesson.slug) or {}), profile: run.pk}
     session[SESSION_RUNS] = mine
-    started = [*(session.get(run_selectors.SESSION_STARTED) or []), run.pk]
-    session[run_selectors.SESSION_STARTED] = started[-run_selectors.SESSION_STARTED_KEPT :]
     return run
 
 

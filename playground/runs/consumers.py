@@ -194,9 +194,8 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             )
             return
         if not self.may_command:
-            await self.send_json(
-                {"kind": "error", "run": self.run_id, "message": "only the run's owner can do that"}
-            )
+            message = await database_sync_to_async(selectors.run_command_refusal)(self.run_id)
+            await self.send_json({"kind": "error", "run": self.run_id, "message": message})
             return
         try:
             ack = await database_sync_to_async(services.run_command)(

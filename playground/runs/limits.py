@@ -23,6 +23,11 @@ Starting a run counts every run of the owner that is pending or running, whateve
 (plain runs, compares, lessons, runs with changes, tried changes): more than
 ``PLAYGROUND_QUEUED_RUNS_PER_USER`` is refused at once (``start_refusal``).
 
+Visitors without an account are bounded twice more (``anonymous_refusal``): one browser session
+starts at most ``PLAYGROUND_ANONYMOUS_RUNS_PER_SESSION`` runs an hour, and all such visitors
+together have at most ``PLAYGROUND_ANONYMOUS_ACTIVE_RUNS`` runs pending or running (a lecture hall
+shares one address, so the per-owner rule alone would not bound the server, nor be fair to it).
+
 How long a pod may wait at Permit is capped by ``PLAYGROUND_PERMIT_MAX_WAIT_SECONDS`` (below the
 engine's own 15 minutes, as upstream).
 """
@@ -31,7 +36,8 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any, Final
 
 from django.conf import settings
@@ -79,6 +85,14 @@ def queued_runs_per_user() -> int:
 
 def idle_runs() -> int:
     return max(1, int(getattr(settings, "PLAYGROUND_IDLE_RUNS", 32)))
+
+
+def anonymous_runs_per_session() -> int:
+    return max(1, int(getattr(settings, "PLAYGROUND_ANONYMOUS_RUNS_PER_SESSION", 10)))
+
+
+def anonymous_active_runs() -> int:
+    return max(1, int(getattr(settings, "PLAYGROUND_ANONYMOUS_ACTIVE_RUNS", 8)))
 
 
 def permit_max_wait_seconds() -> float:
@@ -146,6 +160,16 @@ def _owned_by(owner: str) -> Q:
 def can_wait(config: dict[str, Any], owner: Any) -> bool:
     """Whether a run of ``config`` can sit idle for long: a profile with a Permit plugin (it may
     wait for a user), or HTTP extenders (each call may run to its timeout)."""
+    return _waits(config, owner, extenders=True)
+
+
+def waits_for_user(config: dict[str, Any], owner: Any) -> bool:
+    """Whether a run of ``config`` has a Permit plugin, so it may wait for a user's answer (its
+    course depends on who answers: such a run is never shared between visitors)."""
+    return _waits(config, owner, extenders=False)
+
+
+def _waits(config: dict[str, Any], owner: Any, *, extenders: bool) -> bool:
     from scheduler_core import config as engine_config
     from scheduler_core.framework.runtime import Framework
 
@@ -153,7 +177,7 @@ def can_wait(config: dict[str, Any], owner: Any) -> bool:
 
     try:
         cfg = engine_config.load_config(config or {})
-        if cfg.extenders:
+        if extenders and cfg.extenders:
             return True
         registry = registry_for(owner)
         return any(Framework(profile, registry).permit_plugins for profile in cfg.profiles)
@@ -186,6 +210,49 @@ def start_refusal(owner: str, *, adding: int, excluding: tuple[int, ...] = ()) -
         "waiting at once (runs, compares, lesson runs, runs with changes and tried changes all "
         "count). Wait for one to finish, or cancel one from its page."
     )
+
+
+# Times (seconds since the epoch) at which this browser session started runs without an account.
+SESSION_STARTS: Final = "anonymous_run_starts"
+_HOUR: Final = 3600.0
+
+
+def _recent_starts(session: Mapping[str, Any], now: float) -> list[float]:
+    return [
+        float(t)
+        for t in session.get(SESSION_STARTS) or []
+        if isinstance(t, int | float) and 0 <= now - t < _HOUR
+    ]
+
+
+def anonymous_refusal(session: Mapping[str, Any], *, now: float | None = None) -> str:
+    """Why a visitor without an account may not start a run now ("" when they may): this
+    session's starts in the last hour, then every anonymous visitor's runs pending or running."""
+    now = time.time() if now is None else now
+    recent = _recent_starts(session, now)
+    per_session = anonymous_runs_per_session()
+    if len(recent) >= per_session:
+        wait = max(1, round((min(recent) + _HOUR - now) / 60))
+        return (
+            f"cannot start a run: this browser started {len(recent)} runs in the last hour, the "
+            f"most a visitor without an account may (at most {per_session} an hour). Sign in to "
+            f"start more, or try again in {wait} min."
+        )
+    active = Run.objects.filter(started_by__isnull=True, status__in=_ACTIVE).count()
+    cap = anonymous_active_runs()
+    if active >= cap:
+        return (
+            f"cannot start a run: {active} runs of visitors without an account are running or "
+            f"waiting to start, the most the server takes at once (at most {cap}). Sign in, or "
+            "try again when one has finished."
+        )
+    return ""
+
+
+def anonymous_started(session: MutableMapping[str, Any], *, now: float | None = None) -> None:
+    """Count one run started by this session without an account (``anonymous_refusal``)."""
+    now = time.time() if now is None else now
+    session[SESSION_STARTS] = [*_recent_starts(session, now), now]
 
 
 def waiting_reason(run: Run) -> str:

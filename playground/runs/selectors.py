@@ -12,7 +12,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from ..clusters import selectors as cluster_selectors
-from ..models import Cluster, Run, RunCycle, RunEvent
+from ..models import Cluster, Run, RunCycle, RunEvent, SharedLessonRun
 from . import packs, script, stream
 from .columns import decode_cycle, summary_message
 from .rebuilt import stored_record
@@ -136,6 +136,21 @@ def run_may_command(*, user: User, run: Run, session: Mapping[str, Any] | None =
     if not signed_in:
         return False
     return user.pk in (run.started_by_id, run.cluster.owner_id)
+
+
+SHARED_RUN_READ_ONLY: Final = (
+    "this is the lesson's shared run: everyone on the lesson watches it, so nobody can cancel, "
+    "answer or change it. Sign in and start the lesson's run to get one of your own."
+)
+NOT_OWNER: Final = "only the run's owner can do that"
+
+
+def run_command_refusal(run_id: int) -> str:
+    """Why a command from someone who may not command the run is refused (a lesson's shared
+    run says it is shared)."""
+    if SharedLessonRun.objects.filter(run_id=run_id).exists():
+        return SHARED_RUN_READ_ONLY
+    return NOT_OWNER
 
 
 def stored_last_seq(run_id: int) -> int:

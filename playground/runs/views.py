@@ -12,6 +12,7 @@ from csp.constants import SELF
 from csp.decorators import csp_replace
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -233,6 +234,8 @@ def _commandable(request: HttpRequest, pk: int) -> Run:
     """The run if the user may cancel it or answer its waiting pods; Http404 otherwise."""
     run = run_for_request(request, pk)
     if not selectors.run_may_command(user=request.user, run=run, session=request.session):
+        if selectors.run_command_refusal(run.pk) == selectors.SHARED_RUN_READ_ONLY:
+            raise PermissionDenied(selectors.SHARED_RUN_READ_ONLY)
         raise Http404("No such run")
     return run
 
