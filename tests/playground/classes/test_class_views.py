@@ -141,3 +141,11 @@ def test_cycle_steps_of_a_run_class(alice_client, finished_run, user):
     points = [s["point"] for s in steps]
     assert "Filter" in points and "Combine" in points
     assert [s["index"] for s in steps] == list(range(len(steps)))
+
+
+def test_the_lesson_page_offers_a_live_class_to_signed_in_users(client, alice_client):
+    from django.test import Client
+
+    assert 'id="start-class"' not in Client().get("/lessons/scoring/").content.decode()
+    page = alice_client.get("/lessons/scoring/").content.decode()
+    assert 'id="start-class"' in page and 'value="scoring"' in page
