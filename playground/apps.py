@@ -9,4 +9,11 @@ class PlaygroundConfig(AppConfig):
     verbose_name = "Scheduler playground"
 
     def ready(self) -> None:
+        from django.utils.translation import gettext, ngettext
+
+        from scheduler_core.explain.words import set_translator
+
         from . import throttle  # noqa: F401  (connects the login-failure signals)
+
+        # The engine's explanations come out in the language of the request that asks for them.
+        set_translator(gettext, ngettext)

@@ -9,6 +9,7 @@ replayed through the engine up to that cycle, which is deterministic on the simu
 from __future__ import annotations
 
 from django.http import Http404, HttpRequest, JsonResponse
+from django.utils import translation
 
 from scheduler_core.explain import (
     CycleContext,
@@ -18,6 +19,7 @@ from scheduler_core.explain import (
     explain_preemption,
     explain_selection,
 )
+from scheduler_core.explain.reasons import reasons_note
 
 from ..models import Run
 from . import selectors
@@ -66,7 +68,24 @@ def run_explanations(
 
     found = replay_to_cycle(run, cycle, explain)
     _note_bind_times(run, found)
+    _note_reasons(found)
     return found
+
+
+def _note_reasons(found: list[Explanation]) -> None:
+    """Upstream's reasons stay in English, as kubectl shows them; a reader of another language
+    gets what they mean beside them (``reasonNote``): a Filter verdict's reasons, PreFilter's."""
+    if (translation.get_language() or "en").split("-")[0] == "en":
+        return
+    for e in found:
+        value = e.get("value")
+        reasons = list(value.get("reasons") or []) if isinstance(value, dict) else []
+        for step in (e.get("inputs") or {}).get("plugins") or []:
+            if isinstance(step, dict):
+                reasons.extend(step.get("reasons") or [])
+        note = reasons_note(reasons)
+        if note is not None:
+            e["reasonNote"] = note
 
 
 def _note_bind_times(run: Run, found: list[Explanation]) -> None:
@@ -89,4 +108,3 @@ def _note_bind_times(run: Run, found: list[Explanation]) -> None:
     }
     for v in victims:
         v["boundAt"] = bound.get(v["pod"])
-

@@ -217,7 +217,9 @@
       e.value === NOT_EVALUATED ? el("p", { class: "explain-why" }, el("strong", {}, "Why not evaluated: "), e.text) : null,
       inputsNode(e, inputs),
       e.formula ? el("p", { class: "explain-formula" }, el("span", { class: "label" }, "Formula: "), el("code", {}, e.formula)) : null,
-      el("p", { class: "explain-result" }, el("span", { class: "label" }, "Result: "), el("strong", { class: "explain-value" }, resultText(e))));
+      el("p", { class: "explain-result" }, el("span", { class: "label" }, "Result: "), el("strong", { class: "explain-value" }, resultText(e))),
+      // Upstream's reasons stay in English; in another language what they mean follows them.
+      e.reasonNote ? el("p", { class: "explain-reason-note", lang: document.documentElement.lang || null }, e.reasonNote) : null);
   }
 
   // A whole node: per plugin raw → normalized → ×weight, and the total, before the details.
@@ -430,7 +432,7 @@
       out.push(el("table", { class: "list compact", id: "preemption-criteria" },
         el("thead", {}, el("tr", {}, el("th", {}, "Criterion"), nodes.map((n) => el("th", {}, n)), el("th", {}, "Kept"))),
         el("tbody", {}, criteria.map((c) => el("tr", { class: c.decided ? "decided" : "", "data-criterion": c.criterion },
-          el("th", {}, c.criterion),
+          el("th", {}, c.label || c.criterion),
           nodes.map((n) => el("td", { class: c.kept.includes(n) ? "kept" : "dropped" }, n in c.values ? scalarText(c.values[n]) : "—")),
           el("td", {}, c.kept.join(", ") + (c.decided ? " — decided here" : "")))),
           criteria[criteria.length - 1].tieLeft ? el("tr", { class: "decided", "data-criterion": "first" },
