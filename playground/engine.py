@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+from django.utils.translation import pgettext
 
 from scheduler_core import config as engine_config
 from scheduler_core.errors import ManifestError
@@ -40,9 +41,18 @@ __all__ = [
     "check_quantity",
     "default_config_dict",
     "evaluate_config",
+    "explained_problem",
     "extender_policy",
     "plugin_names",
 ]
+
+
+def explained_problem(text: str) -> str:
+    """A validation message of the engine's, kept in upstream's English as kubectl shows it; a
+    translation may put a short explanation before it (the English catalog leaves it as is)."""
+    return pgettext("a configuration problem in upstream's English", "%(problem)s") % {
+        "problem": text
+    }
 
 
 @dataclass(frozen=True)
@@ -196,9 +206,7 @@ def _weight_overflow_problem(index: int, overflow: Any, written: dict[str, Any])
     return FieldProblem(path, f"total score of Score plugins could overflow ({explanation})")
 
 
-def _first_negative_weight(
-    index: int, plugins: dict[str, Any]
-) -> tuple[str, str, int] | None:
+def _first_negative_weight(index: int, plugins: dict[str, Any]) -> tuple[str, str, int] | None:
     """(path, plugin, weight) of the first Score plugin written with a negative weight."""
     for point in ("score", "multiPoint"):
         for j, entry in enumerate((plugins.get(point) or {}).get("enabled") or []):

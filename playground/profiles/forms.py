@@ -8,10 +8,11 @@ from typing import Any
 
 import yaml
 from django import forms
+from django.utils.translation import gettext, gettext_lazy
 
 from scheduler_core.config import wire
 
-from .. import kube, manifests, yaml_limits
+from .. import engine, kube, manifests, yaml_limits
 from ..clusters.pod_parsing import format_spread, parse_node_terms, parse_spread
 from ..forms import line_field, textarea
 
@@ -48,15 +49,19 @@ def _plugin_lines(text: str, *, weights: bool) -> list[dict[str, Any]]:
         entry: dict[str, Any] = {"name": name.strip()}
         if sep:
             if not weights:
-                raise kube.SyntaxProblem(f"line {number}: disabled plugins have no weight")
+                raise kube.line_problem(number, gettext("disabled plugins have no weight"))
             try:
                 entry["weight"] = int(weight.strip())
             except ValueError:
-                raise kube.SyntaxProblem(
-                    f"line {number}: weight {weight.strip()!r} is not a whole number"
+                raise kube.line_problem(
+                    number,
+                    gettext("weight %(weight)s is not a whole number")
+                    % {"weight": repr(weight.strip())},
                 ) from None
         if not re.fullmatch(r"\*|[A-Za-z0-9][A-Za-z0-9_.\-/]*", entry["name"]):
-            raise kube.SyntaxProblem(f"line {number}: {entry['name']!r} is not a plugin name")
+            raise kube.line_problem(
+                number, gettext("%(name)s is not a plugin name") % {"name": repr(entry["name"])}
+            )
         plugins.append(entry)
     return plugins
 
@@ -76,9 +81,19 @@ def _weights_lines(text: str) -> list[dict[str, Any]]:
             out.append({"name": name, "weight": int(weight)})
         except ValueError:
             raise forms.ValidationError(
-                f"{name}: weight {weight!r} is not a whole number"
+                gettext("%(name)s: weight %(weight)s is not a whole number")
+                % {"name": name, "weight": repr(weight)}
             ) from None
     return out
+
+
+def _invalid_yaml(err: yaml.YAMLError) -> str:
+    """``line N: invalid YAML: problem`` (the line when PyYAML knows it)."""
+    text = gettext("invalid YAML: %(problem)s") % {"problem": getattr(err, "problem", err)}
+    mark = getattr(err, "problem_mark", None)
+    if mark is None:
+        return text
+    return gettext("line %(line)s: %(problem)s") % {"line": mark.line + 1, "problem": text}
 
 
 class SchedulerProfileForm(forms.Form):
@@ -93,9 +108,9 @@ class SchedulerProfileForm(forms.Form):
     )
     fit_strategy = forms.ChoiceField(
         required=False,
-        label="NodeResourcesFit scoring strategy",
+        label=gettext_lazy("NodeResourcesFit scoring strategy"),
         choices=[
-            ("", "(default: LeastAllocated)"),
+            ("", gettext_lazy("(default: LeastAllocated)")),
             ("LeastAllocated", "LeastAllocated"),
             ("MostAllocated", "MostAllocated"),
             ("RequestedToCapacityRatio", "RequestedToCapacityRatio"),
@@ -105,7 +120,7 @@ class SchedulerProfileForm(forms.Form):
         required=False,
         widget=textarea(2, "cpu=1\nmemory=1"),
         label="NodeResourcesFit resources",
-        help_text="resource=weight, one per line",
+        help_text=gettext_lazy("resource=weight, one per line"),
     )
     balanced_resources = forms.CharField(
         required=False,
@@ -115,13 +130,17 @@ class SchedulerProfileForm(forms.Form):
     spread_defaulting = forms.ChoiceField(
         required=False,
         label="PodTopologySpread defaultingType",
-        choices=[("", "(default: System)"), ("System", "System"), ("List", "List")],
+        choices=[
+            ("", gettext_lazy("(default: System)")),
+            ("System", "System"),
+            ("List", "List"),
+        ],
     )
     spread_constraints = forms.CharField(
         required=False,
         widget=textarea(2, "1 topology.kubernetes.io/zone ScheduleAnyway"),
         label="PodTopologySpread defaultConstraints",
-        help_text="MAX_SKEW TOPOLOGY_KEY DoNotSchedule|ScheduleAnyway, one per line",
+        help_text=gettext_lazy("MAX_SKEW TOPOLOGY_KEY DoNotSchedule|ScheduleAnyway, one per line"),
     )
     hard_pod_affinity_weight = forms.IntegerField(
         required=False, label="InterPodAffinity hardPodAffinityWeight"
@@ -138,8 +157,8 @@ class SchedulerProfileForm(forms.Form):
     added_affinity = forms.CharField(
         required=False,
         widget=textarea(2, "node-role.kubernetes.io/worker"),
-        label="NodeAffinity addedAffinity (required)",
-        help_text="one node selector term per line; requirements joined by ';'",
+        label=gettext_lazy("NodeAffinity addedAffinity (required)"),
+        help_text=gettext_lazy("one node selector term per line; requirements joined by ';'"),
     )
     bind_timeout_seconds = forms.IntegerField(
         required=False, label="VolumeBinding bindTimeoutSeconds"
@@ -151,14 +170,14 @@ class SchedulerProfileForm(forms.Form):
             self.fields[f"{point}_enabled"] = forms.CharField(
                 required=False,
                 widget=textarea(3 if point in ("multiPoint", "score") else 2),
-                label=f"{point} enabled",
-                help_text="Name or Name:weight, one per line, in order",
+                label=gettext("%(point)s enabled") % {"point": point},
+                help_text=gettext("Name or Name:weight, one per line, in order"),
             )
             self.fields[f"{point}_disabled"] = forms.CharField(
                 required=False,
                 widget=textarea(2),
-                label=f"{point} disabled",
-                help_text="Name, or * for every default plugin",
+                label=gettext("%(point)s disabled") % {"point": point},
+                help_text=gettext("Name, or * for every default plugin"),
             )
 
     def extension_point_fields(self) -> list[tuple[str, forms.BoundField, forms.BoundField]]:
@@ -298,8 +317,10 @@ class SchedulerProfileForm(forms.Form):
 class ConfigurationForm(forms.Form):
     """The profile record and the top-level fields of its KubeSchedulerConfiguration."""
 
-    name = forms.CharField(max_length=200)
-    description = forms.CharField(required=False, widget=textarea(2))
+    name = forms.CharField(max_length=200, label=gettext_lazy("Name"))
+    description = forms.CharField(
+        required=False, widget=textarea(2), label=gettext_lazy("Description")
+    )
     percentage_of_nodes_to_score = forms.IntegerField(
         required=False, label="percentageOfNodesToScore"
     )
@@ -307,7 +328,7 @@ class ConfigurationForm(forms.Form):
     extenders = forms.CharField(
         required=False,
         widget=textarea(4, "- urlPrefix: http://..."),
-        label="extenders (YAML list)",
+        label=gettext_lazy("extenders (YAML list)"),
     )
     config_yaml = forms.CharField(
         required=False, widget=textarea(30), label="KubeSchedulerConfiguration YAML"
@@ -324,13 +345,9 @@ class ConfigurationForm(forms.Form):
         try:
             value = yaml_limits.load(text) if text.strip() else []
         except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None)
-            line = f"line {mark.line + 1}: " if mark is not None else ""
-            raise forms.ValidationError(
-                f"{line}invalid YAML: {getattr(err, 'problem', err)}"
-            ) from err
+            raise forms.ValidationError(_invalid_yaml(err)) from err
         if not isinstance(value, list):
-            raise forms.ValidationError("extenders must be a YAML list")
+            raise forms.ValidationError(gettext("extenders must be a YAML list"))
         return value
 
     def clean_config_yaml(self) -> dict[str, Any] | None:
@@ -344,13 +361,9 @@ class ConfigurationForm(forms.Form):
         try:
             value = yaml_limits.load(text) if text.strip() else {}
         except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None)
-            line = f"line {mark.line + 1}: " if mark is not None else ""
-            raise forms.ValidationError(
-                f"{line}invalid YAML: {getattr(err, 'problem', err)}"
-            ) from err
+            raise forms.ValidationError(_invalid_yaml(err)) from err
         if not isinstance(value, dict):
-            raise forms.ValidationError("must be a KubeSchedulerConfiguration mapping")
+            raise forms.ValidationError(gettext("must be a KubeSchedulerConfiguration mapping"))
         return self._brought_forward(value)
 
     def _brought_forward(self, value: dict[str, Any]) -> dict[str, Any]:
@@ -368,7 +381,10 @@ class ConfigurationForm(forms.Form):
             self.migration = migrate(value)
         except ConfigError as err:
             raise forms.ValidationError(
-                [f"{e.path}: {e.message}" if e.path else e.message for e in err.errors]
+                [
+                    engine.explained_problem(f"{e.path}: {e.message}" if e.path else e.message)
+                    for e in err.errors
+                ]
             ) from err
         return self.migration.config
 

@@ -12,6 +12,7 @@ from typing import Any, Final, NamedTuple
 import yaml
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils.translation import gettext
 
 from scheduler_core.config import ConfigError
 from scheduler_core.config.migrate import IN_TREE, migrate
@@ -77,39 +78,53 @@ def _documents(text: str) -> _Documents:
         try:
             docs = [read_document(text)]
         except ConfigError as err:
-            messages = [f"{e.path}: {e.message}" if e.path else e.message for e in err.errors]
+            messages = [
+                engine.explained_problem(f"{e.path}: {e.message}" if e.path else e.message)
+                for e in err.errors
+            ]
             return _Documents(None, [], messages, [])
         return _sorted_documents(docs)
     try:
         docs = [d for d in yaml_limits.load_all(text, IMPORT_BUDGET) if d is not None]
     except yaml_limits.YAMLLimitError as err:
         mark = err.problem_mark
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        return _Documents(None, [], [f"{where}too big to import: {err.problem}"], [])
+        text = gettext("too big to import: %(problem)s") % {"problem": err.problem}
+        return _Documents(None, [], [_at_line(mark, text)], [])
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        return _Documents(None, [], [f"{where}invalid YAML: {getattr(err, 'problem', err)}"], [])
+        text = gettext("invalid YAML: %(problem)s") % {"problem": getattr(err, "problem", err)}
+        return _Documents(None, [], [_at_line(mark, text)], [])
     return _sorted_documents(docs)
+
+
+def _at_line(mark: Any, text: str) -> str:
+    if mark is None:
+        return text
+    return gettext("line %(line)s: %(problem)s") % {"line": mark.line + 1, "problem": text}
 
 
 def _sorted_documents(docs: list[Any]) -> _Documents:
     config, definitions, problems, skipped = None, [], [], []
     for i, doc in enumerate(docs):
         if not isinstance(doc, dict):
-            problems.append(f"document {i + 1}: must be a mapping")
+            problems.append(gettext("document %(number)s: must be a mapping") % {"number": i + 1})
         elif doc.get("kind") == plugin_selectors.EXPORT_KIND:
             shape = _definition_shape(doc)
             if shape:
-                problems.append(f"document {i + 1}: CustomPlugin {shape}")
+                problems.append(
+                    gettext("document %(number)s: CustomPlugin %(problem)s")
+                    % {"number": i + 1, "problem": shape}
+                )
             else:
                 definitions.append(plugin_selectors.definition_from_document(doc))
         elif config is None:
             config = doc
         else:  # kube-scheduler reads the first document of its --config file
-            skipped.append(f"{i + 1} ({doc.get('kind') or 'no kind'})")
+            skipped.append(f"{i + 1} ({doc.get('kind') or gettext('no kind')})")
     if config is None and not problems:
-        problems.append("no configuration found (paste a KubeSchedulerConfiguration or a Policy)")
+        problems.append(
+            gettext("no configuration found (paste a KubeSchedulerConfiguration or a Policy)")
+        )
     return _Documents(config, definitions, problems, skipped)
 
 
@@ -126,11 +141,17 @@ def profile_import_preview(*, owner: Any, text: str) -> ImportPreview:
     try:
         migration = migrate(config)
     except ConfigError as err:
-        preview.problems += [f"{e.path}: {e.message}" if e.path else e.message for e in err.errors]
+        preview.problems += [
+            engine.explained_problem(f"{e.path}: {e.message}" if e.path else e.message)
+            for e in err.errors
+        ]
         return preview
     preview.source, preview.changes = migration.source, migration.changes
     preview.changes += tuple(
-        f"document {d} skipped: kube-scheduler reads the first configuration of a file"
+        gettext(
+            "document %(number)s skipped: kube-scheduler reads the first configuration of a file"
+        )
+        % {"number": d}
         for d in skipped
     )
     preview.config, preview.converted_yaml = migration.config, migration.yaml()
@@ -148,7 +169,10 @@ def profile_import_preview(*, owner: Any, text: str) -> ImportPreview:
     result = engine.evaluate_config(
         migration.config, registry=plugin_services.registry_for(owner, specs)
     )
-    preview.problems += [f"{p.path}: {p.message}" if p.path else p.message for p in result.problems]
+    preview.problems += [
+        engine.explained_problem(f"{p.path}: {p.message}" if p.path else p.message)
+        for p in result.problems
+    ]
     return preview
 
 
@@ -168,7 +192,9 @@ def profile_import(
         profile = services.profile_create(
             owner=owner,
             name=name,
-            description=f"Imported from {preview.source}." if preview.changes else "",
+            description=gettext("Imported from %(source)s.") % {"source": preview.source}
+            if preview.changes
+            else "",
             config=preview.config,
         )
     return profile, preview

@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_POST
 
 from .. import engine, manifests
@@ -60,9 +61,11 @@ def _place_problems(
     yaml_mode = top.cleaned_data.get("mode") == "yaml"
     for problem in result.problems:
         prefix, field, line = problem_field(config, problem.path)
-        text = f"{problem.path}: {problem.message}" if problem.path else problem.message
+        text = engine.explained_problem(
+            f"{problem.path}: {problem.message}" if problem.path else problem.message
+        )
         if line is not None:
-            text = f"line {line}: {text}"
+            text = gettext("line %(line)s: %(problem)s") % {"line": line, "problem": text}
         target = ""
         if not yaml_mode and field:
             if prefix:
@@ -136,10 +139,16 @@ def _profile_page(request: HttpRequest, profile: Any) -> HttpResponse:
                 if top.migration is not None:
                     messages.info(
                         request,
-                        f"Converted from {top.migration.source}: "
-                        + "; ".join(top.migration.changes or ("no changes",)),
+                        gettext("Converted from %(source)s: %(changes)s")
+                        % {
+                            "source": top.migration.source,
+                            "changes": "; ".join(top.migration.changes or (gettext("no changes"),)),
+                        },
                     )
-                messages.success(request, f"Saved scheduler configuration {saved.name}.")
+                messages.success(
+                    request,
+                    gettext("Saved scheduler configuration %(name)s.") % {"name": saved.name},
+                )
                 return redirect("playground:profile", pk=saved.pk)
             _apply_problems(_place_problems(config, result, top, entries), top, entries)
     else:
@@ -202,7 +211,7 @@ def profile_export(request: HttpRequest, pk: int) -> HttpResponse:
 def profile_delete(request: HttpRequest, pk: int) -> HttpResponse:
     profile = selectors.profile_for_user(request.user, pk)
     if profile.owner_id != request.user.pk:
-        messages.error(request, "Demo profiles cannot be deleted.")
+        messages.error(request, gettext("Demo profiles cannot be deleted."))
         return redirect("playground:profile", pk=profile.pk)
     services.profile_delete(profile=profile, user=request.user)
     return redirect("playground:home")
@@ -253,10 +262,10 @@ def profile_effective(request: HttpRequest) -> JsonResponse:
 
 
 class ImportConfigurationForm(forms.Form):
-    name = forms.CharField(max_length=200, required=False, label="Profile name")
+    name = forms.CharField(max_length=200, required=False, label=gettext_lazy("Profile name"))
     source = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 24, "spellcheck": "false"}),
-        label="Configuration (any version, or a legacy Policy; YAML or JSON)",
+        label=gettext_lazy("Configuration (any version, or a legacy Policy; YAML or JSON)"),
     )
 
 
@@ -276,16 +285,21 @@ def profile_import_page(request: HttpRequest) -> HttpResponse:
             except ValueError:
                 preview = profile_import_preview(owner=request.user, text=text)
             else:
-                messages.success(request, f"Imported profile {profile.name}.")
+                messages.success(
+                    request, gettext("Imported profile %(name)s.") % {"name": profile.name}
+                )
                 if preview.placeholders:
                     messages.info(
                         request,
-                        "Placeholders that let every pod through were made for "
-                        f"{', '.join(preview.placeholders)}: define them under Custom plugins.",
+                        gettext(
+                            "Placeholders that let every pod through were made for "
+                            "%(plugins)s: define them under Custom plugins."
+                        )
+                        % {"plugins": ", ".join(preview.placeholders)},
                     )
                 return redirect("playground:profile", pk=profile.pk)
         else:
             if request.POST.get("action") == "save":
-                form.add_error("name", "Give the profile a name to save it.")
+                form.add_error("name", gettext("Give the profile a name to save it."))
             preview = profile_import_preview(owner=request.user, text=text)
     return render(request, "playground/profile_import.html", {"form": form, "preview": preview})
