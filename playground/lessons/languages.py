@@ -10,7 +10,7 @@ asks ``translation_problems`` and fails a lesson until every piece is there.
 from __future__ import annotations
 
 import dataclasses
-from typing import Final
+from typing import Any, Final
 
 from .loader import LANGUAGES, SOURCE_LANGUAGE, Lesson, LessonText, Question, Step
 
@@ -71,6 +71,19 @@ def _pointer_text(step: Step) -> str:
     if show is None:
         return "none"
     return f"cycle {show.cycle}, {show.point}" + (f", {show.plugin}" if show.plugin else "")
+
+
+def glossary_problems(entries: list[dict[str, Any]], language: str) -> list[tuple[str, str]]:
+    """(term, problem) for each glossary entry without ``language``'s term and text."""
+    if language == SOURCE_LANGUAGE:
+        return []
+    out = []
+    for e in entries:
+        own = e.get(language)
+        missing = [k for k in ("term", "text") if not isinstance(own, dict) or not own.get(k)]
+        if missing:
+            out.append((str(e.get("term")), f"{language}.{' and '.join(missing)} missing"))
+    return out
 
 
 def translation_problems(lesson: Lesson, language: str) -> list[tuple[str, str]]:

@@ -92,6 +92,10 @@ class Command(BaseCommand):
                 )
         for language, (ok, bad) in per_language.items():
             self.stdout.write(f"lessons ({language}): {ok} passed, {bad} failed")
+        glossary = _glossary_problems(languages) if not options["slugs"] else []
+        for language, term, problem in glossary:
+            line = f"FAIL glossary.yaml [{language}] {term}: {problem}"
+            self.stdout.write(self.style.ERROR(line))
         answers, told, on_purpose, links = totals
         self.stdout.write(
             f"checked: {answers} answers against the engine, {told} questions for an answer "
@@ -99,8 +103,23 @@ class Command(BaseCommand):
             f"{links} run-page links"
         )
         self.stdout.write(f"lessons: {passed} passed, {failed} failed")
-        if failed:
-            raise CommandError(f"{failed} lesson(s) disagree with the engine or lack a translation")
+        if failed or glossary:
+            raise CommandError(
+                f"{failed} lesson(s) disagree with the engine or lack a translation; "
+                f"{len(glossary)} glossary term(s) untranslated"
+            )
+
+
+def _glossary_problems(languages: tuple[str, ...]) -> list[tuple[str, str, str]]:
+    from playground.lessons.languages import glossary_problems
+    from playground.lessons.selectors import glossary_entries
+
+    entries = glossary_entries()
+    return [
+        (language, term, problem)
+        for language in languages
+        for term, problem in glossary_problems(entries, language)
+    ]
 
 
 def _checked(lessons: list[Any], languages: tuple[str, ...]) -> list[tuple[Any, list[Any]]]:

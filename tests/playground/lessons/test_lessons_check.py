@@ -14,11 +14,13 @@ from playground.lessons.services import lesson_runs, lessons_check
 pytestmark = pytest.mark.django_db
 
 
-def test_every_lesson_passes_the_engine_check():
+def test_every_lesson_passes_the_engine_check_in_every_language():
     out = io.StringIO()
     call_command("lessons", "--check", stdout=out)
     *_, counted, last = out.getvalue().strip().splitlines()
     assert last == f"lessons: {len(loader.course())} passed, 0 failed"
+    for language in loader.LANGUAGES:  # English and Simplified Chinese, each in full
+        assert f"lessons ({language}): {len(loader.course())} passed, 0 failed" in out.getvalue()
     questions = sum(len(lesson.questions) for lesson in loader.course())
     assert counted.startswith(f"checked: {questions} answers against the engine, ")
     assert "run-page links" in counted
