@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-APT_PACKAGES="redis-server postgresql chromium chromium-driver gettext"
+APT_PACKAGES="redis-server postgresql chromium chromium-driver gettext fonts-wqy-microhei"
 if [ -z "${SKIP_APT:-}" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
   missing=""
   for p in $APT_PACKAGES; do
