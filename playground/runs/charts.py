@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import zip_longest
 from typing import Any, Final
 
+from django.utils.translation import gettext, ngettext
+
 from ..dra import panels as devices
 from .figures import DEFAULT_TOP_N as DEFAULT_TOP_N
 from .figures import SCORE_MODES as SCORE_MODES
@@ -264,117 +266,188 @@ def binding_steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:
 # -- step-through ------------------------------------------------------------------------------
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def _nodes(n: int) -> str:
+    return ngettext("%(count)s node", "%(count)s nodes", n) % {"count": n}
+
+
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(names) or gettext("no node")
+
+
+def _reasons(ev: Event) -> str:
+    """An event's reasons in one line (not for Filter, whose reasons are per node)."""
+    return "; ".join(ev.get("reasons") or [])
 
 
 def _why(ev: Event, nodes: Sequence[str]) -> str:
     kind = ev["type"]
     code = ev.get("code")
+    plugin = ev.get("plugin")
     if kind == "CycleStart":
         if ev.get("profile") is None:
-            return ev.get("note") or "No profile for this pod."
-        return (
-            f"Profile {ev.get('profile')}; {_count(len(ev.get('nodes') or []), 'node')} in "
-            "the snapshot."
-        )
+            return ev.get("note") or gettext("No profile for this pod.")
+        return gettext("Profile %(profile)s; %(nodes)s in the snapshot.") % {
+            "profile": ev.get("profile"),
+            "nodes": _nodes(len(ev.get("nodes") or [])),
+        }
     if kind == "PreFilter":
         if ev.get("merged"):
             names = ev.get("node_names")
             if code != "Success":
-                who = f" by {ev['plugin']}" if ev.get("plugin") else ""
-                return f"The pod was rejected{who}: {'; '.join(ev.get('reasons') or [])}."
+                if plugin:
+                    return gettext("The pod was rejected by %(plugin)s: %(reasons)s.") % {
+                        "plugin": plugin,
+                        "reasons": _reasons(ev),
+                    }
+                return gettext("The pod was rejected: %(reasons)s.") % {"reasons": _reasons(ev)}
             if names is not None:
-                return f"PreFilter narrowed the candidates to {', '.join(names) or 'no node'}."
-            return "PreFilter passed; every node is a candidate."
+                return gettext("PreFilter narrowed the candidates to %(nodes)s.") % {
+                    "nodes": _names(names)
+                }
+            return gettext("PreFilter passed; every node is a candidate.")
         if code == "Skip":
-            return f"{ev['plugin']} has nothing to check for this pod (Skip)."
+            return gettext("%(plugin)s has nothing to check for this pod (Skip).") % {
+                "plugin": plugin
+            }
         if code == "Success":
             narrowed = ev.get("node_names")
             if narrowed is not None:
-                return f"{ev['plugin']} allows only {', '.join(narrowed) or 'no node'}."
-            return f"{ev['plugin']} prepared its state for Filter."
-        return f"{ev['plugin']} answered {code}: {'; '.join(ev.get('reasons') or [])}."
+                return gettext("%(plugin)s allows only %(nodes)s.") % {
+                    "plugin": plugin,
+                    "nodes": _names(narrowed),
+                }
+            return gettext("%(plugin)s prepared its state for Filter.") % {"plugin": plugin}
+        return gettext("%(plugin)s answered %(code)s: %(reasons)s.") % {
+            "plugin": plugin,
+            "code": code,
+            "reasons": _reasons(ev),
+        }
     if kind == "Filter":
         codes = ev.get("codes") or []
         ran = [i for i, c in enumerate(codes) if c is not None]
         rejected = [i for i in ran if codes[i] != "Success"]
-        if not ev.get("plugin"):
-            return (
-                f"{_count(len(ran) - len(rejected), 'node')} feasible out of {len(ran)} evaluated."
-            )
+        if not plugin:
+            return gettext("%(feasible)s feasible out of %(evaluated)s evaluated.") % {
+                "feasible": _nodes(len(ran) - len(rejected)),
+                "evaluated": len(ran),
+            }
         if not rejected:
-            return f"{ev['plugin']} passed all {_count(len(ran), 'node')} it checked."
+            return gettext("%(plugin)s passed all %(nodes)s it checked.") % {
+                "plugin": plugin,
+                "nodes": _nodes(len(ran)),
+            }
         shown = [
             f"{nodes[i] if i < len(nodes) else i}: {'; '.join(ev['reasons'][i] or [codes[i]])}"
             for i in rejected[:5]
         ]
-        more = f" and {len(rejected) - 5} more" if len(rejected) > 5 else ""
-        return (
-            f"{ev['plugin']} rejected {_count(len(rejected), 'node')}: "
-            + ", ".join(shown)
-            + more
-            + "."
-        )
+        values = {
+            "plugin": plugin,
+            "nodes": _nodes(len(rejected)),
+            "shown": ", ".join(shown),
+            "more": len(rejected) - 5,
+        }
+        if len(rejected) > 5:
+            return gettext("%(plugin)s rejected %(nodes)s: %(shown)s and %(more)s more.") % values
+        return gettext("%(plugin)s rejected %(nodes)s: %(shown)s.") % values
     if kind == devices.MATCHES:
         return devices.why_matches(ev)
     if kind == devices.ALLOCATION:
         return devices.why_allocation(ev)
     if kind == "PostFilter":
         if ev.get("nominated_node"):
-            victims = ", ".join(ev.get("victims") or []) or "none"
+            victims = ", ".join(ev.get("victims") or []) or gettext("none")
             n = len(ev.get("candidates") or [])
-            among = f" among {_count(n, 'candidate node')}" if n > 1 else ""
-            return f"Preemption nominated {ev['nominated_node']}{among}; victims: {victims}."
-        reasons = "; ".join(ev.get("reasons") or []).rstrip(".") or "-"
-        who = ev.get("plugin") or "PostFilter"
+            values = {"node": ev["nominated_node"], "victims": victims, "count": n}
+            if n > 1:
+                return (
+                    ngettext(
+                        "Preemption nominated %(node)s among %(count)s candidate node; "
+                        "victims: %(victims)s.",
+                        "Preemption nominated %(node)s among %(count)s candidate nodes; "
+                        "victims: %(victims)s.",
+                        n,
+                    )
+                    % values
+                )
+            return gettext("Preemption nominated %(node)s; victims: %(victims)s.") % values
+        reasons = _reasons(ev).rstrip(".") or "-"
+        who = plugin or "PostFilter"
+        values = {"who": who, "code": code, "reasons": reasons}
         if "not helpful" in reasons.lower():
-            return f"{who}: preemption is not helpful ({code}): {reasons}."
+            return gettext("%(who)s: preemption is not helpful (%(code)s): %(reasons)s.") % values
         if who != "DefaultPreemption":
-            return f"{who} did not make the pod schedulable ({code}): {reasons}."
-        return f"No preemption possible ({code}): {reasons}."
+            return (
+                gettext("%(who)s did not make the pod schedulable (%(code)s): %(reasons)s.")
+                % values
+            )
+        return gettext("No preemption possible (%(code)s): %(reasons)s.") % values
     if kind == "PreScore":
         if code == "Skip":
-            return f"{ev['plugin']} has nothing to score for this pod (Skip)."
-        return f"{ev['plugin']} prepared its state for Score ({code})."
+            return gettext("%(plugin)s has nothing to score for this pod (Skip).") % {
+                "plugin": plugin
+            }
+        return gettext("%(plugin)s prepared its state for Score (%(code)s).") % {
+            "plugin": plugin,
+            "code": code,
+        }
     if kind == "Score":
         pairs = list(zip(ev["nodes"], ev["raw"], strict=False))
         if not pairs:
-            return f"{ev['plugin']} scored no node."
+            return gettext("%(plugin)s scored no node.") % {"plugin": plugin}
         lo, hi = min(ev["raw"]), max(ev["raw"])
         # The highest raw score; among equals the name first in order, where a name that
         # another extends comes after it (the padding makes "ab" sort before "a").
         high = max(v for _, v in pairs)
         best = min((p for p in pairs if p[1] == high), key=lambda p: p[0] + "\U0010ffff")
-        return (
-            f"{ev['plugin']} gave raw scores {lo}..{hi} over "
-            f"{_count(len(pairs), 'node')}; highest raw: {best[0]} ({best[1]})."
-        )
+        return gettext(
+            "%(plugin)s gave raw scores %(low)s..%(high)s over %(nodes)s; "
+            "highest raw: %(best)s (%(score)s)."
+        ) % {
+            "plugin": plugin,
+            "low": lo,
+            "high": hi,
+            "nodes": _nodes(len(pairs)),
+            "best": best[0],
+            "score": best[1],
+        }
     if kind == "NormalizeScore":
         return normalize_why(ev["plugin"], ev["raw"], ev["normalized"], int(ev.get("weight", 1)))
     if kind == "Combine":
         if not ev.get("scored", True):
-            return f"Only one feasible node: {ev.get('selected')} is chosen without scoring."
+            return gettext("Only one feasible node: %(node)s is chosen without scoring.") % {
+                "node": ev.get("selected")
+            }
         tops = ev.get("top") or []
-        tie = f" (tie among {', '.join(tops)})" if len(tops) > 1 else ""
-        return (
+        text = gettext(
             "Weighted sum: each plugin's normalized score × its weight, added per node. "
-            f"Highest total: {ev.get('selected')}{tie}."
+            "Highest total: %(node)s."
         )
+        if len(tops) > 1:
+            text = gettext(
+                "Weighted sum: each plugin's normalized score × its weight, added per node. "
+                "Highest total: %(node)s (tie among %(tied)s)."
+            )
+        return text % {"node": ev.get("selected"), "tied": ", ".join(tops)}
     if kind == "CycleEnd":
         if ev.get("result") == "Scheduled":
-            return f"Scheduled on {ev.get('node')}; the binding cycle follows."
+            return gettext("Scheduled on %(node)s; the binding cycle follows.") % {
+                "node": ev.get("node")
+            }
         return ev.get("message") or ev.get("result", "")
     if kind in BINDING_TYPES:
         if kind == "Permit" and code == "Wait":
-            return (
-                f"{ev['plugin']} made the pod wait on {ev.get('node')} "
-                f"(timeout {ev.get('timeout')} s)."
-            )
-        reasons = "; ".join(ev.get("reasons") or [])
-        return f"{ev['plugin'] or kind} on {ev.get('node')}: {code}" + (
-            f" ({reasons})." if reasons else "."
-        )
+            return gettext("%(plugin)s made the pod wait on %(node)s (timeout %(timeout)s s).") % {
+                "plugin": plugin,
+                "node": ev.get("node"),
+                "timeout": ev.get("timeout"),
+            }
+        values = {"who": plugin or kind, "node": ev.get("node"), "code": code}
+        if _reasons(ev):
+            return gettext("%(who)s on %(node)s: %(code)s (%(reasons)s).") % {
+                **values,
+                "reasons": _reasons(ev),
+            }
+        return gettext("%(who)s on %(node)s: %(code)s.") % values
     return ""
 
 
@@ -416,12 +489,16 @@ def steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:
         kind = ev["type"]
         plugin = ev.get("plugin") or ""
         if kind == "PreFilter" and ev.get("merged"):
-            label = "PreFilter result"
+            label = gettext("PreFilter result")
         elif kind == "Filter" and not plugin:
-            label = "Filter verdict"
+            label = gettext("Filter verdict")
         elif kind in (devices.MATCHES, devices.ALLOCATION):
             plugin = "DynamicResources"
-            label = "Devices per node" if kind == devices.MATCHES else "Device allocation"
+            label = (
+                gettext("Devices per node")
+                if kind == devices.MATCHES
+                else gettext("Device allocation")
+            )
         else:
             label = f"{kind} · {plugin}" if plugin else kind
         out.append(
@@ -432,8 +509,8 @@ def steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:
                 "plugin": plugin,
                 "code": ev.get("code"),
                 "label": label,
-                "help": POINT_HELP.get(kind, ""),
-                "plugin_help": PLUGIN_HELP.get(plugin, ""),
+                "help": str(POINT_HELP.get(kind, "")),
+                "plugin_help": str(PLUGIN_HELP.get(plugin, "")),
                 "why": _why(ev, nodes),
             }
         )

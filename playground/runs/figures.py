@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from django.utils.translation import gettext, gettext_lazy
+
 SCORE_MODES: Final = ("raw", "normalized", "weighted")
 DEFAULT_TOP_N: Final = 20
 
@@ -26,7 +28,7 @@ HEAT_COLORSCALE: Final = (
 )
 
 
-SAME_EVERYWHERE: Final = "same on every node"
+SAME_EVERYWHERE: Final = gettext_lazy("same on every node")
 
 
 # A column with one value on every node shown is drawn in this grey, and named in a note above
@@ -36,14 +38,17 @@ SAME_COLOUR: Final = "#8a8a8a"
 
 def heat_label(plugin: str, weight: int) -> str:
     """A heatmap column's label: the plugin and its weight, or "off" where it does not score."""
-    return f"{plugin} (×{weight})" if weight else f"{plugin} (off)"
+    return f"{plugin} (×{weight})" if weight else gettext("%(plugin)s (off)") % {"plugin": plugin}
 
 
 def same_note(plugins: Sequence[str]) -> str:
     """The note above the heatmap naming the columns that cannot decide (empty when none)."""
     if not plugins:
         return ""
-    return f"In grey, {SAME_EVERYWHERE} shown, so they cannot decide here: {', '.join(plugins)}."
+    return gettext("In grey, %(same)s shown, so they cannot decide here: %(plugins)s.") % {
+        "same": SAME_EVERYWHERE,
+        "plugins": ", ".join(plugins),
+    }
 
 
 def column_shades(z: list[list[int | None]]) -> tuple[list[list[float | None]], list[bool]]:
@@ -71,8 +76,12 @@ def column_shades(z: list[list[int | None]]) -> tuple[list[list[float | None]], 
 
 def heat_title(mode: str) -> str:
     """The heatmap's title: the mode, and how to read a colour in it."""
-    mode = "raw: each plugin's own unit" if mode == "raw" else mode
-    return f"Scores ({mode}), shaded per column"
+    words = {
+        "raw": gettext("raw: each plugin's own unit"),
+        "normalized": gettext("normalized"),
+        "weighted": gettext("weighted"),
+    }
+    return gettext("Scores (%(mode)s), shaded per column") % {"mode": words.get(mode, mode)}
 
 
 def score_heatmap(
@@ -173,14 +182,16 @@ def combine_bar(table: Mapping[str, Any], *, top_n: int = DEFAULT_TOP_N) -> dict
         for i, node in enumerate(nodes)
     ]
     ticks = [
-        f"<b>{n} (selected)</b>" if n == selected else (f"{n} (tie)" if n in top else n)
+        "<b>" + gettext("%(node)s (selected)") % {"node": n} + "</b>"
+        if n == selected
+        else (gettext("%(node)s (tie)") % {"node": n} if n in top else n)
         for n in nodes
     ]
     return {
         "data": data,
         "layout": {
             "barmode": "stack",
-            "title": {"text": "Weighted scores per node"},
+            "title": {"text": gettext("Weighted scores per node")},
             "annotations": annotations,
             "yaxis": {
                 "tickvals": nodes,
@@ -189,7 +200,7 @@ def combine_bar(table: Mapping[str, Any], *, top_n: int = DEFAULT_TOP_N) -> dict
                 "autorange": "reversed",
                 "automargin": True,
             },
-            "xaxis": {"title": {"text": "total"}, "automargin": True},
+            "xaxis": {"title": {"text": gettext("total")}, "automargin": True},
             "height": 130 + 24 * len(nodes),
             # Beside the plot, clear of title and labels; in the profile's order.
             "legend": {"orientation": "v", "traceorder": "normal"},

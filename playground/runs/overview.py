@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from django.utils.translation import gettext
+
 from .charts import BINDING_TYPES, Event, binding_state, split_by_cycle
 
 
@@ -51,8 +53,14 @@ def binding_outcome(binding: Sequence[Event]) -> str | None:
         reason = "; ".join(ev.get("reasons") or ()) or ev.get("code", "")
         plugin = ev.get("plugin") or "Permit"
         if reason.startswith(TIMEOUT_PREFIX):
-            return f"Permit timed out ({plugin}): {reason}"
-        return f"Rejected at Permit ({plugin}): {reason}"
+            return gettext("Permit timed out (%(plugin)s): %(reason)s") % {
+                "plugin": plugin,
+                "reason": reason,
+            }
+        return gettext("Rejected at Permit (%(plugin)s): %(reason)s") % {
+            "plugin": plugin,
+            "reason": reason,
+        }
     return None
 
 
@@ -250,10 +258,10 @@ def usage_figure(
     before = [r[resource]["before_pct"] for r in rows]
     after = [r[resource]["after_pct"] for r in rows]
     if rest:
-        nodes.append(f"the other {len(rest)} (mean)")
+        nodes.append(gettext("the other %(count)s (mean)") % {"count": len(rest)})
         before.append(round(sum(r[resource]["before_pct"] for r in rest) / len(rest), 1))
         after.append(round(sum(r[resource]["after_pct"] for r in rest) / len(rest), 1))
-    bars = (("before", before, "#9bb7e0"), ("after", after, "#326ce5"))
+    bars = ((gettext("before"), before, "#9bb7e0"), (gettext("after"), after, "#326ce5"))
     return {
         "data": [
             {
@@ -269,7 +277,10 @@ def usage_figure(
         ],
         "layout": {
             "barmode": "group",
-            "title": {"text": f"{resource} requested, % of allocatable"},
+            "title": {
+                "text": gettext("%(resource)s requested, %% of allocatable")
+                % {"resource": resource}
+            },
             "xaxis": {"range": [0, 100], "ticksuffix": "%", "automargin": True},
             "yaxis": {"type": "category", "autorange": "reversed", "automargin": True},
             "height": 130 + 24 * len(nodes),

@@ -9,29 +9,53 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import get_language, gettext
+
 
 def _percentage(info: Mapping[str, Any]) -> str:
     candidates, pct = info["candidates"], info["percentage"]
     setting = "percentageOfNodesToScore"
     profile = info.get("source") == "profile"
     if info.get("adaptive"):
-        said = "0 in the profile" if profile else "0 (unset: the adaptive default)"
+        said = (
+            gettext("0 in the profile") if profile else gettext("0 (unset: the adaptive default)")
+        )
         raw = 50 - candidates // 125
-        floor = f", at least 5: {pct} %" if raw < 5 else ""
-        return f"{setting} is {said}, so 50 − {candidates}/125 = {raw} %{floor}"
-    where = "the profile's value" if profile else "the global value"
-    return f"{setting} is {info.get('configured')} % ({where})"
+        values = {"setting": setting, "said": said, "nodes": candidates, "raw": raw, "pct": pct}
+        if raw < 5:
+            return (
+                gettext(
+                    "%(setting)s is %(said)s, so 50 − %(nodes)s/125 = %(raw)s %%, "
+                    "at least 5: %(pct)s %%"
+                )
+                % values
+            )
+        return gettext("%(setting)s is %(said)s, so 50 − %(nodes)s/125 = %(raw)s %%") % values
+    where = gettext("the profile's value") if profile else gettext("the global value")
+    return gettext("%(setting)s is %(value)s %% (%(where)s)") % {
+        "setting": setting,
+        "value": info.get("configured"),
+        "where": where,
+    }
 
 
 def _at(position: int, info: Mapping[str, Any], nodes: Sequence[str] | None) -> str:
     """A place in the walk, counted from 0 as the scheduler does, with the node there when the
     walk went over the snapshot's own list (else the ordinal, counted from 1)."""
     if nodes and info["candidates"] == len(nodes) and 0 <= position < len(nodes):
-        return f"position {position} ({nodes[position]})"
-    return f"position {position} (the {_ordinal(position + 1)} node)"
+        return gettext("position %(position)s (%(node)s)") % {
+            "position": position,
+            "node": nodes[position],
+        }
+    return gettext("position %(position)s (the %(ordinal)s node)") % {
+        "position": position,
+        "ordinal": _ordinal(position + 1),
+    }
 
 
 def _ordinal(n: int) -> str:
+    if not (get_language() or "en").startswith("en"):
+        return str(n)  # other languages write the ordinal around the number
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 
@@ -55,35 +79,64 @@ def sampling_sentence(
     if not info or not info.get("rule"):
         return None
     evaluated, candidates = info["evaluated"], info["candidates"]
-    of = f"{evaluated} of {candidates} nodes"
+    of = gettext("%(evaluated)s of %(candidates)s nodes") % {
+        "evaluated": evaluated,
+        "candidates": candidates,
+    }
     if candidates < info.get("cluster_nodes", candidates):
-        of += " (the nodes PreFilter kept)"
+        of += gettext(" (the nodes PreFilter kept)")
     if info.get("nominated_node"):
-        return (
-            f"Filter ran on the pod's nominated node first; it passed, so no other node was "
-            f"evaluated ({of})."
-        )
+        return gettext(
+            "Filter ran on the pod's nominated node first; it passed, so no other node was "
+            "evaluated (%(of)s)."
+        ) % {"of": of}
     rule = info["rule"]
     if _stopped_early(info):
-        done = "none" if evaluated == 0 else f"only {evaluated}"
-        return (
-            f"Filter evaluated {done} of {candidates} nodes: the cycle ended in an Error before "
-            f"the walk over the nodes was done (an Error stops the walk and the cycle), so the "
-            f"other nodes were not evaluated."
-        )
+        done = gettext("none") if evaluated == 0 else gettext("only %(n)s") % {"n": evaluated}
+        return gettext(
+            "Filter evaluated %(done)s of %(candidates)s nodes: the cycle ended in an Error "
+            "before the walk over the nodes was done (an Error stops the walk and the cycle), "
+            "so the other nodes were not evaluated."
+        ) % {"done": done, "candidates": candidates}
     if rule == "fewer-than-100":
-        return f"Filter evaluated all {candidates} nodes: below 100 nodes, every node is."
+        return gettext(
+            "Filter evaluated all %(candidates)s nodes: below 100 nodes, every node is."
+        ) % {"candidates": candidates}
     if rule == "no-scoring":
-        head = f"Filter evaluated {of}: with no Score plugin, one feasible node is enough"
+        head = gettext(
+            "Filter evaluated %(of)s: with no Score plugin, one feasible node is enough"
+        ) % {"of": of}
     else:
-        wanted = candidates * info["percentage"] // 100
-        raised = ", raised to the minimum of 100" if info.get("minimum") else ""
-        head = (
-            f"Filter evaluated {of}, looking for {info['to_find']} feasible: "
-            f"{_percentage(info)}, and {candidates} × {info['percentage']} % = {wanted}{raised}"
-        )
-    return (
-        f"{head}. The walk started at {_at(info['start_index'], info, nodes)}, where the "
-        f"previous cycle stopped (positions count from 0); the next cycle starts at "
-        f"{_at(info['next_start_index'], info, nodes)}."
-    )
+        values = {
+            "of": of,
+            "to_find": info["to_find"],
+            "percentage_text": _percentage(info),
+            "candidates": candidates,
+            "pct": info["percentage"],
+            "wanted": candidates * info["percentage"] // 100,
+        }
+        if info.get("minimum"):
+            head = (
+                gettext(
+                    "Filter evaluated %(of)s, looking for %(to_find)s feasible: "
+                    "%(percentage_text)s, and %(candidates)s × %(pct)s %% = %(wanted)s, raised to "
+                    "the minimum of 100"
+                )
+                % values
+            )
+        else:
+            head = (
+                gettext(
+                    "Filter evaluated %(of)s, looking for %(to_find)s feasible: "
+                    "%(percentage_text)s, and %(candidates)s × %(pct)s %% = %(wanted)s"
+                )
+                % values
+            )
+    return gettext(
+        "%(head)s. The walk started at %(start)s, where the previous cycle stopped (positions "
+        "count from 0); the next cycle starts at %(next)s."
+    ) % {
+        "head": head,
+        "start": _at(info["start_index"], info, nodes),
+        "next": _at(info["next_start_index"], info, nodes),
+    }

@@ -11,23 +11,28 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext, gettext_lazy
+
 from scheduler_core.explain import NORMALIZE_RULES
 
 Event = Mapping[str, Any]
 
 # The rules in words, by the kind NORMALIZE_RULES gives.
-RULE_TEXT: Final[dict[str, str]] = {
-    "none": "none: the plugin has no NormalizeScore, the raw score is kept",
-    "max": "scaled to 0..100 by the highest raw score",
-    "reverse": "scaled to 0..100 by the highest raw score, then reversed (fewer is better)",
-    "min-max": "min/max scaling: the lowest raw score becomes 0, the highest 100",
-    "reverse-min-max": "reversed min/max scaling: fewer matching pods score higher",
-    "own": "the plugin's own NormalizeScore",
+RULE_TEXT: Final[dict[str, Promise]] = {
+    "none": gettext_lazy("none: the plugin has no NormalizeScore, the raw score is kept"),
+    "max": gettext_lazy("scaled to 0..100 by the highest raw score"),
+    "reverse": gettext_lazy(
+        "scaled to 0..100 by the highest raw score, then reversed (fewer is better)"
+    ),
+    "min-max": gettext_lazy("min/max scaling: the lowest raw score becomes 0, the highest 100"),
+    "reverse-min-max": gettext_lazy("reversed min/max scaling: fewer matching pods score higher"),
+    "own": gettext_lazy("the plugin's own NormalizeScore"),
 }
 
 # Upstream's selectHost picks among the tied nodes by reservoir sampling (at random); the
 # engine takes the first by name (scheduler_core/cycle.py: rec.top is sorted by name).
-TIE_RULE: Final = (
+TIE_RULE: Final = gettext_lazy(
     "the playground's engine picks the first tied node by name, so a run repeats exactly "
     "(upstream selectHost picks one of them at random, by reservoir sampling)"
 )
@@ -41,7 +46,7 @@ def normalize_rule(plugin: str, raw: Sequence[int], normalized: Sequence[int]) -
     """(kind, formula) of ``plugin``'s NormalizeScore; "own" for an unknown one that rescaled."""
     kind, formula = NORMALIZE_RULES.get(plugin, ("none", "normalized = raw"))
     if kind == "none" and list(raw) != list(normalized):
-        return "own", "the plugin's NormalizeScore"
+        return "own", gettext("the plugin's NormalizeScore")
     return kind, formula
 
 
@@ -61,7 +66,7 @@ def normalize_summary(table: Mapping[str, Any]) -> list[dict[str, Any]]:
         row: dict[str, Any] = {
             "plugin": plugin,
             "kind": kind,
-            "rule": RULE_TEXT[kind],
+            "rule": str(RULE_TEXT[kind]),
             "formula": formula,
             "weight": table["weights"][j],
             "raw_min": min(raw, default=0),
@@ -85,14 +90,29 @@ def normalize_why(plugin: str, raw: Sequence[int], normalized: Sequence[int], we
     """The NormalizeScore step's sentence for one plugin's column."""
     kind, formula = normalize_rule(plugin, raw, normalized)
     if not raw:
-        return f"{plugin} scored no node."
-    ranges = (
-        f"raw {min(raw)}..{max(raw)} → normalized {min(normalized)}..{max(normalized)}, "
-        f"then × weight {weight}"
-    )
+        return gettext("%(plugin)s scored no node.") % {"plugin": plugin}
+    ranges = gettext(
+        "raw %(raw_min)s..%(raw_max)s → normalized %(min)s..%(max)s, then × weight %(weight)s"
+    ) % {
+        "raw_min": min(raw),
+        "raw_max": max(raw),
+        "min": min(normalized),
+        "max": max(normalized),
+        "weight": weight,
+    }
     if kind == "none":
-        return f"{plugin} has no NormalizeScore: its raw scores are kept ({ranges})."
-    return f"{plugin}: {RULE_TEXT[kind]} ({formula}); {ranges}."
+        return gettext(
+            "%(plugin)s has no NormalizeScore: its raw scores are kept (%(ranges)s)."
+        ) % {
+            "plugin": plugin,
+            "ranges": ranges,
+        }
+    return gettext("%(plugin)s: %(rule)s (%(formula)s); %(ranges)s.") % {
+        "plugin": plugin,
+        "rule": RULE_TEXT[kind],
+        "formula": formula,
+        "ranges": ranges,
+    }
 
 
 def winner_explanation(table: Mapping[str, Any]) -> dict[str, Any]:
@@ -100,11 +120,12 @@ def winner_explanation(table: Mapping[str, Any]) -> dict[str, Any]:
     plugin between it and the runner-up, largest first."""
     selected = table["selected"]
     if selected is None:
-        return {"selected": None, "diffs": [], "text": "No node was selected."}
+        return {"selected": None, "diffs": [], "text": gettext("No node was selected.")}
     if not table["scored"] or not table["plugins"]:
         return {
             "selected": selected,
-            "text": f"{selected} was the only feasible node, so scoring was skipped.",
+            "text": gettext("%(node)s was the only feasible node, so scoring was skipped.")
+            % {"node": selected},
             "diffs": [],
         }
     nodes = table["nodes"]
@@ -116,13 +137,25 @@ def winner_explanation(table: Mapping[str, Any]) -> dict[str, Any]:
             "selected": selected,
             "ties": top,
             "diffs": [],
-            "rule": TIE_RULE,
-            "text": f"{len(top)} nodes tied at {total}: {', '.join(top)}; picked {selected}: "
-            f"{TIE_RULE}.",
+            "rule": str(TIE_RULE),
+            "text": gettext(
+                "%(count)s nodes tied at %(total)s: %(tied)s; picked %(node)s: %(rule)s."
+            )
+            % {
+                "count": len(top),
+                "total": total,
+                "tied": ", ".join(top),
+                "node": selected,
+                "rule": TIE_RULE,
+            },
         }
     runner = next((n for n in nodes if n != selected), None)
     if runner is None:
-        return {"selected": selected, "diffs": [], "text": f"{selected} was the only node scored."}
+        return {
+            "selected": selected,
+            "diffs": [],
+            "text": gettext("%(node)s was the only node scored.") % {"node": selected},
+        }
     k = nodes.index(runner)
     diffs = [
         {"plugin": p, "winner": a, "runner_up": b, "diff": a - b}
@@ -135,15 +168,26 @@ def winner_explanation(table: Mapping[str, Any]) -> dict[str, Any]:
         if a != b
     ]
     diffs.sort(key=lambda d: (-abs(d["diff"]), d["plugin"]))
-    parts = ", ".join(f"{d['plugin']} {_minus(d['diff'])}" for d in diffs) or "no plugin differs"
+    parts = ", ".join(f"{d['plugin']} {_minus(d['diff'])}" for d in diffs) or gettext(
+        "no plugin differs"
+    )
     margin = total - table["totals"][k]
     return {
         "selected": selected,
         "runner_up": runner,
         "margin": margin,
         "diffs": diffs,
-        "text": f"{selected} won by {margin} over {runner} ({total} to {table['totals'][k]}): "
-        f"{parts}.",
+        "text": gettext(
+            "%(node)s won by %(margin)s over %(runner)s (%(total)s to %(runner_total)s): %(parts)s."
+        )
+        % {
+            "node": selected,
+            "margin": margin,
+            "runner": runner,
+            "total": total,
+            "runner_total": table["totals"][k],
+            "parts": parts,
+        },
     }
 
 
