@@ -12,10 +12,13 @@ from typing import Any, Final
 
 from django.utils.translation import gettext
 
-_DNS1123_LABEL: Final = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_RE: Final = re.compile(rf"^{_DNS1123_LABEL}(\.{_DNS1123_LABEL})*$")
-_QUALIFIED_NAME_RE: Final = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_LABEL_VALUE_RE: Final = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+# Names and labels: the one statement is the engine's, shared with ``simulate``.
+from scheduler_core.workloads.syntax import (  # noqa: F401 (re-exported to the forms)
+    check_labels,
+    dns_subdomain_errors,
+    label_value_errors,
+    qualified_name_errors,
+)
 
 TAINT_EFFECTS: Final = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 NODE_OPERATORS: Final = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
@@ -28,71 +31,6 @@ class SyntaxProblem(ValueError):
     """
 
     detail: str = ""
-
-
-def dns_subdomain_errors(name: str) -> list[str]:
-    if not name:
-        return ["a name is required"]
-    errors = []
-    if len(name) > 253:
-        errors.append("must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN_RE.match(name):
-        errors.append(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-            "'-' or '.', and must start and end with an alphanumeric character"
-        )
-    return errors
-
-
-def qualified_name_errors(key: str) -> list[str]:
-    """Errors of a label key, annotation key or taint key (IsQualifiedName)."""
-    if not key:
-        return ["name part must be non-empty"]
-    prefix, _, name = key.rpartition("/")
-    errors = []
-    if "/" in key:
-        if not prefix:
-            errors.append("prefix part must be non-empty")
-        elif dns_subdomain_errors(prefix):
-            errors.append("prefix part must be a lowercase RFC 1123 subdomain")
-    if len(name) > 63:
-        errors.append("name part must be no more than 63 characters")
-    if not name or not _QUALIFIED_NAME_RE.match(name):
-        errors.append(
-            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start "
-            "and end with an alphanumeric character"
-        )
-    return errors
-
-
-def label_value_errors(value: str) -> list[str]:
-    errors = []
-    if len(value) > 63:
-        errors.append("must be no more than 63 characters")
-    if not _LABEL_VALUE_RE.match(value):
-        errors.append(
-            "a valid label must be an empty string or consist of alphanumeric characters, '-', "
-            "'_' or '.', and must start and end with an alphanumeric character"
-        )
-    return errors
-
-
-def check_labels(labels: Any, path: str) -> list[tuple[str, str]]:
-    """(path, message) for every invalid key or value of a label map."""
-    if labels is None:
-        return []
-    if not isinstance(labels, Mapping):
-        return [(path, "must be a map of strings")]
-    problems = []
-    for key, value in labels.items():
-        for message in qualified_name_errors(str(key)):
-            problems.append((f"{path}.{key}", f"Invalid value: {key!r}: {message}"))
-        if not isinstance(value, str):
-            problems.append((f"{path}.{key}", f"Invalid value: {value!r}: must be a string"))
-            continue
-        for message in label_value_errors(value):
-            problems.append((f"{path}.{key}", f"Invalid value: {value!r}: {message}"))
-    return problems
 
 
 def _lines(text: str) -> list[tuple[int, str]]:

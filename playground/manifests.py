@@ -17,10 +17,9 @@ from typing import Any, Final
 import yaml
 from django.conf import settings
 
-from scheduler_core.workloads import CONTROLLER_KINDS, check_controller
-from scheduler_core.workloads.admission import admit
+from scheduler_core.workloads import check_object as check_engine_object
 
-from . import kube, yaml_limits
+from . import yaml_limits
 from .yaml_limits import BoundedLoader
 
 # kind -> (apiVersion, namespaced)
@@ -540,7 +539,7 @@ def _check_object(obj: SourceObject) -> list[Problem]:
     data = obj.manifest
     problems = []
     kind = obj.kind
-    api_version, namespaced = KINDS[kind]
+    api_version = KINDS[kind][0]
     if data.get("apiVersion") != api_version:
         problems.append(
             obj.problem(
@@ -548,29 +547,10 @@ def _check_object(obj: SourceObject) -> list[Problem]:
                 f"Unsupported value: {data.get('apiVersion')!r}: {kind} is {api_version!r}",
             )
         )
-    metadata = data.get("metadata")
-    if not isinstance(metadata, dict):
-        return [*problems, obj.problem("metadata", "Required value: metadata.name is needed")]
-    for message in kube.dns_subdomain_errors(str(metadata.get("name") or "")):
-        problems.append(
-            obj.problem("metadata.name", f"Invalid value: {metadata.get('name')!r}: {message}")
-        )
-    if namespaced and metadata.get("namespace") is not None:
-        for message in kube.dns_subdomain_errors(str(metadata["namespace"])):
-            problems.append(obj.problem("metadata.namespace", f"Invalid value: {message}"))
-    for path, message in kube.check_labels(metadata.get("labels"), "metadata.labels"):
+    # Names, labels, the API server's and the engine's checks, workloads: as simulate does.
+    most = int(getattr(settings, "PLAYGROUND_BULK_MAX", 1000))  # each replica is a stored Pod
+    for path, message in check_engine_object(data, most):
         problems.append(obj.problem(path, message))
-    for path, message in admit(data):  # the API server's and the engine's checks
-        problems.append(obj.problem(path, message))
-    if kind in CONTROLLER_KINDS:
-        template = (data.get("spec") or {}).get("template")
-        if isinstance(template, dict):
-            labels = (template.get("metadata") or {}).get("labels")
-            for path, message in kube.check_labels(labels, "spec.template.metadata.labels"):
-                problems.append(obj.problem(path, message))
-        most = int(getattr(settings, "PLAYGROUND_BULK_MAX", 1000))  # each replica is a stored Pod
-        for path, message in check_controller(data, most):  # the template pod too
-            problems.append(obj.problem(path, message))
     return problems
 
 

@@ -22,6 +22,7 @@ from scheduler_core.workloads.pipeline import (
     PlanProblem,
     PlanProblems,
     check_controller,
+    check_object,
     object_key,
     plan_objects,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "PlanProblems",
     "Planned",
     "check_controller",
+    "check_object",
     "claims_for_pod",
     "daemon_pod_fits",
     "ensure_uid",

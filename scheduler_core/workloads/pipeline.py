@@ -20,6 +20,7 @@ from scheduler_core.workloads.admission import admit
 from scheduler_core.workloads.claims import claims_for_pod, template_index
 from scheduler_core.workloads.controllers import CONTROLLER_KINDS, expand_controller, owner_keys
 from scheduler_core.workloads.naming import GeneratedNames, Key
+from scheduler_core.workloads.syntax import check_labels, check_metadata
 
 CLUSTER_SCOPED: Final = frozenset(
     {
@@ -125,6 +126,28 @@ def check_controller(
     return problems
 
 
+def check_object(manifest: Mapping[str, Any], max_replicas: int | None) -> list[tuple[str, str]]:
+    """(path, message) for every problem of one input object, as the playground's import
+    reports them: its name, namespace and labels (``syntax``), what the API server and the
+    engine refuse (``admit``), and for a workload its template's labels and check_controller.
+    A shape no check foresaw is a problem of the object too, never a crash."""
+    kind = str(manifest.get("kind") or "")
+    try:
+        problems = check_metadata(manifest, namespaced=kind not in CLUSTER_SCOPED)
+        if not isinstance(manifest.get("metadata"), dict):
+            return problems
+        problems += admit(manifest)
+        if kind in CONTROLLER_KINDS:
+            template = (manifest.get("spec") or {}).get("template")
+            if isinstance(template, dict):
+                labels = (template.get("metadata") or {}).get("labels")
+                problems += check_labels(labels, "spec.template.metadata.labels")
+            problems += check_controller(manifest, max_replicas)
+    except (TypeError, AttributeError, ValueError, KeyError) as err:
+        return [("", f"not a valid {kind}: {type(err).__name__}: {err}")]
+    return problems
+
+
 def plan_objects(
     inputs: Sequence[Mapping[str, Any]],
     *,
@@ -135,18 +158,16 @@ def plan_objects(
 ) -> Plan:
     """Every object of ``inputs`` and what controllers make of them, in order; PlanProblems.
 
-    Pods, Nodes and DRA objects are checked as the API server checks them (``admission``),
-    and workloads by ``check_controller``, unless ``admitted`` says the caller did. A controller
-    whose children are in the input or the cluster already (they name it as owner) is not
-    expanded again. Generated names never clash with each other or with any object of the input
-    or the cluster.
+    Every object is checked as the playground's import checks it (``check_object``: names,
+    labels, what the API server refuses, workloads), unless ``admitted`` says the caller did.
+    A controller whose children are in the input or the cluster already (they name it as owner)
+    is not expanded again. Generated names never clash with each other or with any object of
+    the input or the cluster.
     """
     state = cluster if cluster is not None else ClusterState()
     problems: list[PlanProblem] = []
     for i, obj in enumerate(() if admitted else inputs):
-        found = admit(obj)
-        if obj.get("kind") in CONTROLLER_KINDS:
-            found += check_controller(obj, max_replicas)
+        found = check_object(obj, max_replicas)
         problems += [PlanProblem(i, path, message) for path, message in found]
     if problems:
         raise PlanProblems(problems)

@@ -32,6 +32,7 @@ from playground.clusters import pod_parsing, services
 from playground.models import Cluster, KubeObject, Node, Pod
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.scheduler import Scheduler
+from scheduler_core.workloads import CONTROLLER_KINDS
 
 
 def _objects(path):
@@ -46,7 +47,7 @@ CLUSTERS = {
 }
 DOCUMENTS = st.sampled_from(sorted(CLUSTERS)).flatmap(lambda name: mutated(CLUSTERS[name]))
 TEXTS = st.one_of(st.builds(to_text, DOCUMENTS, st.booleans()), odd_documents())
-ENGINE_KINDS = frozenset(manifests.KINDS) - frozenset(manifests.CONTROLLER_KINDS)
+ENGINE_KINDS = frozenset(manifests.KINDS) - frozenset(CONTROLLER_KINDS)
 
 
 def _parse(text):

@@ -148,6 +148,25 @@ BAD_FILES = {
         "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n"
         "spec: {taints: [{key: a, effect: Never}]}\n"
     ),
+    # Names and labels (scheduler_core.workloads.syntax): the DNS-1123 name, the label key's
+    # name part and prefix, the label value, the namespace, a workload template's labels.
+    "bad-pod-name": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: Web_1}\n"
+        "spec: {containers: [{name: c, image: x}]}\n"
+    ),
+    "bad-labels": (
+        "apiVersion: v1\nkind: Pod\n"
+        "metadata: {name: p, namespace: Prod, labels: {-app: web, Example.com/team: a b}}\n"
+        "spec: {containers: [{name: c, image: x}]}\n"
+    ),
+    "bad-node-label": (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {zone: " + "z" * 64 + "}}\n"
+    ),
+    "bad-template-label": (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n"
+        "  template:\n    metadata: {labels: {app: web!}}\n"
+        "    spec: {containers: [{name: c, image: x}]}\n"
+    ),
 }
 
 

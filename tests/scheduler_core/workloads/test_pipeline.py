@@ -189,6 +189,41 @@ def test_simulate_reports_a_refused_file_naming_the_object(
     assert "error: Node n1: metadata.name: Node n1 is given twice" in capsys.readouterr().err
 
 
+def test_plan_refuses_bad_names_and_labels_with_the_import_s_messages() -> None:
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "Web_1", "labels": {"app": "a b"}},
+        "spec": {"containers": [{"name": "c", "image": "x"}]},
+    }
+    bad_template = deployment("web", 1)
+    bad_template["spec"]["template"]["metadata"]["labels"] = {"-app": "web"}
+    with pytest.raises(PlanProblems) as caught:
+        plan_objects([NODE, pod, bad_template])
+    assert [(p.source, p.path, p.message) for p in caught.value.problems] == [
+        (
+            1,
+            "metadata.name",
+            "Invalid value: 'Web_1': a lowercase RFC 1123 subdomain must consist of lower case "
+            "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
+            "character",
+        ),
+        (
+            1,
+            "metadata.labels.app",
+            "Invalid value: 'a b': a valid label must be an empty string or consist of "
+            "alphanumeric characters, '-', '_' or '.', and must start and end with an "
+            "alphanumeric character",
+        ),
+        (
+            2,
+            "spec.template.metadata.labels.-app",
+            "Invalid value: '-app': name part must consist of alphanumeric characters, '-', '_' "
+            "or '.', and must start and end with an alphanumeric character",
+        ),
+    ]
+
+
 def test_simulate_brings_an_older_config_forward_as_the_import_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
