@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import yaml
+from django.utils.translation import gettext
 
 from ..runs.script import ScriptError, ScriptStep, parse_script
 
@@ -187,7 +188,8 @@ class Lesson:
             "answered": answered,
             "right": right,
             "total": total,
-            "text": f"{answered} of {total} answered, {right} right",
+            "text": gettext("%(answered)s of %(total)s answered, %(right)s right")
+            % {"answered": answered, "total": total, "right": right},
         }
 
 

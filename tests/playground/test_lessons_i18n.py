@@ -101,6 +101,10 @@ def test_chinese_numerals_are_read_as_counts():
         7,
     ]
     assert number("节点") is None
+    # A learner typing in Chinese is understood: a count in numerals, names split on "，" or "、".
+    assert checks.matches("两", 2, "count")
+    assert checks.matches("low-2，low-1", ["low-1", "low-2"], "names")
+    assert checks.matches("low-1、low-2", ["low-1", "low-2"], "names")
 
 
 # -- lessons --check in each language ------------------------------------------------------------
