@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from ..clusters import selectors as cluster_selectors
@@ -34,7 +35,7 @@ def run_with_changes(request: HttpRequest, pk: int) -> HttpResponse:
         steps = script_from_formset(formset)
         profile_id = request.POST.get("profile", "")
         if not profile_id.isdigit():
-            error = "profile: choose a profile"
+            error = gettext("profile: choose a profile")
         elif steps is not None:
             profile = profile_selectors.profile_for_user(request.user, int(profile_id))
             try:
@@ -42,7 +43,7 @@ def run_with_changes(request: HttpRequest, pk: int) -> HttpResponse:
                     user=request.user,
                     cluster=cluster,
                     profile=profile,
-                    label="with changes",
+                    label=gettext("with changes"),
                     script=steps,
                 )
             except ScriptError as err:
@@ -91,7 +92,7 @@ def run_change(request: HttpRequest, pk: int) -> HttpResponse:
     form = ScriptStepForm(request.POST, prefix="now")
     step = form.step() if form.is_valid() else None
     if step is None:
-        for field, errors in form.errors.items() or [("action", ["choose a change"])]:
+        for field, errors in form.errors.items() or [("action", [gettext("choose a change")])]:
             messages.error(request, f"{field}: {' '.join(errors)}")
         return redirect(back)
     try:
@@ -99,5 +100,5 @@ def run_change(request: HttpRequest, pk: int) -> HttpResponse:
     except services.RunCommandRefused as err:
         messages.error(request, str(err))
     else:
-        messages.success(request, "The change is made between the next two cycles.")
+        messages.success(request, gettext("The change is made between the next two cycles."))
     return redirect(back)

@@ -12,6 +12,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from django.utils.translation import gettext, ngettext
+
 from scheduler_core import config as engine_config
 
 from ..models import Run
@@ -103,7 +105,10 @@ def config_diff_of_runs(raw_a: Mapping[str, Any], raw_b: Mapping[str, Any]) -> d
     try:
         return {"rows": config_diff(effective_config(raw_a), effective_config(raw_b))}
     except (engine_config.ConfigError, ValueError, TypeError, KeyError) as err:
-        return {"rows": [], "error": f"configuration not readable: {err}"}
+        return {
+            "rows": [],
+            "error": gettext("configuration not readable: %(error)s") % {"error": err},
+        }
 
 
 # -- nodes -------------------------------------------------------------------------------------
@@ -154,12 +159,14 @@ def pods_per_node_figure(
     cluster's order, and the title says how many of how many.
     """
     rows = list(nodes["rows"])
-    title = "Pods per node after each run"
+    title = gettext("Pods per node after each run")
     if len(rows) > limit:
         ranked = sorted(rows, key=lambda r: -abs(r["pods"]["a"] - r["pods"]["b"]))
         keep = {id(r) for r in ranked[:limit]}
         rows = [r for r in rows if id(r) in keep]
-        title += f": the {limit} nodes that differ most, of {len(nodes['rows'])}"
+        title = gettext(
+            "Pods per node after each run: the %(limit)s nodes that differ most, of %(total)s"
+        ) % {"limit": limit, "total": len(nodes["rows"])}
     names = [r["node"] for r in rows]
     traces = [
         {
@@ -178,7 +185,11 @@ def pods_per_node_figure(
             "barmode": "group",
             "title": {"text": title},
             "yaxis": {"type": "category", "autorange": "reversed", "automargin": True},
-            "xaxis": {"title": {"text": "pods"}, "automargin": True, "rangemode": "tozero"},
+            "xaxis": {
+                "title": {"text": gettext("pods")},
+                "automargin": True,
+                "rangemode": "tozero",
+            },
             "height": 120 + 30 * max(1, len(names)),
             "legend": {"orientation": "v"},  # beside the plot: clear of title and labels
             "margin": {"t": 50, "l": 10, "r": 10, "b": 40},
@@ -253,19 +264,27 @@ def summary(
     if label_a == label_b:
         label_a, label_b = f"A ({label_a})", f"B ({label_b})"
     differ = len(placed_differently(rows))
-    text = (
-        f"{label_a} used {_count(nodes_used(usage_a), 'node')}, {label_b} "
-        f"{nodes_used(usage_b)}; {_count(differ, 'pod')} placed differently"
+    used_a = nodes_used(usage_a)
+    values = {
+        "a": label_a,
+        "b": label_b,
+        "used_a": ngettext("%(count)s node", "%(count)s nodes", used_a) % {"count": used_a},
+        "used_b": nodes_used(usage_b),
+        "differ": ngettext("%(count)s pod", "%(count)s pods", differ) % {"count": differ},
+        "left_a": sum(1 for r in rows if r["a"] is None),
+        "left_b": sum(1 for r in rows if r["b"] is None),
+    }
+    if values["left_a"] or values["left_b"]:
+        return (
+            gettext(
+                "%(a)s used %(used_a)s, %(b)s %(used_b)s; %(differ)s placed differently; "
+                "unscheduled: %(left_a)s under %(a)s, %(left_b)s under %(b)s."
+            )
+            % values
+        )
+    return gettext("%(a)s used %(used_a)s, %(b)s %(used_b)s; %(differ)s placed differently.") % (
+        values
     )
-    left_a = sum(1 for r in rows if r["a"] is None)
-    left_b = sum(1 for r in rows if r["b"] is None)
-    if left_a or left_b:
-        text += f"; unscheduled: {left_a} under {label_a}, {left_b} under {label_b}"
-    return text + "."
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 # -- the page ----------------------------------------------------------------------------------

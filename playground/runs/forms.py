@@ -10,6 +10,7 @@ from typing import Any, Final
 
 import yaml
 from django import forms
+from django.utils.translation import gettext, gettext_lazy
 
 from .. import kube, yaml_limits
 from . import script, try_change
@@ -21,20 +22,22 @@ _MANIFEST_ACTIONS: Final = ("add_node", "add_pod")
 class ScriptStepForm(forms.Form):
     action = forms.ChoiceField(
         required=False,
-        choices=[("", "(no change)"), *script.ACTION_LABELS.items()],
+        choices=[("", gettext_lazy("(no change)")), *script.ACTION_LABELS.items()],
     )
     after_cycle = forms.IntegerField(required=False, min_value=0, max_value=100_000, initial=1)
     target = forms.CharField(
         required=False,
         max_length=253,
-        help_text="the node or pod name (remove, labels, taints, delete)",
+        help_text=gettext_lazy("the node or pod name (remove, labels, taints, delete)"),
     )
     value = forms.CharField(
         required=False,
         max_length=20_000,
         widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
-        help_text="labels: key=value per line; taints: key[=value]:Effect per line; "
-        "add a node or pod: its YAML manifest",
+        help_text=gettext_lazy(
+            "labels: key=value per line; taints: key[=value]:Effect per line; "
+            "add a node or pod: its YAML manifest"
+        ),
     )
 
     def clean(self) -> dict[str, Any]:
@@ -43,12 +46,12 @@ class ScriptStepForm(forms.Form):
         if not action:
             return data
         if data.get("after_cycle") is None and "after_cycle" not in self.errors:
-            self.add_error("after_cycle", "say after which cycle (0: before the first)")
+            self.add_error("after_cycle", gettext("say after which cycle (0: before the first)"))
         target, text = (data.get("target") or "").strip(), data.get("value") or ""
         if action in _MANIFEST_ACTIONS:
             data["raw"] = self._manifest(text)
         elif not target:
-            self.add_error("target", "name the node or pod")
+            self.add_error("target", gettext("name the node or pod"))
         elif action == "set_labels":
             data["raw"] = {"node": target, "labels": self._lines(kube.parse_key_values, text)}
         elif action == "set_taints":
@@ -66,12 +69,12 @@ class ScriptStepForm(forms.Form):
 
     def _manifest(self, text: str) -> Any:
         if not text.strip():
-            self.add_error("value", "paste the manifest (YAML)")
+            self.add_error("value", gettext("paste the manifest (YAML)"))
             return None
         try:
             return yaml_limits.load(text)
         except (yaml.YAMLError, ValueError) as err:
-            self.add_error("value", f"invalid YAML: {err}")
+            self.add_error("value", gettext("invalid YAML: %(problem)s") % {"problem": err})
             return None
 
     def step(self) -> dict[str, Any] | None:
@@ -140,11 +143,11 @@ class TryChangeForm(forms.Form):
         data = super().clean()
         kind = data.get("kind")
         if kind in ("weight", "enable", "disable") and not data.get("plugin"):
-            self.add_error("plugin", "choose a plugin")
+            self.add_error("plugin", gettext("choose a plugin"))
         if kind == "weight" and data.get("weight") is None and "weight" not in self.errors:
-            self.add_error("weight", "give the new weight")
+            self.add_error("weight", gettext("give the new weight"))
         if kind == "strategy" and not data.get("strategy"):
-            self.add_error("strategy", "choose a scoring strategy")
+            self.add_error("strategy", gettext("choose a scoring strategy"))
         return data
 
     def change(self) -> try_change.ProfileChange:

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from django.db.models import TextField
 from django.db.models.functions import Cast
+from django.utils.translation import gettext, gettext_lazy
 
 from ..jsontext import loads
 from ..models import Run, RunCycle, RunEvent
@@ -27,7 +28,7 @@ from .charts import QUEUE_TYPES, Event
 EVENT_TYPES: Final = QUEUE_TYPES | {"Bind", "ClusterChange"}
 LISTED: Final = 100  # pods listed per queue; the counts cover them all
 MAX_MOVES: Final = 300
-ORDER_NOTE: Final = (
+ORDER_NOTE: Final = gettext_lazy(
     "activeQ is ordered by QueueSort (PrioritySort): priority, then the time the pod was "
     "queued (earlier first; pods queued at the same time keep the order they came in). "
     "backoffQ is ordered by when each pod's backoff ends."
@@ -35,16 +36,16 @@ ORDER_NOTE: Final = (
 QUEUE_NAMES: Final = {
     "active": "activeQ",
     "backoff": "backoffQ",
-    "unschedulable": "the unschedulable pool",
-    "gated": "the unschedulable pool (gated)",
-    "in_flight": "in flight",
-    None: "nowhere",
+    "unschedulable": gettext_lazy("the unschedulable pool"),
+    "gated": gettext_lazy("the unschedulable pool (gated)"),
+    "in_flight": gettext_lazy("in flight"),
+    None: gettext_lazy("nowhere"),
 }
 _PLACES: Final = ("active", "backoff", "unschedulable", "gated", "in_flight")
 
 
 def _plugins(names: Sequence[str]) -> str:
-    return ", ".join(names) or "no plugin"
+    return ", ".join(names) or gettext("no plugin")
 
 
 class QueueFold:
@@ -89,10 +90,15 @@ class QueueFold:
                 **_move_head(ev, d),
                 "from": None,
                 "to": None,
-                "text": f"Cluster event: node {d.get('node')} {d.get('action')}"
-                + (f" ({events})" if events else "")
-                + ": the queue asks the plugins that rejected each waiting pod whether it may "
-                "now fit.",
+                "text": gettext(
+                    "Cluster event: node %(node)s %(action)s%(events)s: the queue asks the "
+                    "plugins that rejected each waiting pod whether it may now fit."
+                )
+                % {
+                    "node": d.get("node"),
+                    "action": d.get("action"),
+                    "events": f" ({events})" if events else "",
+                },
             }
         if kind == "Bind" and ev.get("code") != "Success":
             return None
@@ -123,59 +129,82 @@ class QueueFold:
                 row.update(queued_at=self.now, order=ev.get("seq", 0))
             if queue == "gated":
                 row["plugin"] = d.get("plugin")
-                return (
-                    f"{pod} is gated by {d.get('plugin')} (PreEnqueue): it waits outside activeQ."
-                )
+                return gettext(
+                    "%(pod)s is gated by %(plugin)s (PreEnqueue): it waits outside activeQ."
+                ) % {"pod": pod, "plugin": d.get("plugin")}
             if queue == "unschedulable":
-                return (
-                    f"{pod} goes to the unschedulable pool: it waits for a cluster event that "
-                    f"{_plugins(row['plugins'])} registered, whose queueing hint says Queue."
-                )
+                return gettext(
+                    "%(pod)s goes to the unschedulable pool: it waits for a cluster event that "
+                    "%(plugins)s registered, whose queueing hint says Queue."
+                ) % {"pod": pod, "plugins": _plugins(row["plugins"])}
             if before == "in_flight":
-                return f"{pod} goes straight back to activeQ{why}."
-            return f"{pod} enters activeQ ({d.get('event')})."
+                return gettext("%(pod)s goes straight back to activeQ%(why)s.") % {
+                    "pod": pod,
+                    "why": why,
+                }
+            return gettext("%(pod)s enters activeQ (%(event)s).") % {
+                "pod": pod,
+                "event": d.get("event"),
+            }
         if kind == "MoveToActive":
             row.update(queue="active", until=None, plugin=None)
             return f"{pod}: {QUEUE_NAMES.get(d.get('from'), d.get('from'))} → activeQ{why}."
         if kind == "Backoff":
             row.update(queue="backoff", until=d.get("until"), plugin=None)
-            ends = f"its backoff ends at {_seconds(d.get('until'))}"
+            ends = gettext("its backoff ends at %(time)s") % {"time": _seconds(d.get("until"))}
             if before == "in_flight" or d.get("from") is None:
-                return f"{pod} goes to backoffQ after the failed attempt{why}: {ends}."
+                return gettext(
+                    "%(pod)s goes to backoffQ after the failed attempt%(why)s: %(ends)s."
+                ) % {
+                    "pod": pod,
+                    "why": why,
+                    "ends": ends,
+                }
             return (
                 f"{pod}: {QUEUE_NAMES.get(d.get('from'), d.get('from'))} → backoffQ{why}: {ends}."
             )
         if kind == "Pop":
             row.update(queue="in_flight", attempts=d.get("attempts") or row["attempts"] + 1)
             if d.get("queue") == "backoff":
-                return (
-                    f"{pod} is popped from backoffQ (attempt {row['attempts']}): activeQ was "
+                return gettext(
+                    "%(pod)s is popped from backoffQ (attempt %(attempt)s): activeQ was "
                     "empty, so the head of backoffQ goes first (PopFromBackoffQ)."
-                )
-            return (
-                f"{pod} is popped from activeQ (attempt {row['attempts']}): it is the head of "
+                ) % {"pod": pod, "attempt": row["attempts"]}
+            return gettext(
+                "%(pod)s is popped from activeQ (attempt %(attempt)s): it is the head of "
                 "activeQ, highest priority first, then earliest queued."
-            )
+            ) % {"pod": pod, "attempt": row["attempts"]}
         if kind == "Unschedulable":
             row["plugins"] = list(d.get("plugins") or []) + list(d.get("pending_plugins") or [])
             # The attempt's failure re-stamps the pod: its place in QueueSort order starts anew.
             row.update(queued_at=self.now, order=ev.get("seq", 0))
             if d.get("error"):
-                return f"{pod}'s attempt ended in an error: it will back off and retry."
-            return f"{pod}'s attempt failed: rejected by {_plugins(row['plugins'])}."
+                return gettext(
+                    "%(pod)s's attempt ended in an error: it will back off and retry."
+                ) % {"pod": pod}
+            return gettext("%(pod)s's attempt failed: rejected by %(plugins)s.") % {
+                "pod": pod,
+                "plugins": _plugins(row["plugins"]),
+            }
         if kind == "Nominate":
             node = d.get("node")
-            return (
-                f"{pod} is nominated to {node}: the next attempt tries that node first."
-                if node
-                else f"{pod} has no nominated node any more."
-            )
+            if node:
+                return gettext(
+                    "%(pod)s is nominated to %(node)s: the next attempt tries that node first."
+                ) % {"pod": pod, "node": node}
+            return gettext("%(pod)s has no nominated node any more.") % {"pod": pod}
         if kind == "Delete":
             row["queue"] = None
-            return f"{pod} was deleted: it leaves {QUEUE_NAMES.get(before, before)}."
+            return gettext("%(pod)s was deleted: it leaves %(place)s.") % {
+                "pod": pod,
+                "place": QUEUE_NAMES.get(before, before),
+            }
         if kind == "Bind":
             row["queue"] = None
-            return f"{pod} is bound to {ev.get('node')}: it leaves the scheduling queue."
+            return gettext("%(pod)s is bound to %(node)s: it leaves the scheduling queue.") % {
+                "pod": pod,
+                "node": ev.get("node"),
+            }
         return None
 
     def queues(self) -> dict[str, Any]:
@@ -220,12 +249,15 @@ def _hint_text(d: Mapping[str, Any]) -> str:
     event, plugin = d.get("in_flight_event") or d.get("event"), d.get("plugin")
     if not event:
         return ""
-    text = f": {event} happened during the attempt" if d.get("in_flight_event") else f" on {event}"
+    if d.get("in_flight_event"):
+        text = gettext(": %(event)s happened during the attempt") % {"event": event}
+    else:
+        text = gettext(" on %(event)s") % {"event": event}
     if plugin:
-        text += f" and {plugin}'s queueing hint said Queue"
+        text += gettext(" and %(plugin)s's queueing hint said Queue") % {"plugin": plugin}
     skipped = sorted(p for p, answer in (d.get("hints") or {}).items() if answer != "Queue")
     if skipped:
-        text += f" ({', '.join(skipped)} said QueueSkip)"
+        text += gettext(" (%(plugins)s said QueueSkip)") % {"plugins": ", ".join(skipped)}
     return text
 
 
@@ -250,7 +282,7 @@ def cycle_queue(
         at_start, now = fold.queues(), fold.now
     return {
         "now": now,
-        "order": ORDER_NOTE,
+        "order": str(ORDER_NOTE),
         "listed": LISTED,
         **at_start,
         "moves": moves[:MAX_MOVES],

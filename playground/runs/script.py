@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from django.utils.translation import gettext, gettext_lazy
+
 from scheduler_core.errors import ManifestError
 from scheduler_core.scheduler import Scheduler
 
@@ -27,12 +29,12 @@ ACTIONS: Final = (
     "add_pod",
 )
 ACTION_LABELS: Final = {
-    "add_node": "add a node (manifest)",
-    "remove_node": "remove a node",
-    "set_labels": "set a node's labels",
-    "set_taints": "set a node's taints",
-    "delete_pod": "delete a pod",
-    "add_pod": "add a pod (manifest)",
+    "add_node": gettext_lazy("add a node (manifest)"),
+    "remove_node": gettext_lazy("remove a node"),
+    "set_labels": gettext_lazy("set a node's labels"),
+    "set_taints": gettext_lazy("set a node's taints"),
+    "delete_pod": gettext_lazy("delete a pod"),
+    "add_pod": gettext_lazy("add a pod (manifest)"),
 }
 MAX_STEPS: Final = 20
 
@@ -54,18 +56,24 @@ class ScriptStep:
         """The change as the run page says it ("node n4 added")."""
         v = self.value
         if self.action == "add_node":
-            return f"node {_name(v)} added"
+            return gettext("node %(node)s added") % {"node": _name(v)}
         if self.action == "remove_node":
-            return f"node {v} removed"
+            return gettext("node %(node)s removed") % {"node": v}
         if self.action == "set_labels":
             shown = ", ".join(f"{k}={val}" for k, val in v["labels"].items())
-            return f"node {v['node']} labels set to {shown or 'none'}"
+            return gettext("node %(node)s labels set to %(labels)s") % {
+                "node": v["node"],
+                "labels": shown or gettext("none"),
+            }
         if self.action == "set_taints":
             shown = kube.format_taints(v["taints"]).replace("\n", ", ")
-            return f"node {v['node']} taints set to {shown or 'none'}"
+            return gettext("node %(node)s taints set to %(taints)s") % {
+                "node": v["node"],
+                "taints": shown or gettext("none"),
+            }
         if self.action == "add_pod":
-            return f"pod {pod_key(_name(v), _namespace(v))} added"
-        return f"pod {pod_key(str(v))} deleted"
+            return gettext("pod %(pod)s added") % {"pod": pod_key(_name(v), _namespace(v))}
+        return gettext("pod %(pod)s deleted") % {"pod": pod_key(str(v))}
 
 
 class ScriptError(ValueError):
@@ -150,7 +158,7 @@ def parse_script(raw: Any, where: str = "script") -> tuple[ScriptStep, ...]:
     if not isinstance(raw, list):
         raise ScriptError([(where, "must be a list")])
     if len(raw) > MAX_STEPS:
-        raise ScriptError([(where, f"at most {MAX_STEPS} steps")])
+        raise ScriptError([(where, gettext("at most %(max)s steps") % {"max": MAX_STEPS})])
     errors: list[tuple[str, str]] = []
     steps = []
     for i, item in enumerate(raw):
@@ -194,17 +202,23 @@ def check_targets(
         elif step.action == "add_pod":
             key = pod_key(_name(v), _namespace(v))
             if key in have_pods:
-                errors.append((f"{at}.metadata.name", f"pod {key} already exists"))
+                errors.append(
+                    (f"{at}.metadata.name", gettext("pod %(pod)s already exists") % {"pod": key})
+                )
             have_pods.add(key)
         elif step.action == "delete_pod":
             if pod_key(str(v)) not in have_pods:
-                errors.append((at, f"no pod {pod_key(str(v))} in the cluster"))
+                errors.append(
+                    (at, gettext("no pod %(pod)s in the cluster") % {"pod": pod_key(str(v))})
+                )
             have_pods.discard(pod_key(str(v)))
         else:
             name = v if step.action == "remove_node" else v["node"]
             field = at if step.action == "remove_node" else f"{at}.node"
             if name not in have_nodes:
-                errors.append((field, f"no node {name!r} in the cluster"))
+                errors.append(
+                    (field, gettext("no node %(node)s in the cluster") % {"node": repr(name)})
+                )
             if step.action == "remove_node":
                 have_nodes.discard(name)
     return errors

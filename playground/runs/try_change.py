@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils.translation import gettext, gettext_lazy
 
 from .. import engine
 from ..models import Profile, Run
@@ -20,10 +21,10 @@ from . import limits
 from .services import RunRefused, run_submit
 
 KINDS: Final = {
-    "weight": "set a Score plugin's weight",
-    "strategy": "set NodeResourcesFit's scoring strategy",
-    "enable": "enable a plugin",
-    "disable": "disable a plugin",
+    "weight": gettext_lazy("set a Score plugin's weight"),
+    "strategy": gettext_lazy("set NodeResourcesFit's scoring strategy"),
+    "enable": gettext_lazy("enable a plugin"),
+    "disable": gettext_lazy("disable a plugin"),
 }
 STRATEGIES: Final = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")
 FIT: Final = "NodeResourcesFit"
@@ -49,10 +50,15 @@ class ProfileChange:
 
     def describe(self) -> str:
         if self.kind == "weight":
-            return f"{self.plugin} weight {self.weight}"
+            return gettext("%(plugin)s weight %(weight)s") % {
+                "plugin": self.plugin,
+                "weight": self.weight,
+            }
         if self.kind == "strategy":
             return f"{FIT} {self.strategy}"
-        return f"{self.plugin} {self.kind}d"
+        if self.kind == "enable":
+            return gettext("%(plugin)s enabled") % {"plugin": self.plugin}
+        return gettext("%(plugin)s disabled") % {"plugin": self.plugin}
 
 
 def score_plugins(config: dict[str, Any]) -> dict[str, int]:
@@ -140,18 +146,25 @@ def run_try_change(*, user: AbstractBaseUser, run: Run, change: ProfileChange) -
     from ..custom_plugins.services import registry_for
 
     if not user.is_authenticated:
-        raise ChangeInvalid("kind", "sign up or log in to try a change")
+        raise ChangeInvalid("kind", gettext("sign up or log in to try a change"))
     if not run.is_terminal:
-        raise ChangeInvalid("kind", "the run has not finished yet")
+        raise ChangeInvalid("kind", gettext("the run has not finished yet"))
     if not (run.profile.is_demo or run.profile.owner_id == user.pk):
-        raise ChangeInvalid("kind", "this run's profile is private: try a change on your own run")
+        raise ChangeInvalid(
+            "kind", gettext("this run's profile is private: try a change on your own run")
+        )
     if change.kind == "weight" and change.plugin not in score_plugins(run.config):
-        raise ChangeInvalid("plugin", f"{change.plugin} is not a Score plugin of this profile")
+        raise ChangeInvalid(
+            "plugin",
+            gettext("%(plugin)s is not a Score plugin of this profile") % {"plugin": change.plugin},
+        )
     config = changed_config(run.config, change)
     result = engine.evaluate_config(config, registry=registry_for(run.profile.owner))
     if not result.ok:
         problem = result.problems[0]
-        raise ChangeInvalid(_field(problem.path), f"{problem.path}: {problem.message}")
+        raise ChangeInvalid(
+            _field(problem.path), engine.explained_problem(f"{problem.path}: {problem.message}")
+        )
     original = Run.objects.only("pod_keys", "script").get(pk=run.pk)
     try:
         return _start(user=user, run=run, original=original, change=change, config=config)
@@ -166,7 +179,8 @@ def _start(
         profile = Profile.objects.create(
             owner=user,
             name=f"{run.profile.name} · {change.describe()}"[:200],
-            description=f"Run {run.pk}'s profile with one change: {change.describe()}.",
+            description=gettext("Run %(run)s's profile with one change: %(change)s.")
+            % {"run": run.pk, "change": change.describe()},
             config=config,
             copied_from=run.profile,
         )
