@@ -123,11 +123,11 @@ def translation_problems(lesson: Lesson, language: str) -> list[tuple[str, str]]
         if not getattr(text, key):
             out.append((f"lesson.yaml {language}.{key}", "is missing"))
     for q in lesson.questions:
-        own = text.questions.get(q.id)
-        missing = [key for key in ("prompt", "explanation") if own is None or not getattr(own, key)]
+        mine = text.questions.get(q.id)
+        missing = [k for k in ("prompt", "explanation") if mine is None or not getattr(mine, k)]
         if missing:
             out.append((q.id, f"{language}.{' and '.join(missing)} missing"))
-        for value in own.labels if own else {}:
+        for value in mine.labels if mine else {}:
             if value not in q.choices:
                 out.append((q.id, f"{language}.choices labels {value!r}, which is not a choice"))
     return out
