@@ -120,3 +120,17 @@ def serving(config: Mapping[str, Any]) -> Iterator[None]:
     """The sample extender is up for the duration when ``config`` calls it."""
     ensure_running(config)
     yield
+
+
+def serve_forever() -> None:
+    """Serve the sample extender in the foreground (``python -m playground.lessons.extender``).
+
+    CI runs its test lanes side by side; one server for their whole length means no lane's
+    process ends while another's run is still calling the one it happened to start."""
+    server = ThreadingHTTPServer((HOST, PORT), _Handler)
+    server.daemon_threads = True
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    serve_forever()
