@@ -128,12 +128,8 @@ class TopologyCounts:
 
     def add_per_value(self, key: str, column: LabelColumn, ids: Array, counts: Array) -> None:
         """add(labels, key, +1) once per pod counted, for nodes with label ids ``ids``."""
-        has = (ids >= 0) & (counts > 0)
-        if not has.any():
-            return
-        sums = np.bincount(ids[has], weights=counts[has], minlength=len(column.values))
-        for j in np.flatnonzero(sums).tolist():
-            self.add({key: column.values[j]}, key, int(sums[j]))
+        for value, n in _value_sums(column, ids, counts):
+            self.add({key: value}, key, n)
 
     def get(self, key: str, value: str) -> int:
         values = self.by_key.get(key)
@@ -254,12 +250,18 @@ class ScoreMap:
         self, key: str, column: LabelColumn, ids: Array, counts: Array, weight: int
     ) -> None:
         """add(labels, key, weight) once per pod counted, for nodes with label ids ``ids``."""
-        has = (ids >= 0) & (counts > 0)
-        if not has.any():
-            return
-        sums = np.bincount(ids[has], weights=counts[has], minlength=len(column.values))
-        for j in np.flatnonzero(sums).tolist():
-            self.add({key: column.values[j]}, key, weight * int(sums[j]))
+        for value, n in _value_sums(column, ids, counts):
+            self.add({key: value}, key, weight * n)
+
+
+def _value_sums(column: LabelColumn, ids: Array, counts: Array) -> list[tuple[str, int]]:
+    """The pods ``counts`` counts on each node, summed per label value of the nodes (label ids
+    ``ids`` in ``column``); values with no pod are left out."""
+    has = (ids >= 0) & (counts > 0)
+    if not has.any():
+        return []
+    sums = np.bincount(ids[has], weights=counts[has], minlength=len(column.values))
+    return [(column.values[j], int(sums[j])) for j in np.flatnonzero(sums).tolist()]
 
 
 def pre_filter_state_error(value: object) -> str:

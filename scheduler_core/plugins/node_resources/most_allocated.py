@@ -5,16 +5,15 @@ Mirrors plugins/noderesources/most_allocated.go in kube-scheduler v1.35.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.plugins.node_resources.resource_allocation import (
-    WeightedMean,
-    counted,
+    Scorer,
     go_quo_array,
+    weighted_mean_scorer,
 )
 
 
@@ -28,12 +27,5 @@ def _used_scores(requested: Any, capacity: Any, counts: Any) -> Any:
     return go_quo_array(used, capacity, positive=counts is None)
 
 
-def most_allocated_scorer(
-    requested: Sequence[Any], allocatable: Sequence[Any], weights: Sequence[int]
-) -> Any:
-    """The weighted mean of the used-share scores over the resources each node has."""
-    mean = WeightedMean(len(requested[0]) if requested else 0)
-    for req, cap, weight in zip(requested, allocatable, weights, strict=True):
-        counts = counted(cap)
-        mean.add(_used_scores(req, cap, counts), counts, weight)
-    return mean.result()
+# The weighted mean of the used-share scores over the resources each node has.
+most_allocated_scorer: Final[Scorer] = weighted_mean_scorer(_used_scores)

@@ -123,6 +123,21 @@ class WeightedMean:
         return go_quo_array(self.total, self.weights)
 
 
+def weighted_mean_scorer(per_resource: Callable[[Any, Any, Any], Any]) -> Scorer:
+    """The scorer of LeastAllocated and MostAllocated: ``per_resource(requested, capacity,
+    counts)`` scores each resource on every node (counts: see counted), and the node's score is
+    the WeightedMean of those over the resources it has."""
+
+    def scorer(requested: Sequence[Any], allocatable: Sequence[Any], weights: Sequence[int]) -> Any:
+        mean = WeightedMean(len(requested[0]) if requested else 0)
+        for req, cap, weight in zip(requested, allocatable, weights, strict=True):
+            counts = counted(cap)
+            mean.add(per_resource(req, cap, counts), counts, weight)
+        return mean.result()
+
+    return scorer
+
+
 # -- pod requests (component-helpers/resource.PodRequests) -----------------------------------
 
 
