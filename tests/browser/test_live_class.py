@@ -1,0 +1,185 @@
+"""A live class in Chromium: a lecturer and three student browsers, one class on lesson 7.
+
+The lecturer opens the class from the lesson page; three students join with the code (each in
+a browser of their own: a session holds one student per class); the students' screens follow the
+lecturer's step, one looks back and returns; a question is asked, answered, the lecturer's chart
+counts the answers, and the reveal reaches every student. Both pages fit 1280x800; screenshots go
+to tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from test_runs import _css, _wait, daphne_url, site  # noqa: F401  (fixtures used below)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+WIDTH, HEIGHT = 1280, 800
+ANSWERS = {"Ann": "node-1", "Bob": "node-1", "Cy": "node-3"}
+
+
+def _student_browser():
+    from conftest import CHROMEDRIVER, CHROMIUM
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="chromium-student-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        f"--window-size={WIDTH},{HEIGHT}",
+        f"--user-data-dir={profile}",
+    ):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    _viewport(driver, WIDTH, HEIGHT)
+    return driver, profile
+
+
+@pytest.fixture
+def students():
+    made = []
+    try:
+        for _ in ANSWERS:
+            made.append(_student_browser())
+        yield [driver for driver, _profile in made]
+    finally:
+        for driver, profile in made:
+            driver.quit()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+def _viewport(driver, width, height):
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
+
+
+def _live(driver):
+    _wait(driver, lambda d: _css(d, "#conn-status").get_attribute("data-state") == "open")
+
+
+def _fits(driver, *selectors):
+    """What of the page does not fit the viewport: a horizontal scroll, or an element whose box
+    ends below or right of it."""
+    return driver.execute_script(
+        """
+        const bad = [];
+        if (document.documentElement.scrollWidth > innerWidth) bad.push("horizontal scroll");
+        for (const sel of arguments[0]) {
+          const r = document.querySelector(sel).getBoundingClientRect();
+          if (r.bottom > innerHeight || r.right > innerWidth || r.width === 0) {
+            bad.push(`${sel}: ${Math.round(r.right)}x${Math.round(r.bottom)}`);
+          }
+        }
+        return bad;
+        """,
+        list(selectors),
+    )
+
+
+def test_a_lecturer_and_three_students_follow_predict_and_see_the_reveal(site, students):  # noqa: F811
+    from selenium.webdriver.support.ui import Select
+
+    from playground.classes.models import ClassAnswer, LiveClass
+
+    lecturer = site.driver
+    _viewport(lecturer, WIDTH, HEIGHT)
+    try:
+        site.open("/lessons/scoring/")
+        _css(lecturer, "#start-class button").click()
+        _wait(lecturer, lambda d: d.current_url.endswith("/present/"))
+        live_class = LiveClass.objects.get()
+        code = live_class.code
+        _live(lecturer)
+        join_link = _css(lecturer, "#join-link").get_attribute("href")
+        assert join_link == f"{site.base}/join/?code={code}"
+        assert lecturer.find_elements("css selector", "#join-qr svg")
+
+        # three students join from the link (the QR's target), each with a nickname
+        for driver, nickname in zip(students, ANSWERS, strict=True):
+            driver.get(join_link)
+            assert _css(driver, "#id_code").get_attribute("value") == code
+            _css(driver, "#id_nickname").send_keys(nickname)
+            _css(driver, "#join-button").click()
+            _wait(driver, lambda d: d.current_url == f"{site.base}/classes/{code}/")
+            _live(driver)
+        _wait(lecturer, lambda d: _css(d, "#joined-count").get_attribute("data-n") == "3")
+
+        # the students follow the lecturer to step 3
+        root = "#live-class"
+        for _ in range(2):
+            _css(lecturer, "#step-next").click()
+        _wait(lecturer, lambda d: _css(d, root).get_attribute("data-step-seq") == "2")
+        step3 = _css(lecturer, "#step-text h3").text
+        for driver in students:
+            _wait(driver, lambda d: _css(d, root).get_attribute("data-lesson-step") == "3")
+            assert _css(driver, "#step-text h3").text == step3
+        # one looks back, then returns to the class
+        ann = students[0]
+        _css(ann, "#look-prev").click()
+        assert _css(ann, root).get_attribute("data-lesson-step") == "2"
+        assert _css(ann, "#back-to-class").is_displayed()
+        _css(ann, "#back-to-class").click()
+        assert _css(ann, root).get_attribute("data-lesson-step") == "3"
+        assert not _css(ann, "#back-to-class").is_displayed()
+
+        # the lecturer asks lesson 7's "which node wins?"; the students answer
+        Select(_css(lecturer, "#lesson-question")).select_by_value("winner")
+        _css(lecturer, "#ask-lesson").click()
+        for driver, choice in zip(students, ANSWERS.values(), strict=True):
+            _wait(driver, lambda d: d.find_elements("css selector", ".choice"))
+            _css(driver, f'.choice[data-choice="{choice}"]').click()
+            _wait(driver, lambda d, c=choice: c in _css(d, "#my-answer").text)
+        _wait(lecturer, lambda d: _css(d, "#answered-count").get_attribute("data-n") == "3")
+        bars = _wait(
+            lecturer,
+            lambda d: d.execute_script(
+                "const t = document.getElementById('tally-chart').data;"
+                "return t && t[0].y.reduce((a, b) => a + b, 0) === 3 ? [t[0].x, t[0].y] : null;"
+            ),
+        )
+        assert dict(zip(*bars, strict=True)) == {"node-1": 2, "node-2": 0, "node-3": 1}
+        assert _fits(lecturer, "#tally-chart", "#reveal", "#join-qr", "#step-next") == []
+        ARTIFACTS.mkdir(exist_ok=True)
+        lecturer.save_screenshot(str(ARTIFACTS / "live-class-presenter-1280x800.png"))
+
+        # the reveal: every student sees the answer, the explanation and the run step's link
+        _css(lecturer, "#reveal").click()
+        for driver, choice in zip(students, ANSWERS.values(), strict=True):
+            _wait(driver, lambda d: _css(d, "#reveal-box").is_displayed())
+            assert "node-1" in _css(driver, "#reveal-answer").text
+            assert "487" in _css(driver, "#reveal-explanation").text
+            verdict = _css(driver, "#my-verdict")
+            assert verdict.get_attribute("class") == ("right" if choice == "node-1" else "wrong")
+            link = _css(driver, "#reveal-link").get_attribute("href")
+            assert link == f"{site.base}/lessons/scoring/?step=3&q=winner"
+            assert not _css(driver, ".choice").is_enabled()  # answers are closed
+        assert _fits(students[2], "#reveal-box", "#choices") == []
+        students[2].save_screenshot(str(ARTIFACTS / "live-class-student-1280x800.png"))
+        stored = sorted(ClassAnswer.objects.values_list("student__nickname", "choice", "correct"))
+        assert stored == [("Ann", "node-1", True), ("Bob", "node-1", True), ("Cy", "node-3", False)]
+
+        # the lecturer ends the class: the students are told
+        lecturer.execute_script(
+            "document.getElementById('end-form').removeAttribute('data-confirm')"
+        )
+        _css(lecturer, "#end-class").click()
+        for driver in students:
+            _wait(driver, lambda d: _css(d, "#class-ended").is_displayed())
+    finally:
+        lecturer.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
