@@ -92,3 +92,17 @@ def test_a_first_visit_in_chinese_reads_lesson_one_in_chinese(zh_browser, live_s
         driver.execute_script("window.scrollTo(0, 0)")
         overlaps = _shoot_and_check(driver, ARTIFACTS / "lesson-01-zh-1280x800.png", 40)
     assert overlaps == []
+
+
+def test_the_course_page_lists_the_lessons_and_glossary_in_chinese(zh_browser, live_server):
+    driver = zh_browser
+    driver.delete_all_cookies()
+    driver.get(live_server.url + "/lessons/")
+    titles = [a.text for a in driver.find_elements("css selector", "#lessons td a")]
+    assert titles[:3] == ["调度周期一览", "Filter：资源、资源请求与资源限制", "污点和容忍度"]
+    term = _css(driver, "#term-scheduling-queue")
+    assert term.find_element("css selector", "dt").text == "调度队列"
+    with _viewport_1280x800(driver):
+        driver.execute_script("window.scrollTo(0, 0)")
+        overlaps = _shoot_and_check(driver, ARTIFACTS / "course-zh-1280x800.png", 40)
+    assert overlaps == []
