@@ -14,6 +14,7 @@ from scheduler_core.config.types import MAX_CUSTOM_PRIORITY_SCORE
 from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.explain.custom import custom_score, is_custom
 from scheduler_core.explain.record import Explanation, explanation, quantity_text
+from scheduler_core.explain.words import _
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
@@ -54,10 +55,13 @@ def explain_score(ctx: CycleContext, plugin: str, node: str) -> Explanation:
             plugin,
             node,
             inputs={},
-            formula="PreScore returned Skip",
+            formula=_("PreScore returned Skip"),
             value=None,
-            text=f"{plugin} had nothing to score for this pod (its PreScore returned Skip), so "
-            "it took no part in the totals.",
+            text=_(
+                "%(plugin)s had nothing to score for this pod (its PreScore returned Skip), so it "
+                "took no part in the totals."
+            )
+            % {"plugin": plugin},
         )
     ni = ctx.scored_info(node)
     fn = _EXPLAINERS.get(plugin)
@@ -65,18 +69,23 @@ def explain_score(ctx: CycleContext, plugin: str, node: str) -> Explanation:
     if fn is None and is_custom(pl):
         inputs, formula, value, text = custom_score(ctx, pl, ni)
     elif fn is None:
-        value, _ = pl.score(ctx.state, ctx.pod, ni)
+        value, _status = pl.score(ctx.state, ctx.pod, ni)
         inputs = {}
-        formula, text = f"Score = {value}", f"{plugin}'s Score gave {node} {value}."
+        formula = f"Score = {value}"
+        text = _("%(plugin)s's Score gave %(node)s %(value)s.") % {
+            "plugin": plugin,
+            "node": node,
+            "value": value,
+        }
     else:
         inputs, formula, value, text = fn(ctx, pl, ni)
     if ni is not ctx.node_info(node):
-        inputs = {**inputs, "scoredOn": "the extender's copy of the node"}
-        text += (
-            f" Score saw the copy of {node} that the extender's filter sent back, as upstream "
-            "does with an extender that is not nodeCacheCapable: it carries none of the "
-            "node's pods."
-        )
+        inputs = {**inputs, "scoredOn": _("the extender's copy of the node")}
+        text += _(
+            " Score saw the copy of %(node)s that the extender's filter sent back, as upstream "
+            "does with an extender that is not nodeCacheCapable: it carries none of the node's "
+            "pods."
+        ) % {"node": node}
     return explanation(
         ctx, "Score", plugin, node, inputs=inputs, formula=formula, value=value, text=text
     )
@@ -105,12 +114,15 @@ def _amount_rows(
     return rows
 
 
-def _weighted_mean(parts: list[tuple[int, int]], value: int, rounding: str) -> str:
+def _weighted_mean(parts: list[tuple[int, int]], value: int, rounded: bool) -> str:
     if not parts:
-        return f"no resource counts → {value}"
+        return _("no resource counts → %(value)s") % {"value": value}
     num = " + ".join(f"{s}×{w}" for s, w in parts)
-    den = " + ".join(str(w) for _, w in parts)
-    return f"({num}) / ({den}) = {value} ({rounding})"
+    den = " + ".join(str(w) for _s, w in parts)
+    mean = f"({num}) / ({den}) = {value}"
+    if rounded:
+        return _("%(mean)s (rounded)") % {"mean": mean}
+    return _("%(mean)s (integer division)") % {"mean": mean}
 
 
 @explainer(names.NODE_RESOURCES_FIT)
@@ -137,7 +149,8 @@ def _fit(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str,
             lines.append(
                 f"{name}: ({q(cap)} − {q(req)}) × 100 / {q(cap)} = {s}"
                 if req <= cap
-                else f"{name}: requested {q(req)} > {q(cap)} → 0"
+                else _("%(resource)s: requested %(requested)s > %(allocatable)s → 0")
+                % {"resource": name, "requested": q(req), "allocatable": q(cap)}
             )
         elif strategy == "MostAllocated":
             s = scorer.score_amounts([req], [cap], [1])
@@ -145,29 +158,46 @@ def _fit(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str,
         else:
             s = scorer.score_amounts([req], [cap], [1])
             pct = min(req * 100 // cap, 100) if cap else 100
-            lines.append(f"{name}: shape({pct}% used) = {s}")
+            lines.append(
+                _("%(resource)s: shape(%(pct)s%% used) = %(score)s")
+                % {"resource": name, "pct": pct, "score": s}
+            )
         r["score"] = s
         parts.append((s, r["weight"]))
         texts.append(
-            f"{name} {q(r['node'])} already requested + {q(r['pod'])} for the pod = "
-            f"{q(req)} of {q(cap)} allocatable scores {s} (weight {r['weight']})"
+            _(
+                "%(resource)s %(node)s already requested + %(pod)s for the pod = %(requested)s of "
+                "%(allocatable)s allocatable scores %(score)s (weight %(weight)s)"
+            )
+            % {
+                "resource": name,
+                "node": q(r["node"]),
+                "pod": q(r["pod"]),
+                "requested": q(req),
+                "allocatable": q(cap),
+                "score": s,
+                "weight": r["weight"],
+            }
         )
     if strategy == "RequestedToCapacityRatio":
         # Resources scoring 0 or less do not count towards the mean, which rounds half up.
         parts = [(s, w) for s, w in parts if s > 0]
-        mean = _weighted_mean(parts, value, "rounded")
+        mean = _weighted_mean(parts, value, rounded=True)
         inputs["shape"] = shape = _shape(pl)
         scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
         points = ", ".join(f"{p['utilization']}%→{p['score'] * scale}" for p in shape)
-        lines.insert(0, f"shape: {points} (linear between points, scores ×{scale})")
+        lines.insert(
+            0,
+            _("shape: %(points)s (linear between points, scores ×%(scale)s)")
+            % {"points": points, "scale": scale},
+        )
     else:
-        mean = _weighted_mean(parts, value, "integer division")
+        mean = _weighted_mean(parts, value, rounded=False)
     formula = "; ".join(lines + [mean])
-    text = (
-        f"NodeResourcesFit ({strategy}) on {ni.node.name}: "
-        + "; ".join(texts)
-        + f". The weighted mean is {value}."
-    )
+    text = _(
+        "NodeResourcesFit (%(strategy)s) on %(node)s: %(resources)s. The weighted mean is "
+        "%(value)s."
+    ) % {"strategy": strategy, "node": ni.node.name, "resources": "; ".join(texts), "value": value}
     return inputs, formula, value, text
 
 
@@ -183,11 +213,11 @@ def _balanced(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any],
     scorer: ResourceAllocationScorer = pl.scorer
     entries = pl.score_entries(ctx.state, ctx.pod)
     if entries is None:  # Score without PreScore for a best-effort pod: 0, as upstream
-        text = (
-            f"NodeResourcesBalancedAllocation on {ni.node.name}: the pod requests none of the "
+        text = _(
+            "NodeResourcesBalancedAllocation on %(node)s: the pod requests none of the "
             "resources and PreScore did not run, so Score gives it 0 on every node."
-        )
-        return {"resources": []}, "best-effort pod without PreScore: score = 0", 0, text
+        ) % {"node": ni.node.name}
+        return {"resources": []}, _("best-effort pod without PreScore: score = 0"), 0, text
     rows = _amount_rows(scorer, entries, ni)
     value = balanced_resource_scorer(
         [r["requested"] for r in rows], [r["allocatable"] for r in rows]
@@ -200,18 +230,21 @@ def _balanced(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any],
     if len(fractions) == 2:
         spread = f"std = |{fractions[0]:.4f} − {fractions[1]:.4f}| / 2"
     elif len(fractions) > 2:
-        spread = "std = population standard deviation of " + ", ".join(
-            f"{f:.4f}" for f in fractions
-        )
+        spread = _("std = population standard deviation of %(fractions)s") % {
+            "fractions": ", ".join(f"{f:.4f}" for f in fractions)
+        }
     else:
-        spread = "std = 0 (fewer than two resources)"
+        spread = _("std = 0 (fewer than two resources)")
     formula = f"{spread}; score = ⌊(1 − std) × {MAX_NODE_SCORE}⌋ = {value}"
-    text = (
-        f"NodeResourcesBalancedAllocation on {ni.node.name}: the share of each resource that "
-        "would be requested with the pod is "
-        + ", ".join(f"{r['resource']} {r['fraction']:.4f}" for r in rows)
-        + f"; the closer these are, the higher the score: {value}."
-    )
+    text = _(
+        "NodeResourcesBalancedAllocation on %(node)s: the share of each resource that would be "
+        "requested with the pod is %(shares)s; the closer these are, the higher the score: "
+        "%(value)s."
+    ) % {
+        "node": ni.node.name,
+        "shares": ", ".join(f"{r['resource']} {r['fraction']:.4f}" for r in rows),
+        "value": value,
+    }
     return {"resources": rows}, formula, value, text
 
 
@@ -220,7 +253,7 @@ def _balanced(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any],
 
 @explainer(names.TAINT_TOLERATION)
 def _taints(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str, int, str]:
-    value, _ = pl.score(ctx.state, ctx.pod, ni)
+    value, _status = pl.score(ctx.state, ctx.pod, ni)
     prefer = [t for t in ni.node.taints if t.effect == "PreferNoSchedule"]
     tolerated = [t for t in prefer if any(tol.tolerates(t) for tol in ctx.pod.tolerations)]
     untolerated = [f"{t.key}={t.value}:{t.effect}" for t in prefer if t not in tolerated]
@@ -228,13 +261,21 @@ def _taints(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], s
         "preferNoScheduleTaints": [f"{t.key}={t.value}:{t.effect}" for t in prefer],
         "intolerable": untolerated,
     }
-    text = (
-        f"TaintToleration counts the PreferNoSchedule taints of {ni.node.name} that the pod "
-        f"does not tolerate: {value}"
-        + (f" ({', '.join(untolerated)})" if untolerated else "")
-        + ". NormalizeScore reverses the count, so fewer such taints score higher."
-    )
-    return inputs, f"count of intolerable PreferNoSchedule taints = {value}", value, text
+    if untolerated:
+        text = _(
+            "TaintToleration counts the PreferNoSchedule taints of %(node)s that the pod does "
+            "not tolerate: %(value)s (%(taints)s). NormalizeScore reverses the count, so fewer "
+            "such taints score higher."
+        )
+    else:
+        text = _(
+            "TaintToleration counts the PreferNoSchedule taints of %(node)s that the pod does "
+            "not tolerate: %(value)s. NormalizeScore reverses the count, so fewer such taints "
+            "score higher."
+        )
+    text %= {"node": ni.node.name, "value": value, "taints": ", ".join(untolerated)}
+    formula = _("count of intolerable PreferNoSchedule taints = %(value)s") % {"value": value}
+    return inputs, formula, value, text
 
 
 @explainer(names.NODE_AFFINITY)
@@ -247,13 +288,13 @@ def _node_affinity(
         hits = {id(t) for t in matching_terms(terms, ni)}
         for i, t in enumerate(terms):
             rows.append({"from": origin, "term": i, "weight": t.weight, "matched": id(t) in hits})
-    value, _ = pl.score(ctx.state, ctx.pod, ni)
+    value, _status = pl.score(ctx.state, ctx.pod, ni)
     matched = [r for r in rows if r["matched"]]
     formula = (" + ".join(str(r["weight"]) for r in matched) or "0") + f" = {value}"
-    text = (
-        f"NodeAffinity adds the weights of the preferred terms {ni.node.name} matches: "
-        f"{len(matched)} of {len(rows)} term(s) match, for {value}."
-    )
+    text = _(
+        "NodeAffinity adds the weights of the preferred terms %(node)s matches: %(matched)s of "
+        "%(terms)s term(s) match, for %(value)s."
+    ) % {"node": ni.node.name, "matched": len(matched), "terms": len(rows), "value": value}
     return {"terms": rows, "nodeLabels": dict(ni.node.labels)}, formula, value, text
 
 
@@ -283,14 +324,26 @@ def _images(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], s
     scaled_text = (
         " + ".join(f"{r['size']}×{r['nodesWithImage']}/{total}" for r in rows if r["onNode"]) or "0"
     )
-    formula = (
-        f"sum = {scaled_text} = {sum_scores}; clamp to [{MIN_THRESHOLD}, {high}]; "
-        f"100 × (sum − {MIN_THRESHOLD}) / ({high} − {MIN_THRESHOLD}) = {value}"
-    )
-    text = (
-        f"ImageLocality on {ni.node.name}: of the pod's {n} image(s), "
-        f"{sum(1 for r in rows if r['onNode'])} are already there; each counts its size times the "
-        f"share of the {total} nodes holding it, summed to {sum_scores} bytes, then scaled "
-        f"between 23 MiB and {n} × 1000 MiB to {value}."
-    )
+    formula = _(
+        "sum = %(scaled)s = %(sum)s; clamp to [%(low)s, %(high)s]; "
+        "100 × (sum − %(low)s) / (%(high)s − %(low)s) = %(value)s"
+    ) % {
+        "scaled": scaled_text,
+        "sum": sum_scores,
+        "low": MIN_THRESHOLD,
+        "high": high,
+        "value": value,
+    }
+    text = _(
+        "ImageLocality on %(node)s: of the pod's %(images)s image(s), %(there)s are already "
+        "there; each counts its size times the share of the %(total)s nodes holding it, summed "
+        "to %(sum)s bytes, then scaled between 23 MiB and %(images)s × 1000 MiB to %(value)s."
+    ) % {
+        "node": ni.node.name,
+        "images": n,
+        "there": sum(1 for r in rows if r["onNode"]),
+        "total": total,
+        "sum": sum_scores,
+        "value": value,
+    }
     return {"images": rows, "totalNodes": total}, formula, value, text

@@ -11,6 +11,7 @@ from typing import Any
 from scheduler_core.explain.context import CycleContext, FilterView
 from scheduler_core.explain.filters import filter_detail
 from scheduler_core.explain.scores import explainer
+from scheduler_core.explain.words import _, gettext_noop
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
 from scheduler_core.plugins.inter_pod_affinity_tally import existing_terms_weights
@@ -38,44 +39,56 @@ def _spread_filter(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[s
             }
         )
         if c.value is None:
-            lines.append(f"{c.topology_key}: node has no such label")
-            texts.append(f"the node has no {c.topology_key} label, so it is outside every domain")
+            lines.append(_("%(key)s: node has no such label") % {"key": c.topology_key})
+            texts.append(
+                _("the node has no %(key)s label, so it is outside every domain")
+                % {"key": c.topology_key}
+            )
             break
         op = ">" if c.exceeds else "≤"
         lines.append(
             f"{c.topology_key}={c.value}: skew = {c.matching} + {c.self_match} − {c.min_match} "
             f"= {c.skew} {op} maxSkew {c.max_skew}"
         )
-        low = (
-            f"the emptiest domain has {c.min_match}"
-            if len(c.counts) >= c.min_domains
-            else f"only {len(c.counts)} of minDomains {c.min_domains} domains exist, so the "
-            "minimum counts as 0"
-        )
-        texts.append(
-            f"{c.topology_key}={c.value} holds {c.matching} matching pod(s)"
-            + (" and the pod itself matches" if c.self_match else "")
-            + f"; {low}; skew {c.skew} {op} maxSkew {c.max_skew}"
-        )
+        where = {
+            "key": c.topology_key,
+            "domain": c.value,
+            "matching": c.matching,
+            "min": c.min_match,
+            "domains": len(c.counts),
+            "minDomains": c.min_domains,
+            "skew": c.skew,
+            "op": op,
+            "maxSkew": c.max_skew,
+        }
+        enough = len(c.counts) >= c.min_domains
+        texts.append(_(_SPREAD_TEXTS[bool(c.self_match), enough]) % where)
         if c.exceeds:
             break
-    return {"constraints": rows}, "; ".join(lines), ("; ".join(texts) + ".") if texts else ""
+    return {"constraints": rows}, "; ".join(lines), _sentence(texts)
 
 
 @explainer(names.POD_TOPOLOGY_SPREAD)
 def _spread_score(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str, int, str]:
     found = score_terms(ctx.state, ni)
-    value, _ = pl.score(ctx.state, ctx.pod, ni)
+    value, _status = pl.score(ctx.state, ctx.pod, ni)
     if found is None:
-        return {}, f"Score = {value}", value, f"PodTopologySpread gave {ni.node.name} {value}."
+        text = _("PodTopologySpread gave %(node)s %(value)s.") % {
+            "node": ni.node.name,
+            "value": value,
+        }
+        return {}, f"Score = {value}", value, text
     terms, ignored, domains, total = found
     if ignored:
         return (
             {"ignored": True},
-            "node ignored → 0",
+            _("node ignored → 0"),
             value,
-            f"{ni.node.name} lacks the label of a soft constraint, so PodTopologySpread ignores "
-            "it: raw 0 and normalized 0.",
+            _(
+                "%(node)s lacks the label of a soft constraint, so PodTopologySpread ignores it: "
+                "raw 0 and normalized 0."
+            )
+            % {"node": ni.node.name},
         )
     rows = [
         {
@@ -86,24 +99,29 @@ def _spread_score(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, A
             "maxSkew": m,
             "domains": domains.get(k),
         }
-        for k, v, cnt, w, m, _ in terms
+        for k, v, cnt, w, m, *_rest in terms
     ]
     weights = "; ".join(
         f"weight({k}) = ln({domains[k]} + 2) = {w:.4f}"
-        for k, _, _, w, _, _ in terms
+        for k, _v, _cnt, w, *_rest in terms
         if k in domains
     )
-    parts = " + ".join(f"{cnt}×{w:.4f} + ({m} − 1)" for _, _, cnt, w, m, _ in terms) or "0"
+    parts = " + ".join(f"{cnt}×{w:.4f} + ({m} − 1)" for _k, _v, cnt, w, m, *_rest in terms) or "0"
     formula = f"round({parts}) = round({total:.4f}) = {value}"
     if weights:
         formula = f"{weights}; {formula}"
-    text = (
-        f"PodTopologySpread on {ni.node.name}: for each soft constraint, the matching pods in the "
+    text = _(
+        "PodTopologySpread on %(node)s: for each soft constraint, the matching pods in the "
         "node's domain times the constraint's weight (log of the number of domains + 2), plus "
-        f"maxSkew − 1; "
-        + "; ".join(f"{k}={v}: {cnt} pod(s)" for k, v, cnt, _, _, _ in terms)
-        + f". Raw {value}; fewer pods score higher after NormalizeScore."
-    )
+        "maxSkew − 1; %(counts)s. Raw %(value)s; fewer pods score higher after NormalizeScore."
+    ) % {
+        "node": ni.node.name,
+        "counts": "; ".join(
+            _("%(key)s=%(domain)s: %(count)s pod(s)") % {"key": k, "domain": v, "count": cnt}
+            for k, v, cnt, *_rest in terms
+        ),
+        "value": value,
+    }
     return {"constraints": rows}, formula, value, text
 
 
@@ -141,32 +159,29 @@ def _affinity_filter(
         "matchesOwnAffinity": s.matches_own_affinity,
     }
     texts = []
+
+    def counts(rows: list[dict[str, Any]]) -> str:
+        return ", ".join(f"{a['topologyKey']}={a['domain']} has {a['matchingPods']}" for a in rows)
+
     if affinity:
         texts.append(
-            "required affinity: "
-            + ", ".join(
-                f"{a['topologyKey']}={a['domain']} has {a['matchingPods']}" for a in affinity
-            )
-            + " matching pod(s)"
+            _("required affinity: %(counts)s matching pod(s)") % {"counts": counts(affinity)}
         )
     if anti:
         texts.append(
-            "required anti-affinity: "
-            + ", ".join(f"{a['topologyKey']}={a['domain']} has {a['matchingPods']}" for a in anti)
-            + " matching pod(s)"
+            _("required anti-affinity: %(counts)s matching pod(s)") % {"counts": counts(anti)}
         )
     if existing:
         texts.append(
-            "pods already in "
-            + ", ".join(f"{e['topologyKey']}={e['domain']}" for e in existing)
-            + " have anti-affinity against this pod"
+            _("pods already in %(domains)s have anti-affinity against this pod")
+            % {"domains": ", ".join(f"{e['topologyKey']}={e['domain']}" for e in existing)}
         )
-    formula = (
+    formula = _(
         "every affinity term's domain has a matching pod (or none exist anywhere and the pod "
         "matches itself); no anti-affinity term's domain has one; no existing pod's "
         "anti-affinity covers the node"
     )
-    return inputs, formula, ("; ".join(texts) + ".") if texts else "The pod has no pod affinity."
+    return inputs, formula, _sentence(texts) or _("The pod has no pod affinity.")
 
 
 @explainer(names.INTER_POD_AFFINITY)
@@ -176,7 +191,7 @@ def _affinity_score(
     pairs = pl.score_pairs(ctx.state, ni) or []
     # Each pair's weight and the sum are Score's own; the breakdown names who adds what.
     rows = [{**_pair_breakdown(ctx, pl, key, value), "weight": w} for key, value, w in pairs]
-    value = sum(w for _, _, w in pairs)
+    value = sum(w for _key, _value, w in pairs)
     inputs = {
         "pairs": [r for r in rows if r["contributions"]],
         "hardPodAffinityWeight": pl.hard_pod_affinity_weight,
@@ -188,14 +203,30 @@ def _affinity_score(
         for r in rows
         if r["contributions"]
     )
-    text = (
-        f"InterPodAffinity on {ni.node.name} adds up, over the topology domains the node is in, "
-        "the weights of the pod's preferred (anti-)affinity terms once per matching pod in the "
-        "domain (anti-affinity negative), and those of existing pods' terms that match this pod "
-        f"(a required affinity term counts hardPodAffinityWeight {pl.hard_pod_affinity_weight}). "
-        + (described + "." if described else "Nothing in the node's domains counts.")
-        + f" Raw {value}, then scaled between the lowest and highest raw score."
-    )
+    where = {
+        "node": ni.node.name,
+        "hard": pl.hard_pod_affinity_weight,
+        "described": described,
+        "value": value,
+    }
+    if described:
+        text = _(
+            "InterPodAffinity on %(node)s adds up, over the topology domains the node is in, the "
+            "weights of the pod's preferred (anti-)affinity terms once per matching pod in the "
+            "domain (anti-affinity negative), and those of existing pods' terms that match this "
+            "pod (a required affinity term counts hardPodAffinityWeight %(hard)s). "
+            "%(described)s. Raw %(value)s, then scaled between the lowest and highest raw score."
+        )
+    else:
+        text = _(
+            "InterPodAffinity on %(node)s adds up, over the topology domains the node is in, the "
+            "weights of the pod's preferred (anti-)affinity terms once per matching pod in the "
+            "domain (anti-affinity negative), and those of existing pods' terms that match this "
+            "pod (a required affinity term counts hardPodAffinityWeight %(hard)s). Nothing in "
+            "the node's domains counts. Raw %(value)s, then scaled between the lowest and "
+            "highest raw score."
+        )
+    text %= where
     return inputs, formula, value, text
 
 
@@ -219,7 +250,11 @@ def _pair(ctx: CycleContext, pl: Any, key: str, value: str) -> dict[str, Any]:
         if matching:
             out.append(
                 {
-                    "term": "the pod's preferred " + ("affinity" if sign > 0 else "anti-affinity"),
+                    "term": (
+                        _("the pod's preferred affinity")
+                        if sign > 0
+                        else _("the pod's preferred anti-affinity")
+                    ),
                     "termWeight": t.weight,
                     "matchingPods": len(matching),
                     "pods": matching,
@@ -229,15 +264,54 @@ def _pair(ctx: CycleContext, pl: Any, key: str, value: str) -> dict[str, Any]:
     ns_labels = pl.namespace_labels(pod)
     for n in domain:
         for existing in n.pods_with_affinity:
-            for k, _, weight, what in existing_terms_weights(
+            for k, _value, weight, what in existing_terms_weights(
                 existing, n.node.labels, pod, ns_labels, pl.hard_pod_affinity_weight
             ):
                 if k == key:
-                    out.append({"term": f"{existing.key}'s {what}", "weight": weight})
+                    term = _(_EXISTING_TERMS.get(what, what)) % {"pod": existing.key}
+                    out.append({"term": term, "weight": weight})
     return {"topologyKey": key, "domain": value, "contributions": out}
 
 
 def _describe(c: dict[str, Any]) -> str:
     if "matchingPods" in c:
-        return f"{c['term']} ({c['termWeight']}) × {c['matchingPods']} pod(s) = {c['weight']:+d}"
+        return _("%(term)s (%(termWeight)s) × %(matchingPods)s pod(s) = %(signed)s") % {
+            **c,
+            "signed": f"{c['weight']:+d}",
+        }
     return f"{c['term']} {c['weight']:+d}"
+
+
+def _sentence(texts: list[str]) -> str:
+    """Clauses joined into one sentence (empty without clauses)."""
+    return _("%(clauses)s.") % {"clauses": "; ".join(texts)} if texts else ""
+
+
+# A constraint's Filter clause: (the pod matches itself, minDomains domains exist) -> sentence.
+_SPREAD_TEXTS = {
+    (False, True): gettext_noop(
+        "%(key)s=%(domain)s holds %(matching)s matching pod(s); the emptiest domain has %(min)s; "
+        "skew %(skew)s %(op)s maxSkew %(maxSkew)s"
+    ),
+    (True, True): gettext_noop(
+        "%(key)s=%(domain)s holds %(matching)s matching pod(s) and the pod itself matches; the "
+        "emptiest domain has %(min)s; skew %(skew)s %(op)s maxSkew %(maxSkew)s"
+    ),
+    (False, False): gettext_noop(
+        "%(key)s=%(domain)s holds %(matching)s matching pod(s); only %(domains)s of minDomains "
+        "%(minDomains)s domains exist, so the minimum counts as 0; skew %(skew)s %(op)s maxSkew "
+        "%(maxSkew)s"
+    ),
+    (True, False): gettext_noop(
+        "%(key)s=%(domain)s holds %(matching)s matching pod(s) and the pod itself matches; only "
+        "%(domains)s of minDomains %(minDomains)s domains exist, so the minimum counts as 0; "
+        "skew %(skew)s %(op)s maxSkew %(maxSkew)s"
+    ),
+}
+
+# An existing pod's term that counts for the pod (inter_pod_affinity_tally's words), per kind.
+_EXISTING_TERMS = {
+    "required affinity": gettext_noop("%(pod)s's required affinity"),
+    "preferred affinity": gettext_noop("%(pod)s's preferred affinity"),
+    "preferred anti-affinity": gettext_noop("%(pod)s's preferred anti-affinity"),
+}
