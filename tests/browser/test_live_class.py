@@ -183,3 +183,49 @@ def test_a_lecturer_and_three_students_follow_predict_and_see_the_reveal(site, s
             _wait(driver, lambda d: _css(d, "#class-ended").is_displayed())
     finally:
         lecturer.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_a_class_on_a_run_steps_through_extension_points_and_asks_the_winner(site, students):  # noqa: F811
+    from django.contrib.auth import get_user_model
+
+    from playground.models import Cluster, Profile, Run, RunCycle
+    from playground.runs import services as runs
+    from playground.runs.refs import run_ref
+
+    lecturer = site.driver
+    owner = get_user_model().objects.get(username="runner")
+    cluster = Cluster.objects.get(name="Three zones", is_demo=True)
+    profile = Profile.objects.filter(is_demo=True, name="Default").first()
+    run = runs.run_start(user=owner, cluster=cluster, profile=profile)
+    run.refresh_from_db()
+    if run.status != Run.Status.SUCCEEDED:
+        runs.run_execute(run_id=run.pk)
+    site.open(f"/runs/{run_ref(run.pk)}/")
+    _css(lecturer, "#start-class button").click()
+    _wait(lecturer, lambda d: d.current_url.endswith("/present/"))
+    _live(lecturer)
+    student = students[0]
+    student.get(_css(lecturer, "#join-link").get_attribute("href"))
+    _css(student, "#id_nickname").send_keys("Ann")
+    _css(student, "#join-button").click()
+    _live(student)
+
+    # the lecturer moves to the next extension point: the student's run step follows
+    _wait(lecturer, lambda d: len(d.find_elements("css selector", "#point-select option")) > 2)
+    _css(lecturer, "#step-next").click()
+    _wait(student, lambda d: _css(d, "#live-class").get_attribute("data-step-seq") == "1")
+    link = _css(student, "#run-step-link").get_attribute("href")
+    assert link.endswith("#cycle=1&step=1") and "/runs/" in link
+    assert _css(student, "#run-step").text.startswith("cycle 1, ")
+    assert _css(lecturer, "#point-select").get_attribute("value") == "1"
+
+    # "which node wins this cycle?": the answer comes from the stored run
+    _css(lecturer, "#ask-winner").click()
+    winner = RunCycle.objects.get(run=run, cycle=1).node
+    _wait(student, lambda d: d.find_elements("css selector", f'.choice[data-choice="{winner}"]'))
+    _css(student, f'.choice[data-choice="{winner}"]').click()
+    _wait(lecturer, lambda d: _css(d, "#answered-count").get_attribute("data-n") == "1")
+    _css(lecturer, "#reveal").click()
+    _wait(student, lambda d: _css(d, "#reveal-box").is_displayed())
+    assert _css(student, "#my-verdict").get_attribute("class") == "right"
+    assert "#cycle=1&step=" in _css(student, "#reveal-link").get_attribute("href")
