@@ -42,6 +42,7 @@ from typing import Any, Final
 
 from django.conf import settings
 from django.db.models import Q
+from django.utils.translation import gettext, ngettext
 
 from ..models import Run
 
@@ -203,13 +204,22 @@ def start_refusal(owner: str, *, adding: int, excluding: tuple[int, ...] = ()) -
     have = sum(counts.values())
     if have + adding <= limit:
         return ""
-    new = "a run" if adding == 1 else f"{adding} runs"
-    return (
-        f"cannot start {new}: you have {counts[Run.Status.RUNNING]} running and "
-        f"{counts[Run.Status.PENDING]} waiting to start, and at most {limit} may be running or "
-        "waiting at once (runs, compares, lesson runs, runs with changes and tried changes all "
-        "count). Wait for one to finish, or cancel one from its page."
-    )
+    return ngettext(
+        "cannot start a run: you have %(running)s running and %(pending)s waiting to start, and "
+        "at most %(limit)s may be running or waiting at once (runs, compares, lesson runs, runs "
+        "with changes and tried changes all count). Wait for one to finish, or cancel one from "
+        "its page.",
+        "cannot start %(count)s runs: you have %(running)s running and %(pending)s waiting to "
+        "start, and at most %(limit)s may be running or waiting at once (runs, compares, lesson "
+        "runs, runs with changes and tried changes all count). Wait for one to finish, or cancel "
+        "one from its page.",
+        adding,
+    ) % {
+        "count": adding,
+        "running": counts[Run.Status.RUNNING],
+        "pending": counts[Run.Status.PENDING],
+        "limit": limit,
+    }
 
 
 # Times (seconds since the epoch) at which this browser session started runs without an account.
@@ -233,19 +243,19 @@ def anonymous_refusal(session: Mapping[str, Any], *, now: float | None = None) -
     per_session = anonymous_runs_per_session()
     if len(recent) >= per_session:
         wait = max(1, round((min(recent) + _HOUR - now) / 60))
-        return (
-            f"cannot start a run: this browser started {len(recent)} runs in the last hour, the "
-            f"most a visitor without an account may (at most {per_session} an hour). Sign in to "
-            f"start more, or try again in {wait} min."
-        )
+        return gettext(
+            "cannot start a run: this browser started %(count)s runs in the last hour, the most a "
+            "visitor without an account may (at most %(limit)s an hour). Sign in to start more, "
+            "or try again in %(wait)s min."
+        ) % {"count": len(recent), "limit": per_session, "wait": wait}
     active = Run.objects.filter(started_by__isnull=True, status__in=_ACTIVE).count()
     cap = anonymous_active_runs()
     if active >= cap:
-        return (
-            f"cannot start a run: {active} runs of visitors without an account are running or "
-            f"waiting to start, the most the server takes at once (at most {cap}). Sign in, or "
-            "try again when one has finished."
-        )
+        return gettext(
+            "cannot start a run: %(count)s runs of visitors without an account are running or "
+            "waiting to start, the most the server takes at once (at most %(limit)s). Sign in, "
+            "or try again when one has finished."
+        ) % {"count": active, "limit": cap}
     return ""
 
 

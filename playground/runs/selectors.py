@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import F, Max, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.http import Http404
+from django.utils.translation import gettext_lazy
 
 from ..clusters import selectors as cluster_selectors
 from ..models import Cluster, Run, RunCycle, RunEvent, SharedLessonRun
@@ -95,7 +96,7 @@ def runs_for_cluster(*, user: User, cluster: Cluster) -> QuerySet[Run]:
     )
 
 
-PRIVATE_PROFILE: Final = "a private profile"
+PRIVATE_PROFILE: Final = gettext_lazy("a private profile")
 
 
 def profile_label(*, user: User, run: Run) -> tuple[str, bool]:
@@ -105,7 +106,7 @@ def profile_label(*, user: User, run: Run) -> tuple[str, bool]:
     mine = user is not None and user.is_authenticated and profile.owner_id == user.pk
     if profile.is_demo or mine:
         return profile.name, True
-    return PRIVATE_PROFILE, False
+    return str(PRIVATE_PROFILE), False
 
 
 # The runs an anonymous visitor started, kept in their session: theirs alone to command.
@@ -138,19 +139,19 @@ def run_may_command(*, user: User, run: Run, session: Mapping[str, Any] | None =
     return user.pk in (run.started_by_id, run.cluster.owner_id)
 
 
-SHARED_RUN_READ_ONLY: Final = (
+SHARED_RUN_READ_ONLY: Final = gettext_lazy(
     "this is the lesson's shared run: everyone on the lesson watches it, so nobody can cancel, "
     "answer or change it. Sign in and start the lesson's run to get one of your own."
 )
-NOT_OWNER: Final = "only the run's owner can do that"
+NOT_OWNER: Final = gettext_lazy("only the run's owner can do that")
 
 
 def run_command_refusal(run_id: int) -> str:
     """Why a command from someone who may not command the run is refused (a lesson's shared
     run says it is shared)."""
     if SharedLessonRun.objects.filter(run_id=run_id).exists():
-        return SHARED_RUN_READ_ONLY
-    return NOT_OWNER
+        return str(SHARED_RUN_READ_ONLY)
+    return str(NOT_OWNER)
 
 
 def stored_last_seq(run_id: int) -> int:

@@ -34,6 +34,7 @@ from typing import Any, Final
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from .. import engine
 from ..models import Cluster, Profile, Run, RunCommand
@@ -127,7 +128,9 @@ def _snapshot(cluster: Cluster, pod_keys: Iterable[str] | None) -> tuple[list[An
     if wanted is not None:
         unknown = sorted(set(wanted) - set(pending_all))
         if unknown:
-            raise RunInvalid(f"not pending pods of this cluster: {', '.join(unknown)}")
+            raise RunInvalid(
+                gettext("not pending pods of this cluster: %(pods)s") % {"pods": ", ".join(unknown)}
+            )
     keep = set(pending_all if wanted is None else wanted)
     snapshot = [
         m for m in everything if m.get("kind") != "Pod" or is_bound(m) or pod_key(m) in keep
@@ -144,7 +147,10 @@ def _check_config(profile: Profile) -> dict[str, Any]:
         problems = "; ".join(
             f"{p.path}: {p.message}" if p.path else p.message for p in result.problems
         )
-        raise RunInvalid(f"profile {profile.name!r} is not valid: {problems}")
+        raise RunInvalid(
+            gettext("profile %(name)s is not valid: %(problems)s")
+            % {"name": repr(profile.name), "problems": problems}
+        )
     return copy.deepcopy(profile.config)
 
 
@@ -582,9 +588,14 @@ def run_apply_placements(*, run: Run, user: AbstractBaseUser) -> tuple[Cluster, 
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run.pk)
         if run.status != Run.Status.SUCCEEDED:
-            raise RunCommandRefused(f"run {run.pk} has not succeeded ({run.status})")
+            raise RunCommandRefused(
+                gettext("run %(run)s has not succeeded (%(status)s)")
+                % {"run": run.pk, "status": run.status}
+            )
         if run.applied is not None:
-            raise RunCommandRefused(f"run {run.pk}'s placements were applied already")
+            raise RunCommandRefused(
+                gettext("run %(run)s's placements were applied already") % {"run": run.pk}
+            )
         try:
             cluster = writable_cluster(cluster=run.cluster, user=user)
         except Exception as err:

@@ -16,6 +16,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_POST
 
@@ -202,7 +203,7 @@ def run_new(request: HttpRequest, pk: int) -> HttpResponse:
     cluster = cluster_selectors.cluster_for_user(request.user, pk)
     profile_id = bounded_int(request.POST.get("profile"), 0, high=MAX_ID)
     if not profile_id:
-        return HttpResponseBadRequest("choose a profile")
+        return HttpResponseBadRequest(gettext("choose a profile"))
     profile = profile_selectors.profile_for_user(request.user, profile_id)
     other_id = bounded_int(request.POST.get("profile_b"), 0, high=MAX_ID)
     if other_id:
@@ -222,7 +223,8 @@ def run_new(request: HttpRequest, pk: int) -> HttpResponse:
             cluster=cluster,
             profile=profile,
             pod_keys=[pod] if pod else None,
-            label=request.POST.get("label", "") or (f"only {pod}" if pod else ""),
+            label=request.POST.get("label", "")
+            or (gettext("only %(pod)s") % {"pod": pod} if pod else ""),
         )
     except services.RunInvalid as err:
         messages.error(request, str(err))
@@ -311,7 +313,7 @@ def run_apply(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("playground:run", pk=run.pk)
     messages.success(
         request,
-        f"Applied run {run.pk}: {counts['bound']} pods bound, {counts['deleted']} preempted "
-        "pods deleted.",
+        gettext("Applied run %(run)s: %(bound)s pods bound, %(deleted)s preempted pods deleted.")
+        % {"run": run.pk, "bound": counts["bound"], "deleted": counts["deleted"]},
     )
     return redirect("playground:cluster", pk=cluster.pk)
