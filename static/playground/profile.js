@@ -1,6 +1,9 @@
 // Profile editor: shows the effective configuration and upstream messages while the user types.
 (function () {
   "use strict";
+  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
+  const gettext = window.gettext || ((s) => s);
+  const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
   const form = document.getElementById("profile-form");
   if (!form) return;
   const url = form.dataset.effectiveUrl;
@@ -38,8 +41,8 @@
     const fields = body.fields || {};
     const count = form.querySelector("[name=profile_count]");
     if (fields.profile_count !== undefined && String(fields.profile_count) !== count.value) {
-      addError(problems, "The YAML now has " + fields.profile_count + " profiles: save to edit " +
-               "them all in the form (the YAML is what gets saved).");
+      addError(problems, interpolate(gettext("The YAML now has %(count)s profiles: save to edit them all in the form (the YAML is what gets saved)."),
+                                     { count: fields.profile_count }, true));
     }
     Object.entries(fields).forEach(([name, value]) => {
       const input = form.querySelector(`[name="${name}"]`);
@@ -66,14 +69,14 @@
     box.hidden = !migration;
     if (!migration) return;
     document.getElementById("migration-source").textContent =
-      "Converted from " + migration.source + " to kubescheduler.config.k8s.io/v1";
+      interpolate(gettext("Converted from %(source)s to kubescheduler.config.k8s.io/v1"), { source: migration.source }, true);
     const list = document.getElementById("migration-changes");
     list.innerHTML = "";
-    (migration.changes.length ? migration.changes : ["nothing to change"]).forEach((c) => {
+    (migration.changes.length ? migration.changes : [gettext("nothing to change")]).forEach((c) => {
       addError(list, c);
     });
     document.getElementById("migration-plugins").textContent = migration.custom_plugins.length
-      ? "Not in-tree, define as custom plugins: " + migration.custom_plugins.join(", ") : "";
+      ? interpolate(gettext("Not in-tree, define as custom plugins: %(names)s"), { names: migration.custom_plugins.join(", ") }, true) : "";
     document.getElementById("migration-yaml").textContent = converted || "";
   }
 

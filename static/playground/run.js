@@ -5,6 +5,9 @@
 // page stays light whatever the cluster's size.
 (function () {
   "use strict";
+  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
+  const gettext = window.gettext || ((s) => s);
+  const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
   const urls = window.RunUrls; // static/playground/run_urls.js: the URLs, the early first cycle
   if (!urls) return;
   const { cfg, withShare, readHash } = urls;
@@ -72,7 +75,7 @@
     if (pages <= 1) return;
     container.append(
       el("button", { type: "button", class: "page-prev", disabled: page <= 0 ? "disabled" : null, onclick: () => go(page - 1) }, "‹"),
-      ` page ${page + 1} / ${pages} `,
+      ` ${interpolate(gettext("page %(page)s / %(pages)s"), { page: page + 1, pages }, true)} `,
       el("button", { type: "button", class: "page-next", disabled: page >= pages - 1 ? "disabled" : null, onclick: () => go(page + 1) }, "›"),
     );
   }
@@ -142,7 +145,8 @@
     const ev = (binding || []).find((e) => e.type === "Permit" && !["Success", "Wait", "Skip", undefined, null].includes(e.code));
     if (!ev) return null;
     const reason = (ev.reasons || []).join("; ") || ev.code;
-    return `${reason.startsWith("rejected due to timeout") ? "Permit timed out" : "Rejected at Permit"} (${ev.plugin || "Permit"}): ${reason}`;
+    const what = reason.startsWith("rejected due to timeout") ? gettext("Permit timed out") : gettext("Rejected at Permit");
+    return `${what} (${ev.plugin || "Permit"}): ${reason}`;
   }
 
   // The row's result: Permit's rejection or timeout in short (the column is narrow), in full on hover.
@@ -184,7 +188,7 @@
     let opened = false;
     const ws = new WebSocket(`${proto}//${location.host}${withShare(cfg.ws, { after: state.lastSeq })}`);
     state.ws = ws;
-    ws.onopen = () => { opened = true; $("connection").textContent = "live"; };
+    ws.onopen = () => { opened = true; $("connection").textContent = gettext("live"); };
     ws.onmessage = (msg) => {
       const data = JSON.parse(msg.data);
       if (data.kind === "batch") {
@@ -201,20 +205,20 @@
         if (data.summary && data.summary.note) { $("run-note").textContent = data.summary.note; $("run-note").hidden = false; }
         finished(data.status);
       } else if (data.kind === "error") {
-        $("connection").textContent = data.message || "error";
+        $("connection").textContent = data.message || gettext("error");
       }
     };
     ws.onclose = () => {
       state.ws = null;
       if (!opened) { startPolling(); return; }
-      if (!state.terminal) { $("connection").textContent = "reconnecting…"; setTimeout(connect, 500); }
+      if (!state.terminal) { $("connection").textContent = gettext("reconnecting…"); setTimeout(connect, 500); }
     };
   }
 
   function startPolling() {
     if (state.polling) return;
     state.polling = true;
-    $("connection").textContent = "polling";
+    $("connection").textContent = gettext("polling");
     poll();
   }
 
@@ -259,7 +263,8 @@
     const all = [...state.cycles.values()];
     const rows = q ? all.filter((r) => r.pod.toLowerCase().includes(q) || (r.node || "").toLowerCase().includes(q) ||
       r.result.toLowerCase() === q || (r.binding || "").toLowerCase() === q) : all;
-    $("timeline-count").textContent = q ? `${rows.length} of ${all.length} cycles` : `${all.length} cycles`;
+    $("timeline-count").textContent = q ? interpolate(gettext("%(shown)s of %(count)s cycles"), { shown: rows.length, count: all.length }, true)
+      : interpolate(gettext("%(count)s cycles"), { count: all.length }, true);
     const pages = Math.max(1, Math.ceil(rows.length / TIMELINE_PAGE));
     let page = state.timelinePage === null ? pages - 1 : Math.min(state.timelinePage, pages - 1);
     if (state.selected !== null && state.timelinePage === null) {
@@ -275,7 +280,8 @@
       const evicted = state.evictions.get(r.cycle);
       if (evicted) {
         tbody.appendChild(el("tr", { class: "eviction", "data-evicted-by": r.cycle }, el("td", {}, "⤷"),
-          el("td", { colspan: "4" }, "evicted: " + evicted.map((e) => `${e.pod}${e.details && e.details.node ? ` from ${e.details.node}` : ""}`).join(", "))));
+          el("td", { colspan: "4" }, gettext("evicted: ") + evicted.map((e) => (e.details && e.details.node
+            ? interpolate(gettext("%(pod)s from %(node)s"), { pod: e.pod, node: e.details.node }, true) : e.pod)).join(", "))));
       }
     });
     pager($("timeline-pager"), page, pages, (p) => { state.timelinePage = p; renderTimeline(); });
@@ -338,7 +344,7 @@
     const bar = $("progress");
     bar.max = Math.max(1, total);
     bar.value = n;
-    $("progress-text").textContent = `${n} of ${total} pods bound, ${state.cycles.size} cycles`;
+    $("progress-text").textContent = interpolate(gettext("%(bound)s of %(pods)s pods bound, %(cycles)s cycles"), { bound: n, pods: total, cycles: state.cycles.size }, true);
   }
 
   // -- one cycle -------------------------------------------------------------------------------
@@ -391,8 +397,8 @@
     // When the first cycle's panels were drawn (ms since navigation), for the page benchmark.
     if (state.firstPanelsAt === undefined) requestAnimationFrame(() => { state.firstPanelsAt = performance.now(); });
     $("cycle-detail").hidden = false;
-    $("cycle-title").textContent = `Cycle ${d.cycle}: ${d.pod}`;
-    $("cycle-result").textContent = d.result === "Scheduled" ? `Scheduled on ${d.node}.` : (d.message || d.note || d.result);
+    $("cycle-title").textContent = interpolate(gettext("Cycle %(cycle)s: %(pod)s"), { cycle: d.cycle, pod: d.pod }, true);
+    $("cycle-result").textContent = d.result === "Scheduled" ? interpolate(gettext("Scheduled on %(node)s."), { node: d.node }, true) : (d.message || d.note || d.result);
     $("cycle-sampling").textContent = d.sampling || "";
     $("cycle-sampling").hidden = !d.sampling;
     renderPreFilter(d);
@@ -408,9 +414,9 @@
     const tbody = $("prefilter").querySelector("tbody");
     tbody.innerHTML = "";
     d.prefilter.forEach((p) => {
-      const nodes = p.node_names ? ` nodes: ${p.node_names.join(", ")}` : "";
+      const nodes = p.node_names ? interpolate(gettext(" nodes: %(nodes)s"), { nodes: p.node_names.join(", ") }, true) : "";
       tbody.appendChild(el("tr", { "data-plugin": p.merged ? "" : p.plugin, class: p.merged ? "verdict" : "" },
-        el("td", {}, p.merged ? "result" + (p.plugin ? ` (${p.plugin})` : "") : p.plugin),
+        el("td", {}, p.merged ? gettext("result") + (p.plugin ? ` (${p.plugin})` : "") : p.plugin),
         el("td", { class: `code-${(p.code || "").toLowerCase()}` }, p.code),
         el("td", {}, p.reasons.join("; ") + nodes)));
     });
@@ -418,29 +424,30 @@
 
   function renderFilter(d) {
     const f = d.filter;
-    $("filter-summary").textContent = `${f.feasible_count} feasible of ${f.evaluated} evaluated (${f.total_rows} in snapshot)`;
+    $("filter-summary").textContent = interpolate(gettext("%(feasible)s feasible of %(evaluated)s evaluated (%(total)s in snapshot)"), { feasible: f.feasible_count, evaluated: f.evaluated, total: f.total_rows }, true);
     const fit = $("fit-error");
     fit.hidden = !f.message;
     fit.textContent = f.message || "";
     const thead = $("filter-matrix").querySelector("thead");
     thead.innerHTML = "";
-    thead.appendChild(el("tr", {}, el("th", {}, "Node"), f.plugins.map((p) => el("th", { "data-plugin": p }, breakable(p))), el("th", {}, "Verdict")));
+    thead.appendChild(el("tr", {}, el("th", {}, gettext("Node")), f.plugins.map((p) => el("th", { "data-plugin": p }, breakable(p))), el("th", {}, gettext("Verdict"))));
     state.filterPage = f.page;
     const tbody = $("filter-matrix").querySelector("tbody");
     tbody.innerHTML = "";
     f.rows.forEach((r) => {
       const cells = r.cells.map((c, j) => {
         const plugin = f.plugins[j];
-        if (!c) return el("td", { class: "cell-none", "data-plugin": plugin, title: "not run" }, "·");
+        if (!c) return el("td", { class: "cell-none", "data-plugin": plugin, title: gettext("not run") }, "·");
         const first = r.rejector === plugin;
         const cls = `cell-${c.code === "Success" ? "pass" : "reject"}${first ? " first-reject" : ""}`;
-        return el("td", { class: `${cls} explain-cell`, "data-plugin": plugin, "data-mode": "filter", tabindex: "0", title: `${c.reasons.join("; ") || c.code} (Enter or click: explain)` },
+        return el("td", { class: `${cls} explain-cell`, "data-plugin": plugin, "data-mode": "filter", tabindex: "0", title: interpolate(gettext("%(why)s (Enter or click: explain)"), { why: c.reasons.join("; ") || c.code }, true) },
           c.code === "Success" ? "✓" : `✗ ${c.reasons.join("; ") || c.code}`);
       });
-      const verdict = r.verdict === null ? "not evaluated" : (r.verdict === "Success" ? (r.dropped ? "passed, not kept: enough found" : "feasible") : `${r.verdict} (${r.rejector || "?"})`);
+      const verdict = r.verdict === null ? gettext("not evaluated")
+        : (r.verdict === "Success" ? (r.dropped ? gettext("passed, not kept: enough found") : gettext("feasible")) : `${r.verdict} (${r.rejector || "?"})`);
       tbody.appendChild(el("tr", { "data-node": r.node }, el("th", {}, r.node), cells, el("td", { class: "verdict" }, verdict)));
     });
-    if (f.query) $("filter-matching").textContent = `${f.matching} of ${f.total_rows} nodes match`;
+    if (f.query) $("filter-matching").textContent = interpolate(gettext("%(matching)s of %(count)s nodes match"), { matching: f.matching, count: f.total_rows }, true);
     else $("filter-matching").textContent = "";
     pager($("filter-pager"), f.page, f.pages, (p) => { state.filterPage = p; reloadDetail(); });
   }
@@ -457,11 +464,11 @@
         `${part.plugin || "PostFilter"}: ${p.code}${part.reasons.length ? " — " + part.reasons.join("; ") : ""}`))));
       if (p.candidates.length) {
         box.appendChild(el("table", { class: "list compact", id: "candidates" },
-          el("thead", {}, el("tr", {}, el("th", {}, "Candidate node"), el("th", {}, "Victims"))),
+          el("thead", {}, el("tr", {}, el("th", {}, gettext("Candidate node")), el("th", {}, gettext("Victims")))),
           el("tbody", {}, p.candidates.map((c) => el("tr", { class: c.node === p.chosen ? "chosen" : "", "data-node": c.node },
-            el("td", {}, c.node + (c.node === p.chosen ? " (chosen)" : "")), el("td", {}, c.victims.join(", ") || "none"))))));
+            el("td", {}, c.node + (c.node === p.chosen ? gettext(" (chosen)") : "")), el("td", {}, c.victims.join(", ") || gettext("none")))))));
       }
-      box.appendChild(el("p", { id: "nominated" }, p.chosen ? `Nominated: ${p.nominated_pod} → ${p.chosen}` : "No node nominated."));
+      box.appendChild(el("p", { id: "nominated" }, p.chosen ? interpolate(gettext("Nominated: %(pod)s → %(node)s"), { pod: p.nominated_pod, node: p.chosen }, true) : gettext("No node nominated.")));
       // Victims' priorities, start times, PDBs and the ordering of the candidates: run_explain.js.
       box.appendChild(el("div", { id: "preemption-explain" }));
     }
@@ -480,11 +487,11 @@
     $("binding-state").textContent = d.binding_state ? `(${d.binding_state})` : "";
     const ol = $("binding");
     ol.innerHTML = "";
-    if (!d.binding.length) { ol.appendChild(el("li", { class: "help" }, d.result === "Scheduled" ? "pending…" : "no binding cycle (not scheduled)")); return; }
+    if (!d.binding.length) { ol.appendChild(el("li", { class: "help" }, d.result === "Scheduled" ? gettext("pending…") : gettext("no binding cycle (not scheduled)"))); return; }
     d.binding.forEach((b) => {
-      const extra = b.timeout !== null && b.timeout !== undefined && b.code === "Wait" ? ` (timeout ${fmtSeconds(b.timeout)})` : "";
-      ol.appendChild(el("li", { "data-seq": b.seq, "data-point": b.point, class: `code-${(b.code || "").toLowerCase()}` },
-        el("strong", {}, b.point), ` ${b.plugin} on ${b.node}: ${b.code}${extra}`, b.reasons.length ? ` — ${b.reasons.join("; ")}` : ""));
+      const extra = b.timeout !== null && b.timeout !== undefined && b.code === "Wait" ? interpolate(gettext(" (timeout %(timeout)s)"), { timeout: fmtSeconds(b.timeout) }, true) : "";
+      ol.appendChild(el("li", { "data-seq": b.seq, "data-point": b.point, "data-plugin": b.plugin, class: `code-${(b.code || "").toLowerCase()}` },
+        el("strong", {}, b.point), " " + interpolate(gettext("%(plugin)s on %(node)s: %(code)s"), { plugin: b.plugin, node: b.node, code: b.code }, true) + extra, b.reasons.length ? ` — ${b.reasons.join("; ")}` : ""));
     });
   }
 

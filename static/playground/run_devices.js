@@ -1,7 +1,7 @@
 // The run page's devices (Dynamic Resource Allocation), for runs whose pods use ResourceClaims.
 //
 // Two parts, both drawn from what the server recorded (nothing is decided here):
-// - "Devices allocated": pod → claim → request → device (driver/pool/device) with the device's
+// - gettext("Devices allocated"): pod → claim → request → device (driver/pool/device) with the device's
 //   attributes and capacity, from devices.json (playground/dra/selectors.run_devices: the claims
 //   as the run's binding cycles left them, and the devices of the run's ResourceSlices);
 // - in a cycle whose pod has claims, a "Devices" panel under Filter: the device each request got
@@ -10,6 +10,9 @@
 // Clicking a DynamicResources cell of the filter matrix explains one node device by device.
 (function () {
   "use strict";
+  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
+  const gettext = window.gettext || ((s) => s);
+  const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
   const root = document.getElementById("run-devices");
   if (!root) return;
   const POLL_MS = 2000;
@@ -61,30 +64,30 @@
       return;
     }
     root.hidden = false;
-    root.append(el("h2", {}, "Devices allocated"));
+    root.append(el("h2", {}, gettext("Devices allocated")));
     if (!data.final) {
-      root.append(el("p", { class: "help" }, "The table fills in when the run finishes: it lists the claims as the run's binding cycles left them."));
+      root.append(el("p", { class: "help" }, gettext("The table fills in when the run finishes: it lists the claims as the run's binding cycles left them.")));
       return;
     }
-    root.append(el("p", { class: "help" }, "Each pod of the run that uses ResourceClaims, the device each request of its claims got (DynamicResources allocated it in Filter, Reserve kept it, PreBind wrote it into the claim), with the device's attributes and capacity as its ResourceSlice publishes them."));
+    root.append(el("p", { class: "help" }, gettext("Each pod of the run that uses ResourceClaims, the device each request of its claims got (DynamicResources allocated it in Filter, Reserve kept it, PreBind wrote it into the claim), with the device's attributes and capacity as its ResourceSlice publishes them.")));
     const body = el("tbody");
     rows.forEach((r) => {
       const info = r.device ? index[r.device] || { attributes: r.attributes, capacity: r.capacity } : null;
       const attrs = info ? Object.entries(info.attributes || {}).filter(([k]) => k !== "model" && k !== "index") : [];
       body.append(el("tr", { "data-pod": r.pod, "data-device": r.device || "" },
         el("td", {}, short(r.pod)),
-        el("td", {}, r.node || "not scheduled"),
+        el("td", {}, r.node || gettext("not scheduled")),
         el("td", {}, short(r.claim)),
         el("td", {}, r.request || "—"),
-        el("td", { class: "device" }, r.device || "no device"),
+        el("td", { class: "device" }, r.device || gettext("no device")),
         el("td", { class: "model" }, info ? String((info.attributes || {}).model ?? "") : ""),
         el("td", { class: "memory" }, info ? String((info.capacity || {}).memory ?? "") : ""),
         el("td", {}, [...attrs, ...Object.entries(info ? info.capacity || {} : {}).filter(([k]) => k !== "memory")]
           .map(([k, v]) => `${k}=${v}`).join(" "))));
     });
-    if (!rows.length) body.append(el("tr", {}, el("td", { colspan: "8" }, "No pod of this run uses a claim.")));
+    if (!rows.length) body.append(el("tr", {}, el("td", { colspan: "8" }, gettext("No pod of this run uses a claim."))));
     root.append(el("table", { class: "list compact", id: "devices-allocated" },
-      el("thead", {}, el("tr", {}, ["Pod", "Node", "Claim", "Request", "Device (driver/pool/device)", "Model", "Memory", "Other attributes"].map((h) => el("th", {}, h)))),
+      el("thead", {}, el("tr", {}, [gettext("Pod"), gettext("Node"), gettext("Claim"), gettext("Request"), gettext("Device (driver/pool/device)"), gettext("Model"), gettext("Memory"), gettext("Other attributes")].map((h) => el("th", {}, h)))),
       body));
   }
 
@@ -110,7 +113,7 @@
 
   function listed(items) {
     const more = items.length - SHOWN;
-    return items.slice(0, SHOWN).join(", ") + (more > 0 ? ` and ${more} more` : "");
+    return items.slice(0, SHOWN).join(", ") + (more > 0 ? interpolate(gettext(" and %(more)s more"), { more }, true) : "");
   }
 
   function rejectedText(rejected) {
@@ -123,8 +126,8 @@
   }
 
   function verdictText(p) {
-    if (p.filter === "") return "devices can be allocated";
-    if (p.filter === null || p.filter === undefined) return "not checked (an earlier Filter plugin rejected the node)";
+    if (p.filter === "") return gettext("devices can be allocated");
+    if (p.filter === null || p.filter === undefined) return gettext("not checked (an earlier Filter plugin rejected the node)");
     return p.filter;
   }
 
@@ -139,7 +142,7 @@
       devices.forEach((d) => {
         const id = `${d.driver}/${d.pool}/${d.device}`;
         lines.push(el("li", { "data-device": id },
-          el("strong", {}, `${short(pending[i] || "claim")} request ${d.request}`), " → ", deviceText(id)));
+          el("strong", {}, interpolate(gettext("%(claim)s request %(request)s"), { claim: short(pending[i] || gettext("claim")), request: d.request }, true)), " → ", deviceText(id)));
       });
     });
     return lines;
@@ -160,23 +163,24 @@
     }
     panel.hidden = false;
     panel.innerHTML = "";
-    panel.append(el("h4", {}, `Devices (DynamicResources) for ${short(d.pod)}`));
+    panel.append(el("h4", {}, interpolate(gettext("Devices (DynamicResources) for %(pod)s"), { pod: short(d.pod) }, true)));
     const chosen = d.node ? panels.find((p) => p.node === d.node) : null;
     const lines = chosen ? allocationLines(chosen) : [];
     if (lines.length) {
-      panel.append(el("p", {}, `Allocated on ${d.node}:`), el("ul", { class: "devices-chosen" }, lines));
+      panel.append(el("p", {}, interpolate(gettext("Allocated on %(node)s:"), { node: d.node }, true)), el("ul", { class: "devices-chosen" }, lines));
     } else if (d.node) {
-      panel.append(el("p", { class: "help" }, `Every claim of ${short(d.pod)} was allocated before this cycle: no new device on ${d.node}.`));
+      panel.append(el("p", { class: "help" }, interpolate(gettext("Every claim of %(pod)s was allocated before this cycle: no new device on %(node)s."), { pod: short(d.pod), node: d.node }, true)));
     } else {
-      panel.append(el("p", { class: "help" }, "No device was allocated: no node had an allocation for every claim."));
+      panel.append(el("p", { class: "help" }, gettext("No device was allocated: no node had an allocation for every claim.")));
     }
     const body = el("tbody");
     panels.forEach((p) => {
       const reqs = p.requests.map((r) => {
         if (!r.request) return el("div", {}, `${short(r.claim)}: ${r.note}`);
-        const need = typeof r.count === "number" ? r.count : "all";
+        const need = typeof r.count === "number" ? r.count : gettext("all");
         const matched = r.matched.map((id) => id.split("/").slice(-2).join("/"));
-        const parts = [`${short(r.claim)} ${r.request} (class ${r.class}): ${need} needed, ${r.matched.length} matched`];
+        const parts = [interpolate(gettext("%(claim)s %(request)s (class %(class)s): %(need)s needed, %(matched)s matched"),
+          { claim: short(r.claim), request: r.request, class: r.class, need, matched: r.matched.length }, true)];
         if (matched.length) parts.push(` — ${listed(matched)}`);
         const why = rejectedText(r.rejected);
         if (why) parts.push(`; ${why}`);
@@ -187,12 +191,12 @@
       body.append(el("tr", { "data-node": p.node },
         el("td", {}, p.node),
         el("td", {}, verdictText(p)),
-        el("td", {}, reqs, elsewhere.length ? el("div", { class: "help" }, `pools of other nodes: ${listed(elsewhere)}`) : null)));
+        el("td", {}, reqs, elsewhere.length ? el("div", { class: "help" }, interpolate(gettext("pools of other nodes: %(pools)s"), { pools: listed(elsewhere) }, true)) : null)));
     });
     panel.append(el("table", { class: "list compact", id: "cycle-devices-nodes" },
-      el("thead", {}, el("tr", {}, el("th", {}, "Node"), el("th", {}, "DynamicResources Filter"), el("th", {}, "Devices per request"))),
+      el("thead", {}, el("tr", {}, el("th", {}, gettext("Node")), el("th", {}, gettext("DynamicResources Filter")), el("th", {}, gettext("Devices per request")))),
       body));
-    panel.append(el("p", { class: "help" }, "Click a DynamicResources cell of the filter matrix for that node's devices one by one: attributes, capacity, the class's and the request's selectors, and who holds a taken device."));
+    panel.append(el("p", { class: "help" }, gettext("Click a DynamicResources cell of the filter matrix for that node's devices one by one: attributes, capacity, the class's and the request's selectors, and who holds a taken device.")));
   }
 
   // Reserve and PreBind of DynamicResources in the binding list (drawn by run.js after the
@@ -207,13 +211,13 @@
     });
     const out = [];
     (panel.allocation || []).forEach((devices, i) => devices.forEach((x) =>
-      out.push(`${deviceText(`${x.driver}/${x.pool}/${x.device}`)} for ${short(pending[i] || "a claim")}`)));
+      out.push(interpolate(gettext("%(device)s for %(claim)s"), { device: deviceText(`${x.driver}/${x.pool}/${x.device}`), claim: short(pending[i] || gettext("a claim")) }, true))));
     return out;
   }
 
   const BINDING_NOTES = {
-    Reserve: (devices) => ` — keeps the allocation Filter found: ${devices}`,
-    PreBind: (devices) => ` — writes ${devices} into the claim's status.allocation and reserves it for the pod`,
+    Reserve: (devices) => interpolate(gettext(" — keeps the allocation Filter found: %(devices)s"), { devices }, true),
+    PreBind: (devices) => interpolate(gettext(" — writes %(devices)s into the claim's status.allocation and reserves it for the pod"), { devices }, true),
   };
 
   function annotateBinding() {
@@ -224,7 +228,7 @@
       if (!note || !li.classList.contains("code-success")) return;
       const old = li.querySelector(".binding-devices");
       if (old) old.remove(); // drawn again once the devices' attributes are known
-      if (!/ DynamicResources on /.test(li.textContent)) return;
+      if (li.dataset.plugin !== "DynamicResources") return;
       li.append(el("span", { class: "binding-devices" }, note(devices)));
     });
   }

@@ -4,6 +4,9 @@
 // list, after the cycle it followed. Nothing is decided here: the engine recorded every move.
 (function () {
   "use strict";
+  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
+  const gettext = window.gettext || ((s) => s);
+  const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
   const cfgNode = document.getElementById("run-config");
   const section = document.getElementById("section-cluster-events");
   if (!cfgNode || !section) return;
@@ -32,18 +35,19 @@
   // "pod web-2: unschedulable → activeQ, NodeResourcesFit's hint on NodeAdd said Queue"
   function moveText(m) {
     const why = m.plugin && m.hint
-      ? `${m.plugin}'s hint on ${m.event} said ${m.hint}`
-      : `on ${m.event} (no queueing hint was asked)`;
-    return `pod ${short(m.pod)}: ${m.from} → ${m.to}, ${why}`;
+      ? interpolate(gettext("%(plugin)s's hint on %(event)s said %(hint)s"), { plugin: m.plugin, event: m.event, hint: m.hint }, true)
+      : interpolate(gettext("on %(event)s (no queueing hint was asked)"), { event: m.event }, true);
+    return interpolate(gettext("pod %(pod)s: %(from)s → %(to)s, %(why)s"), { pod: short(m.pod), from: m.from, to: m.to, why }, true);
   }
 
   function keptText(m) {
-    const said = Object.entries(m.hints).map(([p, h]) => `${p}'s hint on ${m.event} said ${h}`);
-    return `pod ${short(m.pod)} stayed ${m.from}: ${said.join(", ")}`;
+    const said = Object.entries(m.hints).map(([p, h]) =>
+      interpolate(gettext("%(plugin)s's hint on %(event)s said %(hint)s"), { plugin: p, event: m.event, hint: h }, true));
+    return interpolate(gettext("pod %(pod)s stayed %(from)s: %(said)s"), { pod: short(m.pod), from: m.from, said: said.join(", ") }, true);
   }
 
   function changeLabel(c) {
-    return `after cycle ${c.after_cycle}: ${c.text}`;
+    return interpolate(gettext("after cycle %(cycle)s: %(text)s"), { cycle: c.after_cycle, text: c.text }, true);
   }
 
   function renderSection() {
@@ -54,12 +58,12 @@
       const li = document.createElement("li");
       li.dataset.seq = c.seq;
       li.appendChild(text("strong", changeLabel(c)));
-      if (c.events.length) li.appendChild(text("span", ` (cluster events: ${c.events.join(", ")})`, "help"));
+      if (c.events.length) li.appendChild(text("span", interpolate(gettext(" (cluster events: %(events)s)"), { events: c.events.join(", ") }, true), "help"));
       const moves = document.createElement("ul");
       moves.className = "moves";
       c.moved.forEach((m) => moves.appendChild(text("li", moveText(m), "moved")));
       c.kept.forEach((m) => moves.appendChild(text("li", keptText(m), "kept")));
-      if (!c.moved.length && !c.kept.length) moves.appendChild(text("li", "no unschedulable pod was waiting for this event", "help"));
+      if (!c.moved.length && !c.kept.length) moves.appendChild(text("li", gettext("no unschedulable pod was waiting for this event"), "help"));
       li.appendChild(moves);
       list.appendChild(li);
     });

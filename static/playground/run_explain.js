@@ -7,13 +7,17 @@
 // panels were drawn. Data only ever goes into textContent.
 (function () {
   "use strict";
+  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
+  const gettext = window.gettext || ((s) => s);
+  const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
   const page = window.RunPage;
   if (!page) return;
   const $ = (id) => document.getElementById(id);
   const MAX_ROWS = 50; // rows of one input table; the rest is counted
+  const MODE_WORDS = { raw: gettext("raw"), normalized: gettext("normalized"), weighted: gettext("weighted") };
   // Which explanation gives the number of which cell.
   const POINT_OF_MODE = { raw: "Score", normalized: "NormalizeScore", weighted: "Weight", filter: "Filter" };
-  const POINT_LABEL = { Weight: "×weight", Combine: "Select host" };
+  const POINT_LABEL = { Weight: gettext("×weight"), Combine: gettext("Select host") };
   // A "·" of the filter matrix (a plugin that did not run on the node, or a node Filter never
   // reached) explains itself too: why it did not run; so does a row's verdict (every Filter step
   // of the node, the rejecting one highlighted: the only way to an extender's filter answer).
@@ -38,7 +42,7 @@
 
   function scalarText(v) {
     if (v === null || v === undefined) return "—";
-    if (typeof v === "boolean") return v ? "yes" : "no";
+    if (typeof v === "boolean") return v ? gettext("yes") : gettext("no");
     return String(v);
   }
 
@@ -58,10 +62,10 @@
     return el("table", { class: "list compact explain-kv" }, el("tbody", {},
       keys.slice(0, MAX_ROWS).map((k) => el("tr", { "data-key": k }, el("th", {}, k),
         el("td", {}, valueNode(resource ? amount(resource, k, v[k]) : v[k], isObject(v[k]) ? k : null)))),
-      keys.length > MAX_ROWS ? el("tr", {}, el("td", { colspan: "2", class: "help" }, `… ${keys.length - MAX_ROWS} more`)) : null));
+      keys.length > MAX_ROWS ? el("tr", {}, el("td", { colspan: "2", class: "help" }, interpolate(gettext("… %(more)s more"), { more: keys.length - MAX_ROWS }, true))) : null));
   }
 
-  function more(n) { return n > MAX_ROWS ? el("li", { class: "help" }, `… ${n - MAX_ROWS} more`) : null; }
+  function more(n) { return n > MAX_ROWS ? el("li", { class: "help" }, interpolate(gettext("… %(more)s more"), { more: n - MAX_ROWS }, true)) : null; }
 
   // A resource row's amounts as the formula writes them: millicores, or bytes in Ki/Mi/Gi.
   const AMOUNTS = new Set(["pod", "node", "requested", "allocatable", "free", "used", "request"]);
@@ -82,16 +86,16 @@
     return el("table", { class: "list compact explain-rows" },
       el("thead", {}, el("tr", {}, cols.map((c) => el("th", {}, c)))),
       el("tbody", {}, rows.slice(0, MAX_ROWS).map((r) => el("tr", {}, cols.map((c) => el("td", { "data-key": c }, valueNode(amount(r.resource, c, r[c])))))),
-        rows.length > MAX_ROWS ? el("tr", {}, el("td", { colspan: String(cols.length), class: "help" }, `… ${rows.length - MAX_ROWS} more`)) : null));
+        rows.length > MAX_ROWS ? el("tr", {}, el("td", { colspan: String(cols.length), class: "help" }, interpolate(gettext("… %(more)s more"), { more: rows.length - MAX_ROWS }, true))) : null));
   }
 
   // The result as the cell shows it: a number, a Filter verdict (✓ / ✗ reasons), a selection.
   function resultText(e) {
     const v = e.value;
-    if (e.point === "Filter" && isObject(v) && (v.code === "Skip" || e.ran === false)) return "· not run";
-    if (e.point === "Filter" && isObject(v)) return v.code === "Success" ? "✓ Success" : `✗ ${(v.reasons || []).join("; ") || v.code}`;
-    if (isObject(v) && "selected" in v) return v.selected ? `${v.selected} selected` : "no node selected";
-    if (isObject(v) && "nominatedNode" in v) return v.nominatedNode ? `${v.nominatedNode} nominated` : "no node nominated";
+    if (e.point === "Filter" && isObject(v) && (v.code === "Skip" || e.ran === false)) return gettext("· not run");
+    if (e.point === "Filter" && isObject(v)) return v.code === "Success" ? gettext("✓ Success") : `✗ ${(v.reasons || []).join("; ") || v.code}`;
+    if (isObject(v) && "selected" in v) return v.selected ? interpolate(gettext("%(node)s selected"), { node: v.selected }, true) : gettext("no node selected");
+    if (isObject(v) && "nominatedNode" in v) return v.nominatedNode ? interpolate(gettext("%(node)s nominated"), { node: v.nominatedNode }, true) : gettext("no node nominated");
     if (isObject(v)) return Object.entries(v).map(([k, x]) => `${k}: ${scalar(x) ? scalarText(x) : JSON.stringify(x)}`).join(", ");
     return scalarText(v);
   }
@@ -124,11 +128,11 @@
 
   function readsTable(reads) {
     const rows = readRows(reads);
-    if (!rows.length) return el("p", { class: "help" }, "none: the expression reads no field of the node, the pod or args.");
+    if (!rows.length) return el("p", { class: "help" }, gettext("none: the expression reads no field of the node, the pod or args."));
     return el("table", { class: "list compact explain-reads" },
-      el("thead", {}, el("tr", {}, el("th", {}, "Field"), el("th", {}, "Value"))),
+      el("thead", {}, el("tr", {}, el("th", {}, gettext("Field")), el("th", {}, gettext("Value")))),
       el("tbody", {}, rows.slice(0, MAX_ROWS).map(([k, v]) => el("tr", { "data-key": k }, el("th", {}, el("code", {}, k)), el("td", {}, el("code", {}, celText(v)))))),
-      rows.length > MAX_ROWS ? el("tfoot", {}, el("tr", {}, el("td", { colspan: "2", class: "help" }, `… ${rows.length - MAX_ROWS} more`))) : null);
+      rows.length > MAX_ROWS ? el("tfoot", {}, el("tr", {}, el("td", { colspan: "2", class: "help" }, interpolate(gettext("… %(more)s more"), { more: rows.length - MAX_ROWS }, true)))) : null);
   }
 
   // Per node, one or more numbers side by side (before → after, host priorities), this node marked.
@@ -137,8 +141,8 @@
     return el("table", { class: `list compact explain-per-node ${id}` },
       el("thead", {}, el("tr", {}, heads.map((h) => el("th", {}, h)))),
       el("tbody", {}, names.slice(0, MAX_ROWS).map((n) => el("tr", { "data-node": n, class: n === node ? "this-node" : "" },
-        el("th", {}, n === node ? `${n} (this node)` : n), columns.map((c) => el("td", {}, scalarText(c[n])))))),
-      names.length > MAX_ROWS ? el("tfoot", {}, el("tr", {}, el("td", { colspan: String(heads.length), class: "help" }, `… ${names.length - MAX_ROWS} more`))) : null);
+        el("th", {}, n === node ? interpolate(gettext("%(node)s (this node)"), { node: n }, true) : n), columns.map((c) => el("td", {}, scalarText(c[n])))))),
+      names.length > MAX_ROWS ? el("tfoot", {}, el("tr", {}, el("td", { colspan: String(heads.length), class: "help" }, interpolate(gettext("… %(more)s more"), { more: names.length - MAX_ROWS }, true)))) : null);
   }
 
   const rest = (inputs, used) => Object.fromEntries(Object.entries(inputs).filter(([k]) => !used.includes(k)));
@@ -150,41 +154,41 @@
     const used = [];
     if (typeof inputs.expression === "string") {
       used.push("expression");
-      parts.push(el("h5", {}, "Expression"), el("pre", { class: "explain-expression" }, el("code", {}, inputs.expression)));
+      parts.push(el("h5", {}, gettext("Expression")), el("pre", { class: "explain-expression" }, el("code", {}, inputs.expression)));
     }
     if ("reads" in inputs) {
       used.push("reads");
-      parts.push(el("h5", {}, "Inputs it read"), readsTable(inputs.reads));
+      parts.push(el("h5", {}, gettext("Inputs it read")), readsTable(inputs.reads));
     }
     if ("result" in inputs && typeof inputs.expression === "string") {
       used.push("result");
-      parts.push(el("p", { class: "explain-cel-value" }, el("span", { class: "label" }, "The expression gave: "), el("code", {}, celText(inputs.result))));
+      parts.push(el("p", { class: "explain-cel-value" }, el("span", { class: "label" }, gettext("The expression gave: ")), el("code", {}, celText(inputs.result))));
     }
     if (isObject(inputs.before) && isObject(inputs.after)) {
       used.push("before", "after");
-      parts.push(el("h5", {}, "Scores before and after NormalizeScore"),
-        perNodeTable("explain-normalize", e.node, ["Node", "before", "after"], [inputs.before, inputs.after]));
+      parts.push(el("h5", {}, gettext("Scores before and after NormalizeScore")),
+        perNodeTable("explain-normalize", e.node, [gettext("Node"), gettext("before"), gettext("after")], [inputs.before, inputs.after]));
     }
     if (isExtender(e.plugin) && isObject(inputs.reply)) {
       used.push("reply");
       parts.push(extenderReply(e, inputs.reply));
     }
     const others = rest(inputs, used);
-    if (Object.keys(others).length) parts.push(el("h5", {}, used.length ? "Other inputs" : "Inputs"), valueNode(others));
+    if (Object.keys(others).length) parts.push(el("h5", {}, used.length ? gettext("Other inputs") : gettext("Inputs")), valueNode(others));
     return parts.length ? el("div", { class: "explain-inputs" }, parts) : null;
   }
 
   function extenderReply(e, reply) {
     if (e.point === "Score") {
-      return el("div", { class: "extender-reply" }, el("h5", {}, "The extender's reply: host priorities (0–10)"),
-        perNodeTable("explain-host-priorities", e.node, ["Host", "priority"], [reply]));
+      return el("div", { class: "extender-reply" }, el("h5", {}, gettext("The extender's reply: host priorities (0–10)")),
+        perNodeTable("explain-host-priorities", e.node, [gettext("Host"), gettext("priority")], [reply]));
     }
-    const out = [el("h5", {}, "The extender's reply to filter")];
+    const out = [el("h5", {}, gettext("The extender's reply to filter"))];
     const failed = Object.entries(reply.failedNodes || {});
-    if (Array.isArray(reply.nodes)) out.push(el("p", { class: "extender-kept" }, el("span", { class: "label" }, "Nodes kept: "), reply.nodes.join(", ") || "none"));
+    if (Array.isArray(reply.nodes)) out.push(el("p", { class: "extender-kept" }, el("span", { class: "label" }, gettext("Nodes kept: ")), reply.nodes.join(", ") || gettext("none")));
     if (failed.length) {
       out.push(el("table", { class: "list compact explain-failed-nodes" },
-        el("thead", {}, el("tr", {}, el("th", {}, "Failed node"), el("th", {}, "reason"))),
+        el("thead", {}, el("tr", {}, el("th", {}, gettext("Failed node")), el("th", {}, gettext("reason")))),
         el("tbody", {}, failed.map(([n, why]) => el("tr", { "data-node": n }, el("th", {}, n), el("td", {}, why))))));
     }
     return el("div", { class: "extender-reply" }, out);
@@ -196,9 +200,8 @@
     const weight = list.find((e) => e.point === "Weight" && score && e.plugin === score.plugin);
     if (!score || !weight || !weight.inputs) return null;
     return el("div", { class: "extender-sum", id: "extender-sum" },
-      el("p", { class: "extender-sum-line" }, `raw ${score.value} × weight ${weight.inputs.weight} × 10 = ${weight.value}`),
-      el("p", { class: "help" }, "The extender answers 0–10; the scheduler multiplies by its weight and by 10 " +
-        `(MaxNodeScore 100 / MaxExtenderPriority 10) and adds the result to ${score.node}'s total.`));
+      el("p", { class: "extender-sum-line" }, interpolate(gettext("raw %(raw)s × weight %(weight)s × 10 = %(value)s"), { raw: score.value, weight: weight.inputs.weight, value: weight.value }, true)),
+      el("p", { class: "help" }, interpolate(gettext("The extender answers 0–10; the scheduler multiplies by its weight and by 10 (MaxNodeScore 100 / MaxExtenderPriority 10) and adds the result to %(node)s's total."), { node: score.node }, true)));
   }
 
   // Whether ``e`` gives the clicked cell's value: the cell's point, or for a verdict the step
@@ -214,10 +217,10 @@
     return el("section", { class: `explanation${matches ? " matches-cell" : ""}`, "data-point": e.point, "data-plugin": e.plugin || "" },
       el("h4", {}, [POINT_LABEL[e.point] || e.point, e.plugin, e.node].filter(Boolean).join(" · ")),
       e.text && e.value !== NOT_EVALUATED ? el("p", { class: "explain-text" }, e.text) : null,
-      e.value === NOT_EVALUATED ? el("p", { class: "explain-why" }, el("strong", {}, "Why not evaluated: "), e.text) : null,
+      e.value === NOT_EVALUATED ? el("p", { class: "explain-why" }, el("strong", {}, gettext("Why not evaluated: ")), e.text) : null,
       inputsNode(e, inputs),
-      e.formula ? el("p", { class: "explain-formula" }, el("span", { class: "label" }, "Formula: "), el("code", {}, e.formula)) : null,
-      el("p", { class: "explain-result" }, el("span", { class: "label" }, "Result: "), el("strong", { class: "explain-value" }, resultText(e))),
+      e.formula ? el("p", { class: "explain-formula" }, el("span", { class: "label" }, gettext("Formula: ")), el("code", {}, e.formula)) : null,
+      el("p", { class: "explain-result" }, el("span", { class: "label" }, gettext("Result: ")), el("strong", { class: "explain-value" }, resultText(e))),
       // Upstream's reasons stay in English; in another language what they mean follows them.
       e.reasonNote ? el("p", { class: "explain-reason-note", lang: document.documentElement.lang || null }, e.reasonNote) : null);
   }
@@ -236,11 +239,11 @@
     if (!rows.size) return null;
     const total = list.find((e) => e.point === "Combine" && typeof e.value === "number");
     return el("table", { class: "list compact", id: "explain-node-summary" },
-      el("thead", {}, el("tr", {}, ["Plugin", "raw", "NormalizeScore", "normalized", "weight", "×weight"].map((h) => el("th", {}, h)))),
+      el("thead", {}, el("tr", {}, [gettext("Plugin"), gettext("raw"), "NormalizeScore", gettext("normalized"), gettext("weight"), gettext("×weight")].map((h) => el("th", {}, h)))),
       el("tbody", {}, [...rows].map(([p, r]) => el("tr", { "data-plugin": p },
         el("th", {}, p), el("td", {}, scalarText(r.raw)), el("td", {}, scalarText(r.rule)), el("td", {}, scalarText(r.normalized)),
         el("td", {}, scalarText(r.weight)), el("td", {}, scalarText(r.weighted))))),
-      total ? el("tfoot", {}, el("tr", {}, el("th", { colspan: "5" }, "Total"), el("td", { class: "total" }, total.value))) : null);
+      total ? el("tfoot", {}, el("tr", {}, el("th", { colspan: "5" }, gettext("Total")), el("td", { class: "total" }, total.value))) : null);
   }
 
   // -- fetching --------------------------------------------------------------------------------
@@ -256,7 +259,7 @@
       const url = page.withShare(`${page.cfg.cycle}${cycle}/explain.json`, params);
       const found = fetch(url, { headers: { Accept: "application/json" } }).then(async (r) => {
         const body = await r.json().catch(() => ({}));
-        if (!r.ok) throw new Error(body.error || `the server answered ${r.status}`);
+        if (!r.ok) throw new Error(body.error || interpolate(gettext("the server answered %(status)s"), { status: r.status }, true));
         return body.explanations;
       });
       found.catch(() => cache.delete(key)); // a failure is asked again next time
@@ -289,10 +292,11 @@
     panel.dataset.node = cell.node;
     panel.dataset.plugin = cell.plugin || "";
     panel.dataset.mode = cell.mode || "";
-    $("explain-title").textContent = cell.mode === "verdict" ? `${cell.node}: Filter verdict — ${cell.value}` : cell.plugin
-      ? `${cell.plugin} on ${cell.node}: ${cell.mode === "filter" ? "Filter" : `${cell.mode} score`} ${cell.value}`
-      : `${cell.node}: every step of cycle ${cycle}`;
-    $("explain-status").textContent = "Computing: the run is replayed up to this cycle…";
+    const what = cell.mode === "filter" ? "Filter" : interpolate(gettext("%(mode)s score"), { mode: MODE_WORDS[cell.mode] || cell.mode }, true);
+    $("explain-title").textContent = cell.mode === "verdict" ? interpolate(gettext("%(node)s: Filter verdict — %(value)s"), { node: cell.node, value: cell.value }, true) : cell.plugin
+      ? interpolate(gettext("%(plugin)s on %(node)s: %(what)s %(value)s"), { plugin: cell.plugin, node: cell.node, what, value: cell.value }, true)
+      : interpolate(gettext("%(node)s: every step of cycle %(cycle)s"), { node: cell.node, cycle }, true);
+    $("explain-status").textContent = gettext("Computing: the run is replayed up to this cycle…");
     const body = $("explain-body");
     body.textContent = "";
     panel.focus();
@@ -300,7 +304,7 @@
     try {
       list = await explain(cycle, cell.node, cell.plugin);
     } catch (err) {
-      if (mine === ticket) $("explain-status").textContent = `No explanation: ${err.message}`;
+      if (mine === ticket) $("explain-status").textContent = interpolate(gettext("No explanation: %(error)s"), { error: err.message }, true);
       return;
     }
     if (mine !== ticket) return;
@@ -309,10 +313,12 @@
     if (cell.mode === "filter" || cell.mode === "verdict") list = list.filter((e) => e.point === "Filter");
     else if (cell.mode) list = list.filter((e) => scorePoints.includes(e.point));
     $("explain-status").textContent = cell.mode === "verdict"
-      ? "Every Filter step on this node; the one that decides the verdict is highlighted."
+      ? gettext("Every Filter step on this node; the one that decides the verdict is highlighted.")
+      : cell.mode === "filter"
+      ? gettext("The verdict in the cell is the result of the highlighted step.")
       : cell.mode
-      ? `The ${cell.mode === "filter" ? "verdict" : `${cell.mode} value`} in the cell is the result of the highlighted step.`
-      : "Filter, Score, NormalizeScore and ×weight per plugin, the total and the selection.";
+      ? interpolate(gettext("The %(mode)s value in the cell is the result of the highlighted step."), { mode: MODE_WORDS[cell.mode] || cell.mode }, true)
+      : gettext("Filter, Score, NormalizeScore and ×weight per plugin, the total and the selection.");
     if (!cell.mode) { const s = nodeSummary(list); if (s) body.appendChild(s); }
     const sum = extenderSum(list);
     if (sum) body.appendChild(sum);
@@ -369,7 +375,7 @@
     tbody.textContent = "";
     rows.forEach((p) => tbody.appendChild(el("tr", { "data-plugin": p.plugin || "" },
       el("td", {}, p.plugin || ""), el("td", { class: `code-${(p.code || "").toLowerCase()}` }, p.code),
-      el("td", {}, (p.reasons || []).join("; ") || (p.code === "Skip" ? "nothing to score for this pod: its Score is skipped" : "state prepared for Score")))));
+      el("td", {}, (p.reasons || []).join("; ") || (p.code === "Skip" ? gettext("nothing to score for this pod: its Score is skipped") : gettext("state prepared for Score"))))));
   }
 
   function renderNormalize(d) {
@@ -392,11 +398,11 @@
   // A victim's start: its status.startTime, or where it came from (a simulation starts no
   // container, so a pod has none and upstream's criteria count it as started now).
   function startedText(v) {
-    if (v.startTime) return `started ${v.startTime}`;
+    if (v.startTime) return interpolate(gettext("started %(time)s"), { time: v.startTime }, true);
     const since = typeof v.boundAt === "number"
-      ? `running since t=${v.boundAt.toFixed(1)} s of this run (bound by it)`
-      : "running since before the run";
-    return `${since}; no status.startTime, so the criteria count it as started now`;
+      ? interpolate(gettext("running since t=%(time)s s of this run (bound by it)"), { time: v.boundAt.toFixed(1) }, true)
+      : gettext("running since before the run");
+    return interpolate(gettext("%(since)s; no status.startTime, so the criteria count it as started now"), { since }, true);
   }
 
   function preemptionNode(e) {
@@ -410,39 +416,39 @@
     if (candidates.length) {
       // Takes the place of run.js's short #candidates table (same id, one row per candidate).
       out.push(el("table", { class: "list compact", id: "candidates", "data-detailed": "1" },
-        el("caption", {}, "Candidates and their victims"),
-        el("thead", {}, el("tr", {}, ["Candidate", "PDB violations", "Victims: priority, start time, PDB violated"].map((h) => el("th", {}, h)))),
+        el("caption", {}, gettext("Candidates and their victims")),
+        el("thead", {}, el("tr", {}, [gettext("Candidate"), gettext("PDB violations"), gettext("Victims: priority, start time, PDB violated")].map((h) => el("th", {}, h)))),
         el("tbody", {}, candidates.map((c) => el("tr", { class: c.node === chosen ? "chosen" : "", "data-node": c.node },
-          el("th", {}, c.node + (c.node === chosen ? " (chosen)" : "")),
+          el("th", {}, c.node + (c.node === chosen ? gettext(" (chosen)") : "")),
           el("td", {}, c.pdbViolations),
           el("td", {}, c.victims.length ? el("ul", { class: "victims" }, c.victims.map((v) => el("li", { "data-pod": v.pod },
-            v.pod, ": priority ", el("span", { class: "priority" }, v.priority),
-            `, ${startedText(v)}, PDB violated: ${v.violatesPDB ? "yes" : "no"}`))) : "none"))))));
+            v.pod, gettext(": priority "), el("span", { class: "priority" }, v.priority),
+            interpolate(gettext(", %(started)s, PDB violated: %(violated)s"), { started: startedText(v), violated: v.violatesPDB ? gettext("yes") : gettext("no") }, true)))) : gettext("none")))))));
     }
     if (selection.length) {
       // selectVictimsOnNode on the chosen node: why these victims and not the others.
-      out.push(el("h4", {}, `Why these victims on ${chosen}: remove, then put back while the pod fits`));
+      out.push(el("h4", {}, interpolate(gettext("Why these victims on %(node)s: remove, then put back while the pod fits"), { node: chosen }, true)));
       out.push(el("ol", { class: "victim-steps", id: "victim-selection" }, selection.map((s) =>
         el("li", { class: s.step === "reprieve" ? (s.fits ? "kept" : "victim") : "removed", "data-pod": s.pod || "" }, s.text))));
     }
     const criteria = inputs.criteria || [];
     if (criteria.length) {
       const nodes = candidates.map((c) => c.node);
-      out.push(el("h4", {}, "pickOneNodeForPreemption: the criteria in order"));
+      out.push(el("h4", {}, gettext("pickOneNodeForPreemption: the criteria in order")));
       out.push(el("table", { class: "list compact", id: "preemption-criteria" },
-        el("thead", {}, el("tr", {}, el("th", {}, "Criterion"), nodes.map((n) => el("th", {}, n)), el("th", {}, "Kept"))),
+        el("thead", {}, el("tr", {}, el("th", {}, gettext("Criterion")), nodes.map((n) => el("th", {}, n)), el("th", {}, gettext("Kept")))),
         el("tbody", {}, criteria.map((c) => el("tr", { class: c.decided ? "decided" : "", "data-criterion": c.criterion },
           el("th", {}, c.label || c.criterion),
           nodes.map((n) => el("td", { class: c.kept.includes(n) ? "kept" : "dropped" }, n in c.values ? scalarText(c.values[n]) : "—")),
-          el("td", {}, c.kept.join(", ") + (c.decided ? " — decided here" : "")))),
+          el("td", {}, c.kept.join(", ") + (c.decided ? gettext(" — decided here") : "")))),
           criteria[criteria.length - 1].tieLeft ? el("tr", { class: "decided", "data-criterion": "first" },
-            el("th", {}, "still tied: the first candidate"), nodes.map((n) => el("td", {}, n === chosen ? "✓" : "")), el("td", {}, `${chosen} — decided here`)) : null)));
+            el("th", {}, gettext("still tied: the first candidate")), nodes.map((n) => el("td", {}, n === chosen ? "✓" : "")), el("td", {}, chosen + gettext(" — decided here"))) : null)));
     } else if (candidates.length === 1) {
-      out.push(el("p", { class: "help" }, "One candidate: no criterion to apply."));
+      out.push(el("p", { class: "help" }, gettext("One candidate: no criterion to apply.")));
     }
     const missed = Object.entries(inputs.notCandidates || {});
     if (missed.length) {
-      out.push(el("h4", {}, "Nodes where evictions would not help"));
+      out.push(el("h4", {}, gettext("Nodes where evictions would not help")));
       out.push(el("ul", { id: "preemption-not-candidates" }, missed.map(([n, why]) => el("li", {}, `${n}: ${why}`))));
     }
     return out;
@@ -452,12 +458,12 @@
     const box = $("preemption-explain");
     if (!box || !d.preemption) return;
     const cycle = d.cycle;
-    box.textContent = "Computing the candidates' ordering…";
+    box.textContent = gettext("Computing the candidates' ordering…");
     let list;
     try {
       list = await explain(cycle, null, null);
     } catch (err) {
-      if (box.isConnected) box.textContent = `No explanation: ${err.message}`;
+      if (box.isConnected) box.textContent = interpolate(gettext("No explanation: %(error)s"), { error: err.message }, true);
       return;
     }
     const current = $("preemption-explain");

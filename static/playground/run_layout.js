@@ -4,6 +4,9 @@
 // names cut by an ellipsis keep their full text in a title.
 (function () {
   "use strict";
+  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
+  const gettext = window.gettext || ((s) => s);
+  const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
   const matrix = document.getElementById("filter-matrix");
   if (!matrix) return;
 
@@ -28,7 +31,7 @@
     const p = document.getElementById(id);
     if (!p) return;
     p.hidden = !names.length;
-    p.textContent = names.length ? `${text}: ${names.join(", ")}.` : "";
+    p.textContent = names.length ? interpolate(gettext("%(text)s: %(names)s."), { text, names: names.join(", ") }, true) : "";
     p.dataset.plugins = names.join(" ");
   }
 
@@ -38,13 +41,13 @@
       if (th.hasAttribute("tabindex")) return;
       th.setAttribute("tabindex", "0");
       th.setAttribute("aria-expanded", "false");
-      th.title = `${th.textContent}: click or Enter shows every cell in full`;
+      th.title = interpolate(gettext("%(node)s: click or Enter shows every cell in full"), { node: th.textContent }, true);
     });
     matrix.querySelectorAll("td").forEach((td) => { if (!td.title) td.title = td.textContent; });
     const d = window.runState && window.runState.detail;
     if (!d) return;
-    note("filter-skipped", skipped(d.prefilter), "Skipped at PreFilter (nothing to check for this pod, so no Filter column)");
-    note("score-skipped", skipped(d.prescore), "Skipped at PreScore (nothing to score for this pod, so no Score column)");
+    note("filter-skipped", skipped(d.prefilter), gettext("Skipped at PreFilter (nothing to check for this pod, so no Filter column)"));
+    note("score-skipped", skipped(d.prescore), gettext("Skipped at PreScore (nothing to score for this pod, so no Score column)"));
   }
   function titles() {
     document.querySelectorAll("#timeline tbody td").forEach((td) => { if (!td.title && td.textContent) td.title = td.textContent; });

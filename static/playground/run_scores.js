@@ -4,6 +4,9 @@
 // (playground/runs/paging.py), the figures mirror playground/runs/figures.py.
 (function () {
   "use strict";
+  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
+  const gettext = window.gettext || ((s) => s);
+  const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
 
   window.RunScores = function (api) {
     const { state, $, el, pager, reloadDetail, breakable } = api;
@@ -14,6 +17,7 @@
       [0.625, "#4292c6"], [0.75, "#2171b5"], [0.875, "#08519c"], [1, "#08306b"]];
     // Presenter mode draws the charts' text at the size of its tables' (run_stepper.css).
     const SAME_COLOUR = "#8a8a8a"; // figures.SAME_COLOUR
+    const MODE_WORDS = { raw: gettext("raw"), normalized: gettext("normalized"), weighted: gettext("weighted") };
     function fontSize() { return document.body.classList.contains("presenter") ? 18 : 12; }
 
     // Each column shaded between its own lowest and highest (figures.column_shades): plugins
@@ -65,9 +69,9 @@
       const { shades, constant } = columnShades(z);
       // A column equal on every node shown is drawn grey and named in the note above the chart
       // (figures.same_note): written into its label, the words stood every label taller than the chart.
-      const labels = t.plugins.map((p, j) => (t.weights[j] ? `${p} (×${t.weights[j]})` : `${p} (off)`));
+      const labels = t.plugins.map((p, j) => (t.weights[j] ? `${p} (×${t.weights[j]})` : `${p} (${gettext("off")})`));
       const same = t.plugins.filter((p, j) => constant[j]);
-      const unit = mode === "raw" ? ": each plugin's own unit" : "";
+      const unit = mode === "raw" ? gettext(": each plugin's own unit") : "";
       // Column labels above the cells, the title below them: the two never meet. Labels lie level
       // on short lines when each fits its column, else stand upright on one line, never slanted
       // across a neighbour; the height leaves them their room so the cells keep theirs and no
@@ -89,7 +93,7 @@
           texttemplate: "%{text}", hovertemplate: "%{y} · %{x}: %{text}<extra></extra>", colorscale: HEAT_COLORSCALE, zmin: 0, zmax: 1,
           showscale: false, textfont: { size } }],
         layout: { font: { size }, width: width > 0 ? width : undefined,
-          title: { text: `Scores (${mode}${unit}), shaded per column`, x: 0, xanchor: "left", y: 0, yref: "container", yanchor: "bottom", pad: { b: 6, l: 6 } },
+          title: { text: interpolate(gettext("Scores (%(mode)s%(unit)s), shaded per column"), { mode: MODE_WORDS[mode] || mode, unit }, true), x: 0, xanchor: "left", y: 0, yref: "container", yanchor: "bottom", pad: { b: 6, l: 6 } },
           yaxis: { autorange: "reversed", automargin: true, type: "category" },
           xaxis,
           height: 90 + (size + 14) * nodes.length + (level ? rows * 1.35 * size + 10 : longest + 10), margin: { t: 20, l: 10, r: 10, b: 36 + size } },
@@ -105,21 +109,22 @@
       const top = new Set(t.top);
       const labels = nodes.slice();
       if (t.rest) {
-        labels.push(`the other ${t.rest.count} (mean)`);
+        labels.push(interpolate(gettext("the other %(count)s (mean)"), { count: t.rest.count }, true));
         weighted.push(t.rest.mean);
         totals.push(t.rest.mean_total);
       }
       const data = t.plugins.map((p, j) => ({ type: "bar", orientation: "h", name: `${p} (×${t.weights[j]})`, y: labels.slice(), x: weighted.map((row) => row[j]) }));
       const annotations = labels.map((n, i) => ({ y: n, x: totals[i], showarrow: false, xanchor: "left",
-        text: i >= nodes.length ? `${totals[i]} (max ${t.rest.max_total})` : String(totals[i]),
+        text: i >= nodes.length ? interpolate(gettext("%(total)s (max %(max)s)"), { total: totals[i], max: t.rest.max_total }, true) : String(totals[i]),
         font: { color: n === t.selected ? "#0a7d32" : "#333" } }));
-      const ticks = labels.map((n) => (n === t.selected ? `<b>${n} (selected)</b>` : (top.has(n) ? `${n} (tie)` : n)));
+      const ticks = labels.map((n) => (n === t.selected ? `<b>${interpolate(gettext("%(node)s (selected)"), { node: n }, true)}</b>`
+        : (top.has(n) ? interpolate(gettext("%(node)s (tie)"), { node: n }, true) : n)));
       const size = fontSize();
       annotations.forEach((a) => { a.font.size = size; });
       const width = boxWidth("combine");
-      return { data, layout: { font: { size }, width: width > 0 ? width : undefined, barmode: "stack", title: { text: "Weighted scores per node" }, annotations,
+      return { data, layout: { font: { size }, width: width > 0 ? width : undefined, barmode: "stack", title: { text: gettext("Weighted scores per node") }, annotations,
         yaxis: { tickvals: labels.slice(), ticktext: ticks, type: "category", autorange: "reversed", automargin: true },
-        xaxis: { title: { text: "total" }, automargin: true }, height: 130 + (size + 12) * labels.length, legend: { orientation: "v", traceorder: "normal" },
+        xaxis: { title: { text: gettext("total") }, automargin: true }, height: 130 + (size + 12) * labels.length, legend: { orientation: "v", traceorder: "normal" },
         margin: { t: 50, l: 10, r: 90, b: 40 } } };
     }
 
@@ -129,12 +134,12 @@
       $("score-section").hidden = !has;
       if (!has) { Plotly.purge("heatmap"); return; }
       const topN = Math.max(1, state.topN);
-      $("score-shown").textContent = `showing ${Math.min(topN, t.count)} of ${t.count} nodes`;
+      $("score-shown").textContent = interpolate(gettext("showing %(shown)s of %(count)s nodes"), { shown: Math.min(topN, t.count), count: t.count }, true);
       $("more-nodes").hidden = topN >= t.count;
-      $("weights").textContent = "Weights: " + t.plugins.map((p, j) => `${p} ×${t.weights[j]}`).join(", ");
+      $("weights").textContent = gettext("Weights: ") + t.plugins.map((p, j) => `${p} ×${t.weights[j]}`).join(", ");
       const fig = heatmapFigure(t, state.mode, topN);
       $("heatmap-same").textContent = fig.same.length
-        ? `In grey, same on every node shown, so they cannot decide here: ${fig.same.join(", ")}.` : "";
+        ? interpolate(gettext("In grey, same on every node shown, so they cannot decide here: %(plugins)s."), { plugins: fig.same.join(", ") }, true) : "";
       Plotly.react("heatmap", fig.data, fig.layout, { displayModeBar: false, responsive: true });
       // The numbers as a paged table, sorted on the server by the column whose header was clicked:
       // each plugin's raw, normalized and weighted values side by side, then the weighted total.
@@ -143,18 +148,18 @@
       const header = (key, mode, label, attrs) => {
         const on = sort.key === key && (mode === null || sort.mode === mode);
         return el("th", Object.assign({ "data-sort": key, "data-mode": mode, "aria-sort": on ? (sort.dir === "asc" ? "ascending" : "descending") : "none" }, attrs),
-          el("button", { type: "button", class: `sort${on ? " sorted" : ""}`, title: "sort by this column (click again to reverse)", onclick: () => sortScores(key, mode) },
+          el("button", { type: "button", class: `sort${on ? " sorted" : ""}`, title: gettext("sort by this column (click again to reverse)"), onclick: () => sortScores(key, mode) },
             label, on ? (sort.dir === "asc" ? " ▲" : " ▼") : ""));
       };
       // In presenter mode only the chosen mode's column per plugin: the table and its Total fit
       // one screen at the large type.
-      const ALL = [["raw", "raw"], ["normalized", "norm."], ["weighted", "×w"]];
+      const ALL = [["raw", gettext("raw")], ["normalized", gettext("norm.")], ["weighted", gettext("×w")]];
       const MODES = document.body.classList.contains("presenter") ? ALL.filter(([m]) => m === state.mode) : ALL;
       const thead = $("score-table").querySelector("thead");
       thead.innerHTML = "";
-      thead.appendChild(el("tr", {}, header("node", null, "Node", { rowspan: "2" }),
+      thead.appendChild(el("tr", {}, header("node", null, gettext("Node"), { rowspan: "2" }),
         t.plugins.map((p, j) => el("th", { colspan: String(MODES.length), class: "plugin-group", "data-plugin": p }, breakable(p), ` ×${t.weights[j]}`)),
-        header("total", null, "Total (weighted)", { rowspan: "2", class: "total", title: "the sum of the ×weight columns" })));
+        header("total", null, gettext("Total (weighted)"), { rowspan: "2", class: "total", title: gettext("the sum of the ×weight columns") })));
       thead.appendChild(el("tr", { class: "sub" }, t.plugins.flatMap((p) => MODES.map(([m, label]) =>
         header(p, m, label, { "data-plugin": p, class: `mode-${m}` })))));
       state.scorePage = page.page;
@@ -163,12 +168,12 @@
       page.nodes.forEach((n, i) => {
         const cls = n === t.selected ? "selected-node" : (t.top.includes(n) ? "tie-node" : "");
         tbody.appendChild(el("tr", { "data-node": n, class: cls },
-          el("th", {}, el("button", { type: "button", class: "explain-node", "data-node": n, title: "explain every step for this node" }, n)),
+          el("th", {}, el("button", { type: "button", class: "explain-node", "data-node": n, title: gettext("explain every step for this node") }, n)),
           t.plugins.flatMap((p, j) => MODES.map(([m]) => el("td", { class: `explain-cell mode-${m}`, "data-plugin": p, "data-mode": m, tabindex: "0",
-            title: `${p} ${m} (Enter or click: explain)` }, page.values[m][i][j]))),
+            title: interpolate(gettext("%(plugin)s %(mode)s (Enter or click: explain)"), { plugin: p, mode: MODE_WORDS[m] || m }, true) }, page.values[m][i][j]))),
           el("td", { class: "total" }, page.totals[i])));
       });
-      $("score-matching").textContent = page.query ? `${page.matching} of ${t.count} nodes match` : "";
+      $("score-matching").textContent = page.query ? interpolate(gettext("%(matching)s of %(count)s nodes match"), { matching: page.matching, count: t.count }, true) : "";
       pager($("score-pager"), page.page, page.pages, (p) => { state.scorePage = p; reloadDetail(); });
     }
 

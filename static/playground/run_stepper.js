@@ -5,6 +5,10 @@
 // decides anything: the steps come from charts.steps, the queue from runs/queue_view.py.
 (function () {
   "use strict";
+  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
+  const gettext = window.gettext || ((s) => s);
+  const ngettext = window.ngettext || ((s, p, n) => (n === 1 ? s : p));
+  const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
   const BINDING = new Set(["Reserve", "Permit", "WaitOnPermit", "PreBind", "Bind", "PostBind", "Unreserve", "DeviceAllocation"]);
   // The diagram's box for a step's extension point (CycleEnd lights the whole scheduling cycle).
   const DIAGRAM = {
@@ -159,10 +163,10 @@
       const d = state.detail;
       const s = current();
       if (!s) return;
-      $("step-position").textContent = `step ${state.step + 1} / ${d.steps.length}`;
+      $("step-position").textContent = interpolate(gettext("step %(step)s / %(steps)s"), { step: state.step + 1, steps: d.steps.length }, true);
       $("step-position").dataset.step = String(state.step);
       // The engine's Combine step is upstream's weighted sum of scores and select host.
-      $("step-label").textContent = s.point === "Combine" ? "Select host" : s.label;
+      $("step-label").textContent = s.point === "Combine" ? gettext("Select host") : s.label;
       $("step-label").dataset.point = s.point;
       $("step-label").dataset.plugin = s.plugin;
       $("step-why").textContent = s.why;
@@ -271,17 +275,17 @@
 
     // Every key the page answers to: the handler and the help dialog both read this table.
     const KEYS = [
-      { keys: ["ArrowRight", "j"], label: ["→", "j"], text: "next step (the next plugin)", run: () => move(1, false) },
-      { keys: ["ArrowLeft", "k"], label: ["←", "k"], text: "previous step (the previous plugin)", run: () => move(-1, false) },
-      { keys: ["Shift+ArrowRight", "J"], label: ["Shift+→", "J"], text: "next extension point", run: () => move(1, true) },
-      { keys: ["Shift+ArrowLeft", "K"], label: ["Shift+←", "K"], text: "previous extension point (its first plugin)", run: () => move(-1, true) },
-      { keys: ["Home"], label: ["Home"], text: "first step of the cycle", run: () => go(0) },
-      { keys: ["End"], label: ["End"], text: "last step of the cycle", run: () => go(Infinity) },
-      { keys: ["n"], label: ["n"], text: "next cycle", run: () => moveCycle(1) },
-      { keys: ["p"], label: ["p"], text: "previous cycle", run: () => moveCycle(-1) },
-      { keys: ["x"], label: ["x"], text: "the explanation on or off while the bar is pinned at the top", run: toggleExplained },
-      { keys: ["f"], label: ["f"], text: "presenter mode on or off (large type, one section per screen)", run: togglePresenter },
-      { keys: ["?"], label: ["?"], text: "this help", run: toggleHelp },
+      { keys: ["ArrowRight", "j"], label: ["→", "j"], text: gettext("next step (the next plugin)"), run: () => move(1, false) },
+      { keys: ["ArrowLeft", "k"], label: ["←", "k"], text: gettext("previous step (the previous plugin)"), run: () => move(-1, false) },
+      { keys: ["Shift+ArrowRight", "J"], label: ["Shift+→", "J"], text: gettext("next extension point"), run: () => move(1, true) },
+      { keys: ["Shift+ArrowLeft", "K"], label: ["Shift+←", "K"], text: gettext("previous extension point (its first plugin)"), run: () => move(-1, true) },
+      { keys: ["Home"], label: ["Home"], text: gettext("first step of the cycle"), run: () => go(0) },
+      { keys: ["End"], label: ["End"], text: gettext("last step of the cycle"), run: () => go(Infinity) },
+      { keys: ["n"], label: ["n"], text: gettext("next cycle"), run: () => moveCycle(1) },
+      { keys: ["p"], label: ["p"], text: gettext("previous cycle"), run: () => moveCycle(-1) },
+      { keys: ["x"], label: ["x"], text: gettext("the explanation on or off while the bar is pinned at the top"), run: toggleExplained },
+      { keys: ["f"], label: ["f"], text: gettext("presenter mode on or off (large type, one section per screen)"), run: togglePresenter },
+      { keys: ["?"], label: ["?"], text: gettext("this help"), run: toggleHelp },
     ];
 
     function keyName(event) {
@@ -315,7 +319,7 @@
       const tbody = $("key-help-table").querySelector("tbody");
       tbody.innerHTML = "";
       KEYS.forEach((k) => tbody.appendChild(el("tr", { "data-keys": k.keys.join(" ") },
-        el("th", {}, k.label.flatMap((name, i) => [i ? " or " : "", el("kbd", {}, name)])), el("td", {}, k.text))));
+        el("th", {}, k.label.flatMap((name, i) => [i ? gettext(" or ") : "", el("kbd", {}, name)])), el("td", {}, k.text))));
     }
 
     // -- the queue at this step ----------------------------------------------------------------
@@ -369,15 +373,15 @@
       const gated = row.queue === "gated" || row.q === "gated";
       const plugins = gated ? (row.plugin ? [row.plugin] : []) : (row.plugins || []);
       const bits = [];
-      if (plugins.length) bits.push(`${gated ? "gated by " : ""}${plugins.join(", ")}`);
-      if (row.priority !== undefined) bits.push(`priority ${row.priority}`);
-      if (row.attempts) bits.push(`${row.attempts} attempt${row.attempts === 1 ? "" : "s"}`);
+      if (plugins.length) bits.push(gated ? interpolate(gettext("gated by %(plugins)s"), { plugins: plugins.join(", ") }, true) : plugins.join(", "));
+      if (row.priority !== undefined) bits.push(interpolate(gettext("priority %(priority)s"), { priority: row.priority }, true));
+      if (row.attempts) bits.push(interpolate(ngettext("%(count)s attempt", "%(count)s attempts", row.attempts), { count: row.attempts }, true));
       let remaining = row.remaining;
       if (name === "backoff" && row.until !== undefined && row.until !== null) {
         remaining = Math.max(0, row.until - now);
-        bits.push(`backoff ends t=${Math.round(row.until * 10) / 10} s (${fmtSeconds(remaining)} left)`);
+        bits.push(interpolate(gettext("backoff ends t=%(until)s s (%(left)s left)"), { until: Math.round(row.until * 10) / 10, left: fmtSeconds(remaining) }, true));
       } else if (name === "backoff") {
-        bits.push(`${fmtSeconds(remaining)} left`);
+        bits.push(interpolate(gettext("%(left)s left"), { left: fmtSeconds(remaining) }, true));
       }
       return el("li", { "data-pod": row.pod, "data-plugins": plugins.join(" "), "data-remaining": remaining,
         "data-priority": row.priority, "data-attempts": row.attempts, class: moved.has(row.pod) ? "queue-moved" : null },
@@ -387,8 +391,8 @@
     function renderQueue() {
       const live = $("queue-live").checked || !(state.detail && state.detail.queue);
       const q = live ? queueNow() : queueAtStep();
-      $("queue-when").textContent = live ? "latest, from the stream" :
-        `at cycle ${state.detail.cycle}, step ${state.step + 1} (t=${Math.round(q.now * 10) / 10} s)`;
+      $("queue-when").textContent = live ? gettext("latest, from the stream") :
+        interpolate(gettext("at cycle %(cycle)s, step %(step)s (t=%(time)s s)"), { cycle: state.detail.cycle, step: state.step + 1, time: Math.round(q.now * 10) / 10 }, true);
       QUEUES.forEach((name) => {
         const ul = document.querySelector(`#queue [data-queue="${name}"]`);
         const items = name === "unschedulable" ? q.by.unschedulable.concat(q.by.gated) : q.by[name];
@@ -396,16 +400,16 @@
         document.querySelector(`#queue [data-q="${name}"]`).textContent = `(${count})`;
         ul.innerHTML = "";
         items.slice(0, 200).forEach((row) => ul.appendChild(podItem(name, row, q.now, q.moved)));
-        if (count > items.length || items.length > 200) ul.appendChild(el("li", { class: "help" }, `… ${count - Math.min(items.length, 200)} more`));
+        if (count > items.length || items.length > 200) ul.appendChild(el("li", { class: "help" }, interpolate(gettext("… %(more)s more"), { more: count - Math.min(items.length, 200) }, true)));
       });
       const flying = q.by.in_flight || [];
-      $("queue-flight").textContent = flying.length ? `In flight (popped: being scheduled, or waiting to bind): ${flying.map((r) => r.pod + (r.attempts ? ` (attempt ${r.attempts})` : "")).join(", ")}` : "";
+      $("queue-flight").textContent = flying.length ? interpolate(gettext("In flight (popped: being scheduled, or waiting to bind): %(pods)s"), { pods: flying.map((r) => r.pod + (r.attempts ? interpolate(gettext(" (attempt %(attempt)s)"), { attempt: r.attempts }, true) : "")).join(", ") }, true) : "";
       $("queue-order").textContent = q.order;
       const ol = $("queue-moves");
       ol.innerHTML = "";
       q.moves.forEach((m) => ol.appendChild(el("li", { "data-seq": m.seq, "data-pod": m.pod, "data-type": m.type,
         "data-from": m.from || "", "data-to": m.to || "", class: `${m.done ? "move-done" : "move-later"}${m.fresh ? " move-now" : ""}` }, m.text)));
-      if (q.more) ol.appendChild(el("li", { class: "help" }, `… ${q.more} more moves`));
+      if (q.more) ol.appendChild(el("li", { class: "help" }, interpolate(gettext("… %(more)s more moves"), { more: q.more }, true)));
       $("queue-moves-title").hidden = !q.moves.length;
     }
 
@@ -452,7 +456,7 @@
     function toggleExplained() {
       const open = $("stepper").classList.toggle("explained");
       $("step-explain").setAttribute("aria-expanded", open ? "true" : "false");
-      $("step-explain").textContent = open ? "explain ▴" : "explain ▾";
+      $("step-explain").textContent = open ? gettext("explain ▴") : gettext("explain ▾");
       // The bar grows or shrinks: the step's cell stays clear of it.
       keepFlow();
       lastMarked = null;

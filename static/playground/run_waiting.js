@@ -3,6 +3,9 @@
 // returns; the list mirrors playground/runs/overview.waiting_pods.
 (function () {
   "use strict";
+  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
+  const gettext = window.gettext || ((s) => s);
+  const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
 
   window.RunWaiting = function (api) {
     const { state, $, el, fmtSeconds, sendCommand } = api;
@@ -36,7 +39,9 @@
       const now = clockNow();
       if (deadline === null || deadline === undefined || now === null) return `${plugin}: ${fmtSeconds(timeout)}`;
       const left = Math.max(0, Math.ceil(deadline - now));
-      return left > 0 ? `${plugin}: ${left} s left of ${fmtSeconds(timeout)}` : `${plugin}: timing out…`;
+      return left > 0
+        ? interpolate(gettext("%(plugin)s: %(left)s s left of %(timeout)s"), { plugin, left, timeout: fmtSeconds(timeout) }, true)
+        : interpolate(gettext("%(plugin)s: timing out…"), { plugin }, true);
     }
 
     // Each second, the Permit countdowns tick down.
@@ -64,8 +69,8 @@
           el("td", {}, w.pod), el("td", {}, w.node), el("td", {}, plugins.map(([p]) => p).join(", ")),
           el("td", {}, timeout.flatMap((span, i) => (i ? [", ", span] : [span]))),
           el("td", {},
-            el("button", { type: "button", class: "allow", onclick: decide("allow") }, "Allow"), " ",
-            el("button", { type: "button", class: "reject danger", onclick: decide("reject") }, "Reject"))));
+            el("button", { type: "button", class: "allow", onclick: decide("allow") }, gettext("Allow")), " ",
+            el("button", { type: "button", class: "reject danger", onclick: decide("reject") }, gettext("Reject")))));
       });
     }
 

@@ -1,6 +1,9 @@
 // Lesson page: answer a question in place; the server checks it against the engine's run.
 (function () {
   "use strict";
+  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
+  const gettext = window.gettext || ((s) => s);
+  const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
 
   async function check(form) {
     const result = form.querySelector(".result");
@@ -22,14 +25,14 @@
     result.hidden = false;
     const verdict = result.querySelector(".verdict");
     if (!response.ok) {
-      verdict.textContent = "Give an answer first.";
+      verdict.textContent = gettext("Give an answer first.");
       verdict.className = "verdict wrong";
       return;
     }
     verdict.className = `verdict ${reply.correct ? "right" : "wrong"}`;
     verdict.textContent = reply.correct
-      ? `Right: ${reply.answer}.${reply.first_try ? " First try!" : ""}`
-      : `Not quite: the engine says ${reply.answer}.`;
+      ? interpolate(reply.first_try ? gettext("Right: %(answer)s. First try!") : gettext("Right: %(answer)s."), reply, true)
+      : interpolate(gettext("Not quite: the engine says %(answer)s."), reply, true);
     result.querySelector(".explanation").textContent = reply.explanation;
     if (reply.correct) form.classList.add("solved");
     const progress = document.getElementById("lesson-progress");
@@ -50,7 +53,7 @@
       check(form).catch(() => {
         const result = form.querySelector(".result");
         result.hidden = false;
-        result.querySelector(".verdict").textContent = "The answer could not be checked; try again.";
+        result.querySelector(".verdict").textContent = gettext("The answer could not be checked; try again.");
       });
     });
   });
