@@ -10,6 +10,7 @@ from typing import Any
 import markdown
 import yaml
 from django.urls import reverse
+from django.utils.translation import get_language, gettext
 
 from ..models import Run
 from .checks import run_step
@@ -195,9 +196,14 @@ def lesson_cluster_id(lesson: Lesson) -> int | None:
 MAX_NODES_SHOWN = 12
 
 
-@functools.cache
 def cluster_summary(text: str) -> dict[str, Any]:
     """The lesson's cluster at a glance: nodes and pods with what a prediction needs."""
+    return _cluster_summary(text, get_language())
+
+
+@functools.cache
+def _cluster_summary(text: str, language: str | None) -> dict[str, Any]:
+    """``cluster_summary`` once per text and language (its words are translated)."""
     from .. import manifests
 
     nodes, pods = [], []
@@ -232,7 +238,8 @@ def cluster_summary(text: str) -> dict[str, Any]:
                     "name": meta.get("name"),
                     "rules": ", ".join(_pod_rules(spec)),
                     "node": spec.get("nodeName") or "",
-                    "requests": ", ".join(f"{k} {v}" for k, v in requests.items()) or "none",
+                    "requests": ", ".join(f"{k} {v}" for k, v in requests.items())
+                    or gettext("none"),
                     "priority": spec.get("priority", 0),
                 }
             )
@@ -251,11 +258,11 @@ def _pod_rules(spec: dict[str, Any]) -> list[str]:
         label
         for present, label in (
             (spec.get("nodeSelector"), "nodeSelector"),
-            (affinity.get("nodeAffinity"), "node affinity"),
-            (affinity.get("podAffinity"), "pod affinity"),
-            (affinity.get("podAntiAffinity"), "pod anti-affinity"),
-            (spec.get("topologySpreadConstraints"), "topology spread"),
-            (spec.get("tolerations"), "tolerations"),
+            (affinity.get("nodeAffinity"), gettext("node affinity")),
+            (affinity.get("podAffinity"), gettext("pod affinity")),
+            (affinity.get("podAntiAffinity"), gettext("pod anti-affinity")),
+            (spec.get("topologySpreadConstraints"), gettext("topology spread")),
+            (spec.get("tolerations"), gettext("tolerations")),
         )
         if present
     ]
