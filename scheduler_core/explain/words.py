@@ -30,9 +30,14 @@ def _identity_n(singular: str, plural: str, n: int) -> str:
 _translator: list[tuple[Gettext, Ngettext]] = [(_identity, _identity_n)]
 
 
-def set_translator(gettext: Gettext | None = None, ngettext: Ngettext | None = None) -> None:
-    """Register the functions that translate the sentences; without arguments, English again."""
+def set_translator(
+    gettext: Gettext | None = None, ngettext: Ngettext | None = None
+) -> tuple[Gettext, Ngettext]:
+    """Register the functions that translate the sentences (without arguments, English again);
+    returns the ones registered before, to put them back."""
+    previous = _translator[0]
     _translator[0] = (gettext or _identity, ngettext or _identity_n)
+    return previous
 
 
 def _(message: str) -> str:
