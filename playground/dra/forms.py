@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from django import forms
+from django.utils.translation import gettext, gettext_lazy
 
 from .. import engine, kube
 
@@ -33,18 +34,33 @@ def _set_choices(form: forms.Form, name: str, choices: list[tuple[str, str]]) ->
 class DevicePoolForm(forms.Form):
     """A node-local pool of identical devices (one ResourceSlice), and its DeviceClass if new."""
 
-    node = forms.ChoiceField(label="Node")
-    driver = forms.CharField(initial="gpu.example.com", help_text="the DRA driver's name")
-    model = forms.CharField(initial="a100", help_text="string attribute 'model' of each device")
-    memory = forms.CharField(
-        initial="40Gi", required=False, help_text="capacity 'memory' of each device"
+    node = forms.ChoiceField(label=gettext_lazy("Node"))
+    driver = forms.CharField(
+        initial="gpu.example.com",
+        label=gettext_lazy("Driver"),
+        help_text=gettext_lazy("the DRA driver's name"),
     )
-    count = forms.IntegerField(initial=2, min_value=1, max_value=MAX_DEVICES)
+    model = forms.CharField(
+        initial="a100",
+        label=gettext_lazy("Model"),
+        help_text=gettext_lazy("string attribute 'model' of each device"),
+    )
+    memory = forms.CharField(
+        initial="40Gi",
+        required=False,
+        label=gettext_lazy("Memory"),
+        help_text=gettext_lazy("capacity 'memory' of each device"),
+    )
+    count = forms.IntegerField(
+        initial=2, min_value=1, max_value=MAX_DEVICES, label=gettext_lazy("Count")
+    )
     device_class = forms.CharField(
         initial="gpu",
-        label="Device class",
+        label=gettext_lazy("Device class"),
         required=False,
-        help_text="created (selecting this driver) if the cluster has no class of this name",
+        help_text=gettext_lazy(
+            "created (selecting this driver) if the cluster has no class of this name"
+        ),
     )
 
     def __init__(self, *args: Any, nodes: list[str], classes: list[str], **kwargs: Any) -> None:
@@ -111,31 +127,37 @@ class DevicePoolForm(forms.Form):
 class ClaimForm(forms.Form):
     """A ResourceClaim with one request, optionally added to a pending pod's resourceClaims."""
 
-    name = forms.CharField()
-    namespace = forms.CharField(initial="default")
-    device_class = forms.ChoiceField(label="Device class")
+    name = forms.CharField(label=gettext_lazy("Name"))
+    namespace = forms.CharField(initial="default", label=gettext_lazy("Namespace"))
+    device_class = forms.ChoiceField(label=gettext_lazy("Device class"))
     mode = forms.ChoiceField(
-        choices=[("ExactCount", "exactly this many"), ("All", "all matching devices")],
+        choices=[
+            ("ExactCount", gettext_lazy("exactly this many")),
+            ("All", gettext_lazy("all matching devices")),
+        ],
         initial="ExactCount",
+        label=gettext_lazy("Mode"),
     )
-    count = forms.IntegerField(initial=1, min_value=1, max_value=32)
+    count = forms.IntegerField(initial=1, min_value=1, max_value=32, label=gettext_lazy("Count"))
     selector = forms.CharField(
         required=False,
-        label="CEL selector",
+        label=gettext_lazy("CEL selector"),
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text='e.g. device.attributes["gpu.example.com"].model == "a100"',
+        help_text=gettext_lazy('e.g. device.attributes["gpu.example.com"].model == "a100"'),
     )
     same_attribute = forms.CharField(
         required=False,
-        label="All devices share",
-        help_text="a fully qualified attribute (matchAttribute), e.g. gpu.example.com/model",
+        label=gettext_lazy("All devices share"),
+        help_text=gettext_lazy(
+            "a fully qualified attribute (matchAttribute), e.g. gpu.example.com/model"
+        ),
     )
-    pod = forms.ChoiceField(required=False, label="Add to pending pod")
+    pod = forms.ChoiceField(required=False, label=gettext_lazy("Add to pending pod"))
 
     def __init__(self, *args: Any, classes: list[str], pods: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _set_choices(self, "device_class", [(c, c) for c in classes])
-        _set_choices(self, "pod", [("", "(none)")] + [(p, p) for p in pods])
+        _set_choices(self, "pod", [("", gettext("(none)"))] + [(p, p) for p in pods])
 
     def clean_name(self) -> str:
         return _check_name(self.cleaned_data["name"])

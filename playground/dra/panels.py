@@ -9,28 +9,38 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext, gettext_lazy
+
 Event = Mapping[str, Any]
 
 MATCHES: Final = "DeviceMatches"
 ALLOCATION: Final = "DeviceAllocation"
 
-POINT_HELP: Final[dict[str, str]] = {
-    MATCHES: "Dynamic Resource Allocation, seen per node: for every device request of the "
-    "pod's unallocated claims, each device the node can reach is checked against its "
-    "DeviceClass's CEL selectors, then the request's own, and must not be allocated to another "
-    "claim already. Filter's allocator then needs enough matching devices for every request at "
-    "once (and any matchAttribute constraint); kube-scheduler itself only reports 'cannot "
-    "allocate all claims'.",
-    ALLOCATION: "PreBind of DynamicResources wrote the allocation chosen in Filter for the "
-    "selected node into each claim's status, and reserved the claim for the pod: later pods "
-    "see these devices as taken.",
+POINT_HELP: Final[dict[str, Promise]] = {
+    MATCHES: gettext_lazy(
+        "Dynamic Resource Allocation, seen per node: for every device request of the "
+        "pod's unallocated claims, each device the node can reach is checked against its "
+        "DeviceClass's CEL selectors, then the request's own, and must not be allocated to another "
+        "claim already. Filter's allocator then needs enough matching devices for every request at "
+        "once (and any matchAttribute constraint); kube-scheduler itself only reports 'cannot "
+        "allocate all claims'."
+    ),
+    ALLOCATION: gettext_lazy(
+        "PreBind of DynamicResources wrote the allocation chosen in Filter for the "
+        "selected node into each claim's status, and reserved the claim for the pod: later pods "
+        "see these devices as taken."
+    ),
 }
 _SHOWN_NODES: Final = 4
 _SHOWN_DEVICES: Final = 3
 
 
 def _label(row: Mapping[str, Any]) -> str:
-    return f"{row.get('claim')} request {row.get('request')}"
+    return gettext("%(claim)s request %(request)s") % {
+        "claim": row.get("claim"),
+        "request": row.get("request"),
+    }
 
 
 def node_rows(explanation: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -44,8 +54,9 @@ def node_rows(explanation: Mapping[str, Any]) -> list[dict[str, Any]]:
                     "request": "",
                     "matched": [],
                     "rejected": [],
-                    "note": "already allocated; "
-                    + ("usable here" if row.get("availableHere") else "not available on this node"),
+                    "note": gettext("already allocated; usable here")
+                    if row.get("availableHere")
+                    else gettext("already allocated; not available on this node"),
                 }
             )
             continue
@@ -58,7 +69,7 @@ def node_rows(explanation: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "count": row.get("count"),
                 "matched": [d["device"] for d in devices if d.get("verdict") == "matched"],
                 "rejected": [d for d in devices if d.get("verdict") != "matched"],
-                "note": "" if devices else "no device of any pool on this node",
+                "note": "" if devices else gettext("no device of any pool on this node"),
             }
         )
     return out
@@ -89,7 +100,7 @@ def _short_why(rejected: Sequence[Mapping[str, Any]]) -> str:
     parts = []
     for reason, names in by_reason.items():
         more = len(names) - _SHOWN_DEVICES
-        shown = ", ".join(names[:_SHOWN_DEVICES]) + (f" and {more} more" if more > 0 else "")
+        shown = ", ".join(names[:_SHOWN_DEVICES]) + _more(more)
         parts.append(f"{shown} ({reason})")
     return "; ".join(parts)
 
@@ -115,11 +126,16 @@ def _misses(panel: Mapping[str, Any]) -> list[str]:
         if any(_enough(r) for r in rows):
             continue
         for r in rows:
-            have = f"{len(r['matched'])} of {r['count']} matched"
-            reason = _short_why(r["rejected"]) or r["note"] or "no other device on this node"
+            have = gettext("%(matched)s of %(count)s matched") % {
+                "matched": len(r["matched"]),
+                "count": r["count"],
+            }
+            reason = (
+                _short_why(r["rejected"]) or r["note"] or gettext("no other device on this node")
+            )
             if not r["rejected"] and not r["matched"] and panel["elsewhere"]:
                 pools = ", ".join(list(panel["elsewhere"])[:_SHOWN_DEVICES])
-                reason += f" (pools of other nodes: {pools})"
+                reason += gettext(" (pools of other nodes: %(pools)s)") % {"pools": pools}
             out.append(f"{panel['node']}: {_label(r)}: {have} — {reason}")
     return out
 
@@ -142,40 +158,58 @@ def why_matches(ev: Event) -> str:
             blocked.append(f"{panel['node']} ({panel['filter']})")
     text = []
     if allocatable:
-        text.append(_listed("Devices can be allocated on ", allocatable, ", "))
+        text.append(
+            gettext("Devices can be allocated on %(nodes)s.")
+            % {"nodes": _listed(allocatable, ", ")}
+        )
     if blocked:
         text.append(
-            _listed("Enough matching devices, yet no allocation on ", blocked, ", ")[:-1]
-            + ": a matchAttribute constraint, or requests competing for the same devices."
+            gettext(
+                "Enough matching devices, yet no allocation on %(nodes)s: a matchAttribute "
+                "constraint, or requests competing for the same devices."
+            )
+            % {"nodes": _listed(blocked, ", ")}
         )
     if unchecked:
         text.append(
-            _listed("Enough matching devices on ", unchecked, ", ")[:-1]
-            + ", but an earlier Filter plugin rejected the node."
+            gettext(
+                "Enough matching devices on %(nodes)s, but an earlier Filter plugin rejected the "
+                "node."
+            )
+            % {"nodes": _listed(unchecked, ", ")}
         )
     if not text:
-        text.append("No node has enough matching devices.")
+        text.append(gettext("No node has enough matching devices."))
     if misses:
-        text.append(_listed("Not enough: ", misses, ". "))
+        text.append(gettext("Not enough: %(misses)s.") % {"misses": _listed(misses, ". ")})
     return " ".join(text)
 
 
-def _listed(head: str, items: list[str], sep: str) -> str:
-    """``head`` and the first few items, saying how many more there are."""
-    more = len(items) - _SHOWN_NODES
-    return head + sep.join(items[:_SHOWN_NODES]) + (f" and {more} more" if more > 0 else "") + "."
+def _more(more: int) -> str:
+    return gettext(" and %(more)s more") % {"more": more} if more > 0 else ""
+
+
+def _listed(items: list[str], sep: str) -> str:
+    """The first few items, saying how many more there are."""
+    return sep.join(items[:_SHOWN_NODES]) + _more(len(items) - _SHOWN_NODES)
 
 
 def why_allocation(ev: Event) -> str:
     """One step's text: the devices each claim got."""
     parts = []
     for key, summary in (ev.get("claims") or {}).items():
-        devices = ", ".join(
-            f"{d['driver']}/{d['pool']}/{d['device']} for {d['request']}"
-            for d in summary.get("devices") or ()
-        )
-        parts.append(f"{key}: {devices or 'no device'}")
-    return "Allocated " + "; ".join(parts) + "." if parts else "No claim to allocate."
+        devices = ", ".join(_device_for(d) for d in summary.get("devices") or ())
+        parts.append(f"{key}: {devices or gettext('no device')}")
+    if not parts:
+        return gettext("No claim to allocate.")
+    return gettext("Allocated %(parts)s.") % {"parts": "; ".join(parts)}
+
+
+def _device_for(d: Mapping[str, Any]) -> str:
+    return gettext("%(device)s for %(request)s") % {
+        "device": f"{d['driver']}/{d['pool']}/{d['device']}",
+        "request": d["request"],
+    }
 
 
 def _chosen(cycle_evs: Sequence[Event]) -> list[str]:
@@ -193,16 +227,18 @@ def _chosen(cycle_evs: Sequence[Event]) -> list[str]:
             pending.append(str(r["claim"]))
     out = []
     for i, devices in enumerate(panel["allocation"] or ()):
-        claim = pending[i] if i < len(pending) else "a claim"
+        claim = pending[i] if i < len(pending) else gettext("a claim")
         for d in devices:
-            out.append(f"{claim}: {d['driver']}/{d['pool']}/{d['device']} for {d['request']}")
+            out.append(f"{claim}: {_device_for(d)}")
     return out
 
 
 _BINDING_WHY: Final = {
-    "Reserve": "Reserve keeps the allocation Filter found on {node}: {devices}.",
-    "PreBind": "PreBind writes it into each claim's status.allocation and reserves the claim "
-    "for the pod: {devices}.",
+    "Reserve": gettext_lazy("Reserve keeps the allocation Filter found on {node}: {devices}."),
+    "PreBind": gettext_lazy(
+        "PreBind writes it into each claim's status.allocation and reserves the claim "
+        "for the pod: {devices}."
+    ),
 }
 
 
@@ -215,4 +251,4 @@ def annotate_binding_steps(steps: list[dict[str, Any]], cycle_evs: Sequence[Even
     for step in steps:
         template = _BINDING_WHY.get(step["point"])
         if step["plugin"] == "DynamicResources" and template and step["code"] == "Success":
-            step["why"] = template.format(node=end["node"], devices="; ".join(chosen))
+            step["why"] = str(template).format(node=end["node"], devices="; ".join(chosen))

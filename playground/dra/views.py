@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 
 from .. import manifests
 from ..clusters import selectors, services
@@ -61,9 +62,13 @@ def device_pool_new(request: HttpRequest, pk: int) -> HttpResponse:
         except manifests.ManifestProblems as err:
             _report(form, err, {"metadata.name": "node"})
         else:
-            messages.success(request, f"Added {form.cleaned_data['count']} device(s).")
+            count = form.cleaned_data["count"]
+            messages.success(
+                request,
+                gettext("Added %(count)s device(s).") % {"count": count},
+            )
             return redirect("playground:cluster", pk=cluster.pk)
-    return _page(request, cluster, form, "Add a device pool")
+    return _page(request, cluster, form, gettext("Add a device pool"))
 
 
 @login_required
@@ -92,9 +97,11 @@ def claim_new(request: HttpRequest, pk: int) -> HttpResponse:
         except manifests.ManifestProblems as err:
             _report(form, err, _CLAIM_FIELDS)
         else:
-            messages.success(request, f"Added claim {form.cleaned_data['name']}.")
+            messages.success(
+                request, gettext("Added claim %(name)s.") % {"name": form.cleaned_data["name"]}
+            )
             return redirect("playground:cluster", pk=cluster.pk)
-    return _page(request, cluster, form, "Add a resource claim")
+    return _page(request, cluster, form, gettext("Add a resource claim"))
 
 
 def run_devices_json(request: HttpRequest, pk: int) -> JsonResponse:
