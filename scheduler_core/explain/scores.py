@@ -255,8 +255,8 @@ def _balanced(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any],
 def _taints(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str, int, str]:
     value, _status = pl.score(ctx.state, ctx.pod, ni)
     prefer = [t for t in ni.node.taints if t.effect == "PreferNoSchedule"]
-    tolerated = [t for t in prefer if any(tol.tolerates(t) for tol in ctx.pod.tolerations)]
-    untolerated = [f"{t.key}={t.value}:{t.effect}" for t in prefer if t not in tolerated]
+    counted = pl.intolerable_taints(ctx.state, ctx.pod, ni)  # what Score counted
+    untolerated = [f"{t.key}={t.value}:{t.effect}" for t in counted]
     inputs = {
         "preferNoScheduleTaints": [f"{t.key}={t.value}:{t.effect}" for t in prefer],
         "intolerable": untolerated,

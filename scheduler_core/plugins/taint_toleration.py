@@ -67,8 +67,7 @@ class TaintToleration:
         return dict.fromkeys(np.flatnonzero(untolerated).tolist(), _UNTOLERATED)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Any) -> Status:
-        prefer = tuple(t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule"))
-        state.write(_PRE_SCORE_KEY, _PreScoreState(prefer))
+        state.write(_PRE_SCORE_KEY, _PreScoreState(_prefer_tolerations(pod)))
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
@@ -91,15 +90,17 @@ class TaintToleration:
             return np.zeros(len(nodes), dtype=np.int64), _NO_PRE_SCORE_STATE
         prefer = s.tolerations
         counts = _per_taint_set(
-            nodes,
-            lambda taints: sum(
-                1
-                for t in taints
-                if t.effect == "PreferNoSchedule" and not tolerations_tolerate_taint(prefer, t)
-            ),
-            np.int64,
+            nodes, lambda taints: len(intolerable_prefer_no_schedule(taints, prefer)), np.int64
         )
         return counts, SUCCESS
+
+    @staticmethod
+    def intolerable_taints(state: CycleState, pod: Pod, node_info: NodeInfo) -> list[Taint]:
+        """The node's taints Score counts, by Score's rule: with PreScore's tolerations, or the
+        pod's own PreferNoSchedule ones when PreScore did not run."""
+        s = state.get(_PRE_SCORE_KEY)
+        prefer = s.tolerations if isinstance(s, _PreScoreState) else _prefer_tolerations(pod)
+        return intolerable_prefer_no_schedule(node_info.node.taints, prefer)
 
     def normalize_batch(self, state: CycleState, pod: Pod, raw: ScoreValues) -> ScoreValues:
         return normalize_values(MAX_NODE_SCORE, True, raw)
@@ -138,6 +139,24 @@ class TaintToleration:
     ) -> QueueingHint:
         """Queue when the pod itself got a new toleration."""
         return QueueingHint.QUEUE if new.uid == pod.uid else QueueingHint.QUEUE_SKIP
+
+
+def _prefer_tolerations(pod: Pod) -> tuple[Toleration, ...]:
+    """getAllTolerationPreferNoSchedule: the pod's tolerations with no effect or
+    PreferNoSchedule."""
+    return tuple(t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule"))
+
+
+def intolerable_prefer_no_schedule(
+    taints: Sequence[Taint], tolerations: Sequence[Toleration]
+) -> list[Taint]:
+    """Score's rule on one taint list: its PreferNoSchedule taints that none of
+    ``tolerations`` tolerates (Score counts them)."""
+    return [
+        t
+        for t in taints
+        if t.effect == "PreferNoSchedule" and not tolerations_tolerate_taint(tolerations, t)
+    ]
 
 
 def _per_taint_set(
