@@ -6,33 +6,44 @@ import re
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext, gettext_lazy
 
 from scheduler_core.plugins.custom import NORMALIZE_MODES, POINTS
 
 from .services import check_definition
 
 POINT_HELP = {
-    "queueSort": "bool over a and b (two pods): true when a goes first",
-    "preFilter": 'true / "skip" / "reject: reason" (the value is state.preFilter later)',
-    "filter": "bool, or a reason string to reject the node",
-    "preScore": "any value; later points read it as state.preScore",
-    "score": "an int for this node",
-    "normalizeScore": "an int from score, scores, min and max (normalize: expression)",
-    "reserve": "a note (string) recorded at Reserve",
-    "unreserve": "a note recorded at Unreserve",
-    "permit": '"allow", "deny: reason" or "wait N" (seconds)',
-    "preBind": "a note recorded at PreBind",
-    "postBind": "a note recorded at PostBind",
+    "queueSort": gettext_lazy("bool over a and b (two pods): true when a goes first"),
+    "preFilter": gettext_lazy(
+        'true / "skip" / "reject: reason" (the value is state.preFilter later)'
+    ),
+    "filter": gettext_lazy("bool, or a reason string to reject the node"),
+    "preScore": gettext_lazy("any value; later points read it as state.preScore"),
+    "score": gettext_lazy("an int for this node"),
+    "normalizeScore": gettext_lazy(
+        "an int from score, scores, min and max (normalize: expression)"
+    ),
+    "reserve": gettext_lazy("a note (string) recorded at Reserve"),
+    "unreserve": gettext_lazy("a note recorded at Unreserve"),
+    "permit": gettext_lazy('"allow", "deny: reason" or "wait N" (seconds)'),
+    "preBind": gettext_lazy("a note recorded at PreBind"),
+    "postBind": gettext_lazy("a note recorded at PostBind"),
 }
 
 
 class CustomPluginForm(forms.Form):
     """Name, one expression per extension point, Filter's reason and NormalizeScore's mode."""
 
-    name = forms.CharField(max_length=63)
-    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    name = forms.CharField(max_length=63, label=gettext_lazy("Name"))
+    description = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        label=gettext_lazy("Description"),
+    )
     filter_reason = forms.CharField(
-        required=False, max_length=200, label="Filter reason (when the expression is false)"
+        required=False,
+        max_length=200,
+        label=gettext_lazy("Filter reason (when the expression is false)"),
     )
     normalize = forms.ChoiceField(
         choices=[(m, m) for m in (*NORMALIZE_MODES, "expression")],
@@ -56,11 +67,13 @@ class CustomPluginForm(forms.Form):
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.\-]*", name):
-            raise forms.ValidationError("a plugin name: letters, digits, '.', '-' or '_'")
+            raise forms.ValidationError(gettext("a plugin name: letters, digits, '.', '-' or '_'"))
         from playground import engine
 
         if name in engine.plugin_names():
-            raise forms.ValidationError(f"{name} is an in-tree plugin name")
+            raise forms.ValidationError(
+                gettext("%(name)s is an in-tree plugin name") % {"name": name}
+            )
         return name
 
     def definition(self) -> dict[str, Any]:
@@ -80,7 +93,7 @@ class CustomPluginForm(forms.Form):
         if self.errors:
             return data
         if not self.definition()["points"]:
-            raise forms.ValidationError("give at least one extension point an expression")
+            raise forms.ValidationError(gettext("give at least one extension point an expression"))
         for point, messages in check_definition(self.definition()).items():
             field = f"point_{point}" if point else None
             for message in messages:

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
+from django.utils.translation import gettext
 
 from scheduler_core.framework.registry import Registry
 from scheduler_core.plugins.custom import (
@@ -99,7 +100,9 @@ def custom_plugin_save(
     }
     renamed = plugin is not None and plugin.owner_id == owner.pk and plugin.name != spec.name
     if renamed and CustomPlugin.objects.filter(owner=owner, name=spec.name).exists():
-        raise CustomPluginInvalid({"": [f"you already have a custom plugin named {spec.name}"]})
+        raise CustomPluginInvalid(
+            {"": [gettext("you already have a custom plugin named %(name)s") % {"name": spec.name}]}
+        )
     with transaction.atomic():
         if plugin is not None and plugin.owner_id == owner.pk:
             for key, value in fields.items():
@@ -155,8 +158,10 @@ def placeholders_create(
                 owner=owner,
                 name=name,
                 points=placeholder_definition(name, points)["points"],
-                description="Placeholder from an imported configuration: it lets every pod "
-                "through. Edit it to give the plugin a meaning.",
+                description=gettext(
+                    "Placeholder from an imported configuration: it lets every pod "
+                    "through. Edit it to give the plugin a meaning."
+                ),
                 is_placeholder=True,
             )
         )

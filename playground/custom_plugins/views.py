@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from . import selectors, services
@@ -34,7 +35,9 @@ def _page(request: HttpRequest, plugin: CustomPlugin | None) -> HttpResponse:
             except services.CustomPluginInvalid as err:  # raced with a stricter check
                 form.add_error(None, str(err))
             else:
-                messages.success(request, f"Saved custom plugin {saved.name}.")
+                messages.success(
+                    request, gettext("Saved custom plugin %(name)s.") % {"name": saved.name}
+                )
                 return redirect("playground:custom_plugin", pk=saved.pk)
     else:
         form = CustomPluginForm(initial=CustomPluginForm.initial_from(plugin) if plugin else None)
@@ -58,7 +61,7 @@ def custom_plugin_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def custom_plugin_delete(request: HttpRequest, pk: int) -> HttpResponse:
     plugin = selectors.custom_plugin_for_user(request.user, pk)
     if plugin.owner_id != request.user.pk:
-        messages.error(request, "Demo plugins cannot be deleted.")
+        messages.error(request, gettext("Demo plugins cannot be deleted."))
         return redirect("playground:custom_plugin", pk=pk)
     services.custom_plugin_delete(plugin=plugin, user=request.user)  # type: ignore[arg-type]
     return redirect("playground:custom_plugins")
@@ -69,11 +72,11 @@ def custom_plugin_delete(request: HttpRequest, pk: int) -> HttpResponse:
 def custom_plugin_share(request: HttpRequest, pk: int) -> HttpResponse:
     plugin = selectors.custom_plugin_for_user(request.user, pk)
     if plugin.owner_id != request.user.pk:
-        messages.error(request, "Only the owner can share a plugin.")
+        messages.error(request, gettext("Only the owner can share a plugin."))
     else:
         token = services.custom_plugin_share(plugin=plugin, user=request.user)  # type: ignore[arg-type]
         link = request.build_absolute_uri(f"/custom-plugins/shared/{token}/")
-        messages.success(request, f"Read-only link: {link}")
+        messages.success(request, gettext("Read-only link: %(link)s") % {"link": link})
     return redirect("playground:custom_plugin", pk=pk)
 
 
@@ -86,7 +89,9 @@ def custom_plugin_shared(request: HttpRequest, token: uuid.UUID) -> HttpResponse
             definition=plugin.as_definition(),
             description=plugin.description,
         )
-        messages.success(request, f"Copied {copy.name} into your plugins.")
+        messages.success(
+            request, gettext("Copied %(name)s into your plugins.") % {"name": copy.name}
+        )
         return redirect("playground:custom_plugin", pk=copy.pk)
     form = CustomPluginForm(initial=CustomPluginForm.initial_from(plugin))
     return render(
