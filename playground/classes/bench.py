@@ -32,7 +32,9 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 WAIT: Final = 30.0  # seconds any one expected message may take before it counts as an error
-HTTP_AT_ONCE: Final = 16  # HTTP requests in flight at once (each in a thread)
+# HTTP requests and websocket handshakes in flight at once (a room joins over a minute, not in
+# one instant; daphne drops a handshake its application has not answered within 5 s).
+HTTP_AT_ONCE: Final = 16
 LECTURER: Final = "bench-lecturer"
 
 
@@ -273,7 +275,8 @@ async def bench(
         if started != 302:
             result.error(f"student {student.index} start the run: HTTP {started}")
         try:
-            student.ws = await _connect(student.url, code, token=student.token)
+            async with limit:  # a handshake the server does not answer in 5 s is dropped
+                student.ws = await _connect(student.url, code, token=student.token)
         except Exception as err:
             result.error(f"student {student.index} connect: {err!r}")
             return

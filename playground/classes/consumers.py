@@ -9,6 +9,7 @@ All state is in the database: a connection to another web process, or a reconnec
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ class Who:
 
 
 def _identify(code: str, user: Any, session: Any, query: bytes) -> Who:
-    services.classes_end_idle()
+    services.classes_end_idle_lazily()
     live_class = selectors.class_by_code(code)
     if live_class is None or live_class.ended_at is not None or live_class.code != code:
         return Who(CLOSE_NOT_FOUND)
@@ -92,19 +93,41 @@ def _lecturer_action(class_id: int, user: Any, content: dict[str, Any]) -> list[
     raise services.ClassError(_("Unknown action."))
 
 
-def _answer(who: Who, content: dict[str, Any], touch: bool) -> tuple[str, dict[str, Any]]:
-    """Record one answer: the answer as stored and the lecturer's tally message."""
-    qid = content.get("questionId")
+def _answer(who: Who, content: dict[str, Any], touch: bool) -> str:
+    """Record one answer; the answer as stored."""
     assert who.student_id is not None
     given = services.answer_submit(
         class_id=who.class_id,
         student_id=who.student_id,
-        question_id=qid,
+        question_id=content.get("questionId"),
         choice=content.get("choice"),
     )
     if touch:
         services.touch(who.class_id)
-    return given, selectors.tally_message(who.class_id, int(qid))
+    return given
+
+
+# Tallies are coalesced per process: the first answer to a question schedules one tally
+# TALLY_DELAY later; answers meanwhile ride along. The schedule is dropped before the counts are
+# read, so an answer stored after that read schedules the next tally: none is left out.
+TALLY_DELAY: Final = 0.05  # seconds
+_tallies: dict[tuple[int, int, int], asyncio.Task[None]] = {}
+
+
+def _schedule_tally(code: str, class_id: int, question_id: int) -> None:
+    loop = asyncio.get_running_loop()
+    key = (id(loop), class_id, question_id)
+    if key not in _tallies:
+        _tallies[key] = loop.create_task(_send_tally(key, code, class_id, question_id))
+
+
+async def _send_tally(key: tuple[int, int, int], code: str, class_id: int, qid: int) -> None:
+    try:
+        await asyncio.sleep(TALLY_DELAY)
+    finally:
+        _tallies.pop(key, None)
+    message = await database_sync_to_async(selectors.tally_message)(class_id, qid)
+    await events.asend(code, message, lecturer_only=True)
 
 
 class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
@@ -164,7 +187,7 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 raise services.ClassError(_("Only the lecturer drives the class."))
             now = time.monotonic()
             touch = now - self.last_touch > TOUCH_EVERY
-            given, tally = await database_sync_to_async(_answer)(self.who, content, touch)
+            given = await database_sync_to_async(_answer)(self.who, content, touch)
             if touch:
                 self.last_touch = now
         except services.ClassError as err:
@@ -174,7 +197,7 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if "clientId" in content:
             reply["clientId"] = content["clientId"]
         await self.send_json(reply)
-        await events.asend(self.code, tally, lecturer_only=True)
+        _schedule_tally(self.code, self.who.class_id, int(content["questionId"]))
 
     async def _error(self, message: str, content: dict[str, Any]) -> None:
         out: dict[str, Any] = {"type": "error", "message": message}

@@ -7,6 +7,7 @@ actions check that the acting user is the class's lecturer (``NotLecturer`` othe
 from __future__ import annotations
 
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -96,6 +97,20 @@ def classes_end_idle(now: datetime | None = None) -> int:
     )
 
 
+_IDLE_CHECK_EVERY: Final = 60.0  # seconds between a process's sweeps from the join/connect path
+_last_idle_check = -_IDLE_CHECK_EVERY
+
+
+def classes_end_idle_lazily() -> None:
+    """``classes_end_idle`` at most once a minute per process (the join and connect paths call
+    this; the class a request names is checked by ``selectors.class_by_code`` every time)."""
+    global _last_idle_check
+    now = time.monotonic()
+    if now - _last_idle_check >= _IDLE_CHECK_EVERY:
+        _last_idle_check = now
+        classes_end_idle()
+
+
 def is_idle(live_class: LiveClass, now: datetime | None = None) -> bool:
     return live_class.last_activity_at < (now or _now()) - IDLE
 
@@ -134,7 +149,7 @@ def code_clean(code: Any) -> str:
 
 def student_join(*, code: str, nickname: str) -> ClassStudent:
     """A new student of the open class ``code``; ``JoinRefused`` names the field(s) at fault."""
-    classes_end_idle()
+    classes_end_idle_lazily()
     errors: dict[str, list[str]] = {}
     code = code_clean(code)
     live_class = (
@@ -381,19 +396,21 @@ def answer_submit(*, class_id: int, student_id: int, question_id: Any, choice: A
         raise ClassError(_("The answer has been revealed; answers are closed."))
     given = _given(question, choice)
     correct = matches(given, question["answer"], question["answer_type"])
-    updated = ClassAnswer.objects.filter(question_id=question_id, student_id=student_id).update(
-        choice=given, correct=correct, answered_at=_now()
-    )
-    if not updated:
-        try:
-            with transaction.atomic():
-                ClassAnswer.objects.create(
-                    question_id=question_id, student_id=student_id, choice=given, correct=correct
-                )
-        except IntegrityError:  # the same student's answer from another connection, just now
-            ClassAnswer.objects.filter(question_id=question_id, student_id=student_id).update(
-                choice=given, correct=correct, answered_at=_now()
+    # one statement: INSERT ... ON CONFLICT (question, student) DO UPDATE
+    ClassAnswer.objects.bulk_create(
+        [
+            ClassAnswer(
+                question_id=question_id,
+                student_id=student_id,
+                choice=given,
+                correct=correct,
+                answered_at=_now(),
             )
+        ],
+        update_conflicts=True,
+        unique_fields=["question", "student"],
+        update_fields=["choice", "correct", "answered_at"],
+    )
     return given
 
 
