@@ -21,9 +21,6 @@ from scheduler_core.plugins import names
 from scheduler_core.plugins.image_locality import (
     MAX_CONTAINER_THRESHOLD,
     MIN_THRESHOLD,
-    calculate_priority,
-    normalized_image_name,
-    scaled_image_score,
 )
 from scheduler_core.plugins.node_affinity import matching_terms
 from scheduler_core.plugins.node_resources.balanced_allocation import balanced_resource_scorer
@@ -304,10 +301,8 @@ def _images(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], s
     containers = ctx.pod.init_containers + ctx.pod.containers
     rows = []
     sum_scores = 0
-    for c in containers:
-        image = normalized_image_name(c.image)
+    for image, scaled in pl.image_scores(ctx.pod, ni):  # Score's own terms
         st = ni.image_states.get(image)
-        scaled = scaled_image_score(st, total) if st is not None else 0
         sum_scores += scaled
         rows.append(
             {
@@ -319,7 +314,7 @@ def _images(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], s
             }
         )
     n = len(containers)
-    value = calculate_priority(sum_scores, n)
+    value, _status = pl.score(ctx.state, ctx.pod, ni)
     high = MAX_CONTAINER_THRESHOLD * n
     scaled_text = (
         " + ".join(f"{r['size']}×{r['nodesWithImage']}/{total}" for r in rows if r["onNode"]) or "0"

@@ -88,11 +88,26 @@ class ImageLocality:
         ):
             # No node has an image: every node scores what an empty sum does.
             return np.full(len(nodes), _empty_sum_priority(n), dtype=np.int64), SUCCESS
-        total = self.handle.snapshot.num_nodes()
         sums = np.zeros(len(nodes), dtype=np.int64)
-        for c in pod.init_containers + pod.containers:
-            sums += _image_column(nodes, found, normalized_image_name(c.image), total)
+        for _, scores in self._image_terms(pod, nodes, found):
+            sums += scores
         return calculate_priority(sums, n), SUCCESS
+
+    def image_scores(self, pod: Pod, node_info: NodeInfo) -> list[tuple[str, int]]:
+        """Score's terms on the node as a batch of one: each of the pod's images (init
+        containers first) and the scaled score it adds to the sum (0 when the node lacks it)."""
+        nodes = (node_info,)
+        return [(image, int(col[0])) for image, col in self._image_terms(pod, nodes, None)]
+
+    def _image_terms(
+        self, pod: Pod, nodes: Sequence[NodeInfo], found: tuple[NodeColumns, Array] | None
+    ) -> list[tuple[str, Array]]:
+        """Each of the pod's images with its scaled_image_score on each node (0 where absent):
+        the terms Score adds up."""
+        found = found if found is not None else columns_of(nodes)
+        total = self.handle.snapshot.num_nodes()
+        images = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
+        return [(image, _image_column(nodes, found, image, total)) for image in images]
 
 
 @functools.lru_cache(maxsize=64)
