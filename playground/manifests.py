@@ -16,6 +16,7 @@ from typing import Any, Final
 
 import yaml
 from django.conf import settings
+from django.utils.translation import gettext
 
 from scheduler_core.workloads import check_object as check_engine_object
 
@@ -387,11 +388,13 @@ def _scan(text: str, budget: yaml_limits.Budget) -> yaml_limits.Tally:
     except yaml_limits.YAMLLimitError as err:
         mark = err.problem_mark
         line = mark.line + 1 if mark is not None else None
-        raise ManifestProblems([Problem(f"too big to import: {err.problem}", line=line)]) from err
+        raise ManifestProblems([Problem(yaml_limits.too_big(str(err.problem)), line=line)]) from err
     if not tally.complete and text.lstrip().startswith(("{", "[")):
         values = text.count(",") + text.count(":") + 1
         if values > budget.values:
-            message = f"too big to import: more than {budget.values:,} values"
+            message = yaml_limits.too_big(
+                gettext("more than %(count)s values") % {"count": f"{budget.values:,}"}
+            )
             raise ManifestProblems([Problem(message)])
     return tally
 
@@ -483,7 +486,11 @@ def _collect(
         return
     if kind not in KINDS:
         result.warnings.append(
-            obj.problem("kind", f"kind {kind!r} is not modelled by the playground; skipped")
+            obj.problem(
+                "kind",
+                gettext("kind %(kind)s is not modelled by the playground; skipped")
+                % {"kind": repr(kind)},
+            )
         )
         return
     result.objects.append(obj)

@@ -35,6 +35,7 @@ from django.core.cache import cache
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
+from django.utils.translation import gettext
 
 LOGIN_PATHS: Final = ("/accounts/login/", "/admin/login/")
 KNOWN_COOKIE: Final = "signed_in_before"
@@ -185,7 +186,7 @@ class LoginThrottleMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.method == "POST" and request.path in LOGIN_PATHS:
             if is_throttled(request, request.POST.get("username", "")):
-                return too_many(request, "sign-ins", limits().window)
+                return too_many(request, gettext("sign-ins"), limits().window)
             response = self.get_response(request)
             _remember(request, response)
             return response

@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 
 from . import forms, throttle
 from .clusters import selectors as cluster_selectors
@@ -46,7 +47,7 @@ def home(request: HttpRequest) -> HttpResponse:
 def signup(request: HttpRequest) -> HttpResponse:
     """One form; an address that created or tried to create many accounts lately gets a 429."""
     if request.method == "POST" and throttle.signup_throttled(request):
-        return throttle.too_many(request, "sign-ups", throttle.limits().signup_window)
+        return throttle.too_many(request, gettext("sign-ups"), throttle.limits().signup_window)
     form = forms.SignUpForm(request.POST or None)
     if request.method == "POST":
         created = form.is_valid()

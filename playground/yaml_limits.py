@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import yaml
+from django.utils.translation import gettext
 
 MAX_DEPTH: Final = 64  # nesting levels, after alias expansion; manifests need about 15
 MAX_ALIASES: Final = 100  # alias references per document
@@ -77,6 +78,31 @@ class YAMLLimitError(yaml.MarkedYAMLError):
         super().__init__(problem=problem, problem_mark=mark)
 
 
+def too_big(problem: str) -> str:
+    """An import refused for its size, with the bound it went over."""
+    return gettext("too big to import: %(problem)s") % {"problem": problem}
+
+
+def _aliases(count: int) -> str:
+    return gettext("more than %(count)s aliases in one document") % {"count": count}
+
+
+def _deeper(count: int) -> str:
+    return gettext("nested deeper than %(count)s levels") % {"count": count}
+
+
+def _items(count: int) -> str:
+    return gettext("more than %(count)s items in one collection") % {"count": count}
+
+
+def _documents(count: int) -> str:
+    return gettext("more than %(count)s documents") % {"count": f"{count:,}"}
+
+
+def _values(count: int) -> str:
+    return gettext("more than %(count)s values") % {"count": f"{count:,}"}
+
+
 class BoundedLoader(yaml.SafeLoader):
     """SafeLoader that refuses alias bombs, deep nesting and huge collections."""
 
@@ -97,13 +123,13 @@ class BoundedLoader(yaml.SafeLoader):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
                 mark = self.peek_event().start_mark
-                raise YAMLLimitError(f"more than {MAX_ALIASES} aliases in one document", mark)
+                raise YAMLLimitError(_aliases(MAX_ALIASES), mark)
             return super().compose_node(parent, index)
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
                 mark = self.peek_event().start_mark
-                raise YAMLLimitError(f"nested deeper than {MAX_DEPTH} levels", mark)
+                raise YAMLLimitError(_deeper(MAX_DEPTH), mark)
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
@@ -139,19 +165,25 @@ def _check_expanded(root: yaml.Node | None, max_nodes: int = MAX_NODES) -> None:
             open_nodes.discard(key)
             if size[key] > max_nodes:
                 raise YAMLLimitError(
-                    f"expands to more than {max_nodes} values (aliases included)", node.start_mark
+                    gettext("expands to more than %(count)s values (aliases included)")
+                    % {"count": max_nodes},
+                    node.start_mark,
                 )
             if height[key] > MAX_DEPTH:
                 raise YAMLLimitError(
-                    f"nested deeper than {MAX_DEPTH} levels (aliases included)", node.start_mark
+                    gettext("nested deeper than %(count)s levels (aliases included)")
+                    % {"count": MAX_DEPTH},
+                    node.start_mark,
                 )
             continue
         if key in size:
             continue
         if key in open_nodes:
-            raise YAMLLimitError("an alias refers to a node that contains it", node.start_mark)
+            raise YAMLLimitError(
+                gettext("an alias refers to a node that contains it"), node.start_mark
+            )
         if len(node.value) > MAX_LIST and not isinstance(node, yaml.ScalarNode):
-            raise YAMLLimitError(f"more than {MAX_LIST} items in one collection", node.start_mark)
+            raise YAMLLimitError(_items(MAX_LIST), node.start_mark)
         open_nodes.add(key)
         stack.append((node, True))
         stack.extend((k, False) for k in _children(node) if id(k) not in size)
@@ -188,7 +220,7 @@ def scan(text: str, budget: Budget | None = None) -> Tally:
     # counting them, at C speed and without parsing, refuses a stream of millions at once.
     markers = sum(text.count(f"\n---{end}") for end in (" ", "\n", "\r", "\t"))
     if markers + text.startswith("---") > budget.documents:
-        raise YAMLLimitError(f"more than {budget.documents:,} documents", None)
+        raise YAMLLimitError(_documents(budget.documents), None)
     documents = values = aliases = 0
     # per open collection: values seen so far, and what one value weighs (a mapping item is a
     # key and a value, so each weighs 1 there and 2 in a sequence: ``items`` bounds both alike)
@@ -201,36 +233,27 @@ def scan(text: str, budget: Budget | None = None) -> Tally:
                 documents += 1
                 aliases = 0
                 if documents > budget.documents:
-                    raise YAMLLimitError(
-                        f"more than {budget.documents:,} documents", event.start_mark
-                    )
+                    raise YAMLLimitError(_documents(budget.documents), event.start_mark)
             elif isinstance(event, yaml.CollectionEndEvent):
                 counts.pop()
                 weights.pop()
             elif isinstance(event, _NODE_EVENTS):
                 values += 1
                 if values > budget.values:
-                    raise YAMLLimitError(f"more than {budget.values:,} values", event.start_mark)
+                    raise YAMLLimitError(_values(budget.values), event.start_mark)
                 if counts:
                     counts[-1] += weights[-1]
                     if counts[-1] > 2 * budget.items:
-                        raise YAMLLimitError(
-                            f"more than {budget.items} items in one collection", event.start_mark
-                        )
+                        raise YAMLLimitError(_items(budget.items), event.start_mark)
                 if isinstance(event, yaml.AliasEvent):
                     aliases += 1
                     if aliases > budget.aliases:
-                        raise YAMLLimitError(
-                            f"more than {budget.aliases} aliases in one document",
-                            event.start_mark,
-                        )
+                        raise YAMLLimitError(_aliases(budget.aliases), event.start_mark)
                 elif isinstance(event, yaml.CollectionStartEvent):
                     counts.append(0)
                     weights.append(1 if isinstance(event, yaml.MappingStartEvent) else 2)
                     if len(counts) > budget.depth:
-                        raise YAMLLimitError(
-                            f"nested deeper than {budget.depth} levels", event.start_mark
-                        )
+                        raise YAMLLimitError(_deeper(budget.depth), event.start_mark)
     except YAMLLimitError:
         raise
     except yaml.YAMLError:
