@@ -121,7 +121,13 @@ def join(request: HttpRequest) -> HttpResponse:
         if refused is not None:
             return refused
     if request.method == "GET":
-        form = forms.JoinForm(initial={"code": services.code_clean(request.GET.get("code"))})
+        code = services.code_clean(request.GET.get("code"))
+        joined = selectors.class_by_code(code) if code else None
+        if joined is not None and joined.ended_at is None:
+            token = selectors.session_token(request.session, joined.code)
+            if selectors.student_by_token(joined, token) is not None:  # back to the class
+                return redirect("playground:class_student", joined.code)
+        form = forms.JoinForm(initial={"code": code})
         return render(request, "playground/classes/join.html", {"form": form})
     data = _join_data(request)
     form = forms.JoinForm({"code": data.get("code", ""), "nickname": data.get("nickname", "")})

@@ -178,3 +178,20 @@ async def test_a_frame_that_is_not_a_json_object_is_an_error(room, user):
     await student.send_to(text_data="x" * 9000)
     assert (await _receive(student, "error"))["message"]
     await student.disconnect()
+
+
+async def test_an_idle_class_is_ended_when_someone_connects(room):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from playground.classes.models import LiveClass
+
+    live_class, ann, _bob = room
+    await sync_to_async(LiveClass.objects.filter(pk=live_class.pk).update)(
+        last_activity_at=timezone.now() - services.IDLE - timedelta(seconds=1)
+    )
+    student = await _connect(live_class.code, token=ann.token)
+    assert await _closed_with(student) == 4404
+    await sync_to_async(live_class.refresh_from_db)()
+    assert live_class.ended_at is not None

@@ -69,6 +69,9 @@ def test_join_form_prefills_the_code_and_joins_into_the_session(client, lesson_c
     assert client.session[services.SESSION_STUDENTS] == {lesson_class.code: student.token}
     page = client.get(response["Location"])
     assert page.status_code == 200 and "Ann" in page.content.decode()
+    # the join link again (a reload, the QR scanned twice): back to the class, not a second join
+    again = client.get(f"/join/?code={lesson_class.code}")
+    assert again.status_code == 302 and again["Location"] == f"/classes/{lesson_class.code}/"
 
 
 def test_join_errors_name_the_field(client, lesson_class):
