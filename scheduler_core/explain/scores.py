@@ -216,14 +216,11 @@ def _balanced(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any],
         ) % {"node": ni.node.name}
         return {"resources": []}, _("best-effort pod without PreScore: score = 0"), 0, text
     rows = _amount_rows(scorer, entries, ni)
-    value = balanced_resource_scorer(
+    value, fractions = balanced_resource_scorer(
         [r["requested"] for r in rows], [r["allocatable"] for r in rows]
     )
-    fractions = []
-    for r in rows:
-        f = min(float(r["requested"]) / float(r["allocatable"]), 1.0)
+    for r, f in zip(rows, fractions, strict=True):
         r["fraction"] = f
-        fractions.append(f)
     if len(fractions) == 2:
         spread = f"std = |{fractions[0]:.4f} − {fractions[1]:.4f}| / 2"
     elif len(fractions) > 2:

@@ -38,15 +38,21 @@ class _PreScoreState(FrozenState):
 
 
 def balanced_resource_scorer(
-    requested: Sequence[int], allocatable: Sequence[int], weights: Sequence[int] = ()
-) -> int:
-    """balanced_scores on one node's amounts (the resources it has)."""
+    requested: Sequence[int], allocatable: Sequence[int]
+) -> tuple[int, list[float]]:
+    """balanced_scores on one node's amounts (the resources it has): the score, and the
+    fractions it took the deviation of (what the explanation prints)."""
     one = [np.array((v,), dtype=np.int64) for v in requested]
-    return int(balanced_scores(one, [np.array((v,), dtype=np.int64) for v in allocatable])[0])
+    taken: list[tuple[Any, Any]] = []
+    score = balanced_scores(one, [np.array((v,), dtype=np.int64) for v in allocatable], (), taken)
+    return int(score[0]), [float(fraction[0]) for _, fraction in taken]
 
 
 def balanced_scores(
-    requested: Sequence[Any], allocatable: Sequence[Any], weights: Sequence[int] = ()
+    requested: Sequence[Any],
+    allocatable: Sequence[Any],
+    weights: Sequence[int] = (),
+    fractions: list[tuple[Any, Any]] | None = None,
 ) -> Any:
     """(1 - std) * MAX_NODE_SCORE, truncated, over each node's requested/allocatable fractions
     of the resources it has (allocatable not 0), each capped at 1. With two fractions the
@@ -55,13 +61,14 @@ def balanced_scores(
     in its order, so every node scores exactly what upstream computes.
 
     ``count`` (fractions so far) stays an int while every resource counts on every node, and
-    the masks are then skipped.
+    the masks are then skipped. ``fractions``, if given, receives each resource's (counts,
+    fractions).
     """
     n = len(requested[0]) if requested else 0
     count: Any = 0
     first: Any = 0.0  # each node's first and second fractions
     second: Any = 0.0
-    fractions = []
+    fractions = [] if fractions is None else fractions
     for req, cap in zip(requested, allocatable, strict=True):
         counts = counted(cap)
         if counts is None:
