@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import parse_qs
@@ -27,6 +28,8 @@ CLOSE_FORBIDDEN: Final = 4403
 CLOSE_NOT_FOUND: Final = 4404
 MAX_FRAME_CHARS: Final = 8192
 TOUCH_EVERY: Final = 60.0  # seconds between one connection's activity records
+MESSAGES_PER_WINDOW: Final = 30  # a student's frames per window; more get an error
+MESSAGE_WINDOW: Final = 10.0  # seconds
 
 
 @dataclass(slots=True)
@@ -137,6 +140,7 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def connect(self) -> None:
         self.code = str(self.scope["url_route"]["kwargs"]["code"])
+        self.recent: deque[float] = deque()
         self.who = await database_sync_to_async(_identify)(
             self.code,
             self.scope.get("user"),
@@ -186,6 +190,11 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             if content.get("action") != "answer":
                 raise services.ClassError(_("Only the lecturer drives the class."))
             now = time.monotonic()
+            while self.recent and now - self.recent[0] > MESSAGE_WINDOW:
+                self.recent.popleft()
+            if len(self.recent) >= MESSAGES_PER_WINDOW:
+                raise services.ClassError(_("Too many messages; wait a few seconds."))
+            self.recent.append(now)
             touch = now - self.last_touch > TOUCH_EVERY
             given = await database_sync_to_async(_answer)(self.who, content, touch)
             if touch:

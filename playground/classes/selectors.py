@@ -265,6 +265,14 @@ def page_config(live_class: LiveClass, *, role: str) -> dict[str, Any]:
     return cfg
 
 
+def _cell(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: one starting like a formula gets a quote first
+    (a nickname "=HYPERLINK(...)" stays a nickname)."""
+    if text[:1] in ("=", "+", "@", "\t", "\r") or (text[:1] == "-" and not text[1:].isdigit()):
+        return "'" + text
+    return text
+
+
 def results_rows(live_class: LiveClass) -> Iterator[list[str]]:
     """The CSV's rows: one per question and student, in question then join order."""
     yield ["question", "prompt", "nickname", "answer", "correct", "answered_at"]
@@ -285,9 +293,9 @@ def results_rows(live_class: LiveClass) -> Iterator[list[str]]:
             when = timezone.localtime(a["answered_at"]).isoformat() if a else ""
             yield [
                 str(q.number),
-                q.prompt,
-                nickname,
-                a["choice"] if a else "",
+                _cell(q.prompt),
+                _cell(nickname),
+                _cell(a["choice"]) if a else "",
                 "true" if a and a["correct"] else "false",
                 when,
             ]

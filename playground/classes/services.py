@@ -35,6 +35,7 @@ PROMPT_MAX: Final = 500
 CHOICES_MAX: Final = 20
 SESSION_STUDENTS: Final = "class_students"  # session: class code -> student token
 STEP_TEXT_MAX: Final = 253
+STUDENTS_MAX: Final = 1000  # per class: the join form is open to anyone with the code
 WINNER_CHOICES_MAX: Final = 12  # a bigger cluster offers the best-scored nodes of the cycle
 
 
@@ -173,6 +174,8 @@ def student_join(*, code: str, nickname: str) -> ClassStudent:
     key = nickname.casefold()[:NICKNAME_MAX]
     if ClassStudent.objects.filter(live_class=live_class, nickname_key=key).exists():
         raise taken
+    if ClassStudent.objects.filter(live_class=live_class).count() >= STUDENTS_MAX:
+        raise JoinRefused({"code": [_("This class is full.")]})
     try:
         with transaction.atomic():
             student = ClassStudent.objects.create(

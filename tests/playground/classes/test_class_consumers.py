@@ -195,3 +195,25 @@ async def test_an_idle_class_is_ended_when_someone_connects(room):
     assert await _closed_with(student) == 4404
     await sync_to_async(live_class.refresh_from_db)()
     assert live_class.ended_at is not None
+
+
+async def test_a_student_flooding_the_socket_gets_errors(room, user, monkeypatch):
+    from playground.classes import consumers
+
+    monkeypatch.setattr(consumers, "MESSAGES_PER_WINDOW", 3)
+    live_class, ann, _bob = room
+    q = await sync_to_async(services.question_ask_lesson)(
+        live_class=live_class, user=user, qid="winner"
+    )
+    student = await _connect(live_class.code, token=ann.token)
+    await _receive(student, "state")
+    for _ in range(3):
+        await student.send_json_to({"action": "answer", "questionId": q.pk, "choice": "node-1"})
+        await _receive(student, "answered")
+    await student.send_json_to({"action": "answer", "questionId": q.pk, "choice": "node-2"})
+    assert "Too many" in (await _receive(student, "error"))["message"]
+    stored = await sync_to_async(
+        lambda: list(ClassAnswer.objects.values_list("choice", flat=True))
+    )()
+    assert stored == ["node-1"]
+    await student.disconnect()

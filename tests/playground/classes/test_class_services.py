@@ -253,3 +253,22 @@ def test_winner_question_on_a_run_reads_the_stored_cycle(finished_run, user):
     q.refresh_from_db()
     url = selectors.reveal_dict(live_class, q)["show"]["url"]
     assert url.startswith("/runs/") and f"#cycle=1&step={q.show['runStep']}" in url
+
+
+def test_a_full_class_refuses_more_students(lesson_class, monkeypatch):
+    monkeypatch.setattr(services, "STUDENTS_MAX", 2)
+    _join(lesson_class.code, "Ann")
+    _join(lesson_class.code, "Bob")
+    with pytest.raises(services.JoinRefused) as full:
+        _join(lesson_class.code, "Cy")
+    assert "full" in full.value.errors["code"][0]
+
+
+def test_results_cells_that_look_like_formulas_stay_text(lesson_class, user):
+    q = services.question_ask_lesson(live_class=lesson_class, user=user, qid="winner")
+    evil = _join(lesson_class.code, '=HYPERLINK("http://x")')
+    services.answer_submit(
+        class_id=lesson_class.pk, student_id=evil.pk, question_id=q.pk, choice="node-1"
+    )
+    row = list(selectors.results_rows(lesson_class))[1]
+    assert row[2] == '\'=HYPERLINK("http://x")' and row[3] == "node-1"
