@@ -1,0 +1,107 @@
+"""The web app's Python strings in Simplified Chinese: form errors, run sentences, chart titles.
+
+English stays the source text, unchanged; the engine's own messages stay in upstream's English
+in both languages, with a short Chinese note before them in Chinese.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import translation
+
+from playground import engine
+from playground.clusters.node_forms import NodeForm
+from playground.runs import compare, figures, verdicts
+from playground.runs.limits import anonymous_refusal
+from playground.runs.sampling import sampling_sentence
+
+SAMPLING = {
+    "rule": "percentage",
+    "evaluated": 231,
+    "candidates": 500,
+    "cluster_nodes": 500,
+    "to_find": 230,
+    "percentage": 46,
+    "adaptive": True,
+    "source": "global",
+    "start_index": 0,
+    "next_start_index": 230,
+}
+NODES = [f"node-{i:03d}" for i in range(500)]
+
+
+def _node_errors(language: str) -> tuple[str, dict[str, list[str]]]:
+    with translation.override(language):
+        form = NodeForm({"name": "node-1", "mode": "form", "taints": "gpu=true:Nope"})
+        assert not form.is_valid()
+        return str(form["taints"].label), {k: list(v) for k, v in form.errors.items()}
+
+
+def test_a_form_error_names_its_line_and_field_in_chinese_and_keeps_english():
+    label, errors = _node_errors("zh-hans")
+    assert label == "污点"
+    assert errors["taints"] == [
+        "第 1 行：效果 'Nope' 不是 NoSchedule, PreferNoSchedule, NoExecute 之一"
+    ]
+    label, errors = _node_errors("en")
+    assert label == "Taints"
+    assert errors["taints"] == [
+        "line 1: effect 'Nope' is not one of NoSchedule, PreferNoSchedule, NoExecute"
+    ]
+
+
+def test_the_sampling_sentence_reads_in_chinese_with_its_numbers():
+    with translation.override("zh-hans"):
+        text = sampling_sentence(SAMPLING, NODES)
+    assert text == (
+        "Filter 评估了 500 个节点中的 231 个，目标是找到 230 个可行节点："
+        "percentageOfNodesToScore 为 0（未设置：自适应默认值），因此 50 − 500/125 = 46 %，"
+        "且 500 × 46 % = 230。遍历从位置 0（node-000）开始，即上一个周期停下的地方（位置从 0 "
+        "计数）；下一个周期从位置 230（node-230）开始。"
+    )
+    assert sampling_sentence(SAMPLING, NODES).startswith(
+        "Filter evaluated 231 of 500 nodes, looking for 230 feasible:"
+    )
+
+
+def test_the_winner_sentence_and_the_chart_titles_follow_the_language():
+    table = {
+        "selected": "b",
+        "scored": True,
+        "plugins": ["NodeAffinity"],
+        "nodes": ["a", "b"],
+        "top": ["b"],
+        "totals": [100, 300],
+        "weights": [2],
+        "values": {"weighted": [[100], [300]]},
+    }
+    with translation.override("zh-hans"):
+        assert verdicts.winner_explanation(table)["text"] == (
+            "b 以 200 分之差胜过 a（300 比 100）：NodeAffinity +200。"
+        )
+        assert figures.heat_title("raw") == "分数（原始：各插件自己的单位），按列着色"
+        chart = compare.pods_per_node_figure({"rows": []}, "A", "B")
+        assert chart["layout"]["title"]["text"] == "每次运行后各节点上的 Pod 数"
+    assert verdicts.winner_explanation(table)["text"] == (
+        "b won by 200 over a (300 to 100): NodeAffinity +200."
+    )
+    assert figures.heat_title("raw") == "Scores (raw: each plugin's own unit), shaded per column"
+
+
+@pytest.mark.django_db
+def test_a_refusal_to_start_a_run_reads_in_chinese():
+    session = {"anonymous_run_starts": [1000.0 + i for i in range(10)]}
+    with translation.override("zh-hans"):
+        text = anonymous_refusal(session, now=1600.0)
+    assert text.startswith("无法开始运行：此浏览器在过去一小时内已开始 10 次运行")
+    assert "50 分钟后重试" in text
+    assert anonymous_refusal(session, now=1600.0).startswith(
+        "cannot start a run: this browser started 10 runs in the last hour"
+    )
+
+
+def test_an_engine_message_stays_english_with_a_chinese_note_before_it():
+    message = 'profiles[0].plugins.score.enabled[0]: Invalid value: "X": plugin "X" does not exist'
+    with translation.override("zh-hans"):
+        assert engine.explained_problem(message) == f"配置无效（kube-scheduler 原文）：{message}"
+    assert engine.explained_problem(message) == message
