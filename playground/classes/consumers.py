@@ -19,6 +19,7 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.db import IntegrityError
 from django.utils.translation import gettext as _
 
 from . import events, selectors, services
@@ -181,9 +182,12 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
         try:
             if self.who.role == "lecturer":
-                messages = await database_sync_to_async(_lecturer_action)(
-                    self.who.class_id, self.scope.get("user"), content
-                )
+                try:
+                    messages = await database_sync_to_async(_lecturer_action)(
+                        self.who.class_id, self.scope.get("user"), content
+                    )
+                except IntegrityError as err:  # the same action from another tab, just now
+                    raise services.ClassError(_("Please try again.")) from err
                 for message in messages:
                     await events.asend(self.code, message)
                 return

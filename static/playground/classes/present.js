@@ -137,6 +137,7 @@
   }
 
   async function moveRun(delta) {
+    if (!cfg.cycles.length) return;
     const cycle = state.step.cycle || cfg.cycles[0].cycle;
     const steps = await stepsOf(cycle);
     const at = (state.step.runStep || 0) + delta;
