@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from django.utils.translation import gettext
+
 from ..models import Cluster, Run
 
 Manifest = Mapping[str, Any]
@@ -43,13 +45,20 @@ def _ordered(values: Mapping[str, Any]) -> list[tuple[str, Any]]:
     return sorted(values.items(), key=key)
 
 
+def _slice_nodes(spec: Mapping[str, Any]) -> str:
+    """Where a ResourceSlice's devices are: its node, every node, or a node selector."""
+    if spec.get("nodeName"):
+        return str(spec["nodeName"])
+    return gettext("all nodes") if spec.get("allNodes") else gettext("node selector")
+
+
 def device_index(slices: Iterable[Manifest]) -> dict[str, dict[str, Any]]:
     """Every published device by ``driver/pool/device``: node, attributes and capacity."""
     out: dict[str, dict[str, Any]] = {}
     for sl in slices:
         spec = sl.get("spec") or {}
         driver, pool = spec.get("driver"), (spec.get("pool") or {}).get("name")
-        where = spec.get("nodeName") or ("all nodes" if spec.get("allNodes") else "node selector")
+        where = _slice_nodes(spec)
         for d in spec.get("devices") or ():
             out[f"{driver}/{pool}/{d.get('name')}"] = {
                 "node": where,
@@ -115,7 +124,7 @@ def cluster_devices(cluster: Cluster) -> dict[str, Any] | None:
     for sl in by_kind["ResourceSlice"]:
         spec = sl.get("spec") or {}
         driver, pool = spec.get("driver"), (spec.get("pool") or {}).get("name")
-        where = spec.get("nodeName") or ("all nodes" if spec.get("allNodes") else "node selector")
+        where = _slice_nodes(spec)
         for d in spec.get("devices") or ():
             did = f"{driver}/{pool}/{d.get('name')}"
             devices.append(

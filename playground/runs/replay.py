@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from django.utils.translation import gettext
+
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.config import load_config
 from scheduler_core.errors import SchedulerCoreError
@@ -40,7 +42,11 @@ def replay_to_cycle(run: Run, cycle: int, fn: Callable[[CycleContext], T]) -> T:
         )
     except TapeMismatch as err:
         raise NotReplayable(
-            f"playing the run again went another way than the run did ({err}); please report it"
+            gettext(
+                "playing the run again went another way than the run did (%(error)s); please "
+                "report it"
+            )
+            % {"error": err}
         ) from err
 
 
@@ -56,7 +62,9 @@ def _set_up(run: Run) -> tuple[Scheduler, TapePlayer, ScriptPlayer]:
     from ..custom_plugins.services import registry_for, registry_with
 
     if not run.snapshot:
-        raise NotReplayable("the run kept no copy of its cluster, so it cannot be played again")
+        raise NotReplayable(
+            gettext("the run kept no copy of its cluster, so it cannot be played again")
+        )
     entries = list(
         RunInput.objects.filter(run=run).order_by("id").values_list("point", "kind", "data")
     )
@@ -64,19 +72,25 @@ def _set_up(run: Run) -> tuple[Scheduler, TapePlayer, ScriptPlayer]:
     try:
         config = load_config(run.config or run.profile.config)
     except SchedulerCoreError as err:
-        raise NotReplayable(f"the run's configuration no longer loads: {err}") from err
+        raise NotReplayable(
+            gettext("the run's configuration no longer loads: %(error)s") % {"error": err}
+        ) from err
     if not entries:
         # Runs stored before runs kept their inputs: only what needs none can be played again.
         if config.extenders:
             raise NotReplayable(
-                "this run was made before runs kept their extenders' answers, and an extender "
-                "is never asked again to explain a run: run it again to explain it"
+                gettext(
+                    "this run was made before runs kept their extenders' answers, and an "
+                    "extender is never asked again to explain a run: run it again to explain it"
+                )
             )
         answered = [RunCommand.Kind.ALLOW, RunCommand.Kind.REJECT, RunCommand.Kind.CHANGE]
         if RunCommand.objects.filter(run=run, kind__in=answered).exists():
             raise NotReplayable(
-                "this run was made before runs kept their users' answers at Permit and "
-                "changes: run it again to explain it"
+                gettext(
+                    "this run was made before runs kept their users' answers at Permit and "
+                    "changes: run it again to explain it"
+                )
             )
     if player.plugins is not None:
         registry = registry_with([CustomPluginSpec.from_dict(d) for d in player.plugins])
@@ -92,5 +106,7 @@ def _set_up(run: Run) -> tuple[Scheduler, TapePlayer, ScriptPlayer]:
             extenders=player.extenders(extenders_from_config(config, engine.extender_policy())),
         )
     except SchedulerCoreError as err:
-        raise NotReplayable(f"the run's profile no longer loads: {err}") from err
+        raise NotReplayable(
+            gettext("the run's profile no longer loads: %(error)s") % {"error": err}
+        ) from err
     return sched, player, ScriptPlayer(parse_script(run.script or []))
