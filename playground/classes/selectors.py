@@ -171,13 +171,16 @@ def _cycle_steps(run_id: int, cycle: int) -> list[dict[str, Any]]:
 
 
 def cycle_steps(run_id: int, cycle: int) -> list[dict[str, Any]]:
-    """The run page's steps of one cycle: index, point, plugin and label."""
+    """The run page's steps of one cycle: index, point, plugin, label, what the extension point
+    does (``help``) and what this plugin decided (``why``)."""
     return [
         {
             "index": s["index"],
             "point": s["point"],
             "plugin": s["plugin"] or None,
             "label": s.get("label") or s["point"],
+            "help": str(s.get("help") or ""),
+            "why": str(s.get("why") or ""),
         }
         for s in _cycle_steps(run_id, cycle)
     ]

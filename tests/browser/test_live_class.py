@@ -188,9 +188,8 @@ def test_a_lecturer_and_three_students_follow_predict_and_see_the_reveal(site, s
 def test_a_class_on_a_run_steps_through_extension_points_and_asks_the_winner(site, students):  # noqa: F811
     from django.contrib.auth import get_user_model
 
-    from playground.models import Cluster, Profile, Run, RunCycle
+    from playground.models import Cluster, Profile, Run
     from playground.runs import services as runs
-    from playground.runs.refs import run_ref
 
     lecturer = site.driver
     owner = get_user_model().objects.get(username="runner")
@@ -200,11 +199,22 @@ def test_a_class_on_a_run_steps_through_extension_points_and_asks_the_winner(sit
     run.refresh_from_db()
     if run.status != Run.Status.SUCCEEDED:
         runs.run_execute(run_id=run.pk)
-    site.open(f"/runs/{run_ref(run.pk)}/")
+    _viewport(lecturer, WIDTH, HEIGHT)
+    try:
+        _run_class(site, students[0], run)
+    finally:
+        lecturer.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def _run_class(lecture_site, student, run):
+    from playground.models import RunCycle
+    from playground.runs.refs import run_ref
+
+    lecturer = lecture_site.driver
+    lecture_site.open(f"/runs/{run_ref(run.pk)}/")
     _css(lecturer, "#start-class button").click()
     _wait(lecturer, lambda d: d.current_url.endswith("/present/"))
     _live(lecturer)
-    student = students[0]
     student.get(_css(lecturer, "#join-link").get_attribute("href"))
     _css(student, "#id_nickname").send_keys("Ann")
     _css(student, "#join-button").click()
@@ -218,6 +228,7 @@ def test_a_class_on_a_run_steps_through_extension_points_and_asks_the_winner(sit
     assert link.endswith("#cycle=1&step=1") and "/runs/" in link
     assert _css(student, "#run-step").text.startswith("cycle 1, ")
     assert _css(lecturer, "#point-select").get_attribute("value") == "1"
+    _wait(lecturer, lambda d: d.find_elements("css selector", "#step-text .step-help"))
 
     # "which node wins this cycle?": the answer comes from the stored run
     _css(lecturer, "#ask-winner").click()
@@ -226,6 +237,10 @@ def test_a_class_on_a_run_steps_through_extension_points_and_asks_the_winner(sit
     _css(student, f'.choice[data-choice="{winner}"]').click()
     _wait(lecturer, lambda d: _css(d, "#answered-count").get_attribute("data-n") == "1")
     _css(lecturer, "#reveal").click()
+    _wait(lecturer, lambda d: _css(d, "#reveal-box").is_displayed())
+    assert _fits(lecturer, "#tally-chart", "#reveal-box", "#point-select", "#join-qr") == []
+    ARTIFACTS.mkdir(exist_ok=True)
+    lecturer.save_screenshot(str(ARTIFACTS / "live-class-run-presenter-1280x800.png"))
     _wait(student, lambda d: _css(d, "#reveal-box").is_displayed())
     assert _css(student, "#my-verdict").get_attribute("class") == "right"
     assert "#cycle=1&step=" in _css(student, "#reveal-link").get_attribute("href")

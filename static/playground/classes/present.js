@@ -127,6 +127,16 @@
       points.append(option);
     }
     points.value = String(state.step.runStep || 0);
+    const shown = steps[state.step.runStep || 0];
+    const text = $("step-text");
+    text.replaceChildren();
+    for (const [cls, line] of [["why", shown && shown.why], ["help", shown && shown.help]]) {
+      if (!line) continue;
+      const p = document.createElement("p");
+      p.className = `step-${cls}`;
+      p.textContent = line;
+      text.append(p);
+    }
     const i = cfg.cycles.findIndex((c) => c.cycle === cycle);
     $("step-prev").disabled = i <= 0 && !(state.step.runStep > 0);
     $("step-next").disabled = i >= cfg.cycles.length - 1 && (state.step.runStep || 0) >= steps.length - 1;

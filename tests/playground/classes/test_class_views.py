@@ -144,6 +144,8 @@ def test_cycle_steps_of_a_run_class(alice_client, finished_run, user):
     points = [s["point"] for s in steps]
     assert "Filter" in points and "Combine" in points
     assert [s["index"] for s in steps] == list(range(len(steps)))
+    combine = next(s for s in steps if s["point"] == "Combine")
+    assert combine["help"] and combine["why"]  # what select host does, and what it chose
 
 
 def test_the_lesson_page_offers_a_live_class_to_signed_in_users(client, alice_client):
