@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from django.utils.translation import gettext_noop
+
 from .dra import demo as demo_dra
 
 
@@ -220,21 +222,27 @@ status:
 
 CLUSTERS: Final[list[tuple[str, str, str]]] = [
     (
-        "Three zones",
-        "Six nodes in three zones of one region and a 6-replica Deployment behind "
-        "a Service: default spreading at work.",
+        gettext_noop("Three zones"),
+        gettext_noop(
+            "Six nodes in three zones of one region and a 6-replica Deployment behind "
+            "a Service: default spreading at work."
+        ),
         THREE_ZONES,
     ),
     (
-        "GPU pool behind taints",
-        "CPU nodes plus a tainted GPU pool; only the trainer tolerates "
-        "the taint and requests nvidia.com/gpu.",
+        gettext_noop("GPU pool behind taints"),
+        gettext_noop(
+            "CPU nodes plus a tainted GPU pool; only the trainer tolerates "
+            "the taint and requests nvidia.com/gpu."
+        ),
         GPU_POOL,
     ),
     (
-        "Preemption scenario",
-        "Two small nodes full of low-priority batch pods and one pending "
-        "high-priority pod that only fits after preemption.",
+        gettext_noop("Preemption scenario"),
+        gettext_noop(
+            "Two small nodes full of low-priority batch pods and one pending "
+            "high-priority pod that only fits after preemption."
+        ),
         PREEMPTION,
     ),
 ]
@@ -253,14 +261,16 @@ def _config(*profiles: dict[str, Any], **top: Any) -> dict[str, Any]:
 
 PROFILES: Final[list[tuple[str, str, dict[str, Any]]]] = [
     (
-        "Default",
-        "What a fresh kube-scheduler runs: one profile, default plugins and weights.",
+        gettext_noop("Default"),
+        gettext_noop("What a fresh kube-scheduler runs: one profile, default plugins and weights."),
         _config({"schedulerName": "default-scheduler"}),
     ),
     (
-        "Bin-packing",
-        "NodeResourcesFit MostAllocated with a high weight: fill nodes before "
-        "using new ones (cluster autoscaler friendly).",
+        gettext_noop("Bin-packing"),
+        gettext_noop(
+            "NodeResourcesFit MostAllocated with a high weight: fill nodes before "
+            "using new ones (cluster autoscaler friendly)."
+        ),
         _config(
             {
                 "schedulerName": "default-scheduler",
@@ -290,8 +300,8 @@ PROFILES: Final[list[tuple[str, str, dict[str, Any]]]] = [
         ),
     ),
     (
-        "Spread everything",
-        "PodTopologySpread list defaults over hosts and zones, weighted up.",
+        gettext_noop("Spread everything"),
+        gettext_noop("PodTopologySpread list defaults over hosts and zones, weighted up."),
         _config(
             {
                 "schedulerName": "default-scheduler",
@@ -322,8 +332,10 @@ PROFILES: Final[list[tuple[str, str, dict[str, Any]]]] = [
         ),
     ),
     (
-        "Eager preemption",
-        "DefaultPreemption looks at every node for candidates; a second profile never preempts.",
+        gettext_noop("Eager preemption"),
+        gettext_noop(
+            "DefaultPreemption looks at every node for candidates; a second profile never preempts."
+        ),
         _config(
             {
                 "schedulerName": "default-scheduler",
@@ -396,17 +408,19 @@ APPROVAL_GATE: Final = "\n".join(
 
 CLUSTERS.append(
     (
-        "Approval gate",
-        "Three gang pods ask for approval at Permit (ApprovalGate): run it with the "
-        "'Approval gate' profile and allow or reject each from the run page; gang-2 "
-        "gives up after 30 s.",
+        gettext_noop("Approval gate"),
+        gettext_noop(
+            "Three gang pods ask for approval at Permit (ApprovalGate): run it with the "
+            "'Approval gate' profile and allow or reject each from the run page; gang-2 "
+            "gives up after 30 s."
+        ),
         APPROVAL_GATE,
     )
 )
 
 PROFILES.append(
     (
-        "Approval gate",
+        gettext_noop("Approval gate"),
         "The default plugins plus ApprovalGate at Permit: pods annotated "
         f'{APPROVAL_ANNOTATION}: "true" wait there until a user answers (120 s by default).',
         _config(
@@ -420,8 +434,8 @@ PROFILES.append(
 
 CLUSTERS.append((demo_dra.NAME, demo_dra.DESCRIPTION, demo_dra.MANIFESTS))
 
-LARGE_NAME: Final = "Large cluster (500 nodes)"
-LARGE_DESCRIPTION: Final = (
+LARGE_NAME: Final = gettext_noop("Large cluster (500 nodes)")
+LARGE_DESCRIPTION: Final = gettext_noop(
     "500 nodes in three zones and 300 pending pods of four sizes: progress, utilisation "
     "and per-pod decisions at scale. Generated on first use."
 )

@@ -6,6 +6,8 @@ parse the request with a form, call one service or selector, render.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -36,12 +38,23 @@ def home(request: HttpRequest) -> HttpResponse:
         request,
         "playground/home.html",
         {
-            "clusters": clusters,
+            "clusters": _in_language(clusters),
             "lesson_clusters": lesson_clusters,
-            "profiles": profiles,
+            "profiles": _in_language(profiles),
             "lesson_profiles": lesson_profiles,
         },
     )
+
+
+def _in_language(rows: Any) -> list[Any]:
+    """The demo rows' names and descriptions in the visitor's language (demo.py marks them;
+    the stored rows keep the English, which also names them), the others as they are."""
+    rows = list(rows)
+    for row in rows:
+        if row.is_demo:  # gettext("") would give the catalog's header
+            row.name = gettext(row.name) if row.name else row.name
+            row.description = gettext(row.description) if row.description else row.description
+    return rows
 
 
 def signup(request: HttpRequest) -> HttpResponse:

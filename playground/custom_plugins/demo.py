@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from django.utils.translation import gettext_noop
+
 from scheduler_core.plugins.custom_examples import HOLD, LIGHTS, MAINTENANCE
 
 
@@ -41,12 +43,14 @@ status:
 """
 
 
-CLUSTER_NAME: Final = "Blinking lights"
+CLUSTER_NAME: Final = gettext_noop("Blinking lights")
 CLUSTER: Final = (
     CLUSTER_NAME,
-    "Four nodes with blinking lights (example.com/blinking-lights), one of them under "
-    "maintenance, and three pods: run it with the 'Custom plugins' profile to see the shipped "
-    "CEL plugins score, filter and hold pods.",
+    gettext_noop(
+        "Four nodes with blinking lights (example.com/blinking-lights), one of them under "
+        "maintenance, and three pods: run it with the 'Custom plugins' profile to see the shipped "
+        "CEL plugins score, filter and hold pods."
+    ),
     "---\n".join(
         [
             _node("calm", {LIGHTS: "1"}),
@@ -60,10 +64,12 @@ CLUSTER: Final = (
     ),
 )
 PROFILE: Final[tuple[str, str, dict[str, Any]]] = (
-    "Custom plugins",
-    "The default plugins plus the shipped custom CEL plugins: BlinkingLight scores (reversed), "
-    "MaintenanceFilter filters, PermitGate holds pods labelled example.com/hold, and foo/bar "
-    "note their Reserve and PreBind calls while baz is disabled at Reserve.",
+    gettext_noop("Custom plugins"),
+    gettext_noop(
+        "The default plugins plus the shipped custom CEL plugins: BlinkingLight scores "
+        "(reversed), MaintenanceFilter filters, PermitGate holds pods labelled example.com/hold, "
+        "and foo/bar note their Reserve and PreBind calls while baz is disabled at Reserve."
+    ),
     {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Final
 
-NAME: Final = "GPU pool with DRA"
-DESCRIPTION: Final = (
+from django.utils.translation import gettext_noop
+
+NAME: Final = gettext_noop("GPU pool with DRA")
+DESCRIPTION: Final = gettext_noop(
     "Three GPU nodes publish their GPUs as ResourceSlices (A100, L4, H100) and two DeviceClasses "
     "select them with CEL. 'inference' claims one L4 and gets it; 'trainer' claims two GPUs "
     "with at least 40Gi of the same model and finds no node: one A100 is taken, the L4s are "

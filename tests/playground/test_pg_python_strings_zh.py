@@ -105,3 +105,16 @@ def test_an_engine_message_stays_english_with_a_chinese_note_before_it():
     with translation.override("zh-hans"):
         assert engine.explained_problem(message) == f"配置无效（kube-scheduler 原文）：{message}"
     assert engine.explained_problem(message) == message
+
+
+@pytest.mark.django_db
+def test_the_home_page_names_the_demo_clusters_and_profiles_in_the_visitors_language(client):
+    from playground import services
+
+    services.demo_load()
+    chinese = client.get("/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "三个可用区" in chinese and "被污点保护的 GPU 池" in chinese
+    assert "装箱（Bin-packing）" in chinese
+    assert "Three zones" not in chinese
+    english = client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Three zones" in english and "三个可用区" not in english
