@@ -54,12 +54,13 @@ class RequiredNodeAffinity(FrozenState):
     def lanes(self, masks: NodeMasks | LoneNode) -> Any:
         """The rule over lanes (masks over a batch of nodes, or a lone node's bools): the
         nodeSelector's labels AND the required node affinity; true where neither is set."""
-        ok: Any = np.bool_(True)
+        ok: Any = None
         if self.selector is not None:
-            ok = ok & masks.selector(self.selector)
+            ok = masks.selector(self.selector)
         if self.affinity is not None:
-            ok = ok & masks.node_selector(self.affinity)
-        return ok
+            found = masks.node_selector(self.affinity)
+            ok = found if ok is None else ok & found
+        return np.bool_(True) if ok is None else ok
 
     def matches_node(self, node: Node) -> bool:
         """The rule on a Node (queueing hints see a Node, not a NodeInfo)."""
