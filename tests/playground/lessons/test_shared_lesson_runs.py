@@ -73,11 +73,11 @@ def test_a_shared_run_refuses_commands_saying_it_is_shared(no_tasks):
     for client in (starter, Client()):
         response = client.post(reverse("playground:run_cancel", args=[run.pk]))
         assert response.status_code == 403
-        assert escape(capfirst(selectors.SHARED_RUN_READ_ONLY)) in response.content.decode()
+        assert escape(capfirst(str(selectors.SHARED_RUN_READ_ONLY))) in response.content.decode()
     run.refresh_from_db()
     assert run.status == Run.Status.PENDING
-    assert selectors.run_command_refusal(run.pk) == selectors.SHARED_RUN_READ_ONLY
-    assert selectors.run_command_refusal(run.pk + 1) == selectors.NOT_OWNER
+    assert selectors.run_command_refusal(run.pk) == str(selectors.SHARED_RUN_READ_ONLY)
+    assert selectors.run_command_refusal(run.pk + 1) == str(selectors.NOT_OWNER)
 
 
 @pytest.mark.parametrize("status", [Run.Status.RUNNING, Run.Status.SUCCEEDED])
@@ -240,6 +240,6 @@ async def test_a_shared_runs_websocket_refuses_commands_saying_it_is_shared(no_t
     await watcher.send_json_to({"command": "cancel"})
     while (reply := await watcher.receive_json_from(timeout=5))["kind"] != "error":
         pass
-    assert reply["message"] == selectors.SHARED_RUN_READ_ONLY
+    assert reply["message"] == str(selectors.SHARED_RUN_READ_ONLY)
     await watcher.disconnect()
     assert not await sync_to_async(run.commands.exists)()
