@@ -22,6 +22,10 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext
+from django.utils.translation.trans_real import parse_accept_lang_header
 
 from ..models import Run
 from ..params import MAX_ID, bounded_int
@@ -181,6 +185,11 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         return False
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        """A command, answered in the language of the visitor's pages."""
+        with translation.override(scope_language(self.scope)):
+            await self._command(content)
+
+    async def _command(self, content: Any) -> None:
         if not isinstance(content, dict) or "command" not in content:
             await self._error("no command")
             return
@@ -190,7 +199,8 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return
         if self._over_rate():
             await self._error(
-                f"too many commands: at most {COMMANDS_PER_WINDOW} in {COMMAND_WINDOW:g} seconds"
+                gettext("too many commands: at most %(count)s in %(seconds)s seconds")
+                % {"count": COMMANDS_PER_WINDOW, "seconds": f"{COMMAND_WINDOW:g}"}
             )
             return
         if not self.may_command:
@@ -205,6 +215,22 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.send_json({"kind": "error", "run": self.run_id, "message": str(err)})
             return
         await self.send_json(ack)
+
+
+def scope_language(scope: Any) -> str:
+    """The language the visitor's pages are in, as LocaleMiddleware chooses it for a request:
+    the language cookie (the header's switch), else the browser's Accept-Language."""
+    cookie = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME)
+    accept = dict(scope.get("headers") or []).get(b"accept-language", b"").decode("latin-1")
+    wanted = ([cookie] if cookie else []) + [
+        code for code, _ in parse_accept_lang_header(accept) if code != "*"
+    ]
+    for code in wanted:
+        try:
+            return translation.get_supported_language_variant(code)
+        except LookupError:
+            continue
+    return settings.LANGUAGE_CODE
 
 
 def _after(query_string: bytes) -> int:

@@ -303,3 +303,35 @@ async def test_live_batches_are_relayed_as_encoded_once(pending_run, user, monke
         assert [m["seq"] for m in await _envelopes(reader, 4)] == [0, 1, 2, 3]
         await reader.disconnect()
     assert encoded == []
+
+
+async def test_a_refused_command_is_answered_in_the_language_of_the_visitors_pages(user):
+    await sync_to_async(demo_load)()
+    cluster = await sync_to_async(Cluster.objects.get)(is_demo=True, name="Three zones")
+    profile = await sync_to_async(Profile.objects.get)(is_demo=True, name="Default")
+
+    def start():
+        from unittest import mock
+
+        with mock.patch("playground.runs.services.transaction.on_commit", lambda fn: None):
+            return runs.run_start(user=user, cluster=cluster, profile=profile)
+
+    run = await sync_to_async(start)()
+    answers = {}
+    for language in ("zh-CN,zh;q=0.9", "en"):
+        communicator = WebsocketCommunicator(
+            URLRouter(websocket_urlpatterns),
+            f"/ws/runs/{run_ref(run.pk)}/",
+            headers=[(b"accept-language", language.encode())],
+        )
+        communicator.scope["user"] = AnonymousUser()
+        assert (await communicator.connect())[0]
+        await communicator.send_json_to({"command": "cancel"})
+        while (refused := await communicator.receive_json_from(timeout=TIMEOUT))["kind"] != "error":
+            pass
+        answers[language] = refused["message"]
+        await communicator.disconnect()
+    assert answers == {
+        "zh-CN,zh;q=0.9": "只有该运行的所有者可以这样做",
+        "en": "only the run's owner can do that",
+    }
