@@ -33,12 +33,21 @@ LESSON = "scoring"
 def two_daphnes(stack_urls):
     """Two daphne processes on one Redis channel layer and broker; a list, so that a test may
     replace one it killed (every process in it is stopped at the end)."""
-    processes = [start_daphne(stack_urls["layer"], stack_urls["broker"]) for _ in range(2)]
+    processes = [_started(stack_urls) for _ in range(2)]
     yield processes
     for process in processes:
         if process.is_alive():
             process.terminate()
         process.join(timeout=10)
+
+
+def _started(stack_urls: dict[str, str]) -> Any:
+    """A daphne process that has served one page (URLs, templates and the database connection
+    loaded, so the first websocket handshake does not wait for them on a busy machine)."""
+    process = start_daphne(stack_urls["layer"], stack_urls["broker"])
+    status, _, _ = bench.http_request(_url(process), "GET", "/join/")
+    assert status == 200
+    return process
 
 
 def _url(process: Any) -> str:
@@ -172,7 +181,7 @@ def test_a_killed_process_s_students_reconnect_and_catch_up_with_no_answer_lost(
         peer.send({"action": "answer", "questionId": qid, "choice": pick})
         peer.until(_type("answered"))
 
-    two_daphnes.append(start_daphne(stack_urls["layer"], stack_urls["broker"]))
+    two_daphnes.append(_started(stack_urls))
     restarted = _url(two_daphnes[-1])
     back = [Peer(restarted, live_class.code, token=token) for _, token, _ in students[2:]]
     states = [peer.until(_type("state")) for peer in back]
