@@ -7,7 +7,8 @@ from __future__ import annotations
 import io
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -50,6 +51,13 @@ def _started(stack_urls: dict[str, str]) -> Any:
     return process
 
 
+@pytest.fixture
+def closing() -> Iterator[ExitStack]:
+    """Closes the test's websockets at its end."""
+    with ExitStack() as stack:
+        yield stack
+
+
 def _url(process: Any) -> str:
     return f"http://127.0.0.1:{process.port.value}"
 
@@ -57,14 +65,18 @@ def _url(process: Any) -> str:
 class Peer:
     """One websocket client of the class and every message it got."""
 
-    def __init__(self, url: str, code: str, *, token: str = "", cookie: str = "") -> None:
+    def __init__(
+        self, url: str, code: str, closing: ExitStack, *, token: str = "", cookie: str = ""
+    ) -> None:
         parts = urlsplit(url)
         query = f"?token={token}" if token else ""
-        self.ws: ClientConnection = connect(
-            f"ws://{parts.netloc}/ws/classes/{code}/{query}",
-            origin=f"http://{parts.netloc}",  # type: ignore[arg-type]
-            additional_headers={"Cookie": cookie} if cookie else None,
-            open_timeout=TIMEOUT,
+        self.ws: ClientConnection = closing.enter_context(
+            connect(
+                f"ws://{parts.netloc}/ws/classes/{code}/{query}",
+                origin=f"http://{parts.netloc}",  # type: ignore[arg-type]
+                additional_headers={"Cookie": cookie} if cookie else None,
+                open_timeout=TIMEOUT,
+            )
         )
         self.got: list[dict[str, Any]] = []
 
@@ -96,26 +108,28 @@ def _class(user) -> tuple[LiveClass, str]:
     return live_class, lecturer_cookie(user.username)
 
 
-def _students(urls: list[str], code: str, names: list[str]) -> list[tuple[str, str, Peer]]:
+def _students(
+    urls: list[str], code: str, names: list[str], closing: ExitStack
+) -> list[tuple[str, str, Peer]]:
     """Each name joins over HTTP at its URL and connects its websocket there."""
     out = []
     for url, name in zip(urls, names, strict=True):
         status, body = bench.student_join(url, code, name)
         assert status == 201, body
-        peer = Peer(url, code, token=body["token"])
+        peer = Peer(url, code, closing, token=body["token"])
         assert peer.until(_type("state"))["role"] == "student"
         out.append((url, body["token"], peer))
     return out
 
 
 def test_students_on_both_processes_follow_the_step_and_answers_reach_the_tally_once(
-    two_daphnes, celery_worker, user
+    two_daphnes, celery_worker, user, closing
 ):
     a, b = (_url(p) for p in two_daphnes)
     live_class, cookie = _class(user)
-    lecturer = Peer(a, live_class.code, cookie=cookie)
+    lecturer = Peer(a, live_class.code, closing, cookie=cookie)
     assert lecturer.until(_type("state"))["role"] == "lecturer"
-    students = _students([a, b, a, b], live_class.code, ["ann", "bob", "cy", "dee"])
+    students = _students([a, b, a, b], live_class.code, ["ann", "bob", "cy", "dee"], closing)
     assert lecturer.until(_type("joined", joined=4))
 
     # Every student presses "start the run" on its own process: one shared run, run by Celery.
@@ -154,13 +168,15 @@ def test_students_on_both_processes_follow_the_step_and_answers_reach_the_tally_
 
 
 def test_a_killed_process_s_students_reconnect_and_catch_up_with_no_answer_lost(
-    two_daphnes, stack_urls, user
+    two_daphnes, stack_urls, user, closing
 ):
     a, b = (_url(p) for p in two_daphnes)
     live_class, cookie = _class(user)
-    lecturer = Peer(a, live_class.code, cookie=cookie)
+    lecturer = Peer(a, live_class.code, closing, cookie=cookie)
     lecturer.until(_type("state"))
-    students = _students([a, a, b, b, b], live_class.code, ["ann", "al", "bo", "bea", "bix"])
+    students = _students(
+        [a, a, b, b, b], live_class.code, ["ann", "al", "bo", "bea", "bix"], closing
+    )
     lecturer.send({"action": "ask", "lessonQuestion": "winner"})
     qid = lecturer.until(_type("question"))["question"]["id"]
     for (_, _, peer), pick in zip(students[2:4], ["node-2", "node-3"], strict=True):
@@ -183,7 +199,7 @@ def test_a_killed_process_s_students_reconnect_and_catch_up_with_no_answer_lost(
 
     two_daphnes.append(_started(stack_urls))
     restarted = _url(two_daphnes[-1])
-    back = [Peer(restarted, live_class.code, token=token) for _, token, _ in students[2:]]
+    back = [Peer(restarted, live_class.code, closing, token=token) for _, token, _ in students[2:]]
     states = [peer.until(_type("state")) for peer in back]
     assert {s["stepSeq"] for s in states} == {1}
     assert {s["step"]["lessonStep"] for s in states} == {4}
