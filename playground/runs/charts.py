@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import zip_longest
 from typing import Any, Final
 
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, ngettext, pgettext
 
 from ..dra import panels as devices
 from .figures import DEFAULT_TOP_N as DEFAULT_TOP_N
@@ -433,7 +433,15 @@ def _why(ev: Event, nodes: Sequence[str]) -> str:
             return gettext("Scheduled on %(node)s; the binding cycle follows.") % {
                 "node": ev.get("node")
             }
-        return ev.get("message") or ev.get("result", "")
+        if ev.get("message") and ev.get("result") == "Error":  # upstream's English
+            return pgettext("a cycle's Error in upstream's English", "%(message)s") % {
+                "message": ev["message"]
+            }
+        if ev.get("message"):  # upstream's FitError, in its English as kubectl shows it
+            return pgettext("a cycle's FitError in upstream's English", "%(message)s") % {
+                "message": ev["message"]
+            }
+        return ev.get("result", "")
     if kind in BINDING_TYPES:
         if kind == "Permit" and code == "Wait":
             return gettext("%(plugin)s made the pod wait on %(node)s (timeout %(timeout)s s).") % {

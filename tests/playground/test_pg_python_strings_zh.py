@@ -118,3 +118,14 @@ def test_the_home_page_names_the_demo_clusters_and_profiles_in_the_visitors_lang
     assert "Three zones" not in chinese
     english = client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Three zones" in english and "三个可用区" not in english
+
+
+def test_a_cycles_fit_error_stays_english_behind_a_chinese_note():
+    from playground.runs import charts
+
+    end = {"type": "CycleEnd", "seq": 9, "result": "Unschedulable"}
+    end["message"] = "0/3 nodes are available: 3 Insufficient cpu."
+    with translation.override("zh-hans"):
+        why = charts.steps([{"type": "CycleStart", "seq": 1, "nodes": []}, end])[-1]["why"]
+    assert why == "没有节点能容纳此 Pod（kube-scheduler 原文）：" + end["message"]
+    assert charts.steps([end])[-1]["why"] == "0/3 nodes are available: 3 Insufficient cpu."
