@@ -30,7 +30,7 @@ from scheduler_core.explain.context import CycleContext, FilterView
 from scheduler_core.explain.filters import filter_detail as register_filter
 from scheduler_core.explain.record import Explanation, explanation
 from scheduler_core.explain.scores import explainer
-from scheduler_core.explain.words import _, ngettext
+from scheduler_core.explain.words import _, clauses, ngettext
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
 
@@ -187,7 +187,7 @@ def _request_sentence(row: Mapping[str, Any]) -> str:
                 device_text(d["device"], d)
             )
     for reason, devices in by_reason.items():
-        text += f"; {_shown(devices)}: {reason}"
+        text += _("; %(devices)s: %(reason)s") % {"devices": _shown(devices), "reason": reason}
     if not row["devices"]:
         text += _("; the node reaches no device")
     if len(matched) < need:
@@ -288,7 +288,7 @@ def score_detail(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, An
             " + ".join(f"({FIRST_AVAILABLE_MAX_SIZE} − {t['index']})" for t in terms)
             + f" = {value}"
         )
-        text = "; ".join(
+        text = clauses(
             _(
                 "%(claim)s request %(request)s is served by its subrequest %(subrequest)s "
                 "(#%(index)s of %(of)s): %(points)s"
@@ -323,7 +323,7 @@ def explain_binding(ctx: CycleContext, node: str) -> list[Explanation]:
             for d in devices
             if any(_did(r.to_dict()) == _did(d) for r in allocation.devices)
         ]
-    kept = "; ".join(f"{k}: {', '.join(v) or _('no device')}" for k, v in by_claim.items())
+    kept = clauses(f"{k}: {', '.join(v) or _('no device')}" for k, v in by_claim.items())
     already = [c.key for c in state.claims if c.allocation is not None] if state else []
     reserve_text = (
         _("Reserve keeps the allocation Filter found on %(node)s: %(kept)s.")

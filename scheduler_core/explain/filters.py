@@ -12,7 +12,7 @@ from typing import Any
 from scheduler_core.explain.context import CycleContext, ExplainError, FilterView
 from scheduler_core.explain.custom import custom_filter, is_custom
 from scheduler_core.explain.record import Explanation, explanation, quantity_text, verdict
-from scheduler_core.explain.words import _
+from scheduler_core.explain.words import _, clauses
 from scheduler_core.framework.status import SUCCESS
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import do_not_schedule_taint, find_untolerated_taint
@@ -178,7 +178,7 @@ def _fit(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], 
             )
         lacking.append(line % amounts)
     if lacking:
-        text = _("%(shortages)s.") % {"shortages": "; ".join(lacking)}
+        text = _("%(shortages)s.") % {"shortages": clauses(lacking)}
     else:
         text = _("Every requested resource fits in what is free.")
     return {"resources": rows}, "; ".join(parts), text

@@ -172,22 +172,27 @@ PATTERNS: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
 
 def reason_note(reason: str) -> str | None:
     """What ``reason`` means, in the reader's language; None for a reason not known here."""
-    reason = reason.removeprefix("preemption: ")
-    found = EXACT.get(reason)
-    if found is not None:
-        return _(found)
-    for pattern, note in PATTERNS:
-        m = pattern.search(reason)
-        if m is not None:
-            return _(note) % {"name": m.group("name")}
-    return None
+    return reasons_note([reason])
 
 
 def reasons_note(reasons: Iterable[str]) -> str | None:
-    """The notes of several reasons in one paragraph (each once), or None when none is known."""
-    notes: list[str] = []
+    """The notes of several reasons in one paragraph, each once; the reasons of one pattern share
+    a note ("Insufficient cpu" and "Insufficient memory": one sentence naming both). None when
+    no reason is known here."""
+    notes: dict[str, list[str]] = {}  # the note's msgid -> the names it is said of
     for reason in reasons:
-        note = reason_note(reason)
-        if note is not None and note not in notes:
-            notes.append(note)
-    return " ".join(notes) or None
+        reason = reason.removeprefix("preemption: ")
+        if reason in EXACT:
+            notes.setdefault(EXACT[reason], [])
+            continue
+        for pattern, note in PATTERNS:
+            m = pattern.search(reason)
+            if m is not None:
+                names = notes.setdefault(note, [])
+                if m.group("name") not in names:
+                    names.append(m.group("name"))
+                break
+    out = [
+        _(note) % {"name": ", ".join(names)} if names else _(note) for note, names in notes.items()
+    ]
+    return " ".join(out) or None

@@ -14,7 +14,7 @@ from scheduler_core.config.types import MAX_CUSTOM_PRIORITY_SCORE
 from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.explain.custom import custom_score, is_custom
 from scheduler_core.explain.record import Explanation, explanation, quantity_text
-from scheduler_core.explain.words import _
+from scheduler_core.explain.words import _, clauses
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
@@ -194,7 +194,7 @@ def _fit(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str,
     text = _(
         "NodeResourcesFit (%(strategy)s) on %(node)s: %(resources)s. The weighted mean is "
         "%(value)s."
-    ) % {"strategy": strategy, "node": ni.node.name, "resources": "; ".join(texts), "value": value}
+    ) % {"strategy": strategy, "node": ni.node.name, "resources": clauses(texts), "value": value}
     return inputs, formula, value, text
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from scheduler_core.explain.context import CycleContext, FilterView
 from scheduler_core.explain.filters import filter_detail
 from scheduler_core.explain.scores import explainer
-from scheduler_core.explain.words import _, gettext_noop
+from scheduler_core.explain.words import _, clauses, gettext_noop
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
 from scheduler_core.plugins.inter_pod_affinity_tally import existing_terms_weights
@@ -116,7 +116,7 @@ def _spread_score(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, A
         "maxSkew − 1; %(counts)s. Raw %(value)s; fewer pods score higher after NormalizeScore."
     ) % {
         "node": ni.node.name,
-        "counts": "; ".join(
+        "counts": clauses(
             _("%(key)s=%(domain)s: %(count)s pod(s)") % {"key": k, "domain": v, "count": cnt}
             for k, v, cnt, *_rest in terms
         ),
@@ -198,7 +198,7 @@ def _affinity_score(
     }
     parts = [c for r in rows for c in r["contributions"]]
     formula = (" + ".join(f"({c['weight']:+d})" for c in parts) or "0") + f" = {value}"
-    described = "; ".join(
+    described = clauses(
         f"{r['topologyKey']}={r['domain']}: " + ", ".join(_describe(c) for c in r["contributions"])
         for r in rows
         if r["contributions"]
@@ -284,7 +284,7 @@ def _describe(c: dict[str, Any]) -> str:
 
 def _sentence(texts: list[str]) -> str:
     """Clauses joined into one sentence (empty without clauses)."""
-    return _("%(clauses)s.") % {"clauses": "; ".join(texts)} if texts else ""
+    return _("%(clauses)s.") % {"clauses": clauses(texts)} if texts else ""
 
 
 # A constraint's Filter clause: (the pod matches itself, minDomains domains exist) -> sentence.

@@ -6,7 +6,7 @@ from typing import Any
 
 from scheduler_core.explain.context import CycleContext, FilterView
 from scheduler_core.explain.filters import filter_detail
-from scheduler_core.explain.words import _
+from scheduler_core.explain.words import _, clauses
 from scheduler_core.plugins import names
 from scheduler_core.plugins.volume_zone import zone_checks
 
@@ -44,7 +44,7 @@ def _binding(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, An
 
 def _sentences(texts: list[str]) -> str:
     """Clauses joined into one sentence (empty without clauses)."""
-    return _("%(clauses)s.") % {"clauses": "; ".join(texts)} if texts else ""
+    return _("%(clauses)s.") % {"clauses": clauses(texts)} if texts else ""
 
 
 @filter_detail(names.VOLUME_ZONE)

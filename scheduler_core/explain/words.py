@@ -13,7 +13,7 @@ Numbers, names, upstream's own reason strings and the arithmetic of a formula st
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 Gettext = Callable[[str], str]
 Ngettext = Callable[[str, str, int], str]
@@ -56,3 +56,8 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def gettext_noop(message: str) -> str:
     """Mark a constant for extraction; it is translated where it is shown, with ``_``."""
     return message
+
+
+def clauses(items: Iterable[str]) -> str:
+    """Clauses of one sentence joined as the reader's language joins them ("; " in English)."""
+    return _("; ").join(items)

@@ -122,3 +122,9 @@ def test_reasons_with_a_name_are_matched_and_unknown_ones_have_no_note(english: 
     cpu = reason_note("Insufficient cpu")
     assert reasons_note(["Insufficient cpu", "Insufficient cpu", "x"]) == cpu
     assert reasons_note(["x"]) is None
+    # One pattern's reasons share one sentence naming each.
+    both = reasons_note(
+        ["Insufficient cpu", "node(s) had untolerated taint(s)", "Insufficient memory"]
+    )
+    assert both is not None and both.startswith("The node's allocatable cpu, memory minus")
+    assert both.count("The node") == 2
