@@ -7,6 +7,7 @@
   "use strict";
   // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
   const gettext = window.gettext || ((s) => s);
+  const pgettext = window.pgettext || ((c, s) => s);
   const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
   const urls = window.RunUrls; // static/playground/run_urls.js: the URLs, the early first cycle
   if (!urls) return;
@@ -15,6 +16,10 @@
   const BINDING = new Set(["Reserve", "Permit", "PreBind", "Bind", "PostBind", "Unreserve"]);
   const PAGE = 50;
   const TIMELINE_PAGE = 100;
+  // A run's status in words; the badge's class and data-status keep the value.
+  const STATUS_WORDS = { pending: pgettext("run status", "pending"), running: pgettext("run status", "running"),
+    succeeded: pgettext("run status", "succeeded"), failed: pgettext("run status", "failed"),
+    cancelled: pgettext("run status", "cancelled") };
 
   const state = {
     events: [],
@@ -171,7 +176,8 @@
     state.status = status || state.status;
     state.terminal = ["succeeded", "failed", "cancelled"].includes(state.status);
     const badge = $("run-status");
-    badge.textContent = state.status;
+    badge.textContent = STATUS_WORDS[state.status] || state.status;
+    badge.dataset.status = state.status;
     badge.className = `badge status-${state.status}`;
     if (state.terminal) {
       $("cancel-run").hidden = true;

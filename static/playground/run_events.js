@@ -135,10 +135,10 @@
   if (!status || (!show && !hide)) return;
   const DONE = new Set(["succeeded", "failed", "cancelled"]);
   const observer = new MutationObserver(() => {
-    if (!DONE.has(status.textContent.trim())) return;
+    if (!DONE.has(status.dataset.status)) return;
     if (show) show.hidden = false;
     if (hide) hide.hidden = true;
     observer.disconnect();
   });
-  observer.observe(status, { childList: true, characterData: true, subtree: true });
+  observer.observe(status, { attributes: true, attributeFilter: ["data-status"], childList: true, characterData: true, subtree: true });
 })();

@@ -37,7 +37,7 @@ def test_three_errors_after_one_save_with_a_summary_on_top(page, django_user_mod
     _fill(driver, "username", user.username)
     _fill(driver, "password", "a-long-pass-phrase-9")
     old = _css(driver, "html")
-    _css(driver, 'form [type="submit"]').click()
+    _css(driver, '#login-form [type="submit"]').click()
     _wait(driver, left_page(old))
 
     page.open("/profiles/new/")

@@ -224,6 +224,8 @@ def test_the_run_page_in_chinese_keeps_its_text_in_its_boxes(zh, django_user_mod
     # The page's own words and the scripts' are Chinese; the engine's names stay as upstream's.
     assert _css(driver, "#cycle-title").text.startswith("周期 1：")
     assert _css(driver, "#step-first").text == "第一步"
+    status = _css(driver, "#run-status")
+    assert status.text == "已成功" and status.get_attribute("data-status") == "succeeded"
     assert _css(driver, "#filter-matrix thead th:last-child").text == "结论"
     assert _css(driver, "#step-position").text.startswith("第 1 / ")
     assert _js(driver, "return document.getElementById('combine').layout.title.text;") == (
