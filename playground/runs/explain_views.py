@@ -74,15 +74,19 @@ def run_explanations(
 
 def _note_reasons(found: list[Explanation]) -> None:
     """Upstream's reasons stay in English, as kubectl shows them; a reader of another language
-    gets what they mean beside them (``reasonNote``): a Filter verdict's reasons, PreFilter's."""
+    gets what they mean beside them (``reasonNote``): a Filter verdict's reasons, PreFilter's,
+    and why preemption would not help on the nodes that are no candidates."""
     if (translation.get_language() or "en").split("-")[0] == "en":
         return
     for e in found:
         value = e.get("value")
+        inputs = e.get("inputs") or {}
         reasons = list(value.get("reasons") or []) if isinstance(value, dict) else []
-        for step in (e.get("inputs") or {}).get("plugins") or []:
+        for step in inputs.get("plugins") or []:
             if isinstance(step, dict):
                 reasons.extend(step.get("reasons") or [])
+        for message in (inputs.get("notCandidates") or {}).values():
+            reasons.extend(str(message).split(", "))
         note = reasons_note(reasons)
         if note is not None:
             e["reasonNote"] = note

@@ -122,7 +122,7 @@ EXACT: Final[dict[str, str]] = {
         "Evicting lower-priority pods would not let the pod fit on any node."
     ),
     "No preemption victims found for incoming pod": gettext_noop(
-        "On no node would evicting lower-priority pods make room for the pod."
+        "No pod on this node has a lower priority than the pod: there is nothing to evict."
     ),
     "not eligible due to preemptionPolicy=Never.": gettext_noop(
         "The pod's preemptionPolicy is Never: it waits and never evicts other pods."

@@ -450,6 +450,7 @@
     if (missed.length) {
       out.push(el("h4", {}, gettext("Nodes where evictions would not help")));
       out.push(el("ul", { id: "preemption-not-candidates" }, missed.map(([n, why]) => el("li", {}, `${n}: ${why}`))));
+      if (e.reasonNote) out.push(el("p", { class: "explain-reason-note" }, e.reasonNote));
     }
     return out;
   }

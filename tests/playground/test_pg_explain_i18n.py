@@ -74,3 +74,24 @@ def test_the_active_language_translates_the_selection_and_the_formula(run):
     with translation.override("en"):
         (chosen,) = run_explanations(run=run, cycle=1, node=None, plugin=None)
     assert chosen["text"] == "Only n2 passed Filter, so it is chosen without scoring."
+
+
+def test_preemption_that_would_not_help_has_a_note_for_its_nodes(user):
+    cluster = services.cluster_create(owner=user, name="full")
+    services.node_save(cluster=cluster, user=user, manifest=make_node("n1", cpu="1"))
+    services.pod_save(
+        cluster=cluster, user=user, manifest=make_pod("big", cpu="1", node_name="n1", priority=9)
+    )
+    services.pod_save(cluster=cluster, user=user, manifest=make_pod("p", cpu="1"))
+    profile = profile_services.profile_create(
+        owner=user, name="default", config={"profiles": [{"schedulerName": "default-scheduler"}]}
+    )
+    run, _, _ = record_run(cluster, profile, user=user)
+    with translation.override("zh-hans"):
+        (post,) = run_explanations(run=run, cycle=1, node=None, plugin=None)
+    assert post["inputs"]["notCandidates"] == {"n1": "No preemption victims found for incoming pod"}
+    assert post["text"] == (
+        "抢占对调度没有帮助：在任何节点上驱逐较低优先级的 Pod 都无法让该 Pod 放得下"
+        "（No preemption victims found for incoming pod）。"
+    )
+    assert post["reasonNote"] == "该节点上没有优先级低于该 Pod 的 Pod：没有可以驱逐的对象。"
