@@ -70,7 +70,7 @@ def test_the_active_language_translates_the_selection_and_the_formula(run):
         "NodeResourcesFit 在 n1 上：通过。（Filter 已在更靠前的插件处停止，所以不需要这个结果。） "
         "请求的每种资源都能放进节点的空闲量。"
     )
-    assert "cpu：100m ≤ 空闲 4000m − 0m = 4000m" in fit["formula"]
+    assert "cpu: 100m ≤ 空闲 4000m − 0m = 4000m" in fit["formula"]
     with translation.override("en"):
         (chosen,) = run_explanations(run=run, cycle=1, node=None, plugin=None)
     assert chosen["text"] == "Only n2 passed Filter, so it is chosen without scoring."
