@@ -18,17 +18,16 @@ _LABEL_VALUE_RE: Final = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
 
 
 def dns_subdomain_errors(name: str) -> list[str]:
+    """Errors of an object's name or namespace (IsDNS1123Subdomain)."""
     if not name:
         return ["a name is required"]
-    errors = []
-    if len(name) > 253:
-        errors.append("must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN_RE.match(name):
-        errors.append(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-            "'-' or '.', and must start and end with an alphanumeric character"
-        )
-    return errors
+    return _bounded_errors(
+        name,
+        253,
+        _DNS1123_SUBDOMAIN_RE,
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+        "'-' or '.', and must start and end with an alphanumeric character",
+    )
 
 
 def qualified_name_errors(key: str) -> list[str]:
@@ -53,14 +52,23 @@ def qualified_name_errors(key: str) -> list[str]:
 
 
 def label_value_errors(value: str) -> list[str]:
+    """Errors of a label value (IsValidLabelValue); the empty value is valid."""
+    return _bounded_errors(
+        value,
+        63,
+        _LABEL_VALUE_RE,
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', "
+        "'_' or '.', and must start and end with an alphanumeric character",
+    )
+
+
+def _bounded_errors(value: str, most: int, pattern: re.Pattern[str], message: str) -> list[str]:
+    """The value's length above ``most``, and ``message`` unless ``pattern`` matches it."""
     errors = []
-    if len(value) > 63:
-        errors.append("must be no more than 63 characters")
-    if not _LABEL_VALUE_RE.match(value):
-        errors.append(
-            "a valid label must be an empty string or consist of alphanumeric characters, '-', "
-            "'_' or '.', and must start and end with an alphanumeric character"
-        )
+    if len(value) > most:
+        errors.append(f"must be no more than {most} characters")
+    if not pattern.match(value):
+        errors.append(message)
     return errors
 
 
