@@ -74,6 +74,7 @@ class Result:
     step_latencies: list[float] = field(default_factory=list)
     tally_latencies: list[float] = field(default_factory=list)
     reveal_latencies: list[float] = field(default_factory=list)
+    ack_latencies: list[float] = field(default_factory=list)  # answer sent -> "answered"
     error_messages: list[str] = field(default_factory=list)
 
     def error(self, message: str) -> None:
@@ -303,7 +304,10 @@ async def bench(
     for qid in plan.questions:
         acked = await _question(qid, lecturer, online, ids, rng, result, answer_ranks)
         answered_all &= acked
-        log(f"question {qid}: {len(acked)} answers, tally p95 {_ms(p95(result.tally_latencies))}")
+        log(
+            f"question {qid}: {len(acked)} answers, acknowledged p95 "
+            f"{_ms(p95(result.ack_latencies))}, tally p95 {_ms(p95(result.tally_latencies))}"
+        )
     result.answered = len(answered_all) if plan.questions else 0
 
     await lecturer.ws.send(json.dumps({"action": "end"}))
@@ -345,6 +349,9 @@ async def _question(
     if not await _until(lambda: all(question_id in s.acked for s in online)):
         result.error(f"question {qid}: not every answer was acknowledged")
     acked = {s.index for s in online if question_id in s.acked}
+    result.ack_latencies += [
+        s.acked[question_id] - s.sent[question_id] for s in online if question_id in s.acked
+    ]
     if not await _until(lambda: _tallied(lecturer, question_id) >= len(acked)):
         result.error(f"question {qid}: the lecturer's tally stopped short of {len(acked)}")
     ranks = await asyncio.to_thread(answer_ranks, question_id)
