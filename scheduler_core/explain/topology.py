@@ -61,7 +61,7 @@ def _spread_filter(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[s
             "op": op,
             "maxSkew": c.max_skew,
         }
-        enough = len(c.counts) >= c.min_domains
+        enough = c.enough_domains
         texts.append(_(_SPREAD_TEXTS[bool(c.self_match), enough]) % where)
         if c.exceeds:
             break

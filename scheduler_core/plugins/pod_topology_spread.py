@@ -249,6 +249,7 @@ class PodTopologySpread:
                     int(matching),
                     self_match,
                     int(min_match),
+                    _enough_domains(counts, min_domains),
                     max_skew,
                     min_domains,
                     dict(counts),
@@ -429,11 +430,16 @@ def _hard_checks(s: _PreFilterState, nodes: Sequence[NodeInfo]) -> Iterator[_Har
     matches − the minimum) and whether that exceeds maxSkew."""
     for check in s.checks:
         _, max_skew, min_domains, self_match, counts, paths = check
-        min_match = paths.num0 if len(counts) >= min_domains else 0
+        min_match = paths.num0 if _enough_domains(counts, min_domains) else 0
         column, ids = label_lanes(nodes, check[0])
         matching = column.read(counts, ids)
         skew = matching + self_match - min_match
         yield check, column, ids, matching, min_match, skew, skew > max_skew
+
+
+def _enough_domains(counts: Mapping[str, int], min_domains: int) -> bool:
+    """At least minDomains domains exist; below that the global minimum counts as 0."""
+    return len(counts) >= min_domains
 
 
 def _scores(state: CycleState, nodes: Sequence[NodeInfo]) -> tuple[list[int], list[bool], Status]:

@@ -286,6 +286,7 @@ class SkewCheck:
     matching: int  # pods matching the selector in that domain
     self_match: int  # 1 when the incoming pod matches its own selector
     min_match: int  # the fewest matching pods in any domain (0 below minDomains)
+    enough_domains: bool  # at least minDomains domains: min_match is the true minimum
     max_skew: int
     min_domains: int
     counts: dict[str, int]  # matching pods per domain
