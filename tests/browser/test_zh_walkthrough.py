@@ -20,6 +20,7 @@ import re
 import pytest
 from test_lessons import ARTIFACTS
 from test_lessons_zh import zh_browser  # noqa: F401 (fixture)
+from test_runs import daphne_url  # noqa: F401 (fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -194,7 +195,7 @@ class Walk:
         assert self.js("return document.documentElement.lang") == "zh-hans", path
 
     def read(self, page, *, shot=True):
-        """Check the page as it stands now; photograph it (scrolled to the top) when ``shot``."""
+        """Check the page as it stands now; photograph what it shows when ``shot``."""
         texts = self.js(_TEXTS_JS)
         self.leftovers.setdefault(page, []).extend(
             t for t in _leftovers(texts, _data_strings()) if t not in self.leftovers.get(page, [])
@@ -295,15 +296,16 @@ def _explain(w, css):
     )
 
 
-def _write_leftovers(w):
+def _write_leftovers(w, name="zh-leftovers.txt"):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     lines = []
     for page, runs in w.leftovers.items():
         lines.append(f"## {page}: {len(runs)}")
         lines.extend(f"  {r}" for r in runs)
-    (ARTIFACTS / "zh-leftovers.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (ARTIFACTS / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
     spilled = [f"{page}: {o}" for page, found in w.overflows.items() for o in found]
-    (ARTIFACTS / "zh-overflows.txt").write_text("\n".join(spilled) + "\n", encoding="utf-8")
+    overflows = name.replace("leftovers", "overflows")
+    (ARTIFACTS / overflows).write_text("\n".join(spilled) + "\n", encoding="utf-8")
 
 
 def test_every_kind_of_page_and_run_reads_in_chinese_at_1280x800(walk):
@@ -395,3 +397,53 @@ def test_every_kind_of_page_and_run_reads_in_chinese_at_1280x800(walk):
     assert grown == {}, (
         "more English left than LEFTOVERS_AT_MOST allows: tests/artifacts/zh-leftovers.txt"
     )
+
+
+def test_a_pod_waiting_at_permit_is_allowed_from_a_chinese_run_page(
+    zh_browser,  # noqa: F811
+    daphne_url,  # noqa: F811
+    django_user_model,
+):
+    """The approval gate live (daphne, a run that waits): its waiting table, countdown and
+    Allow/Reject buttons in Chinese, nothing spilling, then Allow binds the pod."""
+    from django.test import Client
+
+    from playground.models import Cluster, Run
+    from playground.runs import services as runs
+    from playground.services import demo_load
+
+    demo_load()
+    user = django_user_model.objects.create_user("zh-gate", password="unused-pass-123")
+    client = Client()
+    client.force_login(user)
+    driver = zh_browser
+    driver.delete_all_cookies()
+    driver.get(daphne_url + "/static/playground/run.css")
+    driver.add_cookie({"name": "sessionid", "value": client.cookies["sessionid"].value})
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", SIZE)
+    w = Walk(driver, daphne_url)
+    try:
+        w.open(f"/clusters/{Cluster.objects.get(name='Approval gate', is_demo=True).pk}/")
+        from selenium.webdriver.support.ui import Select
+
+        Select(driver.find_element("css selector", "#run-profile")).select_by_visible_text(
+            "Approval gate"
+        )
+        driver.find_element("css selector", "#run-button").click()
+        w.wait(lambda d: "/runs/" in d.current_url)
+        run = Run.objects.get(started_by=user)
+        row = '#waiting tr[data-pod="default/gang-0"]'
+        w.wait(lambda d: d.find_elements("css selector", row))
+        w.js(f"document.querySelector('{row}').scrollIntoView({{block: 'center'}})")
+        allow = driver.find_element("css selector", f"{row} button.allow")
+        assert allow.text == "允许"
+        assert driver.find_element("css selector", f"{row} button.reject").text == "拒绝"
+        w.read("run-permit-waiting")
+        allow.click()
+        w.wait(lambda d: not d.find_elements("css selector", row))
+        runs.run_cancel(run_id=run.pk)
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        _write_leftovers(w, name="zh-leftovers-permit-waiting.txt")
+    assert w.overflows == {}
+    assert w.leftovers == {"run-permit-waiting": []}, "see tests/artifacts/zh-leftovers-*.txt"
