@@ -11,11 +11,11 @@ from django.core.management.base import CommandError
 
 from playground.management.commands.translations import parse_po
 
-PO_HEADER = '''msgid ""
+PO_HEADER = """msgid ""
 msgstr ""
 "Content-Type: text/plain; charset=UTF-8\\n"
 "Plural-Forms: nplurals=1; plural=0;\\n"
-'''
+"""
 
 
 def _write(path: Path, text: str) -> None:
@@ -35,7 +35,7 @@ def _run(root: Path, *args: str) -> tuple[str, CommandError | None]:
 def test_parse_po_reads_flags_plurals_continuations_and_obsolete_entries():
     entries = parse_po(
         PO_HEADER
-        + '''
+        + """
 #: a.html:1 b.html:2
 #, fuzzy, python-format
 msgid "one %(n)s"
@@ -52,7 +52,7 @@ msgstr[0] ""
 
 #~ msgid "gone"
 #~ msgstr "没了"
-'''
+"""
     )
     assert [(e.msgid, e.fuzzy, e.obsolete, e.translated) for e in entries] == [
         ("one %(n)s", True, False, True),
@@ -83,8 +83,7 @@ def test_check_fails_on_a_fresh_untranslated_string_then_a_fuzzy_one(tmp_path):
 
     _write(
         po / "django.po",
-        PO_HEADER
-        + '\nmsgid "Clusters"\nmsgstr "集群"\n\n#, fuzzy\nmsgid "Fresh"\nmsgstr "新的"\n',
+        PO_HEADER + '\nmsgid "Clusters"\nmsgstr "集群"\n\n#, fuzzy\nmsgid "Fresh"\nmsgstr "新的"\n',
     )
     out, err = _run(tmp_path, "--check")
     assert err is not None
