@@ -25,7 +25,14 @@ from .loader import (
     course,
 )
 from .models import LessonProgress
-from .services import SESSION_PROGRESS, SESSION_RUNS, User, lesson_runs
+from .services import (
+    REUSABLE,
+    SESSION_PROGRESS,
+    SESSION_RUNS,
+    User,
+    lesson_run_shared,
+    lesson_runs,
+)
 
 
 def progress_answers(*, user: User, session: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -34,6 +41,21 @@ def progress_answers(*, user: User, session: Mapping[str, Any]) -> dict[str, dic
         rows = LessonProgress.objects.filter(user=user).values_list("lesson", "answers")
         return {slug: dict(answers) for slug, answers in rows}
     return {slug: dict(a) for slug, a in (session.get(SESSION_PROGRESS) or {}).items()}
+
+
+def shared_run_profiles(*, lesson: Lesson, user: User, runs: Mapping[str, int | None]) -> set[str]:
+    """The profiles whose run, of those the visitor holds (``runs``: profile -> run id), is the
+    lesson's shared run, still pending, running or finished: a visitor without an account watches
+    it read-only. (A failed or cancelled one is not: pressing start replaces it.)"""
+    if user.is_authenticated:
+        return set()
+    ids = {run_id for run_id in runs.values() if run_id}
+    live = set(Run.objects.filter(pk__in=ids, status__in=REUSABLE).values_list("pk", flat=True))
+    return {
+        name
+        for name, run_id in runs.items()
+        if run_id in live and lesson_run_shared(lesson=lesson, profile=name)
+    }
 
 
 def course_overview(

@@ -142,7 +142,7 @@ def lesson_run_shared(*, lesson: Lesson, profile: str) -> bool:
 
 
 # A shared run still running is reused too: its visitors watch it live.
-_REUSABLE: Final = (Run.Status.PENDING, Run.Status.RUNNING, Run.Status.SUCCEEDED)
+REUSABLE: Final = (Run.Status.PENDING, Run.Status.RUNNING, Run.Status.SUCCEEDED)
 
 
 def shared_lesson_run(
@@ -165,7 +165,7 @@ def shared_lesson_run(
     with transaction.atomic():
         row, _ = SharedLessonRun.objects.get_or_create(**key)
         row = SharedLessonRun.objects.select_for_update(of=("self",)).get(pk=row.pk)
-        if row.run is not None and row.run.status in _REUSABLE:
+        if row.run is not None and row.run.status in REUSABLE:
             return row.run, False
         if session is not None:
             refusal = limits.anonymous_refusal(session)

@@ -87,6 +87,9 @@ def lesson_page(request: HttpRequest, slug: str) -> HttpResponse:
             "steps": [(i + 1, s.title.replace("*", "")) for i, s in enumerate(lesson.steps)],
             "questions": questions,
             "runs": runs,
+            "shared_runs": selectors.shared_run_profiles(
+                lesson=lesson, user=request.user, runs=runs
+            ),
             "frame_url": frame,
             "cluster_id": selectors.lesson_cluster_id(lesson),
             "cluster": selectors.cluster_summary(lesson.cluster_text),

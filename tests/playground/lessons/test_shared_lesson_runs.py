@@ -243,3 +243,23 @@ async def test_a_shared_runs_websocket_refuses_commands_saying_it_is_shared(no_t
     assert reply["message"] == str(selectors.SHARED_RUN_READ_ONLY)
     await watcher.disconnect()
     assert not await sync_to_async(run.commands.exists)()
+
+
+def test_the_lesson_page_says_the_run_is_shared_and_read_only(no_tasks, alice_client):
+    visitor = Client()
+    page = reverse("playground:lesson", args=[SCORING])
+    assert 'id="start-run-default"' in visitor.get(page).content.decode()
+    _start(visitor, SCORING)
+    shown = visitor.get(page).content.decode()
+    assert "shared run</a>" in shown and 'class="help shared-run"' in shown
+    assert 'id="start-run-default"' not in shown
+    # A failed shared run is offered to be started again (which replaces it).
+    Run.objects.update(status=Run.Status.FAILED)
+    again = visitor.get(page).content.decode()
+    assert 'id="start-run-default"' in again and "shared-run" not in again
+    # The binding-cycle lesson's run is the visitor's own; a signed-in user's is theirs.
+    _start(visitor, BINDING)
+    own = visitor.get(reverse("playground:lesson", args=[BINDING])).content.decode()
+    assert "Open your run" in own and "shared-run" not in own
+    _start(alice_client, SCORING)
+    assert "shared-run" not in alice_client.get(page).content.decode()
