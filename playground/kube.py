@@ -87,7 +87,9 @@ def parse_key_values(text: str, *, labels: bool = True) -> dict[str, str]:
                         % {"value": repr(value), "error": message},
                     )
             if key in result:
-                raise line_problem(number, gettext("key %(key)s is given twice") % {"key": repr(key)})
+                raise line_problem(
+                    number, gettext("key %(key)s is given twice") % {"key": repr(key)}
+                )
             result[key] = value
     return result
 
@@ -173,7 +175,9 @@ def parse_tolerations(text: str) -> list[dict[str, Any]]:
                 toleration["effect"] = effect
         if tail:
             if toleration.get("effect") != "NoExecute":
-                raise line_problem(number, gettext("for=SECONDS only applies to the NoExecute effect"))
+                raise line_problem(
+                    number, gettext("for=SECONDS only applies to the NoExecute effect")
+                )
             try:
                 toleration["tolerationSeconds"] = int(tail.strip())
             except ValueError:
