@@ -31,6 +31,7 @@ from scheduler_core.explain.filters import filter_detail as register_filter
 from scheduler_core.explain.record import Explanation, explanation
 from scheduler_core.explain.scores import explainer
 from scheduler_core.explain.words import _, clauses, ngettext
+from scheduler_core.explain.words import sentences as join_sentences
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
 
@@ -246,7 +247,7 @@ def filter_detail(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[st
         "per request: count devices passing the class's and the request's selectors and not "
         "allocated to another claim; every request (and constraint) served at once"
     )
-    return found, formula, " ".join(sentences)
+    return found, formula, join_sentences(sentences)
 
 
 def _did(d: Mapping[str, Any]) -> str:

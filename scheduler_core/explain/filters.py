@@ -12,7 +12,7 @@ from typing import Any
 from scheduler_core.explain.context import CycleContext, ExplainError, FilterView
 from scheduler_core.explain.custom import custom_filter, is_custom
 from scheduler_core.explain.record import Explanation, explanation, quantity_text, verdict
-from scheduler_core.explain.words import _, clauses
+from scheduler_core.explain.words import _, clauses, sentences
 from scheduler_core.framework.status import SUCCESS
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import do_not_schedule_taint, find_untolerated_taint
@@ -99,7 +99,7 @@ def explain_filter(ctx: CycleContext, plugin: str, node: str) -> Explanation:
         inputs=inputs,
         formula=formula,
         value=verdict(status),
-        text=f"{head} {text}".strip(),
+        text=sentences([head, text]),
         ran=ran,
     )
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from scheduler_core.explain.words import _, gettext_noop
+from scheduler_core.explain.words import _, gettext_noop, sentences
 from scheduler_core.plugins import (
     dynamic_resources,
     inter_pod_affinity_state,
@@ -195,4 +195,4 @@ def reasons_note(reasons: Iterable[str]) -> str | None:
     out = [
         _(note) % {"name": ", ".join(names)} if names else _(note) for note, names in notes.items()
     ]
-    return " ".join(out) or None
+    return sentences(out) or None

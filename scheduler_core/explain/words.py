@@ -61,3 +61,13 @@ def gettext_noop(message: str) -> str:
 def clauses(items: Iterable[str]) -> str:
     """Clauses of one sentence joined as the reader's language joins them ("; " in English)."""
     return _("; ").join(items)
+
+
+def sentences(items: Iterable[str]) -> str:
+    """Sentences one after the other, as the reader's language writes them (a space between
+    them in English, none in Chinese); empty ones left out."""
+    out = ""
+    for item in items:
+        if item:
+            out = _("%(sentence)s %(next)s") % {"sentence": out, "next": item} if out else item
+    return out

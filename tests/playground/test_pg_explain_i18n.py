@@ -40,7 +40,7 @@ def test_in_chinese_the_sentence_is_translated_and_the_reason_stays_with_a_note(
     step = _taint_step(alice_client, run, "zh-CN,zh;q=0.9")
     assert step["text"] == (
         "TaintToleration 在 n1 上：UnschedulableAndUnresolvable —— node(s) had untolerated "
-        "taint(s)。 该 Pod 没有任何容忍度能容忍污点 dedicated=gpu:NoSchedule。"
+        "taint(s)。该 Pod 没有任何容忍度能容忍污点 dedicated=gpu:NoSchedule。"
     )
     assert step["value"]["reasons"] == ["node(s) had untolerated taint(s)"]  # as kubectl says
     assert step["reasonNote"] == (
@@ -67,7 +67,7 @@ def test_the_active_language_translates_the_selection_and_the_formula(run):
     assert chosen["formula"] == "只有一个可行节点"
     assert chosen["value"] == {"top": ["n2"], "selected": "n2"}  # the values stay as they are
     assert fit["text"] == (
-        "NodeResourcesFit 在 n1 上：通过。（Filter 已在更靠前的插件处停止，所以不需要这个结果。） "
+        "NodeResourcesFit 在 n1 上：通过。（Filter 已在更靠前的插件处停止，所以不需要这个结果。）"
         "请求的每种资源都能放进节点的空闲量。"
     )
     assert "cpu: 100m ≤ 空闲 4000m − 0m = 4000m" in fit["formula"]

@@ -14,7 +14,7 @@ import scheduler_core.plugins
 from scheduler_core.explain import at_cycle, explain_filter, explain_preemption
 from scheduler_core.explain.preemption import _CRITERIA_WORDS
 from scheduler_core.explain.reasons import reason_note, reasons_note
-from scheduler_core.explain.words import set_translator
+from scheduler_core.explain.words import clauses, sentences, set_translator
 from scheduler_core.preemption import CANDIDATE_CRITERIA
 from tests.builders import make_node, make_pod
 
@@ -128,3 +128,12 @@ def test_reasons_with_a_name_are_matched_and_unknown_ones_have_no_note(english: 
     )
     assert both is not None and both.startswith("The node's allocatable cpu, memory minus")
     assert both.count("The node") == 2
+
+
+def test_sentences_and_clauses_join_as_the_language_joins_them(english: None) -> None:
+    assert sentences(["A.", "", "B."]) == "A. B."
+    assert clauses(["x", "y"]) == "x; y"
+    chinese = {"%(sentence)s %(next)s": "%(sentence)s%(next)s", "; ": "；"}
+    set_translator(lambda m: chinese.get(m, m))
+    assert sentences(["甲。", "", "乙。", "丙。"]) == "甲。乙。丙。"
+    assert clauses(["x", "y"]) == "x；y"
