@@ -8,7 +8,7 @@ import pytest
 from builders import make_node, make_pod
 
 from playground import demo
-from playground.runs import charts, overview
+from playground.runs import charts, overview, step_text
 from scheduler_core.api import Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
@@ -539,4 +539,4 @@ def test_the_score_table_is_the_same_whether_the_plugins_list_the_nodes_alike_or
 
 def test_the_score_step_names_the_highest_raw_node_first_in_order_among_equals():
     ev = _score("A", 1, ["b", "ab", "a", "c"], [3, 9, 9, 1], [0, 0, 0, 0])
-    assert "highest raw: ab (9)" in charts._why(ev, ev["nodes"])
+    assert "highest raw: ab (9)" in step_text.why(ev, ev["nodes"])
