@@ -11,7 +11,7 @@ from typing import Any
 from scheduler_core.api import Pod
 from scheduler_core.explain.context import CycleContext
 from scheduler_core.explain.record import Explanation, explanation
-from scheduler_core.explain.words import _, gettext_noop
+from scheduler_core.explain.words import _, gettext_noop, sentences
 from scheduler_core.framework.status import Code
 from scheduler_core.plugins import names
 from scheduler_core.plugins.default_preemption import DefaultPreemption
@@ -145,7 +145,8 @@ def explain_preemption(ctx: CycleContext) -> Explanation:
         "criterion": _(steps[-1].criterion) if steps else "",
         "victims": ", ".join(_priority(p.key, p.priority) for p in chosen.victims),
     }
-    text = head + " " + " ".join(step["text"] for step in inputs["victimSelection"])
+    # A chosen candidate always has its victim steps (selectVictimsOnNode removed some pods).
+    text = sentences([head, *(step["text"] for step in inputs["victimSelection"])])
     return explanation(
         ctx,
         "PostFilter",
@@ -218,17 +219,18 @@ def _victim_selection(
                 "On %(node)s, every pod of lower priority than %(pod)s (priority %(priority)s) "
                 "is removed first: %(pods)s."
             ) % {"node": node, "pod": ctx.pod.key, "priority": ctx.pod.priority, "pods": shown}
-            text += " " + (
-                _(
+            if step["fits"]:
+                then = _(
                     "Without them the pod fits, so each is then put back in turn, the most "
                     "important first (higher priority, then earlier start; pods whose eviction "
                     "would break a PodDisruptionBudget before the others), and stays only if "
                     "the pod still fits."
                 )
-                if step["fits"]
-                else _("Even without them the pod does not fit: %(reasons)s")
-                % {"reasons": step["message"]}
-            )
+            else:
+                then = _("Even without them the pod does not fit: %(reasons)s") % {
+                    "reasons": step["message"]
+                }
+            text = sentences([text, then])
         else:
             pod = step["pod"]
             if step["violatesPDB"] and step["fits"]:
