@@ -421,8 +421,11 @@ CLUSTERS.append(
 PROFILES.append(
     (
         gettext_noop("Approval gate"),
-        "The default plugins plus ApprovalGate at Permit: pods annotated "
-        f'{APPROVAL_ANNOTATION}: "true" wait there until a user answers (120 s by default).',
+        gettext_noop(  # names APPROVAL_ANNOTATION (a literal, for the translation catalog)
+            "The default plugins plus ApprovalGate at Permit: pods annotated "
+            'playground.k8s.io/require-approval: "true" wait there until a user answers (120 s '
+            "by default)."
+        ),
         _config(
             {
                 "schedulerName": "default-scheduler",

@@ -129,3 +129,10 @@ def test_a_cycles_fit_error_stays_english_behind_a_chinese_note():
         why = charts.steps([{"type": "CycleStart", "seq": 1, "nodes": []}, end])[-1]["why"]
     assert why == "没有节点能容纳此 Pod（kube-scheduler 原文）：" + end["message"]
     assert charts.steps([end])[-1]["why"] == "0/3 nodes are available: 3 Insufficient cpu."
+
+
+def test_the_approval_gate_profile_names_the_annotation_its_pods_carry():
+    from playground import demo
+
+    description = next(d for name, d, _ in demo.PROFILES if name == "Approval gate")
+    assert f'{demo.APPROVAL_ANNOTATION}: "true"' in description
