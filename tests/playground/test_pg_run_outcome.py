@@ -61,7 +61,7 @@ def test_a_run_whose_cycles_all_end_in_the_same_error_is_stopped_as_failed(
     assert run.summary["scheduled"] == 0
     assert "no such key: nope" in run.summary["messages"]["default/p0"]
     page = alice_client.get(reverse("playground:run", args=[run.pk])).content.decode()
-    assert 'id="run-status">failed<' in page
+    assert 'id="run-status" data-status="failed">failed<' in page
     assert "every cycle ended in an Error from MyFilter" in page
 
 
