@@ -9,6 +9,9 @@ named placeholders, formatted after translation, so Django's makemessages extrac
     _("%(plugin)s on %(node)s: passes.") % {"plugin": plugin, "node": node}
 
 Numbers, names, upstream's own reason strings and the arithmetic of a formula stay as they are.
+A new sentence gets its translation in the engine's catalog: ``cd scheduler_core && ../.venv/bin/
+python ../manage.py makemessages -l zh_Hans --no-obsolete``, then translate the new entries of
+scheduler_core/locale/zh_Hans/LC_MESSAGES/django.po (the tests compile it).
 """
 
 from __future__ import annotations
