@@ -309,6 +309,7 @@ def _write_leftovers(w, name="zh-leftovers.txt"):
 
 
 def test_every_kind_of_page_and_run_reads_in_chinese_at_1280x800(walk):
+    from playground.clusters import services as cluster_services
     from playground.models import Cluster
 
     w = walk
@@ -330,6 +331,16 @@ def test_every_kind_of_page_and_run_reads_in_chinese_at_1280x800(walk):
         w.read("custom-plugins")
         w.open("/custom-plugins/new/")
         w.read("custom-plugin-form")
+        # The forms that build a cluster of one's own.
+        mine = cluster_services.cluster_create(owner=w.user, name="mine")
+        for path, page in (
+            ("/clusters/new/", "cluster-form"),
+            (f"/clusters/{mine.pk}/nodes/new/", "node-form"),
+            (f"/clusters/{mine.pk}/pods/new/", "pod-form"),
+            (f"/clusters/{mine.pk}/import/", "cluster-import"),
+        ):
+            w.open(path)
+            w.read(page)
 
         # A plain demo run: Filter, Score, select host, and two cells explained.
         plain = _run(w.user, "Three zones", "Default")
