@@ -356,6 +356,14 @@ def test_every_kind_of_page_and_run_reads_in_chinese_at_1280x800(walk):
         w.js("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}))")
         _explain(w, "#score-table tbody tr:first-child td.explain-cell[data-mode=raw]")
         w.read("run-explain-score")
+        # Presenter mode (a lecturer's large type): Filter and Score, one section a screen.
+        w.js("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}))")
+        w.js("document.getElementById('presenter-toggle').click()")
+        w.wait(lambda d: d.execute_script("return document.body.classList.contains('presenter')"))
+        for point, page in (("Filter", "run-presenter-filter"), ("Score", "run-presenter-score")):
+            assert _go_to(w, point, cycle=1), point
+            w.read(page)
+        w.js("document.getElementById('presenter-toggle').click()")
 
         # Cluster events between cycles: a node added after cycle 1.
         events = _run(
