@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from .services import CODE_LENGTH, NICKNAME_MAX
@@ -11,6 +12,8 @@ from .services import CODE_LENGTH, NICKNAME_MAX
 class ClassNewForm(forms.Form):
     lesson = forms.SlugField(required=False, max_length=100)
     run = forms.IntegerField(required=False, min_value=1, max_value=2**62)
+    # the language the class is taught in; the lecturer's request language when not given
+    language = forms.ChoiceField(required=False, choices=settings.LANGUAGES)
 
     def clean(self) -> dict[str, object]:
         data = super().clean() or {}

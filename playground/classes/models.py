@@ -21,6 +21,9 @@ class LiveClass(models.Model):
     run = models.ForeignKey(
         "playground.Run", on_delete=models.CASCADE, null=True, blank=True, related_name="classes"
     )
+    # the language the class is taught in (the lesson's text, the questions): the lecturer's
+    # when they opened it; the pages' own words follow each visitor's language
+    language = models.CharField(max_length=10, default="en")
     step = models.JSONField(default=dict)
     step_seq = models.PositiveIntegerField(default=0)
     question = models.ForeignKey(
@@ -76,6 +79,7 @@ class ClassQuestion(models.Model):
     lesson_question_id = models.CharField(max_length=100, blank=True)
     prompt = models.TextField()
     choices = models.JSONField(default=list)  # [] for a lesson question answered in words
+    labels = models.JSONField(default=dict)  # choice value -> how it reads in the class's language
     answer = models.CharField(max_length=200)
     answer_type = models.CharField(max_length=10, default="name")  # as lesson questions'
     explanation = models.TextField(blank=True)

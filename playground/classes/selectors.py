@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from ..lessons import selectors as lesson_selectors
 from ..lessons import text as lesson_text
+from ..lessons.languages import in_language
 from ..lessons.loader import Lesson, lesson_by_slug
 from ..models import Run, RunCycle
 from ..runs import charts
@@ -61,7 +62,9 @@ def session_token(session: Any, code: str) -> str | None:
 
 
 def lesson_of(live_class: LiveClass) -> Lesson | None:
-    return lesson_by_slug(live_class.lesson_slug) if live_class.lesson_slug else None
+    """The class's lesson with its text in the class's language."""
+    lesson = lesson_by_slug(live_class.lesson_slug) if live_class.lesson_slug else None
+    return in_language(lesson, live_class.language) if lesson is not None else None
 
 
 # -- counts --------------------------------------------------------------------------------------
@@ -97,8 +100,15 @@ def tally_message(class_id: int, question_id: int) -> dict[str, Any]:
 
 
 def question_dict(q: ClassQuestion) -> dict[str, Any]:
-    """What students see of a question: never its answer."""
-    return {"id": q.pk, "number": q.number, "prompt": q.prompt, "choices": list(q.choices)}
+    """What students see of a question: never its answer. ``labels``: how choice values read
+    in the class's language (a value without a label reads as itself; the value is answered)."""
+    return {
+        "id": q.pk,
+        "number": q.number,
+        "prompt": q.prompt,
+        "choices": list(q.choices),
+        "labels": dict(q.labels or {}),
+    }
 
 
 def show_url(live_class: LiveClass, show: dict[str, Any], qid: str = "") -> str:
@@ -120,6 +130,7 @@ def reveal_dict(live_class: LiveClass, q: ClassQuestion) -> dict[str, Any]:
     return {
         "questionId": q.pk,
         "answer": q.answer,
+        "answerLabel": (q.labels or {}).get(q.answer, q.answer),
         "explanation": q.explanation,
         "show": show,
         "counts": counts(q.pk),
@@ -238,6 +249,7 @@ def lesson_steps(lesson: Lesson) -> list[dict[str, Any]]:
 
 
 def lesson_questions(lesson: Lesson) -> list[dict[str, Any]]:
+    """The questions the presenter may ask, their prompts in ``lesson``'s language."""
     return [
         {"id": q.id, "step": q.step, "prompt": q.prompt, "choices": list(q.choices)}
         for q in lesson.questions

@@ -16,10 +16,11 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
 from django.db.models import F
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from ..lessons.checks import matches, normalize, shown
+from ..lessons.languages import in_language, language_of
 from ..lessons.loader import Lesson, RunPointer, lesson_by_slug
 from ..models import Run, RunCycle
 from .models import ClassAnswer, ClassQuestion, ClassStudent, LiveClass
@@ -64,9 +65,14 @@ def _new_code() -> str:
 
 
 def class_open(
-    *, lecturer: User, lesson: Lesson | None = None, run: Run | None = None
+    *,
+    lecturer: User,
+    lesson: Lesson | None = None,
+    run: Run | None = None,
+    language: str | None = None,
 ) -> LiveClass:
-    """A new open class on a lesson or on a run (the caller checked the run is visible)."""
+    """A new open class on a lesson or on a run (the caller checked the run is visible), taught
+    in ``language`` (a request language: the lesson's text and the questions are in it)."""
     if not lecturer.is_authenticated:
         raise NotLecturer(_("Sign in to open a live class."))
     if (lesson is None) == (run is None):
@@ -83,6 +89,7 @@ def class_open(
                     lecturer=lecturer,
                     lesson_slug=lesson.slug if lesson else "",
                     run=run,
+                    language=language_of(language),
                     step=step,
                 )
         except IntegrityError:  # the code is taken by an open class: draw again
@@ -267,9 +274,13 @@ def _ask(live_class: LiveClass, **fields: Any) -> ClassQuestion:
 
 
 def question_ask_lesson(*, live_class: LiveClass, user: User | None, qid: str) -> ClassQuestion:
-    """Open one of the lesson's questions (its expected answer is checked by `lessons --check`)."""
+    """Open one of the lesson's questions (its expected answer is checked by `lessons --check`),
+    its prompt, choices' labels and explanation stored in the class's language (the choices'
+    values stay the source's: they are what is answered, compared and tallied)."""
     _require_lecturer(live_class, user)
     lesson = lesson_by_slug(live_class.lesson_slug) if live_class.lesson_slug else None
+    if lesson is not None:
+        lesson = in_language(lesson, live_class.language)
     q = lesson.question(str(qid)) if lesson is not None else None
     if lesson is None or q is None:
         raise ClassError(_("This lesson has no such question."))
@@ -278,6 +289,7 @@ def question_ask_lesson(*, live_class: LiveClass, user: User | None, qid: str) -
         lesson_question_id=q.id,
         prompt=q.prompt,
         choices=list(q.choices),
+        labels={c: label for c, label in q.choice_items if label != c},
         answer=shown(q.answer)[:ANSWER_MAX],
         answer_type=q.answer_type,
         explanation=q.explanation,
@@ -316,8 +328,14 @@ def question_ask_quick(*, live_class: LiveClass, user: User | None, quick: Any) 
 
 
 def question_ask_winner(*, live_class: LiveClass, user: User | None, cycle: Any) -> ClassQuestion:
-    """ "Which node wins cycle N?" on the class's run, the answer read from the stored run."""
+    """ "Which node wins cycle N?" on the class's run, the answer read from the stored run; its
+    words in the class's language."""
     _require_lecturer(live_class, user)
+    with translation.override(live_class.language):
+        return _ask_winner(live_class, cycle)
+
+
+def _ask_winner(live_class: LiveClass, cycle: Any) -> ClassQuestion:
     if live_class.run_id is None:
         raise ClassError(_("This class is not on a run."))
     if not isinstance(cycle, int) or isinstance(cycle, bool):
@@ -352,6 +370,7 @@ def question_ask_winner(*, live_class: LiveClass, user: User | None, cycle: Any)
         live_class,
         prompt=_("Which node wins cycle %(n)d (pod %(pod)s)?") % {"n": cycle, "pod": pod},
         choices=choices,
+        labels={"none": _("none")} if "none" in choices else {},
         answer=winner,
         answer_type="name",
         explanation=explanation,

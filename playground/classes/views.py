@@ -13,6 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -57,7 +58,12 @@ def class_new(request: HttpRequest) -> HttpResponse:
         run = run_selectors.run_visible(user=request.user, run_id=form.cleaned_data["run"])
         if run is None:
             raise Http404("No such run")
-    live_class = services.class_open(lecturer=request.user, lesson=lesson, run=run)
+    live_class = services.class_open(
+        lecturer=request.user,
+        lesson=lesson,
+        run=run,
+        language=form.cleaned_data.get("language") or get_language(),
+    )
     return redirect("playground:class_present", live_class.code)
 
 

@@ -96,13 +96,17 @@
   const same = (text) =>
     text.split(",").map((s) => s.trim().toLowerCase().replace(/^default\//, "")).sort().join(",");
 
+  // How a choice value reads in the class's language (the value is what is sent and tallied).
+  const choiceLabel = (question, value) =>
+    (question && question.labels && question.labels[value]) || value;
+
   // The revealed answer: the right answer, the engine's explanation, the run step it is about.
   function drawReveal(box, reveal, mine) {
     box.replaceChildren();
     const answer = document.createElement("p");
     answer.className = "answer";
     answer.id = "reveal-answer";
-    answer.textContent = fmt(gt("Answer: %(answer)s"), { answer: reveal.answer });
+    answer.textContent = fmt(gt("Answer: %(answer)s"), { answer: reveal.answerLabel || reveal.answer });
     box.append(answer);
     if (mine !== undefined) {
       const verdict = document.createElement("p");
@@ -133,5 +137,7 @@
     box.hidden = false;
   }
 
-  window.LiveClass = { gt, fmt, config, connect, stepLabel, stepUrl, setCount, showError, drawReveal };
+  window.LiveClass = {
+    gt, fmt, config, connect, stepLabel, stepUrl, setCount, showError, drawReveal, choiceLabel,
+  };
 })();

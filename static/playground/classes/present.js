@@ -222,7 +222,7 @@
     node.dataset.counts = JSON.stringify(Object.fromEntries(keys.map((k, i) => [k, counts[i]])));
     window.Plotly.react(
       node,
-      [{ type: "bar", x: keys, y: counts, marker: { color: colors }, text: counts.map(String), textposition: "auto",
+      [{ type: "bar", x: keys.map((k) => L.choiceLabel(q, k)), y: counts, marker: { color: colors }, text: counts.map(String), textposition: "auto",
          hovertemplate: "%{x}: %{y}<extra></extra>" }],
       { margin: { l: 40, r: 10, t: 10, b: 60 }, height: 260, yaxis: { rangemode: "tozero", tickformat: "d", dtick: Math.max(1, Math.ceil(Math.max(...counts, 1) / 5)) },
         xaxis: { type: "category" } },

@@ -114,7 +114,7 @@
         button.type = "button";
         button.className = "button choice" + (state.myAnswer === c ? " chosen" : "");
         button.dataset.choice = c;
-        button.textContent = c;
+        button.textContent = L.choiceLabel(q, c);
         button.disabled = closed;
         button.addEventListener("click", () => answer(c));
         choices.append(button);
@@ -122,7 +122,7 @@
     }
     $("free-answer").hidden = !q || q.choices.length > 0 || closed;
     $("my-answer").textContent = state.myAnswer !== null && q
-      ? L.fmt(gt("Your answer: %(answer)s"), { answer: state.myAnswer }) +
+      ? L.fmt(gt("Your answer: %(answer)s"), { answer: L.choiceLabel(q, state.myAnswer) }) +
         (closed ? "" : ` ${gt("(you may change it until the reveal)")}`)
       : "";
     const box = $("reveal-box");

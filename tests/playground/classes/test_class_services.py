@@ -201,6 +201,7 @@ def test_state_hides_the_answer_until_reveal_and_tells_a_student_their_answer(le
         "number": 1,
         "prompt": q.prompt,
         "choices": ["node-1", "node-2", "node-3"],
+        "labels": {},  # an English class: every value reads as itself
     }
     assert student["myAnswer"] == "node-2" and student["revealed"] is None
     assert "tally" not in student and student["joined"] == 1 and student["answered"] == 1
