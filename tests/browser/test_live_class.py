@@ -244,3 +244,67 @@ def _run_class(lecture_site, student, run):
     _wait(student, lambda d: _css(d, "#reveal-box").is_displayed())
     assert _css(student, "#my-verdict").get_attribute("class") == "right"
     assert "#cycle=1&step=" in _css(student, "#reveal-link").get_attribute("href")
+
+
+def test_a_class_opened_in_chinese_teaches_in_chinese_and_tallies_the_values(site):  # noqa: F811
+    """The lecturer reads the site in Chinese: the class is taught in Chinese. An English
+    student sees the Chinese step and question (无 for "none") in an English page; the answer
+    sent, stored and tallied is the value "none"."""
+    from selenium.webdriver.support.ui import Select
+
+    from playground.classes.models import ClassAnswer, LiveClass
+    from playground.lessons.languages import in_language
+    from playground.lessons.loader import lesson_by_slug
+
+    chinese = in_language(lesson_by_slug("resources"), "zh-hans")
+    lecturer = site.driver
+    lecturer.add_cookie({"name": "django_language", "value": "zh-hans"})
+    student, profile = _student_browser()
+    try:
+        site.open("/lessons/resources/")
+        _css(lecturer, "#start-class button").click()
+        _wait(lecturer, lambda d: d.current_url.endswith("/present/"))
+        code = LiveClass.objects.get().code
+        assert LiveClass.objects.get().language == "zh-hans"
+        _live(lecturer)
+        assert _css(lecturer, "#reveal").text == "揭晓答案"  # the lecturer's own words
+
+        student.get(f"{site.base}/join/?code={code}")
+        _css(student, "#id_nickname").send_keys("Ann")
+        _css(student, "#join-button").click()
+        _wait(student, lambda d: d.current_url == f"{site.base}/classes/{code}/")
+        _live(student)
+        _css(lecturer, "#step-next").click()
+        _wait(student, lambda d: _css(d, "#live-class").get_attribute("data-lesson-step") == "2")
+        assert _css(student, "#step-text h3").text == chinese.steps[1].title
+
+        Select(_css(lecturer, "#lesson-question")).select_by_value("reject-node-4")
+        _css(lecturer, "#ask-lesson").click()
+        _wait(student, lambda d: d.find_elements("css selector", ".choice"))
+        question = chinese.question("reject-node-4")
+        assert _css(student, "#question-prompt").text == f"1. {question.prompt}"
+        none = _css(student, '.choice[data-choice="none"]')
+        assert none.text == "无"
+        none.click()
+        _wait(student, lambda d: "无" in _css(d, "#my-answer").text)
+        assert _css(student, "#my-answer").text.startswith("Your answer")  # English page
+        bars = _wait(
+            lecturer,
+            lambda d: d.execute_script(
+                "const t = document.getElementById('tally-chart').data;"
+                "return t && t[0].y.reduce((a, b) => a + b, 0) === 1 ? [t[0].x, t[0].y] : null;"
+            ),
+        )
+        assert dict(zip(*bars, strict=True))["无"] == 1
+        counts = _css(lecturer, "#tally-chart").get_attribute("data-counts")
+        assert '"none":1' in counts
+        _css(lecturer, "#reveal").click()
+        _wait(student, lambda d: _css(d, "#reveal-box").is_displayed())
+        assert _css(student, "#reveal-answer").text == "Answer: 无"
+        assert _css(student, "#my-verdict").get_attribute("class") == "right"
+        assert _css(student, "#reveal-explanation").text == question.explanation
+        assert list(ClassAnswer.objects.values_list("choice", "correct")) == [("none", True)]
+    finally:
+        lecturer.delete_cookie("django_language")
+        student.quit()
+        shutil.rmtree(profile, ignore_errors=True)
