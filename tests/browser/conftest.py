@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -23,13 +26,20 @@ def _missing() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
-def browser():
+def require_chromium() -> None:
+    """Skip (locally) or fail (in CI) when headless Chromium cannot run here."""
     problem = _missing()
     if problem:
         if os.environ.get("CI"):
             pytest.fail(f"browser tests cannot run in CI: {problem}")
         pytest.skip(problem)
+
+
+@contextlib.contextmanager
+def chromium(*, size: tuple[int, int] = (1400, 1000), lang: str | None = None) -> Iterator[Any]:
+    """A headless Chromium with a profile of its own, quit and removed after; ``lang`` (e.g.
+    "zh-CN") makes it a browser set to that language (UI and Accept-Language)."""
+    require_chromium()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -46,10 +56,14 @@ def browser():
         "--disable-component-update",
         "--disable-sync",
         "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
+        f"--window-size={size[0]},{size[1]}",
         f"--user-data-dir={profile}",
+        *([f"--lang={lang}"] if lang else []),
     ):
         options.add_argument(arg)
+    if lang:
+        accept = ",".join(dict.fromkeys([lang, lang.split("-")[0]]))
+        options.add_experimental_option("prefs", {"intl.accept_languages": accept})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.implicitly_wait(0)
     try:
@@ -57,6 +71,12 @@ def browser():
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with chromium() as driver:
+        yield driver
 
 
 @pytest.fixture

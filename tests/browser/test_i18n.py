@@ -8,13 +8,11 @@ header cell's text inside its box. Screenshots go to tests/artifacts/i18n-*-zh-1
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
 from builders import bulk_store, left_page, make_node, make_pod, record_run
+from conftest import chromium
 from django.urls import reverse
 
 from playground.clusters import services
@@ -23,8 +21,6 @@ from playground.services import demo_load
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 WAIT = 30
 
@@ -46,39 +42,8 @@ _BOXES = "button, .button, h1, h2, h3, h4, th, label, legend, summary, #timeline
 @pytest.fixture(scope="module")
 def zh_browser():
     """A second Chromium whose user asks for Chinese first, as a browser set to Chinese does."""
-    for path in (CHROMIUM, CHROMEDRIVER):
-        if not os.path.exists(path):
-            if os.environ.get("CI"):
-                pytest.fail(f"browser tests cannot run in CI: {path} is missing")
-            pytest.skip(f"{path} is missing (apt-get install chromium chromium-driver)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="chromium-zh-test-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        "--window-size=1280,800",
-        "--lang=zh-CN",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(arg)
-    options.add_experimental_option("prefs", {"intl.accept_languages": "zh-CN,zh"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.implicitly_wait(0)
-    try:
+    with chromium(size=(1280, 800), lang="zh-CN") as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture

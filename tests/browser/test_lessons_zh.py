@@ -3,59 +3,24 @@ lesson, its questions and the explanations in Chinese; photographed at 1280x800.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import tempfile
 
 import pytest
+from conftest import chromium
 from test_lessons import ARTIFACTS, _answer, _css, _next_step, _shoot_and_check, _viewport_1280x800
 
 from playground.lessons.languages import in_language
 from playground.lessons.loader import lesson_by_slug
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-CHROMIUM = "/usr/bin/chromium"  # as tests/browser/conftest.py's shared browser
-CHROMEDRIVER = "/usr/bin/chromedriver"
 
 
 @pytest.fixture(scope="module")
 def zh_browser():
     """Headless Chromium whose language is Chinese (it sends Accept-Language: zh-CN)."""
-    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
-        if os.environ.get("CI"):
-            pytest.fail("browser tests cannot run in CI: chromium or chromedriver is missing")
-        pytest.skip(
-            "chromium or chromedriver is missing (apt-get install chromium chromium-driver)"
-        )
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="chromium-zh-test-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
-        "--lang=zh-CN",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(arg)
-    options.add_experimental_option("prefs", {"intl.accept_languages": "zh-CN,zh"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.implicitly_wait(0)
-    try:
+    with chromium(lang="zh-CN") as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def _chinese_fonts() -> str:

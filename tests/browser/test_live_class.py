@@ -9,11 +9,11 @@ to tests/artifacts/.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
+import contextlib
 from pathlib import Path
 
 import pytest
+from conftest import chromium
 from test_runs import _css, _wait, daphne_url, site  # noqa: F401  (fixtures used below)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -23,43 +23,17 @@ WIDTH, HEIGHT = 1280, 800
 ANSWERS = {"Ann": "node-1", "Bob": "node-1", "Cy": "node-3"}
 
 
-def _student_browser():
-    from conftest import CHROMEDRIVER, CHROMIUM
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="chromium-student-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        f"--window-size={WIDTH},{HEIGHT}",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    _viewport(driver, WIDTH, HEIGHT)
-    return driver, profile
-
-
 @pytest.fixture
 def students():
-    made = []
-    try:
-        for _ in ANSWERS:
-            made.append(_student_browser())
-        yield [driver for driver, _profile in made]
-    finally:
-        for driver, profile in made:
-            driver.quit()
-            shutil.rmtree(profile, ignore_errors=True)
+    with contextlib.ExitStack() as stack:
+        yield [_student_browser(stack) for _ in ANSWERS]
+
+
+def _student_browser(stack: contextlib.ExitStack):
+    """A student's own Chromium at 1280x800, closed with ``stack``."""
+    driver = stack.enter_context(chromium(size=(WIDTH, HEIGHT)))
+    _viewport(driver, WIDTH, HEIGHT)
+    return driver
 
 
 def _viewport(driver, width, height):
@@ -259,7 +233,8 @@ def test_a_class_opened_in_chinese_teaches_in_chinese_and_tallies_the_values(sit
     chinese = in_language(lesson_by_slug("resources"), "zh-hans")
     lecturer = site.driver
     lecturer.add_cookie({"name": "django_language", "value": "zh-hans"})
-    student, profile = _student_browser()
+    stack = contextlib.ExitStack()
+    student = _student_browser(stack)
     try:
         site.open("/lessons/resources/")
         _css(lecturer, "#start-class button").click()
@@ -306,5 +281,4 @@ def test_a_class_opened_in_chinese_teaches_in_chinese_and_tallies_the_values(sit
         assert list(ClassAnswer.objects.values_list("choice", "correct")) == [("none", True)]
     finally:
         lecturer.delete_cookie("django_language")
-        student.quit()
-        shutil.rmtree(profile, ignore_errors=True)
+        stack.close()
