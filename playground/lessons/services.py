@@ -167,25 +167,38 @@ def shared_lesson_run(
         row = SharedLessonRun.objects.select_for_update(of=("self",)).get(pk=row.pk)
         if row.run is not None and row.run.status in REUSABLE:
             return row.run, False
-        if session is not None:
-            refusal = limits.anonymous_refusal(session)
-            if refusal:
-                raise runs.RunRefused(refusal)
-        cluster, stored = _lesson_content(lesson, profile)
-        extender.ensure_running(stored.config)
-        run = runs.run_start(
-            user=None,
-            cluster=cluster,
-            profile=stored,
-            label=f"Lesson {lesson.number}",
-            script=lesson.script,
-            owner=owner,
-        )
+        run = _started(lesson, profile, user=None, session=session, owner=owner)
         row.run = run
         row.save(update_fields=["run", "updated"])
     if session is not None:
         limits.anonymous_started(session)
     return run, True
+
+
+def _started(
+    lesson: Lesson,
+    profile: str,
+    *,
+    user: User | None,
+    session: MutableMapping[str, Any] | None,
+    owner: str | None,
+) -> Run:
+    """A new run of the lesson's demo cluster under ``profile``; ``session`` (a visitor's without
+    an account) is refused first when it has started as many runs as it may."""
+    if session is not None:
+        refusal = limits.anonymous_refusal(session)
+        if refusal:
+            raise runs.RunRefused(refusal)
+    cluster, stored = _lesson_content(lesson, profile)
+    extender.ensure_running(stored.config)
+    return runs.run_start(
+        user=user if user is not None and user.is_authenticated else None,
+        cluster=cluster,
+        profile=stored,
+        label=f"Lesson {lesson.number}",
+        script=lesson.script,
+        owner=owner,
+    )
 
 
 def lesson_run_start(
@@ -207,22 +220,10 @@ def lesson_run_start(
     if not user.is_authenticated and lesson_run_shared(lesson=lesson, profile=profile):
         run, _ = shared_lesson_run(lesson=lesson, profile=profile, session=session, owner=owner)
     else:
-        if not user.is_authenticated:
-            refusal = limits.anonymous_refusal(session)
-            if refusal:
-                raise runs.RunRefused(refusal)
-        cluster, stored = _lesson_content(lesson, profile)
-        extender.ensure_running(stored.config)
-        run = runs.run_start(
-            user=user if user.is_authenticated else None,
-            cluster=cluster,
-            profile=stored,
-            label=f"Lesson {lesson.number}",
-            script=lesson.script,
-            owner=owner,
-        )
-        if not user.is_authenticated:
-            limits.anonymous_started(session)
+        visitor = None if user.is_authenticated else session
+        run = _started(lesson, profile, user=user, session=visitor, owner=owner)
+        if visitor is not None:
+            limits.anonymous_started(visitor)
         started = [*(session.get(run_selectors.SESSION_STARTED) or []), run.pk]
         session[run_selectors.SESSION_STARTED] = started[-run_selectors.SESSION_STARTED_KEPT :]
     mine = dict(session.get(SESSION_RUNS) or {})
