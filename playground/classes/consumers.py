@@ -111,6 +111,10 @@ def _answer(who: Who, content: dict[str, Any], touch: bool) -> str:
     return given
 
 
+# An answer's write and the tally's read run on a thread pool (thread_sensitive=False), not on
+# channels' one database thread per process: a room's answers arrive together, and queued one at a
+# time behind each other the last tally came seconds late. PostgreSQL takes the upserts side by
+# side; SQLite's IMMEDIATE transactions (settings) make concurrent writers wait for the lock.
 # Tallies are coalesced per process: the first answer to a question schedules one tally
 # TALLY_DELAY later; answers meanwhile ride along. The schedule is dropped before the counts are
 # read, so an answer stored after that read schedules the next tally: none is left out.
@@ -130,7 +134,9 @@ async def _send_tally(key: tuple[int, int, int], code: str, class_id: int, qid: 
         await asyncio.sleep(TALLY_DELAY)
     finally:
         _tallies.pop(key, None)
-    message = await database_sync_to_async(selectors.tally_message)(class_id, qid)
+    message = await database_sync_to_async(selectors.tally_message, thread_sensitive=False)(
+        class_id, qid
+    )
     await events.asend(code, message, lecturer_only=True)
 
 
@@ -200,7 +206,9 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 raise services.ClassError(_("Too many messages; wait a few seconds."))
             self.recent.append(now)
             touch = now - self.last_touch > TOUCH_EVERY
-            given = await database_sync_to_async(_answer)(self.who, content, touch)
+            given = await database_sync_to_async(_answer, thread_sensitive=False)(
+                self.who, content, touch
+            )
             if touch:
                 self.last_touch = now
         except services.ClassError as err:
