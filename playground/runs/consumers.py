@@ -29,7 +29,7 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 
 from ..models import Run
 from ..params import MAX_ID, bounded_int
-from . import catchup, selectors, services, stream
+from . import catchup, said, selectors, services, stream
 
 MAX_FRAME_CHARS: Final = 4096
 COMMANDS: Final = ("cancel", "allow", "reject", "change")
@@ -153,6 +153,9 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return
         await self._catch_up(upto=int(envelope["seq"]) - 1)
         self.finished_sent = True
+        # Written by a worker in English: each reader gets it in the language of its pages.
+        with translation.override(scope_language(self.scope)):
+            envelope = said.envelope_shown(envelope)
         await self.send_json(envelope)
 
     # -- from the browser ---------------------------------------------------------------------

@@ -25,6 +25,7 @@ from typing import Any, Final
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.config import load_config
@@ -47,6 +48,7 @@ from .outcome import ErrorTally
 from .packs import PACK, PACK_MAX, UNPACKED, expand
 from .rebuilt import recipe
 from .records import encode_record, recipe_row
+from .said import SAID, Said, with_said
 from .script import ScriptError, ScriptPlayer, parse_script
 from .script import pod_key as script_pod_key
 from .selectors import stored_last_seq
@@ -480,11 +482,14 @@ class Execution:
             "cycles": self.sched.cycle,
             "events": self.last_seq + 1,
         }
-        notes = [f"stopped after {self.cycles} cycles"] if self.stopped_early else []
+        notes: list[str] = []
+        if self.stopped_early:
+            notes.append(Said(gettext_noop("stopped after %(cycles)s cycles"), cycles=self.cycles))
         if self.errors.note():
             notes.append(self.errors.note())
-        if notes:
-            summary["note"] = "; ".join(notes)
+        if notes:  # in English, and its msgids for a reader of another language (said.py)
+            summary["note"] = Said.joined(notes)
+            summary[SAID] = {"note": summary["note"].data}
         # The ResourceClaims as the binding cycles left them, for "Apply placements".
         summary["claims"] = [
             claim.to_manifest() for claim in self.sched.cluster.objects.dra.claims.values()
@@ -521,6 +526,7 @@ class Execution:
                         for k in ("total", "scheduled", "unschedulable", "note")
                         if k in summary
                     },
+                    said=summary.get(SAID),
                 )
             ],
         )
@@ -549,12 +555,22 @@ class Execution:
                     "scheduled": scheduled,
                     "unschedulable": unschedulable,
                 }
+            run.summary = with_said(run.summary, error=error)
             run.save(
                 update_fields=["status", "finished", "error_message", "lease_token", "summary"]
             )
         last = stored_last_seq(self.run_id)
         broadcast_many(
-            self.run_id, [finished_message(self.run_id, seq=last + 1, status=status, error=error)]
+            self.run_id,
+            [
+                finished_message(
+                    self.run_id,
+                    seq=last + 1,
+                    status=status,
+                    error=error,
+                    said=(run.summary or {}).get(SAID),
+                )
+            ],
         )
 
 

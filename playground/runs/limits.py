@@ -42,13 +42,13 @@ from typing import Any, Final
 
 from django.conf import settings
 from django.db.models import Q
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from ..models import Run
+from .said import Said
 
 log = logging.getLogger(__name__)
 
-WAITING_FOR_RUNNER: Final = "waiting for a free runner"
 ANONYMOUS: Final = "anonymous"
 _ACTIVE: Final = (Run.Status.PENDING, Run.Status.RUNNING)
 
@@ -282,37 +282,70 @@ def waiting_reason(run: Run) -> str:
     share = owner_share(slots)
     if len(mine) >= share:
         # One owner's runs (a Permit wait or a silent extender holds a runner for minutes)
-        # must not take every runner: this one waits, and says so on its page.
-        verb = "is" if len(mine) == 1 else "are"
-        return (
-            f"{WAITING_FOR_RUNNER}: {len(mine)} of your runs {verb} running, and one owner runs "
-            f"at most {share} at once (of {slots} runners)"
+        # must not take every runner: this one waits, and says so on its page. The reasons are
+        # stored in English with their msgids (said.py): the page shows its reader's language.
+        return Said(
+            gettext_noop(
+                "waiting for a free runner: %(count)s of your runs is running, and one owner "
+                "runs at most %(share)s at once (of %(slots)s runners)"
+            )
+            if len(mine) == 1
+            else gettext_noop(
+                "waiting for a free runner: %(count)s of your runs are running, and one owner "
+                "runs at most %(share)s at once (of %(slots)s runners)"
+            ),
+            count=len(mine),
+            share=share,
+            slots=slots,
         )
     if run.can_wait:
         waiting_mine = sum(mine)
         limit = permit_runs_per_user()
         if waiting_mine >= limit:
-            runs = "run" if waiting_mine == 1 else "runs"
-            return (
-                f"waiting: you already have {waiting_mine} {runs} that can wait at Permit or on "
-                f"an extender (at most {limit}); allow, reject or cancel to go on"
+            return Said(
+                gettext_noop(
+                    "waiting: you already have %(count)s run that can wait at Permit or on an "
+                    "extender (at most %(limit)s); allow, reject or cancel to go on"
+                )
+                if waiting_mine == 1
+                else gettext_noop(
+                    "waiting: you already have %(count)s runs that can wait at Permit or on an "
+                    "extender (at most %(limit)s); allow, reject or cancel to go on"
+                ),
+                count=waiting_mine,
+                limit=limit,
             )
         if idle >= idle_runs():
-            return (
-                f"{WAITING_FOR_RUNNER}: {idle} runs wait at Permit for their users, the most "
-                "the server keeps waiting at once"
+            return Said(
+                gettext_noop(
+                    "waiting for a free runner: %(count)s runs wait at Permit for their users, "
+                    "the most the server keeps waiting at once"
+                ),
+                count=idle,
             )
         waiting_all = sum(w for _, _, w in others)
         cap = wait_slots(slots)
         if waiting_all >= cap:
-            kept = "1 is" if slots - cap == 1 else f"{slots - cap} are"
-            return (
-                f"{WAITING_FOR_RUNNER}: {waiting_all} runners hold runs that can wait at Permit "
-                f"or on an extender, the most they may (the other {kept} kept for runs that "
-                "cannot)"
+            return Said(
+                gettext_noop(
+                    "waiting for a free runner: %(count)s runners hold runs that can wait at "
+                    "Permit or on an extender, the most they may (the other 1 is kept for runs "
+                    "that cannot)"
+                )
+                if slots - cap == 1
+                else gettext_noop(
+                    "waiting for a free runner: %(count)s runners hold runs that can wait at "
+                    "Permit or on an extender, the most they may (the other %(kept)s are kept "
+                    "for runs that cannot)"
+                ),
+                count=waiting_all,
+                kept=slots - cap,
             )
     if threads and len(others) >= slots:
-        return f"{WAITING_FOR_RUNNER}: all {len(others)} runners are busy"
+        return Said(
+            gettext_noop("waiting for a free runner: all %(count)s runners are busy"),
+            count=len(others),
+        )
     return ""
 
 

@@ -12,7 +12,11 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from django.utils.translation import gettext_noop
+
 from scheduler_core.cycle import CycleRecord
+
+from .said import Said
 
 REPEATED_ERROR_CYCLES: Final = 20
 # The runtime's wrappers around a plugin's Error ('running "F" filter plugin: ...',
@@ -22,12 +26,19 @@ _WRAPPED: Final = re.compile(
 )
 
 
-def error_source(message: str) -> str:
-    """ "an Error from MyFilter: <message>" (the plugin named when the runtime's text has it)."""
+def error_source(message: str) -> Said:
+    """ "an Error from MyFilter: <message>" (the plugin named when the runtime's text has it).
+
+    The sentences here are stored in English with their msgids (``said.Said``): a page shows
+    them in its reader's language; the engine's message stays English, as kubectl shows it."""
     match = _WRAPPED.match(message)
     if match:
-        return f"an Error from {match['name']}: {match['rest']}"
-    return f"an Error: {message}"
+        return Said(
+            gettext_noop("an Error from %(plugin)s: %(message)s"),
+            plugin=match["name"],
+            message=match["rest"],
+        )
+    return Said(gettext_noop("an Error: %(message)s"), message=message)
 
 
 class ErrorTally:
@@ -58,33 +69,50 @@ class ErrorTally:
     def every_cycle(self) -> bool:
         return self.cycles > 0 and self.errored == self.cycles
 
-    def stop_reason(self, *, scheduled: int, total: int) -> str:
+    def stop_reason(self, *, scheduled: int, total: int) -> Said:
         """Why a run that keeps erroring was stopped."""
-        bound = f"{scheduled} of {total} pods bound"
+        counts = {"cycles": self.cycles, "scheduled": scheduled, "total": total}
         if self.every_cycle:
-            return (
-                f"stopped after {self.cycles} cycles: {bound}, every cycle ended in "
-                f"{error_source(self.message)}"
+            return Said(
+                gettext_noop(
+                    "stopped after %(cycles)s cycles: %(scheduled)s of %(total)s pods bound, "
+                    "every cycle ended in %(source)s"
+                ),
+                **counts,
+                source=error_source(self.message),
             )
-        return (
-            f"stopped after {self.cycles} cycles ({bound}): the last {self.streak} cycles "
-            f"all ended in {error_source(self.message)}"
+        return Said(
+            gettext_noop(
+                "stopped after %(cycles)s cycles (%(scheduled)s of %(total)s pods bound): "
+                "the last %(streak)s cycles all ended in %(source)s"
+            ),
+            **counts,
+            streak=self.streak,
+            source=error_source(self.message),
         )
 
     def finished_reason(self, *, scheduled: int, total: int) -> str:
         """A finished run's failure when every cycle errored (else "")."""
         if not self.every_cycle:
             return ""
-        return (
-            f"finished: {scheduled} of {total} pods bound, every cycle ended in "
-            f"{error_source(self.message)}"
+        return Said(
+            gettext_noop(
+                "finished: %(scheduled)s of %(total)s pods bound, every cycle ended in %(source)s"
+            ),
+            scheduled=scheduled,
+            total=total,
+            source=error_source(self.message),
         )
 
     def note(self) -> str:
         """A finished run's note when some cycles errored (else "")."""
         if not self.errored or self.every_cycle:
             return ""
-        return (
-            f"{self.errored} of {self.cycles} cycles ended in an Error; the last was "
-            f"{error_source(self.message)}"
+        return Said(
+            gettext_noop(
+                "%(errored)s of %(cycles)s cycles ended in an Error; the last was %(source)s"
+            ),
+            errored=self.errored,
+            cycles=self.cycles,
+            source=error_source(self.message),
         )

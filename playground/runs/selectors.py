@@ -303,6 +303,7 @@ def run_finished_message(run: Run) -> dict[str, Any]:
         status=run.status,
         error=run.error_message,
         summary={k: summary[k] for k in ("total", "scheduled", "unschedulable") if k in summary},
+        said=summary.get("said"),  # for the reader's language (said.envelope_shown)
     )
 
 

@@ -34,7 +34,7 @@ from typing import Any, Final
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import connection, transaction
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from .. import engine
 from ..models import Cluster, Profile, Run, RunCommand
@@ -49,11 +49,18 @@ from .execution import (
     lease,
     pod_key,
 )
+from .said import SAID, Said, with_said
 from .script import ScriptError, ScriptStep, check_targets, parse_script, script_json
 from .selectors import stored_last_seq
 from .stream import broadcast_many, finished_message
 
 log = logging.getLogger(__name__)
+# Why a run failed without an execution, stored in English with the msgid (said.py).
+SERVER_STOPPED: Final = gettext_noop("the server stopped before the run finished")
+GAVE_UP: Final = gettext_noop(
+    "gave up after %(attempts)s attempts: each one stopped renewing the run's lease for "
+    "%(seconds)s s (its worker stopped, or one cycle took longer than that)"
+)
 
 __all__ = [
     "EventCycles",
@@ -292,8 +299,10 @@ def _finish_now(run: Run, status: str, error: str = "") -> None:
     now = timezone.now()
     run.status, run.finished, run.error_message = status, now, error
     run.lease_token = ""
-    run.save(update_fields=["status", "finished", "error_message", "lease_token"])
-    message = finished_message(run.pk, seq=stored_last_seq(run.pk) + 1, status=status, error=error)
+    run.summary = with_said(run.summary, error=error)  # its msgid, for the reader's language
+    run.save(update_fields=["status", "finished", "error_message", "lease_token", "summary"])
+    seq, said = stored_last_seq(run.pk) + 1, run.summary.get(SAID)
+    message = finished_message(run.pk, seq=seq, status=status, error=error, said=said)
     transaction.on_commit(partial(broadcast_many, run.pk, [message]))
 
 
@@ -402,7 +411,7 @@ def run_recover_stale() -> int:
     count = 0
     for run in Run.objects.filter(status__in=[Run.Status.PENDING, Run.Status.RUNNING]):
         with transaction.atomic():
-            _finish_now(run, Run.Status.FAILED, "the server stopped before the run finished")
+            _finish_now(run, Run.Status.FAILED, Said(SERVER_STOPPED))
         count += 1
     return count
 
@@ -470,7 +479,10 @@ def run_claim(*, run_id: int, holder: str = "") -> Claim | None:
     except RunWaiting as waiting:
         run = Run.objects.get(pk=run_id)
         if run.summary.get("waiting") != waiting.message:
-            run.summary = {**run.summary, "waiting": waiting.message}
+            # In English, with its msgid for the reader's language (said.py).
+            run.summary = with_said(
+                {**run.summary, "waiting": waiting.message}, waiting=waiting.message
+            )
             run.save(update_fields=["summary"])
         raise
 
@@ -498,9 +510,7 @@ def _claim_locked(run_id: int, holder: str) -> Claim | None:
             _finish_now(
                 run,
                 Run.Status.FAILED,
-                f"gave up after {run.attempts} attempts: each one stopped renewing the run's "
-                f"lease for {lease().total_seconds():g} s (its worker stopped, or one cycle "
-                "took longer than that)",
+                Said(GAVE_UP, attempts=run.attempts, seconds=f"{lease().total_seconds():g}"),
             )
             return None
         token = uuid.uuid4().hex
@@ -510,7 +520,9 @@ def _claim_locked(run_id: int, holder: str) -> Claim | None:
         run.attempts += 1
         run.lease_token = token
         run.holder = holder[:300]
-        run.summary = {k: v for k, v in run.summary.items() if k != "waiting"}
+        run.summary = with_said(
+            {k: v for k, v in run.summary.items() if k != "waiting"}, waiting=""
+        )
         run.save(
             update_fields=[
                 *("status", "started", "heartbeat", "attempts", "lease_token", "holder"),

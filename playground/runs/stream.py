@@ -68,13 +68,23 @@ def event_message(run_id: int, payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def finished_message(
-    run_id: int, *, seq: int, status: str, error: str = "", summary: dict[str, Any] | None = None
+    run_id: int,
+    *,
+    seq: int,
+    status: str,
+    error: str = "",
+    summary: dict[str, Any] | None = None,
+    said: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """``said``: the structured forms of the error and note (``said.py``), which each consumer
+    turns into its reader's language before sending (the envelope goes out without them)."""
     message: dict[str, Any] = {"kind": "finished", "run": run_id, "seq": seq, "status": status}
     if error:
-        message["error"] = error
+        message["error"] = str(error)
     if summary:
         message["summary"] = summary
+    if said:
+        message["said"] = said
     return message
 
 

@@ -26,7 +26,7 @@ from ..clusters import selectors as cluster_selectors
 from ..models import Run
 from ..params import MAX_ID, bounded_int, page_links
 from ..profiles import selectors as profile_selectors
-from . import changes, overview, paging, queue_view, script, selectors, services, try_change
+from . import changes, overview, paging, queue_view, said, script, selectors, services, try_change
 from . import compare as compare_page
 from .forms import ScriptStepForm, try_change_form
 from .refs import run_ref
@@ -92,6 +92,8 @@ def run_page(request: HttpRequest, pk: int) -> HttpResponse:
     rows, count = selectors.run_cycle_summaries(run=run, limit=TIMELINE_PAGE)
     summary = run.summary or {}
     context["timeline"] = rows
+    # What the worker wrote in English, in the reader's language (said.py).
+    context["run_text"] = {k: said.run_text(run, k) for k in ("error", "note", "waiting")}
     context["script_steps"] = script.script_described(run.script)
     may_command = selectors.run_may_command(user=request.user, run=run, session=request.session)
     context["may_command"] = may_command  # the cancel button and the Permit answers
@@ -132,8 +134,8 @@ def run_events_json(request: HttpRequest, pk: int) -> JsonResponse:
             "run": run.pk,
             "status": run.status,
             "terminal": run.status in ("succeeded", "failed", "cancelled"),
-            "error": run.error_message,
-            "waiting": (run.summary or {}).get("waiting", ""),
+            "error": said.run_text(run, "error"),  # in the reader's language (said.py)
+            "waiting": said.run_text(run, "waiting"),
             "messages": envelopes,
             "more": len(envelopes) == EVENTS_PAGE,
         }
