@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy
 
 from ..clusters import selectors as cluster_selectors
 from ..models import Cluster, Run, RunCycle, RunEvent, SharedLessonRun
-from . import packs, script, stream
+from . import packs, said, script, stream
 from .columns import decode_cycle, summary_message
 from .rebuilt import stored_record
 
@@ -342,7 +342,7 @@ def run_dict(run: Run) -> dict[str, Any]:
         "created": run.created.isoformat() if run.created else None,
         "started": run.started.isoformat() if run.started else None,
         "finished": run.finished.isoformat() if run.finished else None,
-        "error": run.error_message,
+        "error": said.run_text(run, "error"),  # in the reader's language
         "summary": run.summary or {},
         "placements": run.placements or {},
         "compare_with": run.compare_with_id,

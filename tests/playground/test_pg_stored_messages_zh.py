@@ -23,7 +23,8 @@ from playground.runs import services as runs
 from playground.runs.outcome import REPEATED_ERROR_CYCLES, ErrorTally
 from playground.runs.refs import run_ref
 from playground.runs.routing import websocket_urlpatterns
-from playground.runs.said import Said, shown
+from playground.runs.said import Said, envelope_shown, shown
+from playground.runs.stream import finished_message
 
 ZH = "zh-CN,zh;q=0.9"
 ENGINE = "custom plugin MyFilter filter expression: no such key: nope"  # upstream's English
@@ -183,7 +184,25 @@ def test_a_note_of_several_sentences_is_joined_in_the_readers_language():
         "boom"
     )
     assert note == english and shown(note, note.data) == english
+    chinese = (
+        "运行了 9 个周期后停止；9 个周期中有 3 个以 Error 结束；最后一个是来自 F 的 Error：boom"
+    )
     with translation.override("zh-hans"):
-        assert shown(note, note.data) == (
-            "运行了 9 个周期后停止；9 个周期中有 3 个以 Error 结束；最后一个是来自 F 的 Error：boom"
+        assert shown(note, note.data) == chinese
+        # A succeeded run's finished frame, as a consumer relays it to a reader of Chinese.
+        frame = envelope_shown(
+            finished_message(
+                1,
+                seq=5,
+                status="succeeded",
+                summary={"total": 1, "note": note},
+                said={"note": note.data},
+            )
         )
+    assert frame == {
+        "kind": "finished",
+        "run": 1,
+        "seq": 5,
+        "status": "succeeded",
+        "summary": {"total": 1, "note": chinese},
+    }
