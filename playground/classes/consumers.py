@@ -97,24 +97,66 @@ def _lecturer_action(class_id: int, user: Any, content: dict[str, Any]) -> list[
     raise services.ClassError(_("Unknown action."))
 
 
-def _answer(who: Who, content: dict[str, Any], touch: bool) -> str:
-    """Record one answer; the answer as stored."""
-    assert who.student_id is not None
-    given = services.answer_submit(
-        class_id=who.class_id,
-        student_id=who.student_id,
-        question_id=content.get("questionId"),
-        choice=content.get("choice"),
-    )
+def _answers(
+    class_id: int, answers: list[services.Answer], touch: bool
+) -> list[str | services.ClassError]:
+    results = services.answers_submit(class_id, answers)
     if touch:
-        services.touch(who.class_id)
-    return given
+        services.touch(class_id)
+    return results
 
 
-# An answer's write and the tally's read run on a thread pool (thread_sensitive=False), not on
-# channels' one database thread per process: a room's answers arrive together, and queued one at a
-# time behind each other the last tally came seconds late. PostgreSQL takes the upserts side by
-# side; SQLite's IMMEDIATE transactions (settings) make concurrent writers wait for the lock.
+# Answers are written in batches per class and process ("group commit"): an answer arriving
+# while the class's previous batch is being written waits for it, and all that queued up
+# meanwhile go in the next upsert together. A room answering at once costs a few statements, not
+# one each; a lone answer is written at once.
+@dataclass(slots=True)
+class _Batch:
+    items: list[tuple[services.Answer, asyncio.Future[str | services.ClassError]]]
+    touch: bool = False
+
+
+_batches: dict[tuple[int, int], _Batch] = {}
+_writers: dict[tuple[int, int], asyncio.Task[None]] = {}
+
+
+def _submit(
+    class_id: int, answer: services.Answer, touch: bool
+) -> asyncio.Future[str | services.ClassError]:
+    loop = asyncio.get_running_loop()
+    key = (id(loop), class_id)
+    future: asyncio.Future[str | services.ClassError] = loop.create_future()
+    batch = _batches.setdefault(key, _Batch([]))
+    batch.items.append((answer, future))
+    batch.touch = batch.touch or touch
+    if key not in _writers:
+        _writers[key] = loop.create_task(_write_batches(key, class_id))
+    return future
+
+
+async def _write_batches(key: tuple[int, int], class_id: int) -> None:
+    try:
+        while batch := _batches.pop(key, None):
+            try:
+                results = await database_sync_to_async(_answers, thread_sensitive=False)(
+                    class_id, [answer for answer, _ in batch.items], batch.touch
+                )
+            except Exception as err:  # every waiting student's consumer raises it
+                for _, future in batch.items:
+                    if not future.done():
+                        future.set_exception(err)
+                continue
+            for (_, future), result in zip(batch.items, results, strict=True):
+                if not future.done():  # its connection may have gone meanwhile
+                    future.set_result(result)
+    finally:
+        _writers.pop(key, None)
+
+
+# The answers' writes and the tally's read run on a thread pool (thread_sensitive=False), not on
+# channels' one database thread per process, where they queued behind every other database call
+# of the process. PostgreSQL takes the statements side by side; SQLite's IMMEDIATE transactions
+# (settings) make concurrent writers wait for the lock.
 # Tallies are coalesced per process: the first answer to a question schedules one tally
 # TALLY_DELAY later; answers meanwhile ride along. The schedule is dropped before the counts are
 # read, so an answer stored after that read schedules the next tally: none is left out.
@@ -206,9 +248,13 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 raise services.ClassError(_("Too many messages; wait a few seconds."))
             self.recent.append(now)
             touch = now - self.last_touch > TOUCH_EVERY
-            given = await database_sync_to_async(_answer, thread_sensitive=False)(
-                self.who, content, touch
+            assert self.who.student_id is not None
+            answer = services.Answer(
+                self.who.student_id, content.get("questionId"), content.get("choice")
             )
+            given = await _submit(self.who.class_id, answer, touch)
+            if isinstance(given, services.ClassError):
+                raise given
             if touch:
                 self.last_touch = now
         except services.ClassError as err:

@@ -397,43 +397,76 @@ def _given(question: dict[str, Any], choice: Any) -> str:
     return (", ".join(value) if isinstance(value, list) else str(value))[:ANSWER_MAX]
 
 
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One student's answer as sent, before it is checked."""
+
+    student_id: int
+    question_id: Any
+    choice: Any
+
+
 def answer_submit(*, class_id: int, student_id: int, question_id: Any, choice: Any) -> str:
     """Record a student's answer to the class's open question (a repeat before the reveal
     replaces it); the answer as stored. Refused after the reveal or for another question."""
-    if not isinstance(question_id, int) or isinstance(question_id, bool):
-        raise ClassError(_("No such question."))
-    question = (
-        ClassQuestion.objects.filter(
-            pk=question_id,
+    result = answers_submit(class_id, [Answer(student_id, question_id, choice)])[0]
+    if isinstance(result, ClassError):
+        raise result
+    return result
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def answers_submit(class_id: int, answers: list[Answer]) -> list[str | ClassError]:
+    """Record several students' answers to the class's open question at once: one select and
+    one upsert (INSERT ... ON CONFLICT (question, student) DO UPDATE) for all of them. Per answer,
+    in order: the answer as stored, or why it was refused. A later answer of the same student to
+    the same question replaces an earlier one, as if they had come one after the other."""
+    ids = {a.question_id for a in answers if _is_id(a.question_id)}
+    open_questions = {
+        row["pk"]: row
+        for row in ClassQuestion.objects.filter(
+            pk__in=ids,
             live_class_id=class_id,
-            live_class__question_id=question_id,
+            live_class__question_id=F("pk"),
             live_class__ended_at__isnull=True,
+        ).values("pk", "choices", "answer", "answer_type", "revealed_at")
+    }
+    results: list[str | ClassError] = []
+    rows: dict[tuple[int, int], ClassAnswer] = {}
+    now = _now()
+    for answer in answers:
+        qid = answer.question_id
+        question = open_questions.get(qid) if _is_id(qid) else None
+        try:
+            if not _is_id(qid):
+                raise ClassError(_("No such question."))
+            if question is None:
+                raise ClassError(_("That question is not open."))
+            if question["revealed_at"] is not None:
+                raise ClassError(_("The answer has been revealed; answers are closed."))
+            given = _given(question, answer.choice)
+        except ClassError as err:
+            results.append(err)
+            continue
+        results.append(given)
+        rows[(qid, answer.student_id)] = ClassAnswer(
+            question_id=qid,
+            student_id=answer.student_id,
+            choice=given,
+            correct=matches(given, question["answer"], question["answer_type"]),
+            answered_at=now,
         )
-        .values("choices", "answer", "answer_type", "revealed_at")
-        .first()
-    )
-    if question is None:
-        raise ClassError(_("That question is not open."))
-    if question["revealed_at"] is not None:
-        raise ClassError(_("The answer has been revealed; answers are closed."))
-    given = _given(question, choice)
-    correct = matches(given, question["answer"], question["answer_type"])
-    # one statement: INSERT ... ON CONFLICT (question, student) DO UPDATE
-    ClassAnswer.objects.bulk_create(
-        [
-            ClassAnswer(
-                question_id=question_id,
-                student_id=student_id,
-                choice=given,
-                correct=correct,
-                answered_at=_now(),
-            )
-        ],
-        update_conflicts=True,
-        unique_fields=["question", "student"],
-        update_fields=["choice", "correct", "answered_at"],
-    )
-    return given
+    if rows:
+        ClassAnswer.objects.bulk_create(
+            list(rows.values()),
+            update_conflicts=True,
+            unique_fields=["question", "student"],
+            update_fields=["choice", "correct", "answered_at"],
+        )
+    return results
 
 
 def reveal(*, live_class: LiveClass, user: User | None) -> ClassQuestion:

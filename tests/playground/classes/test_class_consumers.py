@@ -217,3 +217,45 @@ async def test_a_student_flooding_the_socket_gets_errors(room, user, monkeypatch
     )()
     assert stored == ["node-1"]
     await student.disconnect()
+
+
+async def test_answers_arriving_during_a_write_go_in_the_next_batch_each_acknowledged(
+    room, user, monkeypatch
+):
+    import time
+
+    from playground.classes import consumers
+
+    live_class, ann, bob = room
+    cy = await sync_to_async(services.student_join)(code=live_class.code, nickname="Cy")
+    lecturer = await _connect(live_class.code, user=user)
+    a, b, c = [await _connect(live_class.code, token=s.token) for s in (ann, bob, cy)]
+    for conn in (lecturer, a, b, c):
+        await _receive(conn, "state")
+    await lecturer.send_json_to({"action": "ask", "lessonQuestion": "winner"})
+    qid = (await _receive(a, "question"))["question"]["id"]
+
+    sizes = []
+    write = consumers._answers
+
+    def slow_write(class_id, answers, touch):
+        sizes.append(len(answers))
+        if len(sizes) == 1:
+            time.sleep(0.3)  # the others arrive while this batch is written
+        return write(class_id, answers, touch)
+
+    monkeypatch.setattr(consumers, "_answers", slow_write)
+    await a.send_json_to({"action": "answer", "questionId": qid, "choice": "node-3"})
+    await sync_to_async(time.sleep)(0.05)
+    await b.send_json_to({"action": "answer", "questionId": qid, "choice": "node-9"})
+    await c.send_json_to({"action": "answer", "questionId": qid, "choice": "node-2"})
+    assert (await _receive(a, "answered"))["choice"] == "node-3"
+    assert "choices" in (await _receive(b, "error"))["message"]  # refused on its own
+    assert (await _receive(c, "answered"))["choice"] == "node-2"
+    assert sizes == [1, 2]
+    tally = await _receive(lecturer, "tally")
+    while tally["answered"] < 2:
+        tally = await _receive(lecturer, "tally")
+    assert tally["counts"] == {"node-3": 1, "node-2": 1}
+    for conn in (lecturer, a, b, c):
+        await conn.disconnect()

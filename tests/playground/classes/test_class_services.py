@@ -134,6 +134,40 @@ def test_answer_is_counted_once_and_replaced_until_reveal(lesson_class, user):
     assert ClassAnswer.objects.get(question=q, student=bob).choice == "node-3"
 
 
+def test_a_batch_of_answers_is_stored_as_if_they_came_one_after_the_other(lesson_class, user):
+    old = services.question_ask_lesson(live_class=lesson_class, user=user, qid="fit-node-1")
+    q = services.question_ask_lesson(live_class=lesson_class, user=user, qid="winner")
+    ann, bob, cy = (_join(lesson_class.code, name) for name in ("Ann", "Bob", "Cy"))
+    results = services.answers_submit(
+        lesson_class.pk,
+        [
+            services.Answer(ann.pk, q.pk, "node-3"),
+            services.Answer(bob.pk, q.pk, "node-9"),  # not a choice
+            services.Answer(ann.pk, q.pk, "node-1"),  # changes her mind in the same batch
+            services.Answer(cy.pk, old.pk, "87"),  # no longer the open question
+            services.Answer(cy.pk, True, "node-1"),  # not an id
+            services.Answer(bob.pk, q.pk, "node-2"),
+        ],
+    )
+    assert results[0] == "node-3" and results[2] == "node-1" and results[5] == "node-2"
+    assert [type(r) for r in results] == [
+        str,
+        services.ClassError,
+        str,
+        services.ClassError,
+        services.ClassError,
+        str,
+    ]
+    assert "not open" in results[3].message and "No such" in results[4].message
+    assert selectors.counts(q.pk) == {"node-1": 1, "node-2": 1}
+    assert ClassAnswer.objects.get(question=q, student=ann).correct is True
+    assert not ClassAnswer.objects.filter(question=old).exists()
+    assert (
+        services.answers_submit(lesson_class.pk, [services.Answer(bob.pk, q.pk, "x")])[0].message
+        == "That is not one of the choices."
+    )
+
+
 def test_a_worded_answer_is_normalised_and_compared_as_the_lesson_does(lesson_class, user):
     q = services.question_ask_lesson(live_class=lesson_class, user=user, qid="fit-node-1")
     assert q.choices == [] and q.answer == "87"
