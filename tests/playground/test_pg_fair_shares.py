@@ -494,6 +494,8 @@ def test_every_way_of_starting_a_run_goes_through_run_submit():
     assert creators == ["runs/services.py", "runs/try_change.py"]
     assert all("run_submit(runs=" in sources[p] for p in creators)
     enqueuers = sorted(p for p, text in sources.items() if "enqueue_run" in text)
-    assert enqueuers == ["runs/services.py", "runs/tasks.py", "tasks.py"]
+    # recovery.py hands runs already stored (and counted) to a worker again, pending ones only.
+    assert enqueuers == ["runs/recovery.py", "runs/services.py", "runs/tasks.py", "tasks.py"]
     services_source = sources["runs/services.py"]
     assert services_source.count("partial(enqueue_run, run.pk)") == 1  # in run_submit
+    assert "Run.objects.create(" not in sources["runs/recovery.py"]
