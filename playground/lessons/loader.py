@@ -79,10 +79,12 @@ class RunPointer:
 
     @property
     def label(self) -> str:
-        """How a link names the step: "cycle 1, Filter · NodeResourcesFit" (the engine's Combine
-        step is upstream's weighted sum of scores and select host)."""
-        point = "select host" if self.point == "Combine" else self.point
-        return f"cycle {self.cycle}, {point}" + (f" · {self.plugin}" if self.plugin else "")
+        """How a link names the step, in the reader's language: "cycle 1, Filter ·
+        NodeResourcesFit" (the engine's Combine step is upstream's weighted sum of scores and
+        select host)."""
+        point = gettext("select host") if self.point == "Combine" else self.point
+        text = gettext("cycle %(cycle)s, %(point)s") % {"cycle": self.cycle, "point": point}
+        return text + (f" · {self.plugin}" if self.plugin else "")
 
 
 @dataclass(frozen=True, slots=True)

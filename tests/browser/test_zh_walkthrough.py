@@ -320,6 +320,9 @@ def test_every_kind_of_page_and_run_reads_in_chinese_at_1280x800(walk):
         w.read("course")
         w.open("/lessons/scheduling-cycle/")
         w.read("lesson")
+        # The link to the question's step names it in Chinese too ("cycle 1, ..." before).
+        link = w.js("return document.querySelector('.run-link').textContent")
+        assert "（周期 1，CycleStart）" in link, link
         cluster = Cluster.objects.get(name="Three zones", is_demo=True)
         w.open(f"/clusters/{cluster.pk}/")
         w.read("cluster")
