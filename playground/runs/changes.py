@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
+from django.utils.translation import gettext, gettext_noop
+
 from ..models import Run, RunEvent
 from . import packs
 
@@ -22,14 +24,29 @@ _QUEUE_NAMES: Final = {
     "StayUnschedulable": "unschedulable",
 }
 _FROM_NAMES: Final = {"unschedulable": "unschedulable", "gated": "gated", "backoff": "backoffQ"}
-_ACTIONS: Final = {"add": "added", "update": "updated", "remove": "removed", "delete": "deleted"}
+# What a change did, as one sentence per object kind and action (the script's own sentences
+# where they exist, so the run page and its script list say a change alike in every language).
+_SENTENCES: Final = {
+    ("node", "add"): gettext_noop("node %(node)s added"),
+    ("node", "update"): gettext_noop("node %(node)s updated"),
+    ("node", "remove"): gettext_noop("node %(node)s removed"),
+    ("node", "delete"): gettext_noop("node %(node)s removed"),
+    ("pod", "add"): gettext_noop("pod %(pod)s added"),
+    ("pod", "update"): gettext_noop("pod %(pod)s updated"),
+    ("pod", "remove"): gettext_noop("pod %(pod)s deleted"),
+    ("pod", "delete"): gettext_noop("pod %(pod)s deleted"),
+}
 MAX_FOLLOWERS: Final = 2000  # records read after one change (pods it may have moved)
 
 
 def describe(details: dict[str, Any]) -> str:
-    """ "node n4 added", "pod default/web-2 deleted"."""
-    what = f"node {details['node']}" if details.get("node") else f"pod {details.get('pod', '')}"
-    return f"{what} {_ACTIONS.get(str(details.get('action')), details.get('action'))}"
+    """ "node n4 added", "pod default/web-2 deleted", in the reader's language."""
+    kind = "node" if details.get("node") else "pod"
+    name = str(details.get(kind) or "")
+    sentence = _SENTENCES.get((kind, str(details.get("action"))))
+    if sentence is None:  # an action this table does not know: its own word
+        return f"{kind} {name} {details.get('action')}"
+    return gettext(sentence) % {kind: name}
 
 
 def group_changes(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

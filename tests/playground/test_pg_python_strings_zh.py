@@ -136,3 +136,19 @@ def test_the_approval_gate_profile_names_the_annotation_its_pods_carry():
 
     description = next(d for name, d, _ in demo.PROFILES if name == "Approval gate")
     assert f'{demo.APPROVAL_ANNOTATION}: "true"' in description
+
+
+def test_a_cluster_change_reads_as_the_script_list_says_it_in_each_language():
+    """The run page's "what happened" list and the script list above it say a change alike."""
+    from playground.runs.changes import describe
+    from playground.runs.script import parse_script
+
+    step = parse_script([{"after_cycle": 1, "delete_pod": "web"}])[0]
+    with translation.override("zh-hans"):
+        assert describe({"pod": "default/web", "action": "delete"}) == step.describe()
+        assert describe({"node": "n4", "action": "add"}) == "添加了节点 n4"
+        assert describe({"node": "n4", "action": "update"}) == "更新了节点 n4"
+    with translation.override("en"):
+        assert describe({"node": "n4", "action": "remove"}) == "node n4 removed"
+        assert describe({"pod": "default/web", "action": "update"}) == "pod default/web updated"
+        assert describe({"node": "n4", "action": "evict"}) == "node n4 evict"
