@@ -227,7 +227,19 @@
         box.classList.toggle("fw-current", p === here);
         box.setAttribute("aria-current", p === here ? "step" : "false");
       });
-      // The pinned bar's diagram is one line that may scroll sideways: its current box in view.
+      litInView();
+      const group = here === null && s && s.point === "CycleEnd" ? "scheduling" : null;
+      document.querySelectorAll("#framework [data-fwgroup]").forEach((g) => {
+        const inGroup = g.querySelector(".fw-current") !== null;
+        g.classList.toggle("fw-active", inGroup || g.dataset.fwgroup === group);
+      });
+    }
+
+    // The pinned bar's diagram is one line that may scroll sideways: its current box in view.
+    // Called after each step and when the bar pins: a step chosen while the bar is whole (a link,
+    // the cycle list) is drawn before the page scrolls to its section and pins the bar, so its
+    // box was in view in the whole diagram, not in the line (the binding cycle's boxes were cut).
+    function litInView() {
       const lit = document.querySelector("#framework .fw-current");
       const nav = $("framework");
       if (lit && nav.scrollWidth > nav.clientWidth) {
@@ -235,11 +247,6 @@
         const b = nav.getBoundingClientRect();
         if (a.left < b.left || a.right > b.right) nav.scrollLeft += a.left - b.left - (b.width - a.width) / 2;
       }
-      const group = here === null && s && s.point === "CycleEnd" ? "scheduling" : null;
-      document.querySelectorAll("#framework [data-fwgroup]").forEach((g) => {
-        const inGroup = g.querySelector(".fw-current") !== null;
-        g.classList.toggle("fw-active", inGroup || g.dataset.fwgroup === group);
-      });
     }
 
     function jumpToPoint(point) {
@@ -448,6 +455,7 @@
           const below = roomBelow(); // measured with the bar at its whole height
           bar.classList.toggle("stuck", stuck);
           keepFlow(below);
+          requestAnimationFrame(litInView);
         }, { rootMargin: "-1px 0px 0px 0px" }).observe(sentinel);
       }
       $("step-explain").addEventListener("click", toggleExplained);

@@ -125,6 +125,29 @@ def test_the_pinned_bar_is_slim_and_explains_on_demand(site):  # noqa: F811
     assert _css(driver, "#step-help").is_displayed()
 
 
+def test_a_binding_step_chosen_from_the_top_shows_its_box_in_the_pinned_diagram(site):  # noqa: F811
+    """The binding cycle's boxes lie past the right edge of the pinned bar's one-line diagram.
+    Chosen while the bar is whole at the top (a link, the cycle list), the step is drawn before
+    the page scrolls to its section and the bar pins: its box must still come into view."""
+    run = _record("Three zones")
+    steps = _steps(run, 1)
+    bind = next(s["index"] for s in steps if s["point"] in ("Bind", "PostBind"))
+    _open(site, run)
+    driver = site.driver
+    assert "stuck" not in _css(driver, "#stepper").get_attribute("class")
+    driver.execute_script(f"location.hash = 'cycle=1&step={bind}'")
+    _wait(driver, lambda d: "stuck" in _css(d, "#stepper").get_attribute("class"))
+
+    def lit_inside(d):
+        return d.execute_script(
+            """const a = document.querySelector('#framework .fw-current').getBoundingClientRect();
+            const b = document.getElementById('framework').getBoundingClientRect();
+            return a.width > 0 && a.left >= b.left - 1 && a.right <= b.right + 1;"""
+        )
+
+    _wait(driver, lit_inside)
+
+
 def test_the_diagram_lights_the_current_point_and_jumps_to_a_point(site):  # noqa: F811
     run = _record("Three zones")
     steps = _steps(run, 1)
