@@ -131,14 +131,19 @@ def test_dra_demo_shows_the_device_each_pod_got_and_the_devices_a_filter_cell_co
     site.open("/static/playground/run.css")  # a hash change alone would not reload the page
     site.open(f"/runs/{run_ref(run.pk)}/#cycle={cycle}")
     chosen = "#cycle-devices .devices-chosen"
-    _wait(driver, lambda d: "gpu-2/gpu-0" in (_text(d, chosen) or ""))
-    assert "inference-gpu request gpu → gpu.example.com/gpu-2/gpu-0 (model l4, memory 24Gi)" in (
-        _text(driver, chosen)
-    )
-    pre_bind = driver.execute_script(
-        "return [...document.querySelectorAll('#binding li[data-point=PreBind]')]"
-        ".map((li) => li.innerText).find((t) => t.includes('DynamicResources')) || '';"
-    )
+    # The device's name comes with the cycle, its attributes with the run's devices.json (a
+    # request of its own): wait for both.
+    whole = "inference-gpu request gpu → gpu.example.com/gpu-2/gpu-0 (model l4, memory 24Gi)"
+    _wait(driver, lambda d: whole in (_text(d, chosen) or ""))
+
+    def pre_bind_text(d):
+        return d.execute_script(
+            "return [...document.querySelectorAll('#binding li[data-point=PreBind]')]"
+            ".map((li) => li.innerText).find((t) => t.includes('DynamicResources')) || '';"
+        )
+
+    _wait(driver, lambda d: "(model l4, memory 24Gi)" in pre_bind_text(d))
+    pre_bind = pre_bind_text(driver)
     assert "DynamicResources on gpu-2: Success" in pre_bind
     assert (
         "writes gpu.example.com/gpu-2/gpu-0 (model l4, memory 24Gi) for inference-gpu" in pre_bind
