@@ -449,7 +449,10 @@
         // The sentinel sits right above the bar: once it is out of view the bar is pinned (a
         // pixel's margin, so a page scrolled exactly to the bar counts as pinned).
         new IntersectionObserver(([entry]) => {
-          const stuck = !entry.isIntersecting && entry.boundingClientRect.top < 1;
+          // A hidden sentinel (the cycle's detail not shown yet) has an empty box at the top:
+          // that is not a page scrolled past the bar.
+          const shown = sentinel.offsetParent !== null;
+          const stuck = shown && !entry.isIntersecting && entry.boundingClientRect.top < 1;
           if (stuck === bar.classList.contains("stuck")) return;
           if (stuck) wholeHeight = bar.offsetHeight;
           const below = roomBelow(); // measured with the bar at its whole height

@@ -148,6 +148,24 @@ def test_a_binding_step_chosen_from_the_top_shows_its_box_in_the_pinned_diagram(
     _wait(driver, lit_inside)
 
 
+def test_a_hidden_cycle_detail_does_not_pin_the_bar(site):  # noqa: F811
+    """Until a cycle's detail is shown (its data still on the way, as on a loaded CI machine),
+    the bar's sentinel is hidden and its box sits at the top: that is not a page scrolled past
+    the bar, so the bar stays whole."""
+    run = _record("Three zones")
+    _open(site, run)
+    driver = site.driver
+    driver.execute_script("document.getElementById('cycle-detail').hidden = true")
+    driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 100)));"
+    )
+    assert "stuck" not in _css(driver, "#stepper").get_attribute("class")
+    driver.execute_script("document.getElementById('cycle-detail').hidden = false")
+    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    _wait(driver, lambda d: "stuck" in _css(d, "#stepper").get_attribute("class"))
+
+
 def test_the_diagram_lights_the_current_point_and_jumps_to_a_point(site):  # noqa: F811
     run = _record("Three zones")
     steps = _steps(run, 1)
