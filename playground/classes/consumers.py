@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import parse_qs
+from weakref import WeakKeyDictionary
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -182,6 +183,50 @@ async def _send_tally(key: tuple[int, int, int], code: str, class_id: int, qid: 
     await events.asend(code, message, lecturer_only=True)
 
 
+# A class idle for services.IDLE ends without anyone doing anything, so no request would tell
+# its open sockets. Each process that holds class connections sweeps once a minute while it holds
+# any: it ends the idle classes and sends "ended" (which closes them) to the groups of its
+# connected classes that have ended, whoever ended them.
+SWEEP_EVERY: Final = 60.0  # seconds
+_connected: WeakKeyDictionary[asyncio.AbstractEventLoop, Counter[int]] = WeakKeyDictionary()
+_sweepers: WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[None]] = WeakKeyDictionary()
+
+
+def _sweep(class_ids: list[int]) -> list[tuple[int, str]]:
+    services.classes_end_idle()
+    return services.classes_ended(class_ids)
+
+
+async def _sweep_while_connected(key: asyncio.AbstractEventLoop) -> None:
+    try:
+        while _connected.get(key):
+            await asyncio.sleep(SWEEP_EVERY)
+            held = _connected.get(key)
+            if not held:
+                break
+            ended = await database_sync_to_async(_sweep, thread_sensitive=False)(list(held))
+            for _class_id, code in ended:
+                await events.asend(code, {"type": "ended"})
+    finally:
+        _sweepers.pop(key, None)
+
+
+def _hold(class_id: int, delta: int) -> None:
+    """Count a connection to the class in (+1) or out (-1); the first one starts the sweeper."""
+    key = asyncio.get_running_loop()
+    held = _connected.setdefault(key, Counter())
+    held[class_id] += delta
+    if held[class_id] <= 0:
+        del held[class_id]
+    if not held:  # the last one went: so does the sweeper
+        _connected.pop(key, None)
+        sweeper = _sweepers.pop(key, None)
+        if sweeper is not None and sweeper is not asyncio.current_task():
+            sweeper.cancel()
+    elif key not in _sweepers:
+        _sweepers[key] = key.create_task(_sweep_while_connected(key))
+
+
 class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     who: Who
     code: str
@@ -205,10 +250,13 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             self.groups_joined.append(selectors.lecturer_group(self.code))
         for name in self.groups_joined:
             await self.channel_layer.group_add(name, self.channel_name)
+        _hold(self.who.class_id, +1)
         # joined first, read second: every change is in the state or arrives afterwards
         await self.send_json(await database_sync_to_async(_state)(self.who))
 
     async def disconnect(self, code: int) -> None:
+        if getattr(self, "groups_joined", None):
+            _hold(self.who.class_id, -1)
         for name in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(name, self.channel_name)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -98,10 +99,21 @@ def class_open(
 
 
 def classes_end_idle(now: datetime | None = None) -> int:
-    """End every open class idle for ``IDLE``; how many were ended (no timer: called lazily)."""
+    """End every open class idle for ``IDLE``; how many were ended. Called lazily by the join
+    and connect paths, and once a minute by each web process that holds class connections
+    (``consumers``), which then closes the ended classes' sockets."""
     now = now or _now()
     return LiveClass.objects.filter(ended_at__isnull=True, last_activity_at__lt=now - IDLE).update(
         ended_at=now
+    )
+
+
+def classes_ended(class_ids: Iterable[int]) -> list[tuple[int, str]]:
+    """Of these classes, the ended ones, as (id, code), in id order."""
+    return list(
+        LiveClass.objects.filter(pk__in=list(class_ids), ended_at__isnull=False)
+        .order_by("pk")
+        .values_list("pk", "code")
     )
 
 

@@ -197,6 +197,54 @@ async def test_an_idle_class_is_ended_when_someone_connects(room):
     assert live_class.ended_at is not None
 
 
+async def test_an_idle_class_closes_its_open_sockets(room, user, monkeypatch):
+    """Nobody acts in an idle class, so no request tells its sockets: the process holding them
+    sweeps, ends the class and closes them, the lecturer's and the students' alike."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from playground.classes import consumers
+    from playground.classes.models import LiveClass
+
+    monkeypatch.setattr(consumers, "SWEEP_EVERY", 0.05)
+    live_class, ann, _bob = room
+    lecturer = await _connect(live_class.code, user=user)
+    student = await _connect(live_class.code, token=ann.token)
+    await _receive(lecturer, "state")
+    await _receive(student, "state")
+    await sync_to_async(LiveClass.objects.filter(pk=live_class.pk).update)(
+        last_activity_at=timezone.now() - services.IDLE - timedelta(seconds=1)
+    )
+    for communicator in (lecturer, student):
+        assert (await _receive(communicator, "ended"))["type"] == "ended"
+        assert await _closed_with(communicator) == 1000
+    await sync_to_async(live_class.refresh_from_db)()
+    assert live_class.ended_at is not None
+    await lecturer.disconnect()
+    await student.disconnect()
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    assert loop not in consumers._connected and loop not in consumers._sweepers
+
+
+async def test_an_active_class_keeps_its_sockets_through_sweeps(room, user, monkeypatch):
+    import asyncio
+
+    from playground.classes import consumers
+
+    monkeypatch.setattr(consumers, "SWEEP_EVERY", 0.05)
+    live_class, ann, _bob = room
+    student = await _connect(live_class.code, token=ann.token)
+    await _receive(student, "state")
+    await asyncio.sleep(0.3)  # several sweeps
+    assert await student.receive_nothing(timeout=0.1)
+    await sync_to_async(live_class.refresh_from_db)()
+    assert live_class.ended_at is None
+    await student.disconnect()
+
+
 async def test_a_student_flooding_the_socket_gets_errors(room, user, monkeypatch):
     from playground.classes import consumers
 
@@ -222,6 +270,7 @@ async def test_a_student_flooding_the_socket_gets_errors(room, user, monkeypatch
 async def test_answers_arriving_during_a_write_go_in_the_next_batch_each_acknowledged(
     room, user, monkeypatch
 ):
+    import asyncio
     import time
 
     from playground.classes import consumers
@@ -246,7 +295,8 @@ async def test_answers_arriving_during_a_write_go_in_the_next_batch_each_acknowl
 
     monkeypatch.setattr(consumers, "_answers", slow_write)
     await a.send_json_to({"action": "answer", "questionId": qid, "choice": "node-3"})
-    await sync_to_async(time.sleep)(0.05)
+    while not sizes:  # the first batch is being written
+        await asyncio.sleep(0.01)
     await b.send_json_to({"action": "answer", "questionId": qid, "choice": "node-9"})
     await c.send_json_to({"action": "answer", "questionId": qid, "choice": "node-2"})
     assert (await _receive(a, "answered"))["choice"] == "node-3"
