@@ -30,7 +30,7 @@ from scheduler_core.explain.context import CycleContext, FilterView
 from scheduler_core.explain.filters import filter_detail as register_filter
 from scheduler_core.explain.record import Explanation, explanation
 from scheduler_core.explain.scores import explainer
-from scheduler_core.explain.words import _, clauses, ngettext
+from scheduler_core.explain.words import _, clauses, listed, ngettext
 from scheduler_core.explain.words import sentences as join_sentences
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
@@ -83,7 +83,7 @@ def device_text(did: str, info: Mapping[str, Any]) -> str:
 
 def _shown(items: Sequence[str]) -> str:
     more = len(items) - _SHOWN
-    shown = ", ".join(items[:_SHOWN])
+    shown = listed(items[:_SHOWN])
     if more <= 0:
         return shown
     return _("%(items)s and %(more)s more") % {"items": shown, "more": more}
@@ -230,7 +230,7 @@ def filter_detail(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[st
             % {"device": device_text(_did(d), d), "request": d["request"]}
             for d in chosen
         ]
-        sentences.append(_("The allocator chose %(devices)s.") % {"devices": ", ".join(picks)})
+        sentences.append(_("The allocator chose %(devices)s.") % {"devices": listed(picks)})
     elif state.allocator is not None and all(
         sum(d["verdict"] == "matched" for d in r["devices"])
         >= (r["count"] if isinstance(r["count"], int) else 1)
@@ -343,7 +343,7 @@ def explain_binding(ctx: CycleContext, node: str) -> list[Explanation]:
     )
     if already:
         pre_bind_text += _(" Allocated before this cycle: %(claims)s.") % {
-            "claims": ", ".join(already)
+            "claims": listed(already)
         }
     inputs = {"claims": by_claim, "devices": devices, "alreadyAllocated": already}
     return [

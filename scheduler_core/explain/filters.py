@@ -12,7 +12,7 @@ from typing import Any
 from scheduler_core.explain.context import CycleContext, ExplainError, FilterView
 from scheduler_core.explain.custom import custom_filter, is_custom
 from scheduler_core.explain.record import Explanation, explanation, quantity_text, verdict
-from scheduler_core.explain.words import _, clauses, sentences
+from scheduler_core.explain.words import _, clauses, listed, sentences
 from scheduler_core.framework.status import SUCCESS
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import do_not_schedule_taint, find_untolerated_taint
@@ -69,7 +69,7 @@ def explain_filter(ctx: CycleContext, plugin: str, node: str) -> Explanation:
         inputs["nominatedPodsAdded"] = list(view.added)
         text += _(" (evaluated %(label)s: %(pods)s)") % {
             "label": _(view.label),
-            "pods": ", ".join(view.added),
+            "pods": listed(view.added),
         }
     # Filter stops at the first plugin that rejects a node (an extender filters after them all).
     recorded = ctx.record.filter.get(node)
@@ -268,7 +268,7 @@ def _ports(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any]
         "conflicting": taken,
     }
     text = (
-        _("Host port(s) %(ports)s already used on the node.") % {"ports": ", ".join(taken)}
+        _("Host port(s) %(ports)s already used on the node.") % {"ports": listed(taken)}
         if taken
         else _("None of the pod's host ports is in use on the node.")
     )
@@ -281,7 +281,7 @@ def _volumes(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, An
         {"claims": claims},
         "",
         (
-            _("The pod's claims: %(claims)s.") % {"claims": ", ".join(claims)}
+            _("The pod's claims: %(claims)s.") % {"claims": listed(claims)}
             if claims
             else _("The pod uses no claim.")
         ),

@@ -11,7 +11,7 @@ from typing import Any, Final
 from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.explain.custom import custom_normalize_note, is_custom
 from scheduler_core.explain.record import Explanation, explanation
-from scheduler_core.explain.words import _, gettext_noop
+from scheduler_core.explain.words import _, gettext_noop, listed
 from scheduler_core.framework import interfaces as fi
 from scheduler_core.framework.runtime import PluginScores
 from scheduler_core.framework.types import NodeScore
@@ -56,7 +56,7 @@ def explain_pre_filter(ctx: CycleContext) -> Explanation:
             }
     elif rec.pre_filter_nodes is not None:
         narrowing = [s["plugin"] for s in steps if s["nodeNames"] is not None]
-        where = {"plugins": ", ".join(narrowing), "nodes": ", ".join(rec.pre_filter_nodes)}
+        where = {"plugins": listed(narrowing), "nodes": listed(rec.pre_filter_nodes)}
         if rec.pre_filter_nodes:
             text = _(
                 "PreFilter of %(plugins)s limited Filter to %(nodes)s; the other nodes were not "
@@ -74,7 +74,7 @@ def explain_pre_filter(ctx: CycleContext) -> Explanation:
             text = _(
                 "PreFilter let every node through to Filter; %(plugins)s returned Skip and will "
                 "not filter."
-            ) % {"plugins": ", ".join(skipped)}
+            ) % {"plugins": listed(skipped)}
         else:
             text = _("PreFilter let every node through to Filter.")
     return explanation(
@@ -281,7 +281,7 @@ def explain_selection(ctx: CycleContext) -> Explanation:
         text = _(
             "Tie: %(nodes)s share the highest total %(best)s; the first by name, %(node)s, is "
             "taken (upstream picks one of them at random)."
-        ) % {"nodes": ", ".join(top), "best": best, "node": selected}
+        ) % {"nodes": listed(top), "best": best, "node": selected}
         formula = _("max total = %(best)s on %(count)s nodes") % {"best": best, "count": len(top)}
     else:
         runner = ranked[1]

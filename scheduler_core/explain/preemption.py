@@ -11,7 +11,7 @@ from typing import Any
 from scheduler_core.api import Pod
 from scheduler_core.explain.context import CycleContext
 from scheduler_core.explain.record import Explanation, explanation
-from scheduler_core.explain.words import _, gettext_noop, sentences
+from scheduler_core.explain.words import _, gettext_noop, listed, sentences
 from scheduler_core.framework.status import Code
 from scheduler_core.plugins import names
 from scheduler_core.plugins.default_preemption import DefaultPreemption
@@ -143,7 +143,7 @@ def explain_preemption(ctx: CycleContext) -> Explanation:
         "count": len(candidates),
         "node": chosen.name,
         "criterion": _(steps[-1].criterion) if steps else "",
-        "victims": ", ".join(_priority(p.key, p.priority) for p in chosen.victims),
+        "victims": listed(_priority(p.key, p.priority) for p in chosen.victims),
     }
     # A chosen candidate always has its victim steps (selectVictimsOnNode removed some pods).
     text = sentences([head, *(step["text"] for step in inputs["victimSelection"])])
@@ -214,7 +214,7 @@ def _victim_selection(
     out: list[dict[str, Any]] = []
     for step in trace:
         if step["step"] == "remove":
-            shown = ", ".join(_priority(k, priorities.get(k)) for k in step["pods"])
+            shown = listed(_priority(k, priorities.get(k)) for k in step["pods"])
             text = _(
                 "On %(node)s, every pod of lower priority than %(pod)s (priority %(priority)s) "
                 "is removed first: %(pods)s."

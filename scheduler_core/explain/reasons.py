@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from scheduler_core.explain.words import _, gettext_noop, sentences
+from scheduler_core.explain.words import _, gettext_noop, listed, sentences
 from scheduler_core.plugins import (
     dynamic_resources,
     inter_pod_affinity_state,
@@ -192,7 +192,5 @@ def reasons_note(reasons: Iterable[str]) -> str | None:
                 if m.group("name") not in names:
                     names.append(m.group("name"))
                 break
-    out = [
-        _(note) % {"name": ", ".join(names)} if names else _(note) for note, names in notes.items()
-    ]
+    out = [_(note) % {"name": listed(names)} if names else _(note) for note, names in notes.items()]
     return sentences(out) or None

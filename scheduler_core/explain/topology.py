@@ -11,7 +11,7 @@ from typing import Any
 from scheduler_core.explain.context import CycleContext, FilterView
 from scheduler_core.explain.filters import filter_detail
 from scheduler_core.explain.scores import explainer
-from scheduler_core.explain.words import _, clauses, gettext_noop
+from scheduler_core.explain.words import _, clauses, gettext_noop, listed
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
 from scheduler_core.plugins.inter_pod_affinity_tally import existing_terms_weights
@@ -174,7 +174,7 @@ def _affinity_filter(
     if existing:
         texts.append(
             _("pods already in %(domains)s have anti-affinity against this pod")
-            % {"domains": ", ".join(f"{e['topologyKey']}={e['domain']}" for e in existing)}
+            % {"domains": listed(f"{e['topologyKey']}={e['domain']}" for e in existing)}
         )
     formula = _(
         "every affinity term's domain has a matching pod (or none exist anywhere and the pod "

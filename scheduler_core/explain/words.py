@@ -66,6 +66,12 @@ def clauses(items: Iterable[str]) -> str:
     return _("; ").join(items)
 
 
+def listed(items: Iterable[str]) -> str:
+    """Names listed in a sentence as the reader's language lists them (", " in English, the
+    enumeration comma in Chinese)."""
+    return _(", ").join(items)
+
+
 def sentences(items: Iterable[str]) -> str:
     """Sentences one after the other, as the reader's language writes them (a space between
     them in English, none in Chinese); empty ones left out."""

@@ -76,7 +76,7 @@
       addError(list, c);
     });
     document.getElementById("migration-plugins").textContent = migration.custom_plugins.length
-      ? interpolate(gettext("Not in-tree, define as custom plugins: %(names)s"), { names: migration.custom_plugins.join(", ") }, true) : "";
+      ? interpolate(gettext("Not in-tree, define as custom plugins: %(names)s"), { names: listed(migration.custom_plugins) }, true) : "";
     document.getElementById("migration-yaml").textContent = converted || "";
   }
 

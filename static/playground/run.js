@@ -286,8 +286,8 @@
       const evicted = state.evictions.get(r.cycle);
       if (evicted) {
         tbody.appendChild(el("tr", { class: "eviction", "data-evicted-by": r.cycle }, el("td", {}, "⤷"),
-          el("td", { colspan: "4" }, gettext("evicted: ") + evicted.map((e) => (e.details && e.details.node
-            ? interpolate(gettext("%(pod)s from %(node)s"), { pod: e.pod, node: e.details.node }, true) : e.pod)).join(", "))));
+          el("td", { colspan: "4" }, gettext("evicted: ") + listed(evicted.map((e) => (e.details && e.details.node
+            ? interpolate(gettext("%(pod)s from %(node)s"), { pod: e.pod, node: e.details.node }, true) : e.pod))))));
       }
     });
     pager($("timeline-pager"), page, pages, (p) => { state.timelinePage = p; renderTimeline(); });
@@ -420,7 +420,7 @@
     const tbody = $("prefilter").querySelector("tbody");
     tbody.innerHTML = "";
     d.prefilter.forEach((p) => {
-      const nodes = p.node_names ? interpolate(gettext(" nodes: %(nodes)s"), { nodes: p.node_names.join(", ") }, true) : "";
+      const nodes = p.node_names ? interpolate(gettext(" nodes: %(nodes)s"), { nodes: listed(p.node_names) }, true) : "";
       tbody.appendChild(el("tr", { "data-plugin": p.merged ? "" : p.plugin, class: p.merged ? "verdict" : "" },
         el("td", {}, p.merged ? gettext("result") + (p.plugin ? ` (${p.plugin})` : "") : p.plugin),
         el("td", { class: `code-${(p.code || "").toLowerCase()}` }, p.code),
@@ -472,7 +472,7 @@
         box.appendChild(el("table", { class: "list compact", id: "candidates" },
           el("thead", {}, el("tr", {}, el("th", {}, gettext("Candidate node")), el("th", {}, gettext("Victims")))),
           el("tbody", {}, p.candidates.map((c) => el("tr", { class: c.node === p.chosen ? "chosen" : "", "data-node": c.node },
-            el("td", {}, c.node + (c.node === p.chosen ? gettext(" (chosen)") : "")), el("td", {}, c.victims.join(", ") || gettext("none")))))));
+            el("td", {}, c.node + (c.node === p.chosen ? gettext(" (chosen)") : "")), el("td", {}, listed(c.victims) || gettext("none")))))));
       }
       box.appendChild(el("p", { id: "nominated" }, p.chosen ? interpolate(gettext("Nominated: %(pod)s → %(node)s"), { pod: p.nominated_pod, node: p.chosen }, true) : gettext("No node nominated.")));
       // Victims' priorities, start times, PDBs and the ordering of the candidates: run_explain.js.

@@ -113,7 +113,7 @@
 
   function listed(items) {
     const more = items.length - SHOWN;
-    return items.slice(0, SHOWN).join(", ") + (more > 0 ? interpolate(gettext(" and %(more)s more"), { more }, true) : "");
+    return listed(items.slice(0, SHOWN)) + (more > 0 ? interpolate(gettext(" and %(more)s more"), { more }, true) : "");
   }
 
   function rejectedText(rejected) {

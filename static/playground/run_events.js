@@ -58,7 +58,7 @@
       const li = document.createElement("li");
       li.dataset.seq = c.seq;
       li.appendChild(text("strong", changeLabel(c)));
-      if (c.events.length) li.appendChild(text("span", interpolate(gettext(" (cluster events: %(events)s)"), { events: c.events.join(", ") }, true), "help"));
+      if (c.events.length) li.appendChild(text("span", interpolate(gettext(" (cluster events: %(events)s)"), { events: listed(c.events) }, true), "help"));
       const moves = document.createElement("ul");
       moves.className = "moves";
       c.moved.forEach((m) => moves.appendChild(text("li", moveText(m), "moved")));

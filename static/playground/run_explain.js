@@ -185,7 +185,7 @@
     }
     const out = [el("h5", {}, gettext("The extender's reply to filter"))];
     const failed = Object.entries(reply.failedNodes || {});
-    if (Array.isArray(reply.nodes)) out.push(el("p", { class: "extender-kept" }, el("span", { class: "label" }, gettext("Nodes kept: ")), reply.nodes.join(", ") || gettext("none")));
+    if (Array.isArray(reply.nodes)) out.push(el("p", { class: "extender-kept" }, el("span", { class: "label" }, gettext("Nodes kept: ")), listed(reply.nodes) || gettext("none")));
     if (failed.length) {
       out.push(el("table", { class: "list compact explain-failed-nodes" },
         el("thead", {}, el("tr", {}, el("th", {}, gettext("Failed node")), el("th", {}, gettext("reason")))),
@@ -440,7 +440,7 @@
         el("tbody", {}, criteria.map((c) => el("tr", { class: c.decided ? "decided" : "", "data-criterion": c.criterion },
           el("th", {}, c.label || c.criterion),
           nodes.map((n) => el("td", { class: c.kept.includes(n) ? "kept" : "dropped" }, n in c.values ? scalarText(c.values[n]) : "—")),
-          el("td", {}, c.kept.join(", ") + (c.decided ? gettext(" — decided here") : "")))),
+          el("td", {}, listed(c.kept) + (c.decided ? gettext(" — decided here") : "")))),
           criteria[criteria.length - 1].tieLeft ? el("tr", { class: "decided", "data-criterion": "first" },
             el("th", {}, gettext("still tied: the first candidate")), nodes.map((n) => el("td", {}, n === chosen ? "✓" : "")), el("td", {}, chosen + gettext(" — decided here"))) : null)));
     } else if (candidates.length === 1) {

@@ -31,7 +31,7 @@
     const p = document.getElementById(id);
     if (!p) return;
     p.hidden = !names.length;
-    p.textContent = names.length ? interpolate(gettext("%(text)s: %(names)s."), { text, names: names.join(", ") }, true) : "";
+    p.textContent = names.length ? interpolate(gettext("%(text)s: %(names)s."), { text, names: listed(names) }, true) : "";
     p.dataset.plugins = names.join(" ");
   }
 

@@ -136,10 +136,10 @@
       const topN = Math.max(1, state.topN);
       $("score-shown").textContent = interpolate(gettext("showing %(shown)s of %(count)s nodes"), { shown: Math.min(topN, t.count), count: t.count }, true);
       $("more-nodes").hidden = topN >= t.count;
-      $("weights").textContent = gettext("Weights: ") + t.plugins.map((p, j) => `${p} ×${t.weights[j]}`).join(", ");
+      $("weights").textContent = gettext("Weights: ") + listed(t.plugins.map((p, j) => `${p} ×${t.weights[j]}`));
       const fig = heatmapFigure(t, state.mode, topN);
       $("heatmap-same").textContent = fig.same.length
-        ? interpolate(gettext("In grey, same on every node shown, so they cannot decide here: %(plugins)s."), { plugins: fig.same.join(", ") }, true) : "";
+        ? interpolate(gettext("In grey, same on every node shown, so they cannot decide here: %(plugins)s."), { plugins: listed(fig.same) }, true) : "";
       Plotly.react("heatmap", fig.data, fig.layout, { displayModeBar: false, responsive: true });
       // The numbers as a paged table, sorted on the server by the column whose header was clicked:
       // each plugin's raw, normalized and weighted values side by side, then the weighted total.

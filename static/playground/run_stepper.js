@@ -380,7 +380,7 @@
       const gated = row.queue === "gated" || row.q === "gated";
       const plugins = gated ? (row.plugin ? [row.plugin] : []) : (row.plugins || []);
       const bits = [];
-      if (plugins.length) bits.push(gated ? interpolate(gettext("gated by %(plugins)s"), { plugins: plugins.join(", ") }, true) : plugins.join(", "));
+      if (plugins.length) bits.push(gated ? interpolate(gettext("gated by %(plugins)s"), { plugins: listed(plugins) }, true) : listed(plugins));
       if (row.priority !== undefined) bits.push(interpolate(gettext("priority %(priority)s"), { priority: row.priority }, true));
       if (row.attempts) bits.push(interpolate(ngettext("%(count)s attempt", "%(count)s attempts", row.attempts), { count: row.attempts }, true));
       let remaining = row.remaining;
@@ -410,7 +410,7 @@
         if (count > items.length || items.length > 200) ul.appendChild(el("li", { class: "help" }, interpolate(gettext("… %(more)s more"), { more: count - Math.min(items.length, 200) }, true)));
       });
       const flying = q.by.in_flight || [];
-      $("queue-flight").textContent = flying.length ? interpolate(gettext("In flight (popped: being scheduled, or waiting to bind): %(pods)s"), { pods: flying.map((r) => r.pod + (r.attempts ? interpolate(gettext(" (attempt %(attempt)s)"), { attempt: r.attempts }, true) : "")).join(", ") }, true) : "";
+      $("queue-flight").textContent = flying.length ? interpolate(gettext("In flight (popped: being scheduled, or waiting to bind): %(pods)s"), { pods: listed(flying.map((r) => r.pod + (r.attempts ? interpolate(gettext(" (attempt %(attempt)s)"), { attempt: r.attempts }, true) : ""))) }, true) : "";
       $("queue-order").textContent = q.order;
       const ol = $("queue-moves");
       ol.innerHTML = "";

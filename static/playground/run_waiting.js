@@ -66,7 +66,7 @@
           sendCommand({ command, pod: w.pod });
         };
         tbody.appendChild(el("tr", { "data-pod": w.pod },
-          el("td", {}, w.pod), el("td", {}, w.node), el("td", {}, plugins.map(([p]) => p).join(", ")),
+          el("td", {}, w.pod), el("td", {}, w.node), el("td", {}, listed(plugins.map(([p]) => p))),
           el("td", {}, timeout.flatMap((span, i) => (i ? [", ", span] : [span]))),
           el("td", {},
             el("button", { type: "button", class: "allow", onclick: decide("allow") }, gettext("Allow")), " ",

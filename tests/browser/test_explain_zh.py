@@ -30,7 +30,7 @@ def test_a_rejected_node_reads_the_english_reason_and_its_chinese_note(site):  #
         _wait(driver, lambda d: _text(d, f"{shown} .explain-reason-note") is not None)
         assert REASON in _text(driver, f"{shown} .explain-value")
         assert _text(driver, f"{shown} .explain-reason-note") == (
-            "节点的 cpu, memory, nvidia.com/gpu 可分配量减去其上 Pod 已有的资源请求后，少于该 Pod "
+            "节点的 cpu、memory、nvidia.com/gpu 可分配量减去其上 Pod 已有的资源请求后，少于该 Pod "
             "的资源请求（计算的是资源请求，而不是实际用量）。"
         )
         assert f"{REASON}：Pod 请求 2，节点空闲 0" in _text(driver, f"{shown} .explain-text")

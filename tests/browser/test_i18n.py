@@ -132,6 +132,8 @@ def test_a_first_visit_in_chinese_reads_the_home_page_in_chinese(zh):
     assert current.text == "简体中文" and current.get_attribute("value") == "zh-hans"
     # The scripts read the same language: the JavaScript catalog loaded under the CSP.
     assert _js(driver, "return gettext('Verdict');") == "结论"
+    # Names in a sentence are listed with the enumeration comma.
+    assert _js(driver, "return listed(['n1', 'n2', 'n3']);") == "n1、n2、n3"
     _no_overflow(driver, "home")
     _shot(driver, "i18n-home-zh-1280x800.png")
 
@@ -148,6 +150,7 @@ def test_the_switch_changes_the_language_and_it_stays(zh, page):
     zh.open("/")
     assert _lang(driver) == "en"
     assert _css(driver, "#start-course").text == "Start with lesson 1: the scheduling cycle"
+    assert _js(driver, "return listed(['n1', 'n2']);") == "n1, n2"
     zh.open("/accounts/login/")
     assert _css(driver, "main h1").text == "Log in"
 

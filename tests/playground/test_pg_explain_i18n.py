@@ -95,3 +95,12 @@ def test_preemption_that_would_not_help_has_a_note_for_its_nodes(user):
         "（No preemption victims found for incoming pod）。"
     )
     assert post["reasonNote"] == "该节点上没有优先级低于该 Pod 的 Pod：没有可以驱逐的对象。"
+
+
+def test_the_engines_lists_use_the_chinese_enumeration_comma():
+    from scheduler_core.explain.words import listed
+
+    with translation.override("zh-hans"):
+        assert listed(["n1", "n2"]) == "n1、n2"
+    with translation.override("en"):
+        assert listed(["n1", "n2"]) == "n1, n2"

@@ -14,7 +14,7 @@ import scheduler_core.plugins
 from scheduler_core.explain import at_cycle, explain_filter, explain_preemption
 from scheduler_core.explain.preemption import _CRITERIA_WORDS
 from scheduler_core.explain.reasons import reason_note, reasons_note
-from scheduler_core.explain.words import clauses, sentences, set_translator
+from scheduler_core.explain.words import clauses, listed, sentences, set_translator
 from scheduler_core.preemption import CANDIDATE_CRITERIA
 from tests.builders import make_node, make_pod
 
@@ -137,3 +137,10 @@ def test_sentences_and_clauses_join_as_the_language_joins_them(english: None) ->
     set_translator(lambda m: chinese.get(m, m))
     assert sentences(["甲。", "", "乙。", "丙。"]) == "甲。乙。丙。"
     assert clauses(["x", "y"]) == "x；y"
+
+
+def test_names_are_listed_as_the_language_lists_them(english: None) -> None:
+    assert listed(["n1", "n2", "n3"]) == "n1, n2, n3"
+    set_translator(lambda m: {", ": "、"}.get(m, m))
+    assert listed(["n1", "n2", "n3"]) == "n1、n2、n3"
+    assert listed([]) == ""
