@@ -9,7 +9,7 @@ import yaml
 from django import forms
 from django.conf import settings
 from django.core.validators import MaxValueValidator
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from .. import kube, yaml_limits
 from ..forms import line_field, textarea
@@ -47,7 +47,7 @@ class NodeForm(YamlPaneMixin, forms.Form):
         help_text=gettext_lazy("allocatable, e.g. 4 or 3500m"),
     )
     memory = forms.CharField(required=False, initial="16Gi", label=gettext_lazy("Memory"))
-    pods = forms.CharField(required=False, initial="110", label=gettext_lazy("Pods"))
+    pods = forms.CharField(required=False, initial="110", label=pgettext_lazy("allocatable", "Pods"))
     ephemeral_storage = forms.CharField(required=False, label=gettext_lazy("Ephemeral storage"))
     extended_resources = forms.CharField(
         required=False,

@@ -152,3 +152,16 @@ def test_a_cluster_change_reads_as_the_script_list_says_it_in_each_language():
         assert describe({"node": "n4", "action": "remove"}) == "node n4 removed"
         assert describe({"pod": "default/web", "action": "update"}) == "pod default/web updated"
         assert describe({"node": "n4", "action": "evict"}) == "node n4 evict"
+
+
+def test_one_english_word_with_two_meanings_gets_each_its_chinese():
+    """"Pods" heads the home page's list of pods (Pod) and labels a node's allocatable pod count
+    (Pod 数): the form's label has its own context, so neither catalog overrides the other."""
+    with translation.override("zh-hans"):
+        assert translation.gettext("Pods") == "Pod"
+        form = NodeForm()
+        assert form.fields["pods"].label == "Pod 数"
+        assert form.fields["unschedulable"].help_text == "已封锁（cordoned）"
+        assert translation.gettext("cordoned") == "已封锁（cordoned）"
+    with translation.override("en"):
+        assert NodeForm().fields["pods"].label == "Pods"
