@@ -197,7 +197,7 @@ def test_the_run_page_in_chinese_keeps_its_text_in_its_boxes(zh, django_user_mod
     assert _css(driver, "#filter-matrix thead th:last-child").text == "结论"
     assert _css(driver, "#step-position").text.startswith("第 1 / ")
     assert _js(driver, "return document.getElementById('combine').layout.title.text;") == (
-        "每个节点的加权分数"
+        "各节点的加权分数"
     )
     assert "Filter" in _css(driver, "#framework").text
     _js(driver, "window.scrollTo(0, 0);")

@@ -114,6 +114,26 @@ def test_committed_catalogs_are_complete():
     assert out.strip().endswith(" 0 untranslated, 0 fuzzy")
 
 
+def test_a_string_in_several_catalogs_reads_the_same_in_each():
+    """The templates' catalog comes first for every string of the django domain, so a string
+    translated twice shows one translation everywhere and the other nowhere; the scripts' catalog
+    is apart. Either way a reader met two words for one thing: each string has one."""
+    root = Path(__file__).resolve().parents[2]
+    seen: dict[tuple[str, str | None, str], dict[str, str]] = {}
+    for po in sorted(root.glob("*/locale/*/LC_MESSAGES/*.po")) + sorted(
+        root.glob("locale/*/LC_MESSAGES/*.po")
+    ):
+        language = po.parts[-3]
+        for entry in parse_po(po.read_text(encoding="utf-8")):
+            if entry.obsolete or not entry.translated:
+                continue
+            said = seen.setdefault((language, entry.msgctxt, entry.msgid), {})
+            said[str(po.relative_to(root))] = entry.msgstr[0]
+    differ = {key: said for key, said in seen.items() if len(set(said.values())) > 1}
+    assert len(seen) > 1000
+    assert not differ, differ
+
+
 @pytest.mark.django_db
 def test_accept_language_chooses_and_the_switch_is_remembered(client):
     page = client.get("/", HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9")
