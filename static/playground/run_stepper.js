@@ -448,7 +448,8 @@
       if (sentinel && "IntersectionObserver" in window) {
         // The sentinel sits right above the bar: once it is out of view the bar is pinned (a
         // pixel's margin, so a page scrolled exactly to the bar counts as pinned).
-        new IntersectionObserver(([entry]) => {
+        const observer = new IntersectionObserver((entries) => {
+          const entry = entries[entries.length - 1];
           // A hidden sentinel (the cycle's detail not shown yet) has an empty box at the top:
           // that is not a page scrolled past the bar.
           const shown = sentinel.offsetParent !== null;
@@ -459,7 +460,18 @@
           bar.classList.toggle("stuck", stuck);
           keepFlow(below);
           requestAnimationFrame(litInView);
-        }, { rootMargin: "-1px 0px 0px 0px" }).observe(sentinel);
+        }, { rootMargin: "-1px 0px 0px 0px" });
+        observer.observe(sentinel);
+        // An observer calls back on a change of intersection only: a detail shown with the page
+        // already scrolled past the bar changes none. Shown or hidden, the sentinel is observed
+        // afresh, and its first observation says where it is.
+        const detail = $("cycle-detail");
+        if (detail && "MutationObserver" in window) {
+          new MutationObserver(() => {
+            observer.unobserve(sentinel);
+            observer.observe(sentinel);
+          }).observe(detail, { attributes: true, attributeFilter: ["hidden"] });
+        }
       }
       $("step-explain").addEventListener("click", toggleExplained);
     }

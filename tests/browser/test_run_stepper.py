@@ -166,6 +166,18 @@ def test_a_hidden_cycle_detail_does_not_pin_the_bar(site):  # noqa: F811
     _wait(driver, lambda d: "stuck" in _css(d, "#stepper").get_attribute("class"))
 
 
+def test_a_link_to_a_late_step_opens_with_the_bar_pinned(site):  # noqa: F811
+    """A permalink to a binding step: the detail is shown and the page scrolled past the bar in
+    one go, which changes no intersection the observer saw while the detail was hidden; the bar
+    must pin all the same."""
+    run = _record("Three zones")
+    bind = next(s["index"] for s in _steps(run, 1) if s["point"] in ("Bind", "PostBind"))
+    _open(site, run, step=bind)
+    driver = site.driver
+    _wait(driver, lambda d: d.execute_script("return window.scrollY") > 0)
+    _wait(driver, lambda d: "stuck" in _css(d, "#stepper").get_attribute("class"))
+
+
 def test_the_diagram_lights_the_current_point_and_jumps_to_a_point(site):  # noqa: F811
     run = _record("Three zones")
     steps = _steps(run, 1)
