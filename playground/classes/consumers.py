@@ -20,7 +20,7 @@ from weakref import WeakKeyDictionary
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.db import IntegrityError
+from django.db import DatabaseError, IntegrityError
 from django.utils.translation import gettext as _
 
 from . import events, selectors, services
@@ -101,10 +101,24 @@ def _lecturer_action(class_id: int, user: Any, content: dict[str, Any]) -> list[
 def _answers(
     class_id: int, answers: list[services.Answer], touch: bool
 ) -> list[str | services.ClassError]:
-    results = services.answers_submit(class_id, answers)
+    try:
+        results = services.answers_submit(class_id, answers)
+    except DatabaseError:
+        if len(answers) == 1:
+            raise
+        # One answer the database refuses (its student gone meanwhile) must not fail the
+        # others that shared its statement: each is written alone, and only it is refused.
+        results = [_alone(class_id, answer) for answer in answers]
     if touch:
         services.touch(class_id)
     return results
+
+
+def _alone(class_id: int, answer: services.Answer) -> str | services.ClassError:
+    try:
+        return services.answers_submit(class_id, [answer])[0]
+    except DatabaseError:
+        return services.ClassError(_("Your answer could not be stored; please answer again."))
 
 
 # Answers are written in batches per class and process ("group commit"): an answer arriving

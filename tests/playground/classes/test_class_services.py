@@ -134,6 +134,31 @@ def test_answer_is_counted_once_and_replaced_until_reveal(lesson_class, user):
     assert ClassAnswer.objects.get(question=q, student=bob).choice == "node-3"
 
 
+@pytest.mark.django_db(transaction=True)  # the foreign key is checked when the write commits
+def test_an_answer_the_database_refuses_fails_alone_not_its_batch(lesson_class, user):
+    from playground.classes.consumers import _answers
+
+    q = services.question_ask_lesson(live_class=lesson_class, user=user, qid="winner")
+    ann, bob = (_join(lesson_class.code, name) for name in ("Ann", "Bob"))
+    gone = ClassStudent.objects.create(
+        live_class=lesson_class, nickname="Gone", nickname_key="gone", token="t-gone"
+    )
+    gone_id = gone.pk
+    gone.delete()  # left between sending the answer and its write
+    results = _answers(
+        lesson_class.pk,
+        [
+            services.Answer(ann.pk, q.pk, "node-3"),
+            services.Answer(gone_id, q.pk, "node-1"),
+            services.Answer(bob.pk, q.pk, "node-2"),
+        ],
+        False,
+    )
+    assert results[0] == "node-3" and results[2] == "node-2"
+    assert isinstance(results[1], services.ClassError)
+    assert selectors.counts(q.pk) == {"node-3": 1, "node-2": 1}
+
+
 def test_a_batch_of_answers_is_stored_as_if_they_came_one_after_the_other(lesson_class, user):
     old = services.question_ask_lesson(live_class=lesson_class, user=user, qid="fit-node-1")
     q = services.question_ask_lesson(live_class=lesson_class, user=user, qid="winner")
