@@ -111,9 +111,9 @@
 
   // -- one cycle's Devices panel ----------------------------------------------------------------
 
-  function listed(items) {
+  function firstFew(items) {
     const more = items.length - SHOWN;
-    return listed(items.slice(0, SHOWN)) + (more > 0 ? interpolate(gettext(" and %(more)s more"), { more }, true) : "");
+    return window.listed(items.slice(0, SHOWN)) + (more > 0 ? interpolate(gettext(" and %(more)s more"), { more }, true) : "");
   }
 
   function rejectedText(rejected) {
@@ -122,7 +122,7 @@
       const why = d.why || d.verdict;
       (byReason[why] = byReason[why] || []).push(d.device.split("/").slice(-2).join("/"));
     });
-    return Object.entries(byReason).map(([why, names]) => `${listed(names)}: ${why}`).join("; ");
+    return Object.entries(byReason).map(([why, names]) => `${firstFew(names)}: ${why}`).join("; ");
   }
 
   function verdictText(p) {
@@ -181,7 +181,7 @@
         const matched = r.matched.map((id) => id.split("/").slice(-2).join("/"));
         const parts = [interpolate(gettext("%(claim)s %(request)s (class %(class)s): %(need)s needed, %(matched)s matched"),
           { claim: short(r.claim), request: r.request, class: r.class, need, matched: r.matched.length }, true)];
-        if (matched.length) parts.push(` — ${listed(matched)}`);
+        if (matched.length) parts.push(` — ${firstFew(matched)}`);
         const why = rejectedText(r.rejected);
         if (why) parts.push(`; ${why}`);
         if (r.note) parts.push(`; ${r.note}`);
@@ -191,7 +191,7 @@
       body.append(el("tr", { "data-node": p.node },
         el("td", {}, p.node),
         el("td", {}, verdictText(p)),
-        el("td", {}, reqs, elsewhere.length ? el("div", { class: "help" }, interpolate(gettext("pools of other nodes: %(pools)s"), { pools: listed(elsewhere) }, true)) : null)));
+        el("td", {}, reqs, elsewhere.length ? el("div", { class: "help" }, interpolate(gettext("pools of other nodes: %(pools)s"), { pools: firstFew(elsewhere) }, true)) : null)));
     });
     panel.append(el("table", { class: "list compact", id: "cycle-devices-nodes" },
       el("thead", {}, el("tr", {}, el("th", {}, gettext("Node")), el("th", {}, gettext("DynamicResources Filter")), el("th", {}, gettext("Devices per request")))),
