@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections import Counter, deque
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ from django.utils.translation import gettext as _
 
 from . import events, selectors, services
 from .models import LiveClass
+
+logger = logging.getLogger(__name__)
 
 CLOSE_FORBIDDEN: Final = 4403
 CLOSE_NOT_FOUND: Final = 4404
@@ -218,11 +221,15 @@ async def _sweep_while_connected(key: asyncio.AbstractEventLoop) -> None:
             held = _connected.get(key)
             if not held:
                 break
-            ended = await database_sync_to_async(_sweep, thread_sensitive=False)(list(held))
-            for _class_id, code in ended:
-                await events.asend(code, {"type": "ended"})
+            try:
+                ended = await database_sync_to_async(_sweep, thread_sensitive=False)(list(held))
+                for _class_id, code in ended:
+                    await events.asend(code, {"type": "ended"})
+            except Exception:  # the database or the layer away for a moment: the next sweep
+                logger.exception("live classes: the idle sweep failed")
     finally:
-        _sweepers.pop(key, None)
+        if _sweepers.get(key) is asyncio.current_task():  # not a sweeper started since
+            del _sweepers[key]
 
 
 def _hold(class_id: int, delta: int) -> None:

@@ -229,6 +229,29 @@ async def test_an_idle_class_closes_its_open_sockets(room, user, monkeypatch):
     assert loop not in consumers._connected and loop not in consumers._sweepers
 
 
+async def test_a_connection_right_after_the_last_one_left_keeps_its_sweeper():
+    """The last connection leaving cancels the sweeper; one arriving in the same instant starts
+    another, which the cancelled one, winding up after, must leave in place."""
+    import asyncio
+
+    from playground.classes import consumers
+
+    loop = asyncio.get_running_loop()
+    consumers._hold(-7, +1)
+    first = consumers._sweepers[loop]
+    await asyncio.sleep(0)  # it runs: it waits for its first sweep
+    consumers._hold(-7, -1)
+    consumers._hold(-7, +1)
+    second = consumers._sweepers[loop]
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert first.cancelled()
+    assert consumers._sweepers.get(loop) is second and not second.done()
+    consumers._hold(-7, -1)
+    await asyncio.sleep(0)
+    assert second.cancelled() and loop not in consumers._sweepers
+
+
 async def test_an_active_class_keeps_its_sockets_through_sweeps(room, user, monkeypatch):
     import asyncio
 
