@@ -35,6 +35,38 @@ def require_chromium() -> None:
         pytest.skip(problem)
 
 
+# Every Chromium running now, and the script errors of those already quit since the last check.
+_running: list[Any] = []
+_errors_of_quit: list[str] = []
+
+
+def script_errors(driver: Any) -> list[str]:
+    """The uncaught exceptions (and rejected promises) the pages' scripts raised in ``driver``
+    since the last call. Failed requests and closed sockets are not script errors."""
+    try:
+        entries = driver.get_log("browser")
+    except Exception:  # the browser is gone
+        return []
+    return [
+        str(e.get("message", ""))
+        for e in entries
+        if e.get("level") == "SEVERE" and "Uncaught" in str(e.get("message", ""))
+    ]
+
+
+@pytest.fixture(autouse=True)
+def no_script_errors() -> Iterator[None]:
+    """A browser test fails when a page's script threw: the page may look right at the moment
+    the test reads it and still be broken for the next click."""
+    for driver in list(_running):
+        script_errors(driver)  # what earlier tests left
+    _errors_of_quit.clear()
+    yield
+    errors = [*_errors_of_quit, *(m for d in list(_running) for m in script_errors(d))]
+    _errors_of_quit.clear()
+    assert not errors, "a page's script threw:\n" + "\n".join(errors)
+
+
 @contextlib.contextmanager
 def chromium(*, size: tuple[int, int] = (1400, 1000), lang: str | None = None) -> Iterator[Any]:
     """A headless Chromium with a profile of its own, quit and removed after; ``lang`` (e.g.
@@ -64,11 +96,15 @@ def chromium(*, size: tuple[int, int] = (1400, 1000), lang: str | None = None) -
     if lang:
         accept = ",".join(dict.fromkeys([lang, lang.split("-")[0]]))
         options.add_experimental_option("prefs", {"intl.accept_languages": accept})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # for no_script_errors
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.implicitly_wait(0)
+    _running.append(driver)
     try:
         yield driver
     finally:
+        _running.remove(driver)
+        _errors_of_quit.extend(script_errors(driver))
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
 
