@@ -47,7 +47,9 @@ class NodeForm(YamlPaneMixin, forms.Form):
         help_text=gettext_lazy("allocatable, e.g. 4 or 3500m"),
     )
     memory = forms.CharField(required=False, initial="16Gi", label=gettext_lazy("Memory"))
-    pods = forms.CharField(required=False, initial="110", label=pgettext_lazy("allocatable", "Pods"))
+    pods = forms.CharField(
+        required=False, initial="110", label=pgettext_lazy("allocatable", "Pods")
+    )
     ephemeral_storage = forms.CharField(required=False, label=gettext_lazy("Ephemeral storage"))
     extended_resources = forms.CharField(
         required=False,

@@ -155,7 +155,7 @@ def test_a_cluster_change_reads_as_the_script_list_says_it_in_each_language():
 
 
 def test_one_english_word_with_two_meanings_gets_each_its_chinese():
-    """"Pods" heads the home page's list of pods (Pod) and labels a node's allocatable pod count
+    """ "Pods" heads the home page's list of pods (Pod) and labels a node's allocatable pod count
     (Pod 数): the form's label has its own context, so neither catalog overrides the other."""
     with translation.override("zh-hans"):
         assert translation.gettext("Pods") == "Pod"
