@@ -2,5 +2,5 @@
 
 models (CustomPlugin), forms (one expression per extension point, compiled as you type),
 services (writes, demo examples, placeholders, the registry a user's runs use), selectors (reads
-and export documents) and views. The engine side is ``scheduler_core.plugins.custom``.
+and export documents) and views. The engine side is ``scheduler_core.custom.plugin``.
 """

@@ -6,7 +6,7 @@ from typing import Any, Final
 
 from django.utils.translation import gettext_noop
 
-from scheduler_core.plugins.custom_examples import HOLD, LIGHTS, MAINTENANCE
+from scheduler_core.custom.examples import HOLD, LIGHTS, MAINTENANCE
 
 
 def _node(name: str, labels: dict[str, str]) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext, gettext_lazy
 
-from scheduler_core.plugins.custom import NORMALIZE_MODES, POINTS
+from scheduler_core.custom.plugin import NORMALIZE_MODES, POINTS
 
 from .services import check_definition
 

@@ -10,15 +10,15 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.utils.translation import gettext
 
-from scheduler_core.framework.registry import Registry
-from scheduler_core.plugins.custom import (
+from scheduler_core.custom.examples import EXAMPLES
+from scheduler_core.custom.plugin import (
     CelPluginError,
     CustomPluginSpec,
     Meter,
     compile_spec,
     registry_of,
 )
-from scheduler_core.plugins.custom_examples import EXAMPLES
+from scheduler_core.framework.registry import Registry
 
 from .models import CustomPlugin
 

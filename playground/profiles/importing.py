@@ -17,7 +17,7 @@ from django.utils.translation import gettext
 from scheduler_core.config import ConfigError
 from scheduler_core.config.migrate import IN_TREE, migrate
 from scheduler_core.config.reading import read_document
-from scheduler_core.plugins.custom import CustomPluginSpec
+from scheduler_core.custom.plugin import CustomPluginSpec
 
 from .. import engine, yaml_limits
 from ..custom_plugins import selectors as plugin_selectors

@@ -29,12 +29,12 @@ from django.utils.translation import gettext_noop
 
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.config import load_config
+from scheduler_core.custom.plugin import Meter
 from scheduler_core.cycle import CycleRecord
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.events import Event
 from scheduler_core.extender import extenders_from_config
 from scheduler_core.gcpause import existing_objects_frozen
-from scheduler_core.plugins.custom import Meter
 from scheduler_core.rebuild import PrefixWatch, eligible
 from scheduler_core.scheduler import Scheduler
 

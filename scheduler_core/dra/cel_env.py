@@ -185,7 +185,7 @@ class Compiled:
     program: Any  # cel.Program, None when error is set
     domains: frozenset[str]
     error: str | None
-    analysis: Any = None  # plugins.cel_cost.Analysis: the bound checked before each call
+    analysis: Any = None  # custom.cel_cost.Analysis: the bound checked before each call
 
     def matches(self, driver: str, device: Device) -> bool:
         """Evaluate against one device; raise CelError with the runtime error's text."""
@@ -195,7 +195,7 @@ class Compiled:
 
         variable = device_variable(driver, device, self.domains)
         if self.analysis is not None:
-            from scheduler_core.plugins.cel_cost import CALL_LIMIT
+            from scheduler_core.custom.cel_cost import CALL_LIMIT
 
             cost = self.analysis.cost({"device": variable})
             if cost > CALL_LIMIT:  # not upstream's text: the playground's own limit
@@ -267,9 +267,9 @@ def compile_selector(expression: str) -> Compiled:
                 "(in container '')",
             )
     # The cel library has no cost limit and holds Python's lock while it evaluates: the
-    # selector's work is bounded first (plugins/cel_cost), on a device of upstream's largest.
-    from scheduler_core.plugins.cel_cost import Analysis
-    from scheduler_core.plugins.cel_parse import CostError
+    # selector's work is bounded first (custom/cel_cost), on a device of upstream's largest.
+    from scheduler_core.custom.cel_cost import Analysis
+    from scheduler_core.custom.cel_parse import CostError
 
     try:
         analysis = Analysis(

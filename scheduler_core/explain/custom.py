@@ -1,6 +1,6 @@
 """Custom CEL plugins explained: the expression, the inputs it read and the value it gave.
 
-Not an upstream plugin (the playground's own, scheduler_core/plugins/custom.py): an explanation
+Not an upstream plugin (the playground's own, scheduler_core/custom/plugin.py): an explanation
 shows the definition's expression for the extension point, the bound inputs (``node.*``,
 ``pod.*``, ``args``, ``state``) cut to the fields the expression reads, and its value.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from scheduler_core.custom.plugin import CustomPlugin
 from scheduler_core.explain.context import CycleContext
 from scheduler_core.explain.words import _
 from scheduler_core.framework.types import NodeInfo
-from scheduler_core.plugins.custom import CustomPlugin
 
 
 def is_custom(pl: Any) -> bool:

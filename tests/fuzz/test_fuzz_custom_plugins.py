@@ -15,16 +15,16 @@ from fuzzing import ODD_TEXT, budget, mutated, tally, values
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.plugins import in_tree_registry
-from scheduler_core.plugins.custom import (
+from scheduler_core.custom.examples import EXAMPLES
+from scheduler_core.custom.plugin import (
     POINTS,
     CelPluginError,
     CustomPluginSpec,
     compile_spec,
     registry_of,
 )
-from scheduler_core.plugins.custom_examples import EXAMPLES
+from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.plugins import in_tree_registry
 from scheduler_core.scheduler import Scheduler
 
 pytestmark = pytest.mark.timeout(600)

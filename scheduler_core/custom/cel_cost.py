@@ -15,7 +15,7 @@ use, to be safe) and of the result.
 Budgets, in units. One unit measured at up to 0.125 microseconds of evaluation on this
 project's 2-core machine under a load average of 11 (the bench table and a 90 s random search
 over 223 accepted expressions that took 0.5 ms or more: ``python -m
-scheduler_core.plugins.cel_bench --search 90``; an idle machine is several times faster):
+scheduler_core.custom.cel_bench --search 90``; an idle machine is several times faster):
 
 - ``CALL_LIMIT`` 200,000 per evaluation (at most ~25 ms);
 - ``CYCLE_BUDGET`` 10,000,000 per scheduling cycle, all custom plugins at all points and nodes
@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from scheduler_core.plugins.cel_parse import CostError, Expr, parse
+from scheduler_core.custom.cel_parse import CostError, Expr, parse
 
 STEP: Final = 4  # units for evaluating one node of the tree
 ENTRY: Final = 60  # units for converting or copying one map entry, beyond its key and value

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from scheduler_core.plugins.custom import CustomPluginSpec
+from scheduler_core.custom.plugin import CustomPluginSpec
 
 LIGHTS: Final = "example.com/blinking-lights"
 MAINTENANCE: Final = "example.com/maintenance"

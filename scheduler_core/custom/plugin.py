@@ -27,12 +27,7 @@ from typing import Any, Final
 import cel
 
 from scheduler_core.api import Pod, Resource
-from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE
-from scheduler_core.framework.registry import Registry
-from scheduler_core.framework.status import SUCCESS, Code, Status
-from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
-from scheduler_core.plugins.cel_cost import (
+from scheduler_core.custom.cel_cost import (
     CALL_LIMIT,
     CYCLE_BUDGET,
     RUN_BUDGET,
@@ -40,7 +35,12 @@ from scheduler_core.plugins.cel_cost import (
     Shape,
     shape_of,
 )
-from scheduler_core.plugins.cel_parse import CostError
+from scheduler_core.custom.cel_parse import CostError
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE
+from scheduler_core.framework.registry import Registry
+from scheduler_core.framework.status import SUCCESS, Code, Status
+from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
 from scheduler_core.plugins.helpers import default_normalize_score
 
 # Extension point keys of a definition, in framework order.

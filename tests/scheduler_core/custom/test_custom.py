@@ -7,15 +7,7 @@ from typing import Any
 import pytest
 from builders import make_node, make_pod
 
-from scheduler_core.events import Event, Permit, Reserve, Score
-from scheduler_core.plugins import in_tree_registry
-from scheduler_core.plugins.custom import (
-    CelPluginError,
-    CustomPluginSpec,
-    compile_spec,
-    registry_of,
-)
-from scheduler_core.plugins.custom_examples import (
+from scheduler_core.custom.examples import (
     BAR,
     BAZ,
     BLINKING_LIGHT,
@@ -25,6 +17,14 @@ from scheduler_core.plugins.custom_examples import (
     MAINTENANCE_FILTER,
     PERMIT_GATE,
 )
+from scheduler_core.custom.plugin import (
+    CelPluginError,
+    CustomPluginSpec,
+    compile_spec,
+    registry_of,
+)
+from scheduler_core.events import Event, Permit, Reserve, Score
+from scheduler_core.plugins import in_tree_registry
 from scheduler_core.scheduler import Scheduler
 
 

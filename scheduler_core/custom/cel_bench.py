@@ -1,4 +1,4 @@
-"""``python -m scheduler_core.plugins.cel_bench [--search SECONDS]``: time per cost unit of CEL.
+"""``python -m scheduler_core.custom.cel_bench [--search SECONDS]``: time per cost unit of CEL.
 
 Not part of the engine (it reads the wall clock): it evaluates a table of expressions, cheap and
 costly, compares each time with ``cel_cost``'s bound and prints nanoseconds per unit, the
@@ -19,7 +19,7 @@ from typing import Any
 
 import cel
 
-from scheduler_core.plugins.cel_cost import CALL_LIMIT, Analysis
+from scheduler_core.custom.cel_cost import CALL_LIMIT, Analysis
 
 _ZEROS = "[" + ",".join(["0"] * 200) + "]"
 _NODE: dict[str, Any] = {
@@ -126,7 +126,7 @@ def _test(rng: random.Random, depth: int, bound: frozenset[str]) -> str:
 
 def search(seconds: float, seed: int = 1) -> list[tuple[float, float, int, str]]:
     """(ns per unit, seconds, units, source) of random accepted expressions, worst first."""
-    from scheduler_core.plugins.cel_parse import CostError
+    from scheduler_core.custom.cel_parse import CostError
 
     rng = random.Random(seed)
     rows = []

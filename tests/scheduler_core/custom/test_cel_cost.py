@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 from builders import make_node, make_pod
 
-from scheduler_core.plugins import in_tree_registry
-from scheduler_core.plugins.cel_cost import (
+from scheduler_core.custom.cel_cost import (
     CALL_LIMIT,
     CYCLE_BUDGET,
     RUN_BUDGET,
@@ -16,15 +15,16 @@ from scheduler_core.plugins.cel_cost import (
     estimate,
     shape_of,
 )
-from scheduler_core.plugins.cel_parse import CostError, parse
-from scheduler_core.plugins.custom import (
+from scheduler_core.custom.cel_parse import CostError, parse
+from scheduler_core.custom.examples import EXAMPLES
+from scheduler_core.custom.plugin import (
     CelPluginError,
     CustomPluginSpec,
     Meter,
     compile_spec,
     registry_of,
 )
-from scheduler_core.plugins.custom_examples import EXAMPLES
+from scheduler_core.plugins import in_tree_registry
 from scheduler_core.scheduler import Scheduler
 
 ZEROS = "[" + ",".join(["0"] * 301) + "]"
