@@ -11,10 +11,10 @@ from typing import Any, Final
 
 from scheduler_core.api import Pod
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.events import ClusterEvent
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.status import SUCCESS, Code, Status
 from scheduler_core.plugins import in_tree_registry
-from scheduler_core.queue.events import ClusterEvent
 
 APPROVAL_GATE: Final = "ApprovalGate"
 REQUIRE_APPROVAL: Final = "playground.k8s.io/require-approval"

@@ -12,16 +12,16 @@ from scheduler_core.api import Pod
 from scheduler_core.explain.context import CycleContext
 from scheduler_core.explain.record import Explanation, explanation
 from scheduler_core.explain.words import _, gettext_noop, listed, sentences
-from scheduler_core.framework.status import Code
-from scheduler_core.plugins import names
-from scheduler_core.plugins.default_preemption import DefaultPreemption
-from scheduler_core.preemption import (
+from scheduler_core.framework.preemption import (
     Candidate,
     Evaluator,
     RankingStep,
     filter_pods_with_pdb_violation,
     rank_candidates,
 )
+from scheduler_core.framework.status import Code
+from scheduler_core.plugins import names
+from scheduler_core.plugins.default_preemption import DefaultPreemption
 
 
 def explain_preemption(ctx: CycleContext) -> Explanation:
@@ -263,7 +263,7 @@ def _priority(pod: str, priority: object) -> str:
     return _("%(pod)s (priority %(priority)s)") % {"pod": pod, "priority": priority}
 
 
-# pickOneNodeForPreemption's criteria (scheduler_core.preemption.CANDIDATE_CRITERIA), marked for
+# pickOneNodeForPreemption's criteria (framework.preemption.CANDIDATE_CRITERIA), marked for
 # translation: an explanation shows each under its label in the reader's language.
 _CRITERIA_WORDS = (
     gettext_noop("fewest PodDisruptionBudget violations"),

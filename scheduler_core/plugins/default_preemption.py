@@ -1,8 +1,9 @@
 """DefaultPreemption: the PostFilter plugin that evicts lower-priority pods to make room.
 
-Mirrors plugins/defaultpreemption in kube-scheduler v1.35. The search is in
-scheduler_core.preemption; carrying it out (deleting victims, nominating the node) goes through
-the ``preemption_sink`` callable the scheduler registers in the framework's extras.
+Mirrors plugins/defaultpreemption in kube-scheduler v1.35. The search is the framework's
+preemption evaluator (scheduler_core.framework.preemption, as upstream's framework/preemption);
+carrying it out (deleting victims, nominating the node) goes through the ``preemption_sink``
+callable the scheduler registers in the framework's extras.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from typing import Any, Final
 from scheduler_core.api import Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import Handle, PostFilterResult
+from scheduler_core.framework.preemption import Evaluator
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeToStatus
 from scheduler_core.plugins import names
-from scheduler_core.preemption import Evaluator
 
 NAME: Final = names.DEFAULT_PREEMPTION
 

@@ -20,6 +20,7 @@ from scheduler_core.api import AffinityTerm, Pod, WeightedAffinityTerm
 from scheduler_core.config.types import InterPodAffinityArgs
 from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.events import ClusterEventWithHint
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import (
     SKIP,
@@ -56,7 +57,6 @@ from scheduler_core.plugins.inter_pod_affinity_tally import (
     score_pairs,
     with_pods,
 )
-from scheduler_core.queue.events import ClusterEventWithHint
 
 
 class InterPodAffinity:

@@ -13,6 +13,7 @@ import numpy as np
 from scheduler_core.api import Node, Pod
 from scheduler_core.framework.columns import NodeMasks, lanes, true_rows
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.events import NODE, ClusterEvent, ClusterEventWithHint, QueueingHint
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
@@ -30,7 +31,6 @@ from scheduler_core.plugins.helpers import (
     normalize_node_scores,
     normalize_values,
 )
-from scheduler_core.queue.events import NODE, ClusterEvent, ClusterEventWithHint, QueueingHint
 
 NAME: Final = names.NODE_AFFINITY
 ERR_REASON_POD: Final = "node(s) didn't match Pod's node affinity/selector"

@@ -10,11 +10,11 @@ from typing import Any, Final
 
 from scheduler_core.api import Pod
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.events import NODE, ClusterEvent, ClusterEventWithHint
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
-from scheduler_core.queue.events import NODE, ClusterEvent, ClusterEventWithHint
 
 NAME: Final = names.NODE_NAME
 ERR_REASON: Final = "node(s) didn't match the requested node name"

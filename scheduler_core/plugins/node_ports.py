@@ -10,12 +10,18 @@ from typing import Any, Final
 
 from scheduler_core.api import HostPort, Node, Pod
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.events import (
+    NODE,
+    POD,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+)
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, error, unschedulable
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import FrozenState
-from scheduler_core.queue.events import NODE, POD, ClusterEvent, ClusterEventWithHint, QueueingHint
 
 NAME: Final = names.NODE_PORTS
 ERR_REASON: Final = "node(s) didn't have free ports for the requested pod ports"

@@ -13,12 +13,18 @@ import numpy as np
 from scheduler_core.api import Node, Pod, Taint
 from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.events import (
+    NODE,
+    POD,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+)
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import tolerations_tolerate_taint
-from scheduler_core.queue.events import NODE, POD, ClusterEvent, ClusterEventWithHint, QueueingHint
 
 NAME: Final = names.NODE_UNSCHEDULABLE
 ERR_REASON_UNSCHEDULABLE: Final = "node(s) were unschedulable"

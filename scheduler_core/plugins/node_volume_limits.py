@@ -15,6 +15,15 @@ from typing import Any, Final
 
 from scheduler_core.api import KubeObject, Pod
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.events import (
+    CSI_NODE,
+    PERSISTENT_VOLUME_CLAIM,
+    POD,
+    VOLUME_ATTACHMENT,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+)
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import (
     SKIP,
@@ -31,15 +40,6 @@ from scheduler_core.plugins.volume_storage import (
     ephemeral_owner_error,
     pod_claim_names,
     quote,
-)
-from scheduler_core.queue.events import (
-    CSI_NODE,
-    PERSISTENT_VOLUME_CLAIM,
-    POD,
-    VOLUME_ATTACHMENT,
-    ClusterEvent,
-    ClusterEventWithHint,
-    QueueingHint,
 )
 
 NAME: Final = names.NODE_VOLUME_LIMITS

@@ -29,6 +29,7 @@ from scheduler_core.framework.columns import (
     true_rows,
 )
 from scheduler_core.framework.cycle_state import CycleState, StateData
+from scheduler_core.framework.events import ClusterEventWithHint
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import (
     SKIP,
@@ -61,7 +62,6 @@ from scheduler_core.plugins.pod_topology_spread_counting import (
     count_per_domain,
     node_matching_counts,
 )
-from scheduler_core.queue.events import ClusterEventWithHint
 
 NAME: Final = names.POD_TOPOLOGY_SPREAD
 ERR_REASON_CONSTRAINTS_NOT_MATCH: Final = "node(s) didn't match pod topology spread constraints"

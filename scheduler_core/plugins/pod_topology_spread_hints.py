@@ -10,8 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from scheduler_core.api import Node, Pod
+from scheduler_core.framework.events import (
+    NODE,
+    POD,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+)
 from scheduler_core.plugins.pod_topology_spread_constraints import Constraint
-from scheduler_core.queue.events import NODE, POD, ClusterEvent, ClusterEventWithHint, QueueingHint
 
 # The pod's DoNotSchedule constraints (its own, or the defaults); may raise on a bad selector,
 # which the queue counts as Queue.

@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any, Final
 
 from scheduler_core.api import Pod
+from scheduler_core.framework.events import POD, ClusterEvent, ClusterEventWithHint, QueueingHint
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SUCCESS, Status, unresolvable
 from scheduler_core.plugins import names
-from scheduler_core.queue.events import POD, ClusterEvent, ClusterEventWithHint, QueueingHint
 
 NAME: Final = names.SCHEDULING_GATES
 

@@ -14,6 +14,13 @@ import numpy as np
 from scheduler_core.api import Node, Pod, Taint, Toleration
 from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.events import (
+    NODE,
+    POD,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+)
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import SUCCESS, Status, error, unresolvable
 from scheduler_core.framework.types import NodeInfo, NodeScore
@@ -27,7 +34,6 @@ from scheduler_core.plugins.helpers import (
     normalize_values,
     tolerations_tolerate_taint,
 )
-from scheduler_core.queue.events import NODE, POD, ClusterEvent, ClusterEventWithHint, QueueingHint
 
 NAME: Final = names.TAINT_TOLERATION
 ERR_REASON_UNTOLERATED: Final = "node(s) had untolerated taint(s)"

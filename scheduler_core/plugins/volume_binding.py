@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from scheduler_core.api import KubeObject, Pod
 from scheduler_core.framework.cycle_state import CycleState, StateData
+from scheduler_core.framework.events import ClusterEventWithHint
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import (
     SKIP,
@@ -57,7 +58,6 @@ from scheduler_core.plugins.volume_storage import (
     storage_request,
     with_annotation,
 )
-from scheduler_core.queue.events import ClusterEventWithHint
 
 NAME: Final = names.VOLUME_BINDING
 

@@ -11,9 +11,7 @@ from typing import Any
 
 from scheduler_core import quantity as q
 from scheduler_core.api import KubeObject, Pod
-from scheduler_core.plugins.node_volume_limits import MIGRATED_PLUGINS_ANNOTATION
-from scheduler_core.plugins.volume_storage import pod_claim_names
-from scheduler_core.queue.events import (
+from scheduler_core.framework.events import (
     CSI_DRIVER,
     CSI_NODE,
     CSI_STORAGE_CAPACITY,
@@ -25,6 +23,8 @@ from scheduler_core.queue.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
+from scheduler_core.plugins.node_volume_limits import MIGRATED_PLUGINS_ANNOTATION
+from scheduler_core.plugins.volume_storage import pod_claim_names
 
 
 def events_to_register() -> list[ClusterEventWithHint]:

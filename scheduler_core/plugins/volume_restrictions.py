@@ -11,6 +11,14 @@ from typing import Any, Final
 
 from scheduler_core.api import KubeObject, Pod
 from scheduler_core.framework.cycle_state import CycleState, StateData
+from scheduler_core.framework.events import (
+    NODE,
+    PERSISTENT_VOLUME_CLAIM,
+    POD,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+)
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import (
     SKIP,
@@ -23,14 +31,6 @@ from scheduler_core.framework.status import (
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
 from scheduler_core.plugins import names
 from scheduler_core.plugins.volume_storage import is_pod_claim, quote
-from scheduler_core.queue.events import (
-    NODE,
-    PERSISTENT_VOLUME_CLAIM,
-    POD,
-    ClusterEvent,
-    ClusterEventWithHint,
-    QueueingHint,
-)
 
 NAME: Final = names.VOLUME_RESTRICTIONS
 ERR_REASON_DISK_CONFLICT: Final = "node(s) had no available disk"

@@ -10,6 +10,15 @@ from typing import Any, Final
 
 from scheduler_core.api import KubeObject, Pod
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.events import (
+    NODE,
+    PERSISTENT_VOLUME,
+    PERSISTENT_VOLUME_CLAIM,
+    STORAGE_CLASS,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+)
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
@@ -20,15 +29,6 @@ from scheduler_core.plugins.volume_storage import (
     claim_storage_class,
     is_pod_claim,
     quote,
-)
-from scheduler_core.queue.events import (
-    NODE,
-    PERSISTENT_VOLUME,
-    PERSISTENT_VOLUME_CLAIM,
-    STORAGE_CLASS,
-    ClusterEvent,
-    ClusterEventWithHint,
-    QueueingHint,
 )
 
 NAME: Final = names.VOLUME_ZONE

@@ -1,11 +1,11 @@
-"""The scheduling queue: activeQ, backoffQ, unschedulable pods, nominator and cluster events.
+"""The scheduling queue: activeQ, backoffQ, unschedulable pods and the nominator.
 
 Mirrors pkg/scheduler/backend/queue and backend/heap of kube-scheduler v1.35.
 """
 
 from __future__ import annotations
 
-from scheduler_core.queue.events import (
+from scheduler_core.framework.events import (
     EVENT_ASSIGNED_POD_ADD,
     EVENT_ASSIGNED_POD_DELETE,
     EVENT_ASSIGNED_POD_UPDATE,

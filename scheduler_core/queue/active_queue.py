@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler_core.queue.events import ClusterEvent
+from scheduler_core.framework.events import ClusterEvent
 from scheduler_core.queue.heap import Heap
 from scheduler_core.queue.queued_pod_info import QueuedPodInfo
 

@@ -20,8 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from scheduler_core.plugins import names
-from scheduler_core.queue.events import (
+from scheduler_core.framework.events import (
     CSI_DRIVER,
     CSI_NODE,
     CSI_STORAGE_CAPACITY,
@@ -39,6 +38,7 @@ from scheduler_core.queue.events import (
     ClusterEventWithHint,
     action_bits,
 )
+from scheduler_core.plugins import names
 
 E = ClusterEvent
 

@@ -12,8 +12,8 @@ import math
 from collections.abc import Callable
 
 from scheduler_core.clock import Clock
+from scheduler_core.framework.events import BACKOFF_COMPLETE, EVENT_UNSCHEDULABLE_TIMEOUT
 from scheduler_core.queue.backoff_queue import BackoffQueue
-from scheduler_core.queue.events import BACKOFF_COMPLETE, EVENT_UNSCHEDULABLE_TIMEOUT
 from scheduler_core.queue.queued_pod_info import BACKOFF, QueuedPodInfo
 
 

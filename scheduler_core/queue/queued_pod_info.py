@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from scheduler_core.api import Pod
-from scheduler_core.queue.events import ClusterEvent
+from scheduler_core.framework.events import ClusterEvent
 
 # Where a pending pod waits: the names the queue's records and views use.
 ACTIVE: Final = "active"

@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Any
 
 from scheduler_core.api import Pod
-from scheduler_core.queue.events import (
+from scheduler_core.framework.events import (
     ClusterEvent,
     ClusterEventWithHint,
     QueueingHint,

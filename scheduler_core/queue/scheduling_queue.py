@@ -41,10 +41,7 @@ from typing import Any, Final
 
 from scheduler_core.api import Pod
 from scheduler_core.clock import Clock
-from scheduler_core.framework.status import Status
-from scheduler_core.queue.active_queue import ActiveQueue
-from scheduler_core.queue.backoff_queue import BackoffQueue
-from scheduler_core.queue.events import (
+from scheduler_core.framework.events import (
     EVENT_ASSIGNED_POD_ADD,
     EVENT_ASSIGNED_POD_DELETE,
     EVENT_FORCE_ACTIVATE,
@@ -60,6 +57,9 @@ from scheduler_core.queue.events import (
     match_cluster_events,
     pod_scheduling_properties_change,
 )
+from scheduler_core.framework.status import Status
+from scheduler_core.queue.active_queue import ActiveQueue
+from scheduler_core.queue.backoff_queue import BackoffQueue
 from scheduler_core.queue.events_to_register import (
     EVENTS_OF_INTEREST,
     Registered,

@@ -156,7 +156,7 @@ def totals_of(combine):
 
 
 def test_preemption_shows_the_victims_and_the_candidate_ordering(site):  # noqa: F811
-    from scheduler_core.preemption import CANDIDATE_CRITERIA
+    from scheduler_core.framework.preemption import CANDIDATE_CRITERIA
 
     driver = site.driver
     run = _finished_run(site, "Preemption scenario")

@@ -7,14 +7,14 @@ from typing import Any
 import pytest
 
 from scheduler_core.api import KubeObject, Pod
-from scheduler_core.gosort import sort_slice
-from scheduler_core.preemption import (
+from scheduler_core.framework.preemption import (
     Candidate,
     Evaluator,
     filter_pods_with_pdb_violation,
     more_important_pod,
     sort_by_importance,
 )
+from scheduler_core.gosort import sort_slice
 
 
 @pytest.mark.parametrize(

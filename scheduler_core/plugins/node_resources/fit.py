@@ -33,6 +33,13 @@ from scheduler_core.config.types import (
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.framework.columns import Array, columns_of
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.events import (
+    NODE,
+    POD,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+)
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SUCCESS, Code, Status, error
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
@@ -49,7 +56,6 @@ from scheduler_core.plugins.node_resources.resource_allocation import (
     Scorer,
     pod_requests,
 )
-from scheduler_core.queue.events import NODE, POD, ClusterEvent, ClusterEventWithHint, QueueingHint
 
 NAME: Final = names.NODE_RESOURCES_FIT
 ERR_REASON_TOO_MANY_PODS: Final = "Too many pods"

@@ -13,6 +13,7 @@ import pytest
 
 from scheduler_core.api import Node, Pod
 from scheduler_core.config.types import NodeResourcesFitArgs
+from scheduler_core.framework.events import ClusterEvent, ClusterEventWithHint, QueueingHint
 from scheduler_core.plugins import (
     inter_pod_affinity_hints,
     node_affinity,
@@ -24,7 +25,6 @@ from scheduler_core.plugins import (
     taint_toleration,
 )
 from scheduler_core.plugins.node_resources.fit import Fit
-from scheduler_core.queue.events import ClusterEvent, ClusterEventWithHint, QueueingHint
 from tests.builders import make_node, make_pod
 from tests.scheduler_core.queue.test_scheduling_queue import fail, make_queue, pop
 

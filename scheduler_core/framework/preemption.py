@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from scheduler_core.api import KubeObject, Pod
 from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.extender import call_extenders_for_preemption
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status
@@ -292,8 +293,6 @@ class Evaluator:
         self, pod: Pod, candidates: list[Candidate], extenders: Sequence[Any]
     ) -> list[Candidate]:
         """callExtenders: preempting extenders narrow the candidates and their victims."""
-        from scheduler_core.extender import call_extenders_for_preemption
-
         victims = {c.name: list(c.victims) for c in candidates}
         pdb = {c.name: c.num_pdb_violations for c in candidates}
         victims, pdb = call_extenders_for_preemption(
