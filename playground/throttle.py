@@ -24,9 +24,12 @@ proxies, the address the nearest untrusted hop gave in X-Forwarded-For.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
+from weakref import WeakKeyDictionary
 
 from django.conf import settings
 from django.contrib.auth.signals import user_logged_in, user_login_failed
@@ -74,14 +77,26 @@ def limits() -> Limits:
 
 def client_address(request: HttpRequest) -> str:
     """The client's address: REMOTE_ADDR, or the one the trusted proxies were given."""
-    address = str(request.META.get("REMOTE_ADDR", ""))
+    return _address(
+        str(request.META.get("REMOTE_ADDR", "")), str(request.META.get("HTTP_X_FORWARDED_FOR", ""))
+    )
+
+
+def scope_address(scope: Any) -> str:
+    """A websocket's client address, as ``client_address`` reads a request's."""
+    client = scope.get("client") or ("",)
+    headers = dict(scope.get("headers") or [])
+    forwarded = headers.get(b"x-forwarded-for", b"").decode("latin-1")
+    return _address(str(client[0] or ""), forwarded)
+
+
+def _address(remote: str, forwarded: str) -> str:
     hops = int(getattr(settings, "PLAYGROUND_TRUSTED_PROXIES", 0))
-    forwarded = str(request.META.get("HTTP_X_FORWARDED_FOR", ""))
     if hops > 0 and forwarded:
         chain = [a.strip() for a in forwarded.split(",") if a.strip()]
         if chain:
             return chain[max(0, len(chain) - hops)][:64]
-    return address
+    return remote
 
 
 def _name(username: str) -> str:
@@ -214,3 +229,134 @@ def signup_attempted(request: HttpRequest, *, created: bool) -> None:
     _bump(posts, lim.signup_window)
     if created:
         _bump(accounts, lim.signup_window)
+
+
+# -- websocket frames -----------------------------------------------------------------------------
+# A socket's frames cost the server work whether they are accepted or refused, and answering a
+# refused frame costs as much as accepting one: ten sockets sending refused commands as fast as
+# they could stalled every other request of the process. So each frame first takes a token from
+# its connection's bucket and from its owner's (a user, a student, or an anonymous visitor's
+# address: all their sockets on this process together), whatever the frame says. A frame without
+# a token, and any frame the consumer refuses, is a strike: the first few strikes are answered
+# with an error, later ones dropped unread, and at ``close_after`` the socket is closed
+# (``CLOSE_TOO_MANY``) and its owner's new sockets are refused for ``penalty`` seconds. Strikes and
+# tokens come back with time. The state is per event loop (per process in production: the
+# embedded server and the compose stack's web service each run one).
+
+CLOSE_TOO_MANY: Final = 4429
+
+
+@dataclass(frozen=True, slots=True)
+class FrameLimits:
+    per_socket: float  # frames a second, sustained
+    socket_burst: float
+    per_owner: float
+    owner_burst: float
+    answered: float  # strikes answered with an error before the rest are dropped
+    close_after: float
+    strike_decay: float  # strikes forgotten a second
+    penalty: float  # seconds an abusive owner's new sockets are refused
+
+
+def frame_limits() -> FrameLimits:
+    def get(name: str, default: float) -> float:
+        return float(getattr(settings, name, default))
+
+    return FrameLimits(
+        per_socket=get("WS_FRAMES_PER_SECOND", 2),
+        socket_burst=get("WS_FRAMES_BURST", 20),
+        per_owner=get("WS_OWNER_FRAMES_PER_SECOND", 5),
+        owner_burst=get("WS_OWNER_FRAMES_BURST", 40),
+        answered=get("WS_STRIKES_ANSWERED", 8),
+        close_after=get("WS_STRIKES_CLOSE", 60),
+        strike_decay=get("WS_STRIKE_DECAY_PER_SECOND", 1),
+        penalty=get("WS_PENALTY_SECONDS", 60),
+    )
+
+
+@dataclass(slots=True)
+class _Bucket:
+    """Up to ``burst`` tokens, refilled at ``rate`` a second (a strike count when decaying)."""
+
+    level: float
+    at: float
+
+    def settle(self, now: float, rate: float, low: float, high: float) -> float:
+        self.level = min(high, max(low, self.level + (now - self.at) * rate))
+        self.at = now
+        return self.level
+
+
+@dataclass(slots=True)
+class _Owners:
+    buckets: dict[str, _Bucket]
+    blocked: dict[str, float]  # owner -> monotonic time its penalty ends
+
+
+_owners: WeakKeyDictionary[asyncio.AbstractEventLoop, _Owners] = WeakKeyDictionary()
+_OWNERS_KEPT: Final = 10000  # full buckets are forgotten past this many owners
+
+
+def _loop_owners() -> _Owners:
+    loop = asyncio.get_running_loop()
+    found = _owners.get(loop)
+    if found is None:
+        found = _owners[loop] = _Owners({}, {})
+    return found
+
+
+def owner_blocked(owner: str) -> bool:
+    """Whether the owner's sockets are refused for now (it flooded one lately)."""
+    owners = _loop_owners()
+    until = owners.blocked.get(owner)
+    if until is None:
+        return False
+    if until > time.monotonic():
+        return True
+    del owners.blocked[owner]
+    return False
+
+
+class FrameGuard:
+    """One websocket's frame budget and strikes, and a share of its owner's budget."""
+
+    def __init__(self, owner: str) -> None:
+        self.owner = owner
+        self.limits = frame_limits()
+        now = time.monotonic()
+        self.tokens = _Bucket(self.limits.socket_burst, now)
+        self.strikes = _Bucket(0.0, now)
+
+    def frame(self) -> bool:
+        """Take a token for a frame that arrived; False (and a strike is due) without one."""
+        lim, now = self.limits, time.monotonic()
+        if self.tokens.settle(now, lim.per_socket, 0.0, lim.socket_burst) < 1:
+            return False
+        owners = _loop_owners()
+        shared = owners.buckets.get(self.owner)
+        if shared is None:
+            if len(owners.buckets) >= _OWNERS_KEPT:
+                _forget_full(owners, now, lim)
+            shared = owners.buckets[self.owner] = _Bucket(lim.owner_burst, now)
+        if shared.settle(now, lim.per_owner, 0.0, lim.owner_burst) < 1:
+            return False
+        self.tokens.level -= 1
+        shared.level -= 1
+        return True
+
+    def strike(self) -> str:
+        """Count a refused frame: "answer" it, "drop" it unanswered, or "close" the socket (the
+        owner is then refused new sockets for the penalty)."""
+        lim, now = self.limits, time.monotonic()
+        level = self.strikes.settle(now, -lim.strike_decay, 0.0, lim.close_after) + 1
+        self.strikes.level = level
+        if level >= lim.close_after:
+            _loop_owners().blocked[self.owner] = now + lim.penalty
+            return "close"
+        return "answer" if level <= lim.answered else "drop"
+
+
+def _forget_full(owners: _Owners, now: float, lim: FrameLimits) -> None:
+    for key, bucket in list(owners.buckets.items()):
+        if bucket.settle(now, lim.per_owner, 0.0, lim.owner_burst) >= lim.owner_burst:
+            del owners.buckets[key]

@@ -6,17 +6,21 @@ task broadcasts only what it has committed, so every event is either in that rea
 live afterwards. ``last_sent`` drops live duplicates; a live event beyond ``last_sent + 1``
 (a channel-layer message lost to a full queue) is preceded by the missing ones from the
 database. Client commands: ``{"command": "cancel"}``, ``{"command": "allow", "pod": "ns/name"}``,
-``{"command": "reject", "pod": "ns/name"}``. A frame that is not such a JSON object, a field
-longer than its limit, or more than ``COMMANDS_PER_WINDOW`` commands in ``COMMAND_WINDOW``
-seconds gets an error message; the connection stays open. A shared cluster's run needs the
-share token: ``?share=<token>``.
+``{"command": "reject", "pod": "ns/name"}``. A shared cluster's run needs the share token:
+``?share=<token>``.
+
+Every frame, of any kind, spends the connection's and its owner's budget first
+(``throttle.FrameGuard``: the signed-in user, else the visitor's address). A frame over budget,
+not such a JSON object, with a field longer than its limit, or a command the visitor may not
+give is refused: the first few refusals get an error message, later ones are dropped unread,
+and a socket that keeps sending them is closed (``CLOSE_TOO_MANY``), its owner's new sockets
+refused for a while. The refusal to a watcher who may not command is read once per connection.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections import deque
 from typing import Any, Final
 from urllib.parse import parse_qs
 
@@ -27,6 +31,7 @@ from django.utils import translation
 from django.utils.translation import gettext
 from django.utils.translation.trans_real import parse_accept_lang_header
 
+from .. import throttle
 from ..models import Run
 from ..params import MAX_ID, bounded_int
 from . import catchup, said, selectors, services, stream
@@ -36,10 +41,9 @@ COMMANDS: Final = ("cancel", "allow", "reject", "change")
 # Longest accepted value of each command field: namespace/name of a pod, a plugin name, a
 # message, a cluster change (one script step as JSON).
 FIELD_LIMITS: Final = {"command": 16, "pod": 317, "plugin": 128, "message": 1024, "step": 20000}
-COMMANDS_PER_WINDOW: Final = 20
-COMMAND_WINDOW: Final = 10.0  # seconds
 CLOSE_NOT_FOUND = 4404
 CLOSE_FORBIDDEN = 4403
+CLOSE_TOO_MANY: Final = throttle.CLOSE_TOO_MANY
 
 
 class RefusedConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
@@ -56,13 +60,18 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     finished_sent: bool
     may_command: bool
     joined: float
+    refusal: str | None = None  # why this watcher may not command, once read
+    closing: bool = False
 
     async def connect(self) -> None:
         self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
         query = self.scope.get("query_string", b"")
         self.last_sent = _after(query)
         self.finished_sent = False
-        self.recent_commands: deque[float] = deque()
+        self.guard = throttle.FrameGuard(frame_owner(self.scope))
+        if throttle.owner_blocked(self.guard.owner):
+            await self.close(code=CLOSE_TOO_MANY)  # refused before any database read
+            return
         found = await database_sync_to_async(_access)(
             self.scope.get("user"), self.run_id, _share(query), self.scope.get("session")
         )
@@ -161,7 +170,13 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     # -- from the browser ---------------------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        """Decode a frame; what is not a small JSON object gets an error reply, not a crash."""
+        """Decode a frame within the budget; what is not a small JSON object is refused, not a
+        crash."""
+        if self.closing:
+            return
+        if not self.guard.frame():
+            await self._error(gettext("Too many messages; wait a few seconds."))
+            return
         if text_data is None:
             await self._error("frames must be JSON text")
             return
@@ -176,16 +191,13 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.receive_json(content)
 
     async def _error(self, message: str) -> None:
-        await self.send_json({"kind": "error", "run": self.run_id, "message": message})
-
-    def _over_rate(self) -> bool:
-        now = time.monotonic()
-        while self.recent_commands and now - self.recent_commands[0] > COMMAND_WINDOW:
-            self.recent_commands.popleft()
-        if len(self.recent_commands) >= COMMANDS_PER_WINDOW:
-            return True
-        self.recent_commands.append(now)
-        return False
+        """Refuse a frame: answered, dropped, or the socket closed (``FrameGuard.strike``)."""
+        verdict = self.guard.strike()
+        if verdict == "answer":
+            await self.send_json({"kind": "error", "run": self.run_id, "message": message})
+        elif verdict == "close":
+            self.closing = True
+            await self.close(code=CLOSE_TOO_MANY)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         """A command, answered in the language of the visitor's pages."""
@@ -200,22 +212,19 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if problem:
             await self._error(problem)
             return
-        if self._over_rate():
-            await self._error(
-                gettext("too many commands: at most %(count)s in %(seconds)s seconds")
-                % {"count": COMMANDS_PER_WINDOW, "seconds": f"{COMMAND_WINDOW:g}"}
-            )
-            return
         if not self.may_command:
-            message = await database_sync_to_async(selectors.run_command_refusal)(self.run_id)
-            await self.send_json({"kind": "error", "run": self.run_id, "message": message})
+            if self.refusal is None:
+                self.refusal = await database_sync_to_async(selectors.run_command_refusal)(
+                    self.run_id
+                )
+            await self._error(self.refusal)
             return
         try:
             ack = await database_sync_to_async(services.run_command)(
                 run_id=self.run_id, command=content
             )
         except services.RunCommandRefused as err:
-            await self.send_json({"kind": "error", "run": self.run_id, "message": str(err)})
+            await self._error(str(err))
             return
         await self.send_json(ack)
 
@@ -234,6 +243,14 @@ def scope_language(scope: Any) -> str:
         except LookupError:
             continue
     return settings.LANGUAGE_CODE
+
+
+def frame_owner(scope: Any) -> str:
+    """Whose budget a socket's frames spend: the signed-in user's, else the address's."""
+    user = scope.get("user")
+    if user is not None and getattr(user, "is_authenticated", False):
+        return f"user:{user.pk}"
+    return f"address:{throttle.scope_address(scope)}"
 
 
 def _after(query_string: bytes) -> int:

@@ -18,7 +18,6 @@ from django.urls import reverse
 from playground.clusters import services
 from playground.models import Profile, RunCommand
 from playground.profiles import services as profile_services
-from playground.runs import consumers
 from playground.runs import services as runs
 from playground.runs.refs import run_id_from_ref, run_ref
 from playground.runs.routing import websocket_urlpatterns
@@ -182,8 +181,8 @@ async def test_bad_frames_get_an_error_reply_and_the_connection_stays(
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
-async def test_commands_are_rate_limited(shared_run, user, monkeypatch):
-    monkeypatch.setattr(consumers, "COMMANDS_PER_WINDOW", 3)
+async def test_commands_are_rate_limited(shared_run, user, settings):
+    settings.WS_FRAMES_BURST, settings.WS_FRAMES_PER_SECOND = 3, 0.001
     communicator = _communicator(shared_run.pk, user)
     assert (await communicator.connect())[0]
     await _drain(communicator)
@@ -192,7 +191,7 @@ async def test_commands_are_rate_limited(shared_run, user, monkeypatch):
         await communicator.send_json_to({"command": "allow", "pod": "default/a"})
         replies.append(await communicator.receive_json_from(timeout=5))
     # The run has finished, so the first three are refused by the run; the rest by the limit.
-    assert ["too many commands" in r["message"] for r in replies] == [False] * 3 + [True] * 2
+    assert ["Too many messages" in r["message"] for r in replies] == [False] * 3 + [True] * 2
     await communicator.disconnect()
 
 
