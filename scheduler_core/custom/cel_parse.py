@@ -16,13 +16,24 @@ from typing import Any, Final
 MAX_DEPTH: Final = 24  # parentheses, brackets and calls nested in one another
 MAX_HEIGHT: Final = 100  # of the parse tree: also chains like a + b + c + ...
 COMPREHENSIONS: Final = frozenset({"all", "exists", "exists_one", "map", "filter"})
+# One escape in a quoted (not raw) literal, as CEL's lexer reads it (its ESC_SEQ).
+_ESCAPE: Final = (
+    r"""\\(?:[abfnrtv"'\\?`]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-3][0-7]{2})"""
+)
+# The tokens of CEL's own (ANTLR) lexer, so that the analysis reads what the evaluator reads: a
+# string is ``[bB]?[rR]?`` and a quote (``rb"x"`` is the name ``rb``, then a string); in a raw
+# string a backslash is a character (``r"\"`` ends at its second quote); a one-line string holds
+# no line break; whitespace is tab, space, CR, LF and form feed only; a float has digits on both
+# sides of its point (``1.e3`` is ``1 . e3``); digits are ASCII.
 _TOKEN: Final = re.compile(
-    r"""(?P<space>\s+|//[^\n]*)
-    |(?P<string>(?:[rR][bB]?|[bB][rR]?)?(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''
-        |"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'))
-    |(?P<number>0[xX][0-9a-fA-F]+[uU]?|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[uU]?)
+    r"""(?P<space>[\t\n\r\f ]+|//[^\n]*)
+    |(?P<string>[bB]?(?:[rR](?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"[^"\n\r]*"|'[^'\n\r]*')
+        |\"\"\"(?:ESC|[^\\])*?\"\"\"|'''(?:ESC|[^\\])*?'''
+        |"(?:ESC|[^"\\\n\r])*"|'(?:ESC|[^'\\\n\r])*'))
+    |(?P<number>[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+
+        |\.[0-9]+(?:[eE][+-]?[0-9]+)?|0x[0-9a-fA-F]+[uU]?|[0-9]+[uU]?)
     |(?P<ident>[A-Za-z_][A-Za-z0-9_]*)
-    |(?P<op>&&|\|\||==|!=|<=|>=|[-+*/%!<>?:.,()\[\]{}])""",
+    |(?P<op>&&|\|\||==|!=|<=|>=|[-+*/%!<>?:.,()\[\]{}])""".replace("ESC", _ESCAPE),
     re.VERBOSE,
 )
 
@@ -248,3 +259,106 @@ def parse(source: str) -> Expr:
     if kind != "eof":
         raise CostError(f"unexpected {tok!r}", at)
     return tree
+
+
+# -- agreement with the evaluator's own parse -------------------------------------------------
+
+# The evaluator's name of each operator (``cel.Program.functions()``).
+_OPERATOR_NAMES: Final = {
+    **{op: f"_{op}_" for op in ("+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=")},
+    **{op: f"_{op}_" for op in ("&&", "||")},
+    "in": "@in",
+}
+# Operators a macro expands into, which the source does not spell.
+_MACRO_OPERATORS: Final = {
+    "map": {"_+_", "_?_:_"},
+    "filter": {"_+_", "_?_:_"},
+    "all": {"@not_strictly_false", "_&&_"},
+    "exists": {"!_", "@not_strictly_false", "_||_"},
+    "exists_one": {"_+_", "_==_", "_?_:_"},
+}
+
+
+def _references(tree: Expr) -> tuple[set[str], set[str], set[str], set[str]]:
+    """(names read, functions called, operators used, operators macros add) of ``tree``."""
+    names: set[str] = set()
+    functions: set[str] = set()
+    operators: set[str] = set()
+    implied: set[str] = set()
+    stack = [tree]
+    while stack:
+        e = stack.pop()
+        stack.extend(e.args)
+        if e.kind == "ident":
+            names.add(e.name)
+        elif e.kind == "call":
+            functions.add(e.name)
+        elif e.kind == "binary":
+            operators.add(_OPERATOR_NAMES[e.name])
+        elif e.kind == "unary":
+            operators.add(f"{e.name}_")
+        elif e.kind == "index":
+            operators.add("_[_]")
+        elif e.kind == "cond":
+            operators.add("_?_:_")
+        elif e.kind == "comprehension":
+            implied |= _MACRO_OPERATORS[e.name]
+    return names, functions, operators, implied
+
+
+def check_agrees(tree: Expr, functions: Iterable[str], variables: Iterable[str]) -> None:
+    """Raise CostError unless ``tree`` names the same variables, functions and operators as the
+    evaluator's own parse of the same source (``program.functions()``, ``.variables()``).
+
+    A second line of defence behind the lexer: an expression read one way by the analysis and
+    another by the evaluator (code hidden in what the analysis took for a string or a comment)
+    is refused when the two disagree on what it calls. The evaluator folds ``-1`` and ``!!x``,
+    so a unary operator of the tree may be missing from its list.
+    """
+    names, called, operators, implied = _references(tree)
+    theirs = set(functions)
+    their_calls = {f for f in theirs if f.isidentifier()}
+    their_operators = theirs - their_calls
+    problems = []
+    if set(variables) != names:
+        problems.append(f"names {sorted(set(variables) ^ names)}")
+    if their_calls != called:
+        problems.append(f"functions {sorted(their_calls ^ called)}")
+    unary = {"-_", "!_"}
+    if not (operators - unary <= their_operators <= operators | implied):
+        problems.append(f"operators {sorted(their_operators ^ operators)}")
+    if problems:
+        raise CostError(
+            "the expression reads differently to the evaluator (" + "; ".join(problems) + ")", 0
+        )
+
+
+_SIMPLE_ESCAPES: Final = {
+    "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
+    '"': '"', "'": "'", "\\": "\\", "?": "?", "`": "`",
+}  # fmt: skip
+_ONE_ESCAPE: Final = re.compile(_ESCAPE)
+
+
+def decode(token: str) -> str | bytes:
+    """The value of a string or bytes literal token, as CEL reads it (tests compare the two)."""
+    is_bytes = token[:1] in "bB"
+    body = token[1:] if is_bytes else token
+    raw = body[:1] in "rR"
+    body = body[1:] if raw else body
+    quote = 3 if body[:3] in ('"""', "'''") else 1
+    text = body[quote:-quote]
+    pieces: list[str | int] = []  # text, or one escaped code (a byte in a bytes literal)
+    at = 0
+    for m in () if raw else _ONE_ESCAPE.finditer(text):
+        pieces.append(text[at : m.start()])
+        esc = m.group()[1:]
+        simple = _SIMPLE_ESCAPES.get(esc[0])
+        pieces.append(
+            ord(simple) if simple else int(esc, 8) if esc[0].isdigit() else int(esc[1:], 16)
+        )
+        at = m.end()
+    pieces.append(text[at:])
+    if not is_bytes:
+        return "".join(p if isinstance(p, str) else chr(p) for p in pieces)
+    return b"".join(p.encode() if isinstance(p, str) else bytes([p]) for p in pieces)

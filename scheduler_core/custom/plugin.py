@@ -35,7 +35,7 @@ from scheduler_core.custom.cel_cost import (
     Shape,
     shape_of,
 )
-from scheduler_core.custom.cel_parse import CostError
+from scheduler_core.custom.cel_parse import CostError, check_agrees
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.registry import Registry
@@ -175,6 +175,7 @@ def compile_spec(spec: CustomPluginSpec) -> dict[str, _Compiled]:
             continue
         try:
             analysis = analyse(point, source)
+            check_agrees(analysis.tree, program.functions(), program.variables())
         except CostError as err:
             where = _position(source, err.offset)
             problems.append(f"{spec.name} {point}: at {where}: {err}")

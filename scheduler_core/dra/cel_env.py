@@ -269,12 +269,13 @@ def compile_selector(expression: str) -> Compiled:
     # The cel library has no cost limit and holds Python's lock while it evaluates: the
     # selector's work is bounded first (custom/cel_cost), on a device of upstream's largest.
     from scheduler_core.custom.cel_cost import Analysis
-    from scheduler_core.custom.cel_parse import CostError
+    from scheduler_core.custom.cel_parse import CostError, check_agrees
 
     try:
         analysis = Analysis(
             expression, ["device"], functions=_KNOWN_FUNCTIONS, reference=_REFERENCE
         )
+        check_agrees(analysis.tree, program.functions(), program.variables())
     except CostError as err:
         return Compiled(expression, None, domains, f"compilation failed: {err}")
     return Compiled(expression, program, domains, None, analysis)
