@@ -15,19 +15,19 @@ from typing import Final
 from scheduler_core.explain.words import _, gettext_noop, listed, sentences
 from scheduler_core.plugins import (
     dynamic_resources,
-    inter_pod_affinity_state,
     node_affinity,
     node_name,
     node_ports,
     node_unschedulable,
     node_volume_limits,
-    pod_topology_spread,
     taint_toleration,
-    volume_binding,
     volume_restrictions,
     volume_zone,
 )
+from scheduler_core.plugins.inter_pod_affinity import state as inter_pod_affinity_state
 from scheduler_core.plugins.node_resources import fit
+from scheduler_core.plugins.pod_topology_spread import plugin as pod_topology_spread
+from scheduler_core.plugins.volume_binding import plugin as volume_binding
 
 # Reason -> what it means, for every fixed reason of the in-tree Filter plugins and preemption.
 EXACT: Final[dict[str, str]] = {

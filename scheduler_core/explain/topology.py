@@ -14,8 +14,8 @@ from scheduler_core.explain.scores import explainer
 from scheduler_core.explain.words import _, clauses, gettext_noop, listed
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
-from scheduler_core.plugins.inter_pod_affinity_tally import existing_terms_weights
-from scheduler_core.plugins.pod_topology_spread import score_terms
+from scheduler_core.plugins.inter_pod_affinity.tally import existing_terms_weights
+from scheduler_core.plugins.pod_topology_spread.plugin import score_terms
 
 # -- PodTopologySpread ----------------------------------------------------------------------------
 
@@ -309,7 +309,7 @@ _SPREAD_TEXTS = {
     ),
 }
 
-# An existing pod's term that counts for the pod (inter_pod_affinity_tally's words), per kind.
+# An existing pod's term that counts for the pod (inter_pod_affinity.tally's words), per kind.
 _EXISTING_TERMS = {
     "required affinity": gettext_noop("%(pod)s's required affinity"),
     "preferred affinity": gettext_noop("%(pod)s's preferred affinity"),

@@ -1,4 +1,19 @@
-"""The in-tree plugins and their registry."""
+"""The in-tree plugins and their registry (``in_tree_registry``).
+
+Mirrors pkg/scheduler/framework/plugins of kube-scheduler v1.35: one module per plugin, or a
+package when a plugin has several modules.
+
+- ``names``: every plugin name, as upstream's names.go;
+- one plugin each: ``scheduling_gates``, ``priority_sort``, ``node_unschedulable``, ``node_name``,
+  ``taint_toleration``, ``node_affinity``, ``node_ports``, ``volume_restrictions``,
+  ``node_volume_limits``, ``volume_zone``, ``default_preemption``, ``dynamic_resources``,
+  ``image_locality``, ``default_binder``;
+- packages: ``node_resources`` (NodeResourcesFit, NodeResourcesBalancedAllocation),
+  ``inter_pod_affinity``, ``pod_topology_spread``, ``volume_binding``;
+- shared helpers (upstream's plugins/helper): ``helpers`` (score normalisation, taint matching),
+  ``helpers_shape`` (piecewise-linear score functions), ``volume_storage`` (claims, classes and
+  volumes, for the volume plugins and DynamicResources).
+"""
 
 from __future__ import annotations
 
@@ -21,10 +36,10 @@ IN_TREE_MODULES: Final[dict[str, str]] = {
     names.NODE_RESOURCES_BALANCED_ALLOCATION: "node_resources.balanced_allocation",
     names.VOLUME_RESTRICTIONS: "volume_restrictions",
     names.NODE_VOLUME_LIMITS: "node_volume_limits",
-    names.VOLUME_BINDING: "volume_binding",
+    names.VOLUME_BINDING: "volume_binding.plugin",
     names.VOLUME_ZONE: "volume_zone",
-    names.POD_TOPOLOGY_SPREAD: "pod_topology_spread",
-    names.INTER_POD_AFFINITY: "inter_pod_affinity",
+    names.POD_TOPOLOGY_SPREAD: "pod_topology_spread.plugin",
+    names.INTER_POD_AFFINITY: "inter_pod_affinity.plugin",
     names.DEFAULT_PREEMPTION: "default_preemption",
     names.DYNAMIC_RESOURCES: "dynamic_resources",
     names.IMAGE_LOCALITY: "image_locality",
@@ -33,14 +48,13 @@ IN_TREE_MODULES: Final[dict[str, str]] = {
 
 
 def in_tree_registry() -> Registry:
-    """A Registry of every in-tree plugin."""
+    """A Registry of every in-tree plugin.
+
+    A plugin module that fails to import raises here (ImportError included): a registry that
+    quietly lacked a plugin would only show later, as a profile that cannot be built.
+    """
     reg = Registry()
     for name, module in IN_TREE_MODULES.items():
-        try:
-            mod = importlib.import_module(f"scheduler_core.plugins.{module}")
-        except ModuleNotFoundError as err:
-            if err.name and err.name.startswith("scheduler_core.plugins"):
-                continue  # not written yet; a profile that uses it fails to build
-            raise
+        mod = importlib.import_module(f"scheduler_core.plugins.{module}")
         reg.register(name, mod.new)
     return reg

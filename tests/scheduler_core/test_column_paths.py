@@ -21,14 +21,14 @@ from scheduler_core.framework.types import NodeInfo, NodeScore, Snapshot
 from scheduler_core.labels import label_selector, node_selector
 from scheduler_core.plugins import (
     image_locality,
-    inter_pod_affinity,
-    inter_pod_affinity_state,
     node_affinity,
     taint_toleration,
 )
-from scheduler_core.plugins import pod_topology_spread as pts
-from scheduler_core.plugins import pod_topology_spread_constraints as ptc
+from scheduler_core.plugins.inter_pod_affinity import plugin as inter_pod_affinity
+from scheduler_core.plugins.inter_pod_affinity import state as inter_pod_affinity_state
 from scheduler_core.plugins.node_resources import fit
+from scheduler_core.plugins.pod_topology_spread import constraints as ptc
+from scheduler_core.plugins.pod_topology_spread import plugin as pts
 
 HOST = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"

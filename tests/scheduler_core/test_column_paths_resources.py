@@ -18,7 +18,8 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.plugin_scores import all_in_range
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, Snapshot
-from scheduler_core.plugins import inter_pod_affinity, inter_pod_affinity_state
+from scheduler_core.plugins.inter_pod_affinity import plugin as inter_pod_affinity
+from scheduler_core.plugins.inter_pod_affinity import state as inter_pod_affinity_state
 from scheduler_core.plugins.node_resources import fit
 from scheduler_core.plugins.node_resources.balanced_allocation import balanced_scores
 from scheduler_core.plugins.node_resources.least_allocated import least_allocated_scorer

@@ -20,7 +20,7 @@ from scheduler_core.framework.status import (
     unschedulable,
 )
 from scheduler_core.framework.types import NodeScore, Snapshot
-from scheduler_core.plugins import inter_pod_affinity as ipa
+from scheduler_core.plugins.inter_pod_affinity import plugin as ipa
 
 AFFINITY = unresolvable(ipa.ERR_REASON_AFFINITY_RULES_NOT_MATCH)
 ANTI = unschedulable(ipa.ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)

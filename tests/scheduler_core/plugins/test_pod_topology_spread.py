@@ -15,10 +15,10 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import SKIP, SUCCESS, Code, Status, unresolvable, unschedulable
 from scheduler_core.framework.types import NodeScore, Snapshot
-from scheduler_core.plugins import pod_topology_spread as pts
-from scheduler_core.plugins import pod_topology_spread_constraints as ptc
-from scheduler_core.plugins import pod_topology_spread_counting as ptk
 from scheduler_core.plugins.helpers import go_round
+from scheduler_core.plugins.pod_topology_spread import constraints as ptc
+from scheduler_core.plugins.pod_topology_spread import counting as ptk
+from scheduler_core.plugins.pod_topology_spread import plugin as pts
 
 SKEW = unschedulable(pts.ERR_REASON_CONSTRAINTS_NOT_MATCH)
 NO_LABEL = unresolvable(pts.ERR_REASON_NODE_LABEL_NOT_MATCH)

@@ -13,8 +13,8 @@ from scheduler_core.cluster import Cluster, apply_api_defaults
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import Snapshot
-from scheduler_core.plugins import volume_binding as vb
 from scheduler_core.plugins import volume_storage as vs
+from scheduler_core.plugins.volume_binding import plugin as vb
 
 ZONE = "topology.kubernetes.io/zone"
 

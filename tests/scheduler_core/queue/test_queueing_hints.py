@@ -15,16 +15,16 @@ from scheduler_core.api import Node, Pod
 from scheduler_core.config.types import NodeResourcesFitArgs
 from scheduler_core.framework.events import ClusterEvent, ClusterEventWithHint, QueueingHint
 from scheduler_core.plugins import (
-    inter_pod_affinity_hints,
     node_affinity,
     node_name,
     node_ports,
     node_unschedulable,
-    pod_topology_spread,
     scheduling_gates,
     taint_toleration,
 )
+from scheduler_core.plugins.inter_pod_affinity import hints as inter_pod_affinity_hints
 from scheduler_core.plugins.node_resources.fit import Fit
+from scheduler_core.plugins.pod_topology_spread import plugin as pod_topology_spread
 from tests.builders import make_node, make_pod
 from tests.scheduler_core.queue.test_scheduling_queue import fail, make_queue, pop
 

@@ -12,8 +12,9 @@ from scheduler_core.api import KubeObject, Pod
 from scheduler_core.config import load_config
 from scheduler_core.framework.events import QueueingHint
 from scheduler_core.framework.runtime import Framework
-from scheduler_core.plugins import in_tree_registry, volume_binding_hints
+from scheduler_core.plugins import in_tree_registry
 from scheduler_core.plugins.node_volume_limits import NodeVolumeLimits
+from scheduler_core.plugins.volume_binding import hints as volume_binding_hints
 from scheduler_core.plugins.volume_restrictions import VolumeRestrictions
 from scheduler_core.plugins.volume_zone import VolumeZone
 from scheduler_core.queue.events_to_register import EVENTS_OF_INTEREST

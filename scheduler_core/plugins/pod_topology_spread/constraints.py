@@ -1,7 +1,7 @@
 """PodTopologySpread's constraints: parsed from a pod's spec or the plugin's defaults, the
 selector DefaultSelector builds from the pod's controllers, and Go's rounding for the scores.
 
-Apart from the plugin (pod_topology_spread.py) because the queueing hints and the explanations
+Apart from the plugin (plugin.py) because the queueing hints and the explanations
 read constraints too.
 """
 

@@ -2,7 +2,7 @@
 pair (kept across cycles and brought up to date as pods come and go), the Filter verdicts and
 the Score pairs computed from them for every node at once.
 
-Apart from the plugin (inter_pod_affinity.py), which calls these on its batch paths.
+Apart from the plugin (plugin.py), which calls these on its batch paths.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from scheduler_core.framework.status import (
     Status,
 )
 from scheduler_core.framework.types import NodeInfo
-from scheduler_core.plugins.inter_pod_affinity_state import (
+from scheduler_core.plugins.inter_pod_affinity.state import (
     AFFINITY_NOT_MATCH,
     ANTI_AFFINITY_NOT_MATCH,
     EXISTING_ANTI_AFFINITY_NOT_MATCH,

@@ -37,6 +37,7 @@ from scheduler_core.labels import (
     label_selector,
 )
 from scheduler_core.plugins import names
+from scheduler_core.plugins.volume_binding import hints
 from scheduler_core.plugins.volume_storage import (
     ANN_SELECTED_NODE,
     NOT_SUPPORTED_PROVISIONER,
@@ -159,10 +160,7 @@ class VolumeBinding:
     # PreFilter
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        # Imported here: the hints module reads this one's helpers.
-        from scheduler_core.plugins import volume_binding_hints
-
-        return volume_binding_hints.events_to_register()
+        return hints.events_to_register()
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -2,7 +2,7 @@
 PreFilter and PreScore keep, how Filter and Score read them back from the CycleState, and the
 statuses the plugin reports.
 
-Apart from the plugin (inter_pod_affinity.py), which fills and uses them.
+Apart from the plugin (plugin.py), which fills and uses them.
 """
 
 from __future__ import annotations

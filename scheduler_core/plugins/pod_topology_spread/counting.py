@@ -2,7 +2,7 @@
 topology domain (per node or over the snapshot's columns), which nodes a constraint counts,
 and the two domains with the fewest matches (the critical paths of the skew check).
 
-Apart from the plugin (pod_topology_spread.py), which turns these counts into Filter and
+Apart from the plugin (plugin.py), which turns these counts into Filter and
 Score results.
 """
 
@@ -24,7 +24,7 @@ from scheduler_core.plugins.helpers import (
     find_untolerated_taint,
 )
 from scheduler_core.plugins.node_affinity import RequiredNodeAffinity
-from scheduler_core.plugins.pod_topology_spread_constraints import Constraint
+from scheduler_core.plugins.pod_topology_spread.constraints import Constraint
 
 MAX_INT32: Final = 2**31 - 1
 

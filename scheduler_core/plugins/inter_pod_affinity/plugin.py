@@ -5,8 +5,8 @@ Every count is keyed by topology pair and built once per cycle (PreFilter, PreSc
 and Score do a few dict lookups per node.
 
 This module holds the plugin; its cycle state (terms, counts, statuses) is in
-``inter_pod_affinity_state``, the batch paths over the snapshot's columns in
-``inter_pod_affinity_tally``, the queueing hints in ``inter_pod_affinity_hints``.
+``state``, the batch paths over the snapshot's columns in ``tally``, the queueing hints in
+``hints`` (modules of this package).
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from scheduler_core.framework.status import (
     error,
 )
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
-from scheduler_core.plugins import inter_pod_affinity_hints
 from scheduler_core.plugins.helpers import normalize_node_scores
-from scheduler_core.plugins.inter_pod_affinity_state import (  # noqa: F401 (reasons re-exported)
+from scheduler_core.plugins.inter_pod_affinity import hints
+from scheduler_core.plugins.inter_pod_affinity.state import (  # noqa: F401 (reasons re-exported)
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
@@ -48,7 +48,7 @@ from scheduler_core.plugins.inter_pod_affinity_state import (  # noqa: F401 (rea
     read_pre_filter_state,
     read_pre_score_state,
 )
-from scheduler_core.plugins.inter_pod_affinity_tally import (
+from scheduler_core.plugins.inter_pod_affinity.tally import (
     existing_anti_affinity_tally,
     existing_terms_tally,
     existing_terms_weights,
@@ -89,7 +89,7 @@ class InterPodAffinity:
         return labels if labels is not None else NO_LABELS
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        return inter_pod_affinity_hints.events_to_register()
+        return hints.events_to_register()
 
     # -- PreFilter and its extensions -----------------------------------------------------------
 

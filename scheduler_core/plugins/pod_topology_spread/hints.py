@@ -17,7 +17,7 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
-from scheduler_core.plugins.pod_topology_spread_constraints import Constraint
+from scheduler_core.plugins.pod_topology_spread.constraints import Constraint
 
 # The pod's DoNotSchedule constraints (its own, or the defaults); may raise on a bad selector,
 # which the queue counts as Queue.

@@ -5,8 +5,8 @@ helper.DefaultSelector (plugins/helper/spread.go) in kube-scheduler v1.35, with 
 NodeInclusionPolicy and MatchLabelKeys features on, as they are by default in v1.35.
 
 This module holds the plugin and its cycle states; the constraints (and DefaultSelector) are in
-``pod_topology_spread_constraints``, the counting of matching pods per domain in
-``pod_topology_spread_counting``, the queueing hints in ``pod_topology_spread_hints``.
+``constraints``, the counting of matching pods per domain in ``counting``, the queueing hints in
+``hints`` (modules of this package).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from scheduler_core.plugins.helpers import (
     FrozenState,
     go_round_array,
 )
-from scheduler_core.plugins.pod_topology_spread_constraints import (
+from scheduler_core.plugins.pod_topology_spread.constraints import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
     SYSTEM_DEFAULT_CONSTRAINTS,
@@ -55,13 +55,14 @@ from scheduler_core.plugins.pod_topology_spread_constraints import (
     go_log,
     parse_constraints,
 )
-from scheduler_core.plugins.pod_topology_spread_counting import (
+from scheduler_core.plugins.pod_topology_spread.counting import (
     CriticalPaths,
     Inclusion,
     SkewCheck,
     count_per_domain,
     node_matching_counts,
 )
+from scheduler_core.plugins.pod_topology_spread.hints import PodTopologySpreadHints
 
 NAME: Final = names.POD_TOPOLOGY_SPREAD
 ERR_REASON_CONSTRAINTS_NOT_MATCH: Final = "node(s) didn't match pod topology spread constraints"
@@ -186,9 +187,6 @@ class PodTopologySpread:
         return [replace(c, selector=selector) for c in constraints]
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        # Imported here: the hints module reads this one's Constraint.
-        from scheduler_core.plugins.pod_topology_spread_hints import PodTopologySpreadHints
-
         hints = PodTopologySpreadHints(lambda pod: self.constraints_for(pod, DO_NOT_SCHEDULE))
         return hints.events_to_register()
 
