@@ -1,10 +1,17 @@
 """The live class websocket ``ws/classes/<code>/``: the lecturer drives, students answer.
 
 Who connects: the class's lecturer (the session's user), or a student named by the session's
-token for the code or by ``?token=``. Anyone else is closed with 4403, an unknown or ended class
+token for the code or by ``?token=``. Anyone else is closed with 4403, whether the class is open,
+ended or unknown (a guessed code learns nothing); the lecturer and students of an ended class
 with 4404 (after the handshake, so that clients see the code). Every connection first gets the
 full ``state``; afterwards the class's group relays each change, encoded once by its sender.
 All state is in the database: a connection to another web process, or a reconnect, reads it.
+
+Every frame, of any kind and from anyone, spends its socket's and its owner's budget first
+(``throttle.FrameGuard``; the owner is the student, whatever socket they use, or the lecturer):
+a refused frame is answered a few times, then dropped, and a socket that keeps sending them is
+closed (``CLOSE_TOO_MANY``), its owner's new sockets refused for a while. A student's bad input
+(an out-of-range question id, a NUL) is refused before the batched write it would have failed.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ import asyncio
 import json
 import logging
 import time
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import parse_qs
@@ -24,6 +31,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.db import DatabaseError, IntegrityError
 from django.utils.translation import gettext as _
 
+from .. import throttle
 from . import events, selectors, services
 from .models import LiveClass
 
@@ -31,10 +39,9 @@ logger = logging.getLogger(__name__)
 
 CLOSE_FORBIDDEN: Final = 4403
 CLOSE_NOT_FOUND: Final = 4404
+CLOSE_TOO_MANY: Final = throttle.CLOSE_TOO_MANY
 MAX_FRAME_CHARS: Final = 8192
 TOUCH_EVERY: Final = 60.0  # seconds between one connection's activity records
-MESSAGES_PER_WINDOW: Final = 30  # a student's frames per window; more get an error
-MESSAGE_WINDOW: Final = 10.0  # seconds
 
 
 @dataclass(slots=True)
@@ -44,20 +51,28 @@ class Who:
     role: str = ""
     student_id: int | None = None
 
+    @property
+    def owner(self) -> str:
+        """Whose frame budget this connection spends (``throttle.FrameGuard``)."""
+        if self.role == "student":
+            return f"student:{self.student_id}"
+        return f"lecturer:{self.class_id}"
+
 
 def _identify(code: str, user: Any, session: Any, query: bytes) -> Who:
     services.classes_end_idle_lazily()
     live_class = selectors.class_by_code(code)
-    if live_class is None or live_class.ended_at is not None or live_class.code != code:
-        return Who(CLOSE_NOT_FOUND)
+    if live_class is None or live_class.code != code:
+        return Who(CLOSE_FORBIDDEN)  # as for an open class: a guess learns nothing
+    closed = CLOSE_NOT_FOUND if live_class.ended_at is not None else 0
     if user is not None and user.is_authenticated and user.pk == live_class.lecturer_id:
-        return Who(0, live_class.pk, "lecturer")
+        return Who(closed, live_class.pk, "lecturer")
     token = (parse_qs(query.decode("latin-1")).get("token") or [None])[0]
     token = token or selectors.session_token(session, live_class.code)
     student = selectors.student_by_token(live_class, token)
     if student is None:
         return Who(CLOSE_FORBIDDEN)
-    return Who(0, live_class.pk, "student", student.pk)
+    return Who(closed, live_class.pk, "student", student.pk)
 
 
 def _state(who: Who) -> dict[str, Any]:
@@ -106,11 +121,12 @@ def _answers(
 ) -> list[str | services.ClassError]:
     try:
         results = services.answers_submit(class_id, answers)
-    except DatabaseError:
+    except (DatabaseError, ValueError, OverflowError):
         if len(answers) == 1:
             raise
-        # One answer the database refuses (its student gone meanwhile) must not fail the
-        # others that shared its statement: each is written alone, and only it is refused.
+        # One answer the database refuses (its student gone meanwhile, a value its driver
+        # cannot send) must not fail the others that shared its statement: each is written
+        # alone, and only it is refused.
         results = [_alone(class_id, answer) for answer in answers]
     if touch:
         services.touch(class_id)
@@ -120,7 +136,7 @@ def _answers(
 def _alone(class_id: int, answer: services.Answer) -> str | services.ClassError:
     try:
         return services.answers_submit(class_id, [answer])[0]
-    except DatabaseError:
+    except (DatabaseError, ValueError, OverflowError):
         return services.ClassError(_("Your answer could not be stored; please answer again."))
 
 
@@ -252,10 +268,10 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     who: Who
     code: str
     last_touch: float = 0.0
+    closing: bool = False
 
     async def connect(self) -> None:
         self.code = str(self.scope["url_route"]["kwargs"]["code"])
-        self.recent: deque[float] = deque()
         self.who = await database_sync_to_async(_identify)(
             self.code,
             self.scope.get("user"),
@@ -263,9 +279,12 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             self.scope.get("query_string", b""),
         )
         await self.accept()
+        if not self.who.status and throttle.owner_blocked(self.who.owner):
+            self.who.status = CLOSE_TOO_MANY
         if self.who.status:
             await self.close(code=self.who.status)
             return
+        self.guard = throttle.FrameGuard(self.who.owner)
         self.groups_joined = [selectors.group(self.code)]
         if self.who.role == "lecturer":
             self.groups_joined.append(selectors.lecturer_group(self.code))
@@ -282,7 +301,10 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.channel_layer.group_discard(name, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.who.status:
+        if self.who.status or self.closing:
+            return
+        if not self.guard.frame():
+            await self._error(_("Too many messages; wait a few seconds."), {})
             return
         if text_data is None or len(text_data) > MAX_FRAME_CHARS:
             await self._error(_("A message is a JSON object of at most 8 KB."), {})
@@ -311,11 +333,6 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             if content.get("action") != "answer":
                 raise services.ClassError(_("Only the lecturer drives the class."))
             now = time.monotonic()
-            while self.recent and now - self.recent[0] > MESSAGE_WINDOW:
-                self.recent.popleft()
-            if len(self.recent) >= MESSAGES_PER_WINDOW:
-                raise services.ClassError(_("Too many messages; wait a few seconds."))
-            self.recent.append(now)
             touch = now - self.last_touch > TOUCH_EVERY
             assert self.who.student_id is not None
             answer = services.Answer(
@@ -336,6 +353,14 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         _schedule_tally(self.code, self.who.class_id, int(content["questionId"]))
 
     async def _error(self, message: str, content: dict[str, Any]) -> None:
+        """Refuse a frame: answered, dropped, or the socket closed (``FrameGuard.strike``)."""
+        verdict = self.guard.strike()
+        if verdict == "close":
+            self.closing = True
+            await self.close(code=CLOSE_TOO_MANY)
+            return
+        if verdict == "drop":
+            return
         out: dict[str, Any] = {"type": "error", "message": message}
         if isinstance(content, dict) and "clientId" in content:
             out["clientId"] = content["clientId"]

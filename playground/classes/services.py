@@ -24,6 +24,7 @@ from ..lessons.checks import matches, normalize, shown
 from ..lessons.languages import in_language, language_of
 from ..lessons.loader import Lesson, RunPointer, lesson_by_slug
 from ..models import Run, RunCycle
+from ..params import MAX_ID
 from .models import ClassAnswer, ClassQuestion, ClassStudent, LiveClass
 
 User = AbstractBaseUser | AnonymousUser
@@ -313,14 +314,14 @@ def question_ask_quick(*, live_class: LiveClass, user: User | None, quick: Any) 
     """Open a question the lecturer wrote: a prompt, two or more choices, the right one."""
     _require_lecturer(live_class, user)
     quick = quick if isinstance(quick, dict) else {}
-    prompt = " ".join(str(quick.get("prompt") or "").split())[:PROMPT_MAX]
+    prompt = words(quick.get("prompt"), PROMPT_MAX)
     raw = quick.get("choices") if isinstance(quick.get("choices"), list) else []
     choices: list[str] = []
     for c in raw[:CHOICES_MAX]:
-        text = " ".join(str(c).split())[:ANSWER_MAX]
+        text = words(c, ANSWER_MAX)
         if text and text not in choices:
             choices.append(text)
-    answer = " ".join(str(quick.get("answer") or "").split())
+    answer = words(quick.get("answer"), ANSWER_MAX)
     if not prompt:
         raise ClassError(_("Write the question."), "prompt")
     if len(choices) < 2:
@@ -334,7 +335,7 @@ def question_ask_quick(*, live_class: LiveClass, user: User | None, quick: Any) 
         choices=choices,
         answer=answer,
         answer_type="name",
-        explanation=str(quick.get("explanation") or "")[:2000],
+        explanation=str(quick.get("explanation") or "").replace("\x00", "")[:2000],
         show=step_clean(show),
     )
 
@@ -396,7 +397,7 @@ def _ask_winner(live_class: LiveClass, cycle: Any) -> ClassQuestion:
 def _given(question: dict[str, Any], choice: Any) -> str:
     """The answer as stored: one of the choices, or a worded answer normalised as lessons
     compare it (so that "87" and " 87 " are counted together)."""
-    text = " ".join(str(choice if choice is not None else "").split())
+    text = words(choice, 10 * ANSWER_MAX)
     if not text:
         raise ClassError(_("Choose an answer."))
     if question["choices"]:
@@ -428,7 +429,19 @@ def answer_submit(*, class_id: int, student_id: int, question_id: Any, choice: A
 
 
 def _is_id(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """A row id the database can compare: out of a signed 64-bit column's range, SQLite's driver
+    raises for the whole statement (one student's answer failed the batch it shared)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_ID
+
+
+def words(value: Any, limit: int) -> str:
+    """Text as stored: runs of white space made one space, control characters (a NUL, which
+    PostgreSQL refuses in text) dropped, at most ``limit`` characters."""
+    text = str(value if value is not None else "").translate(_CONTROLS)
+    return " ".join(text.split())[:limit]
+
+
+_CONTROLS: Final = dict.fromkeys([*range(0x20), 0x7F], " ")
 
 
 def answers_submit(class_id: int, answers: list[Answer]) -> list[str | ClassError]:
