@@ -1,256 +1,255 @@
 // The presenter page: drive the step, ask, watch the answers come in, reveal.
-(function () {
-  "use strict";
-  const L = window.LiveClass;
-  const gt = L.gt;
-  const cfg = L.config();
-  const root = document.getElementById("live-class");
-  const $ = (id) => document.getElementById(id);
-  const state = { step: {}, stepSeq: 0, question: null, tally: {}, revealed: null, ended: false };
-  const cycleSteps = {}; // cycle -> [{index, point, plugin, label}]
-  window.classState = state;
+import { gettext, interpolate } from "../i18n.js";
+import * as L from "./live_class.js";
+import { draw } from "../plot_text.js";
+const cfg = L.config();
+const root = document.getElementById("live-class");
+const $ = (id) => document.getElementById(id);
+const state = { step: {}, stepSeq: 0, question: null, tally: {}, revealed: null, ended: false };
+const cycleSteps = {}; // cycle -> [{index, point, plugin, label}]
 
-  const socket = L.connect(cfg, { message: onMessage, closed: () => setEnded() });
+const socket = L.connect(cfg, { message: onMessage, closed: () => setEnded() });
 
-  function send(obj) {
-    L.showError("");
-    if (!socket.send(obj)) L.showError(gt("Not connected; trying again…"));
-  }
+function send(obj) {
+  L.showError("");
+  if (!socket.send(obj)) L.showError(gettext("Not connected; trying again…"));
+}
 
-  function onMessage(m) {
-    if (m.type === "state") {
-      Object.assign(state, {
-        step: m.step, stepSeq: m.stepSeq, question: m.question, tally: m.tally || {},
-        revealed: m.revealed, ended: m.ended,
-      });
-      L.setCount("joined-count", m.joined);
-      L.setCount("answered-count", m.answered);
-      drawStep();
-      drawQuestion();
-    } else if (m.type === "step") {
-      state.step = m.step;
-      state.stepSeq = m.stepSeq;
-      drawStep();
-    } else if (m.type === "question") {
-      Object.assign(state, { question: m.question, tally: {}, revealed: null });
-      L.setCount("answered-count", 0);
-      drawQuestion();
-    } else if (m.type === "tally") {
-      if (state.question && m.questionId === state.question.id) {
-        state.tally = m.counts;
-        L.setCount("answered-count", m.answered);
-        drawChart();
-      }
-      L.setCount("joined-count", m.joined);
-    } else if (m.type === "joined") {
-      L.setCount("joined-count", m.joined);
-    } else if (m.type === "reveal") {
-      state.revealed = m;
+function onMessage(m) {
+  if (m.type === "state") {
+    Object.assign(state, {
+      step: m.step,
+      stepSeq: m.stepSeq,
+      question: m.question,
+      tally: m.tally || {},
+      revealed: m.revealed,
+      ended: m.ended,
+    });
+    L.setCount("joined-count", m.joined);
+    L.setCount("answered-count", m.answered);
+    drawStep();
+    drawQuestion();
+  } else if (m.type === "step") {
+    state.step = m.step;
+    state.stepSeq = m.stepSeq;
+    drawStep();
+  } else if (m.type === "question") {
+    Object.assign(state, { question: m.question, tally: {}, revealed: null });
+    L.setCount("answered-count", 0);
+    drawQuestion();
+  } else if (m.type === "tally") {
+    if (state.question && m.questionId === state.question.id) {
       state.tally = m.counts;
-      drawQuestion();
-    } else if (m.type === "ended") {
-      setEnded();
-    } else if (m.type === "error") {
-      L.showError(m.message);
+      L.setCount("answered-count", m.answered);
+      drawChart();
     }
+    L.setCount("joined-count", m.joined);
+  } else if (m.type === "joined") {
+    L.setCount("joined-count", m.joined);
+  } else if (m.type === "reveal") {
+    state.revealed = m;
+    state.tally = m.counts;
+    drawQuestion();
+  } else if (m.type === "ended") {
+    setEnded();
+  } else if (m.type === "error") {
+    L.showError(m.message);
   }
+}
 
-  function setEnded() {
-    state.ended = true;
-    root.classList.add("ended");
-    root.querySelectorAll("button").forEach((b) => (b.disabled = true));
+function setEnded() {
+  state.ended = true;
+  root.classList.add("ended");
+  root.querySelectorAll("button").forEach((b) => (b.disabled = true));
+}
+
+// -- the step ------------------------------------------------------------------------------
+
+function drawStep() {
+  root.dataset.stepSeq = String(state.stepSeq);
+  const s = state.step || {};
+  const label = L.stepLabel(s);
+  $("run-step").textContent = label ? interpolate(gettext("Run step: %(step)s"), { step: label }) : "";
+  if (cfg.steps.length) {
+    const n = s.lessonStep || 1;
+    const step = cfg.steps[n - 1];
+    $("step-heading").textContent = interpolate(gettext("Step %(n)s of %(total)s"), { n, total: cfg.steps.length });
+    $("step-text").innerHTML = `<h3>${step.title}</h3>${step.html}`; // the lesson files are trusted
+    $("step-prev").disabled = n <= 1;
+    $("step-next").disabled = n >= cfg.steps.length;
+    fillLessonQuestions(n);
+  } else {
+    $("step-heading").textContent = label || gettext("Step");
+    drawRunSelects();
   }
+}
 
-  // -- the step ------------------------------------------------------------------------------
-
-  function drawStep() {
-    root.dataset.stepSeq = String(state.stepSeq);
-    const s = state.step || {};
-    const label = L.stepLabel(s);
-    $("run-step").textContent = label ? L.fmt(gt("Run step: %(step)s"), { step: label }) : "";
-    if (cfg.steps.length) {
-      const n = s.lessonStep || 1;
-      const step = cfg.steps[n - 1];
-      $("step-heading").textContent = L.fmt(gt("Step %(n)s of %(total)s"), { n, total: cfg.steps.length });
-      $("step-text").innerHTML = `<h3>${step.title}</h3>${step.html}`; // the lesson files are trusted
-      $("step-prev").disabled = n <= 1;
-      $("step-next").disabled = n >= cfg.steps.length;
-      fillLessonQuestions(n);
-    } else {
-      $("step-heading").textContent = label || gt("Step");
-      drawRunSelects();
-    }
+function fillLessonQuestions(n) {
+  const select = $("lesson-question");
+  if (!select || select.dataset.step === String(n)) return;
+  select.dataset.step = String(n);
+  select.replaceChildren();
+  const ordered = [...cfg.questions.filter((q) => q.step === n), ...cfg.questions.filter((q) => q.step !== n)];
+  for (const q of ordered) {
+    const option = document.createElement("option");
+    option.value = q.id;
+    option.textContent = `${interpolate(gettext("Step %(n)s"), { n: q.step })}: ${q.prompt}`;
+    select.append(option);
   }
+}
 
-  function fillLessonQuestions(n) {
-    const select = $("lesson-question");
-    if (!select || select.dataset.step === String(n)) return;
-    select.dataset.step = String(n);
-    select.replaceChildren();
-    const ordered = [...cfg.questions.filter((q) => q.step === n), ...cfg.questions.filter((q) => q.step !== n)];
-    for (const q of ordered) {
+async function stepsOf(cycle) {
+  if (!cycleSteps[cycle]) {
+    const response = await fetch(`${cfg.cycleSteps}${cycle}/steps.json`, { headers: { Accept: "application/json" } });
+    cycleSteps[cycle] = response.ok ? (await response.json()).steps : [];
+  }
+  return cycleSteps[cycle];
+}
+
+async function drawRunSelects() {
+  const cycles = $("cycle-select");
+  if (!cycles) return;
+  if (!cycles.options.length) {
+    for (const c of cfg.cycles) {
       const option = document.createElement("option");
-      option.value = q.id;
-      option.textContent = `${L.fmt(gt("Step %(n)s"), { n: q.step })}: ${q.prompt}`;
-      select.append(option);
+      option.value = String(c.cycle);
+      option.textContent = `${c.cycle}: ${c.pod} → ${c.node || gettext("none")}`;
+      cycles.append(option);
     }
   }
-
-  async function stepsOf(cycle) {
-    if (!cycleSteps[cycle]) {
-      const response = await fetch(`${cfg.cycleSteps}${cycle}/steps.json`, { headers: { Accept: "application/json" } });
-      cycleSteps[cycle] = response.ok ? (await response.json()).steps : [];
-    }
-    return cycleSteps[cycle];
+  const cycle = state.step.cycle || (cfg.cycles[0] && cfg.cycles[0].cycle) || 1;
+  cycles.value = String(cycle);
+  const points = $("point-select");
+  const steps = await stepsOf(cycle);
+  points.replaceChildren();
+  for (const s of steps) {
+    const option = document.createElement("option");
+    option.value = String(s.index);
+    option.textContent = s.label;
+    points.append(option);
   }
-
-  async function drawRunSelects() {
-    const cycles = $("cycle-select");
-    if (!cycles) return;
-    if (!cycles.options.length) {
-      for (const c of cfg.cycles) {
-        const option = document.createElement("option");
-        option.value = String(c.cycle);
-        option.textContent = `${c.cycle}: ${c.pod} → ${c.node || gt("none")}`;
-        cycles.append(option);
-      }
-    }
-    const cycle = state.step.cycle || (cfg.cycles[0] && cfg.cycles[0].cycle) || 1;
-    cycles.value = String(cycle);
-    const points = $("point-select");
-    const steps = await stepsOf(cycle);
-    points.replaceChildren();
-    for (const s of steps) {
-      const option = document.createElement("option");
-      option.value = String(s.index);
-      option.textContent = s.label;
-      points.append(option);
-    }
-    points.value = String(state.step.runStep || 0);
-    const shown = steps[state.step.runStep || 0];
-    const text = $("step-text");
-    text.replaceChildren();
-    for (const [cls, line] of [["why", shown && shown.why], ["help", shown && shown.help]]) {
-      if (!line) continue;
-      const p = document.createElement("p");
-      p.className = `step-${cls}`;
-      p.textContent = line;
-      text.append(p);
-    }
-    const i = cfg.cycles.findIndex((c) => c.cycle === cycle);
-    $("step-prev").disabled = i <= 0 && !(state.step.runStep > 0);
-    $("step-next").disabled = i >= cfg.cycles.length - 1 && (state.step.runStep || 0) >= steps.length - 1;
+  points.value = String(state.step.runStep || 0);
+  const shown = steps[state.step.runStep || 0];
+  const text = $("step-text");
+  text.replaceChildren();
+  for (const [cls, line] of [
+    ["why", shown && shown.why],
+    ["help", shown && shown.help],
+  ]) {
+    if (!line) continue;
+    const p = document.createElement("p");
+    p.className = `step-${cls}`;
+    p.textContent = line;
+    text.append(p);
   }
+  const i = cfg.cycles.findIndex((c) => c.cycle === cycle);
+  $("step-prev").disabled = i <= 0 && !(state.step.runStep > 0);
+  $("step-next").disabled = i >= cfg.cycles.length - 1 && (state.step.runStep || 0) >= steps.length - 1;
+}
 
-  function runStep(cycle, s) {
-    return { cycle, point: s ? s.point : null, plugin: s ? s.plugin : null, runStep: s ? s.index : 0 };
+function runStep(cycle, s) {
+  return { cycle, point: s ? s.point : null, plugin: s ? s.plugin : null, runStep: s ? s.index : 0 };
+}
+
+async function moveRun(delta) {
+  if (!cfg.cycles.length) return;
+  const cycle = state.step.cycle || cfg.cycles[0].cycle;
+  const steps = await stepsOf(cycle);
+  const at = (state.step.runStep || 0) + delta;
+  if (at >= 0 && at < steps.length) return sendStep(runStep(cycle, steps[at]));
+  const i = cfg.cycles.findIndex((c) => c.cycle === cycle) + delta;
+  if (i < 0 || i >= cfg.cycles.length) return;
+  const next = cfg.cycles[i].cycle;
+  const nextSteps = await stepsOf(next);
+  sendStep(runStep(next, nextSteps[delta > 0 ? 0 : nextSteps.length - 1]));
+}
+
+function sendStep(step) {
+  send({ action: "step", step, sentAt: Date.now() / 1000 });
+}
+
+function move(delta) {
+  if (cfg.steps.length) {
+    const n = (state.step.lessonStep || 1) + delta;
+    if (n >= 1 && n <= cfg.steps.length) sendStep({ lessonStep: n });
+  } else {
+    moveRun(delta);
   }
+}
 
-  async function moveRun(delta) {
-    if (!cfg.cycles.length) return;
-    const cycle = state.step.cycle || cfg.cycles[0].cycle;
-    const steps = await stepsOf(cycle);
-    const at = (state.step.runStep || 0) + delta;
-    if (at >= 0 && at < steps.length) return sendStep(runStep(cycle, steps[at]));
-    const i = cfg.cycles.findIndex((c) => c.cycle === cycle) + delta;
-    if (i < 0 || i >= cfg.cycles.length) return;
-    const next = cfg.cycles[i].cycle;
-    const nextSteps = await stepsOf(next);
-    sendStep(runStep(next, nextSteps[delta > 0 ? 0 : nextSteps.length - 1]));
-  }
-
-  function sendStep(step) {
-    send({ action: "step", step, sentAt: Date.now() / 1000 });
-  }
-
-  function move(delta) {
-    if (cfg.steps.length) {
-      const n = (state.step.lessonStep || 1) + delta;
-      if (n >= 1 && n <= cfg.steps.length) sendStep({ lessonStep: n });
-    } else {
-      moveRun(delta);
-    }
-  }
-
-  $("step-prev").addEventListener("click", () => move(-1));
-  $("step-next").addEventListener("click", () => move(1));
-  document.addEventListener("keydown", (ev) => {
-    if (ev.target.closest("input, select, textarea")) return;
-    if (ev.key === "ArrowRight" || ev.key === "PageDown") move(1);
-    if (ev.key === "ArrowLeft" || ev.key === "PageUp") move(-1);
+$("step-prev").addEventListener("click", () => move(-1));
+$("step-next").addEventListener("click", () => move(1));
+document.addEventListener("keydown", (ev) => {
+  if (ev.target.closest("input, select, textarea")) return;
+  if (ev.key === "ArrowRight" || ev.key === "PageDown") move(1);
+  if (ev.key === "ArrowLeft" || ev.key === "PageUp") move(-1);
+});
+if ($("cycle-select")) {
+  $("cycle-select").addEventListener("change", async (ev) => {
+    const cycle = Number(ev.target.value);
+    sendStep(runStep(cycle, (await stepsOf(cycle))[0]));
   });
-  if ($("cycle-select")) {
-    $("cycle-select").addEventListener("change", async (ev) => {
-      const cycle = Number(ev.target.value);
-      sendStep(runStep(cycle, (await stepsOf(cycle))[0]));
-    });
-    $("point-select").addEventListener("change", async (ev) => {
-      const cycle = state.step.cycle;
-      sendStep(runStep(cycle, (await stepsOf(cycle))[Number(ev.target.value)]));
-    });
-  }
-
-  // -- the question --------------------------------------------------------------------------
-
-  function drawQuestion() {
-    const q = state.question;
-    root.dataset.questionId = q ? String(q.id) : "";
-    $("question-prompt").textContent = q ? `${q.number}. ${q.prompt}` : gt("No question is open.");
-    $("reveal").disabled = !q || !!state.revealed || state.ended;
-    const box = $("reveal-box");
-    if (state.revealed && q && state.revealed.questionId === q.id) {
-      L.drawReveal(box, state.revealed);
-    } else {
-      box.hidden = true;
-    }
-    drawChart();
-  }
-
-  function drawChart() {
-    const q = state.question;
-    const node = $("tally-chart");
-    if (!q || !window.Plotly) {
-      node.hidden = !q;
-      return;
-    }
-    node.hidden = false;
-    const keys = q.choices.length ? [...q.choices] : Object.keys(state.tally).sort();
-    for (const k of Object.keys(state.tally)) if (!keys.includes(k)) keys.push(k);
-    const counts = keys.map((k) => state.tally[k] || 0);
-    const answer = state.revealed ? String(state.revealed.answer).toLowerCase() : null;
-    const colors = keys.map((k) => (answer !== null && k.toLowerCase() === answer ? "#2e7d32" : "#326ce5"));
-    node.dataset.counts = JSON.stringify(Object.fromEntries(keys.map((k, i) => [k, counts[i]])));
-    window.Plotly.react(
-      node,
-      [{ type: "bar", x: keys.map((k) => L.choiceLabel(q, k)), y: counts, marker: { color: colors }, text: counts.map(String), textposition: "auto",
-         hovertemplate: "%{x}: %{y}<extra></extra>" }],
-      { margin: { l: 40, r: 10, t: 10, b: 60 }, height: 260, yaxis: { rangemode: "tozero", tickformat: "d", dtick: Math.max(1, Math.ceil(Math.max(...counts, 1) / 5)) },
-        xaxis: { type: "category" } },
-      { displayModeBar: false, responsive: true },
-    );
-  }
-
-  const lessonAsk = $("ask-lesson");
-  if (lessonAsk) {
-    lessonAsk.addEventListener("click", () => send({ action: "ask", lessonQuestion: $("lesson-question").value }));
-  }
-  const winnerAsk = $("ask-winner");
-  if (winnerAsk) {
-    winnerAsk.addEventListener("click", () =>
-      send({ action: "ask", winnerOf: state.step.cycle || (cfg.cycles[0] && cfg.cycles[0].cycle) || 1 }),
-    );
-  }
-  $("quick-form").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    const data = new FormData(ev.target);
-    const choices = String(data.get("choices")).split(",").map((s) => s.trim()).filter(Boolean);
-    send({
-      action: "ask",
-      quick: {
-        prompt: data.get("prompt"), choices, answer: String(data.get("answer")).trim(),
-        explanation: data.get("explanation"), show: state.step,
-      },
-    });
+  $("point-select").addEventListener("change", async (ev) => {
+    const cycle = state.step.cycle;
+    sendStep(runStep(cycle, (await stepsOf(cycle))[Number(ev.target.value)]));
   });
-  $("reveal").addEventListener("click", () => send({ action: "reveal" }));
-})();
+}
+
+// -- the question --------------------------------------------------------------------------
+
+function drawQuestion() {
+  const q = state.question;
+  root.dataset.questionId = q ? String(q.id) : "";
+  $("question-prompt").textContent = q ? `${q.number}. ${q.prompt}` : gettext("No question is open.");
+  $("reveal").disabled = !q || !!state.revealed || state.ended;
+  const box = $("reveal-box");
+  if (state.revealed && q && state.revealed.questionId === q.id) {
+    L.drawReveal(box, state.revealed);
+  } else {
+    box.hidden = true;
+  }
+  drawChart();
+}
+
+function drawChart() {
+  const q = state.question;
+  const node = $("tally-chart");
+  if (!q || typeof Plotly === "undefined") {
+    node.hidden = !q;
+    return;
+  }
+  node.hidden = false;
+  const fig = L.tallyFigure(q, state.tally, state.revealed);
+  node.dataset.counts = JSON.stringify(Object.fromEntries(fig.keys.map((k, i) => [k, fig.counts[i]])));
+  draw(node, fig);
+}
+
+const lessonAsk = $("ask-lesson");
+if (lessonAsk) {
+  lessonAsk.addEventListener("click", () => send({ action: "ask", lessonQuestion: $("lesson-question").value }));
+}
+const winnerAsk = $("ask-winner");
+if (winnerAsk) {
+  winnerAsk.addEventListener("click", () =>
+    send({ action: "ask", winnerOf: state.step.cycle || (cfg.cycles[0] && cfg.cycles[0].cycle) || 1 }),
+  );
+}
+$("quick-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const data = new FormData(ev.target);
+  const choices = String(data.get("choices"))
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  send({
+    action: "ask",
+    quick: {
+      prompt: data.get("prompt"),
+      choices,
+      answer: String(data.get("answer")).trim(),
+      explanation: data.get("explanation"),
+      show: state.step,
+    },
+  });
+});
+$("reveal").addEventListener("click", () => send({ action: "reveal" }));

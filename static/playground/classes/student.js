@@ -1,140 +1,141 @@
 // The student page: follow the lecturer's step (or look around and come back), answer, see the
 // revealed answer.
-(function () {
-  "use strict";
-  const L = window.LiveClass;
-  const gt = L.gt;
-  const cfg = L.config();
-  const root = document.getElementById("live-class");
-  const $ = (id) => document.getElementById(id);
-  const state = { step: {}, stepSeq: 0, question: null, myAnswer: null, revealed: null, ended: false };
-  let looking = null; // the lesson step the student looks at, or null while following
-  window.classState = state;
+import { gettext, interpolate } from "../i18n.js";
+import * as L from "./live_class.js";
+const cfg = L.config();
+const root = document.getElementById("live-class");
+const $ = (id) => document.getElementById(id);
+const state = { step: {}, stepSeq: 0, question: null, myAnswer: null, revealed: null, ended: false };
+let looking = null; // the lesson step the student looks at, or null while following
 
-  const socket = L.connect(cfg, { message: onMessage, closed: () => setEnded() });
+const socket = L.connect(cfg, { message: onMessage, closed: () => setEnded() });
 
-  function onMessage(m) {
-    if (m.type === "state") {
-      Object.assign(state, {
-        step: m.step, stepSeq: m.stepSeq, question: m.question, myAnswer: m.myAnswer,
-        revealed: m.revealed, ended: m.ended,
-      });
-      drawStep();
-      drawQuestion();
-    } else if (m.type === "step") {
-      state.step = m.step;
-      state.stepSeq = m.stepSeq;
-      drawStep();
-    } else if (m.type === "question") {
-      Object.assign(state, { question: m.question, myAnswer: null, revealed: null });
-      drawQuestion();
-    } else if (m.type === "answered") {
-      if (state.question && m.questionId === state.question.id) state.myAnswer = m.choice;
-      drawQuestion();
-    } else if (m.type === "reveal") {
-      state.revealed = m;
-      drawQuestion();
-    } else if (m.type === "ended") {
-      setEnded();
-    } else if (m.type === "error") {
-      L.showError(m.message);
-    }
-  }
-
-  function setEnded() {
-    state.ended = true;
-    root.classList.add("ended");
-    $("class-ended").hidden = false;
-    root.querySelectorAll("button, input").forEach((b) => (b.disabled = true));
-  }
-
-  // -- the step ------------------------------------------------------------------------------
-
-  function drawStep() {
-    root.dataset.stepSeq = String(state.stepSeq);
-    const s = state.step || {};
-    const n = looking !== null ? looking : s.lessonStep || 1;
-    root.dataset.lessonStep = String(n);
-    $("following").hidden = looking !== null;
-    $("back-to-class").hidden = looking === null;
-    if (cfg.steps.length) {
-      const step = cfg.steps[n - 1];
-      $("step-heading").textContent = L.fmt(gt("Step %(n)s of %(total)s"), { n, total: cfg.steps.length });
-      $("step-text").innerHTML = `<h3>${step.title}</h3>${step.html}`; // the lesson files are trusted
-      $("look-prev").disabled = n <= 1;
-      $("look-next").disabled = n >= cfg.steps.length;
-    } else {
-      $("step-heading").textContent = gt("Step");
-    }
-    // The run step panel names the lecturer's run step (while following).
-    const label = looking === null ? L.stepLabel(s) : "";
-    const url = L.stepUrl(cfg, looking === null ? s : null, n);
-    $("run-step").textContent = label || (cfg.steps.length ? "" : gt("not yet chosen"));
-    $("run-step-link").href = url || "#";
-    $("run-step-link").hidden = !url;
-    $("run-step-box").hidden = !label && !url;
-  }
-
-  function look(delta) {
-    const from = looking !== null ? looking : state.step.lessonStep || 1;
-    const n = Math.min(Math.max(from + delta, 1), cfg.steps.length);
-    looking = n === (state.step.lessonStep || 1) ? null : n;
+function onMessage(m) {
+  if (m.type === "state") {
+    Object.assign(state, {
+      step: m.step,
+      stepSeq: m.stepSeq,
+      question: m.question,
+      myAnswer: m.myAnswer,
+      revealed: m.revealed,
+      ended: m.ended,
+    });
     drawStep();
-  }
-
-  if ($("look-prev")) {
-    $("look-prev").addEventListener("click", () => look(-1));
-    $("look-next").addEventListener("click", () => look(1));
-  }
-  $("back-to-class").addEventListener("click", () => {
-    looking = null;
+    drawQuestion();
+  } else if (m.type === "step") {
+    state.step = m.step;
+    state.stepSeq = m.stepSeq;
     drawStep();
-  });
+  } else if (m.type === "question") {
+    Object.assign(state, { question: m.question, myAnswer: null, revealed: null });
+    drawQuestion();
+  } else if (m.type === "answered") {
+    if (state.question && m.questionId === state.question.id) state.myAnswer = m.choice;
+    drawQuestion();
+  } else if (m.type === "reveal") {
+    state.revealed = m;
+    drawQuestion();
+  } else if (m.type === "ended") {
+    setEnded();
+  } else if (m.type === "error") {
+    L.showError(m.message);
+  }
+}
 
-  // -- the question --------------------------------------------------------------------------
+function setEnded() {
+  state.ended = true;
+  root.classList.add("ended");
+  $("class-ended").hidden = false;
+  root.querySelectorAll("button, input").forEach((b) => (b.disabled = true));
+}
 
-  function answer(choice) {
-    L.showError("");
-    if (!state.question) return;
-    if (!socket.send({ action: "answer", questionId: state.question.id, choice })) {
-      L.showError(gt("Not connected; trying again…"));
+// -- the step ------------------------------------------------------------------------------
+
+function drawStep() {
+  root.dataset.stepSeq = String(state.stepSeq);
+  const s = state.step || {};
+  const n = looking !== null ? looking : s.lessonStep || 1;
+  root.dataset.lessonStep = String(n);
+  $("following").hidden = looking !== null;
+  $("back-to-class").hidden = looking === null;
+  if (cfg.steps.length) {
+    const step = cfg.steps[n - 1];
+    $("step-heading").textContent = interpolate(gettext("Step %(n)s of %(total)s"), { n, total: cfg.steps.length });
+    $("step-text").innerHTML = `<h3>${step.title}</h3>${step.html}`; // the lesson files are trusted
+    $("look-prev").disabled = n <= 1;
+    $("look-next").disabled = n >= cfg.steps.length;
+  } else {
+    $("step-heading").textContent = gettext("Step");
+  }
+  // The run step panel names the lecturer's run step (while following).
+  const label = looking === null ? L.stepLabel(s) : "";
+  const url = L.stepUrl(cfg, looking === null ? s : null, n);
+  $("run-step").textContent = label || (cfg.steps.length ? "" : gettext("not yet chosen"));
+  $("run-step-link").href = url || "#";
+  $("run-step-link").hidden = !url;
+  $("run-step-box").hidden = !label && !url;
+}
+
+function look(delta) {
+  const from = looking !== null ? looking : state.step.lessonStep || 1;
+  const n = Math.min(Math.max(from + delta, 1), cfg.steps.length);
+  looking = n === (state.step.lessonStep || 1) ? null : n;
+  drawStep();
+}
+
+if ($("look-prev")) {
+  $("look-prev").addEventListener("click", () => look(-1));
+  $("look-next").addEventListener("click", () => look(1));
+}
+$("back-to-class").addEventListener("click", () => {
+  looking = null;
+  drawStep();
+});
+
+// -- the question --------------------------------------------------------------------------
+
+function answer(choice) {
+  L.showError("");
+  if (!state.question) return;
+  if (!socket.send({ action: "answer", questionId: state.question.id, choice })) {
+    L.showError(gettext("Not connected; trying again…"));
+  }
+}
+
+function drawQuestion() {
+  const q = state.question;
+  root.dataset.questionId = q ? String(q.id) : "";
+  $("question-prompt").textContent = q ? `${q.number}. ${q.prompt}` : gettext("No question yet: watch the step.");
+  const choices = $("choices");
+  choices.replaceChildren();
+  const closed = !q || !!state.revealed || state.ended;
+  if (q && q.choices.length) {
+    for (const c of q.choices) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "button choice" + (state.myAnswer === c ? " chosen" : "");
+      button.dataset.choice = c;
+      button.textContent = L.choiceLabel(q, c);
+      button.disabled = closed;
+      button.addEventListener("click", () => answer(c));
+      choices.append(button);
     }
   }
-
-  function drawQuestion() {
-    const q = state.question;
-    root.dataset.questionId = q ? String(q.id) : "";
-    $("question-prompt").textContent = q ? `${q.number}. ${q.prompt}` : gt("No question yet: watch the step.");
-    const choices = $("choices");
-    choices.replaceChildren();
-    const closed = !q || !!state.revealed || state.ended;
-    if (q && q.choices.length) {
-      for (const c of q.choices) {
-        const button = document.createElement("button");
-        button.type = "button";
-        button.className = "button choice" + (state.myAnswer === c ? " chosen" : "");
-        button.dataset.choice = c;
-        button.textContent = L.choiceLabel(q, c);
-        button.disabled = closed;
-        button.addEventListener("click", () => answer(c));
-        choices.append(button);
-      }
-    }
-    $("free-answer").hidden = !q || q.choices.length > 0 || closed;
-    $("my-answer").textContent = state.myAnswer !== null && q
-      ? L.fmt(gt("Your answer: %(answer)s"), { answer: L.choiceLabel(q, state.myAnswer) }) +
-        (closed ? "" : ` ${gt("(you may change it until the reveal)")}`)
+  $("free-answer").hidden = !q || q.choices.length > 0 || closed;
+  $("my-answer").textContent =
+    state.myAnswer !== null && q
+      ? interpolate(gettext("Your answer: %(answer)s"), { answer: L.choiceLabel(q, state.myAnswer) }) +
+        (closed ? "" : ` ${gettext("(you may change it until the reveal)")}`)
       : "";
-    const box = $("reveal-box");
-    if (q && state.revealed && state.revealed.questionId === q.id) {
-      L.drawReveal(box, state.revealed, state.myAnswer);
-    } else {
-      box.hidden = true;
-    }
+  const box = $("reveal-box");
+  if (q && state.revealed && state.revealed.questionId === q.id) {
+    L.drawReveal(box, state.revealed, state.myAnswer);
+  } else {
+    box.hidden = true;
   }
+}
 
-  $("free-answer").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    answer($("free-answer-input").value);
-  });
-})();
+$("free-answer").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  answer($("free-answer-input").value);
+});
