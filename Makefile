@@ -1,7 +1,7 @@
 PY := .venv/bin/python
 SHARED := ../shared
 
-.PHONY: install fmt lint type test fuzz conformance ratchet bench browser check run worker up
+.PHONY: install fmt lint type test fuzz conformance ratchet bench browser check run worker up jslint jstest
 
 install:
 	./setup.sh
@@ -37,6 +37,15 @@ bench:
 
 browser:
 	.venv/bin/pytest -q -m browser
+
+# The browser scripts (static/**/*.js, ES modules): ESLint and Prettier, then their node unit
+# tests (tests/js/). `npm ci` (setup.sh) installs the tools.
+jslint:
+	npx --no-install eslint static tests/js eslint.config.js
+	npx --no-install prettier --check 'static/**/*.js' 'tests/js/**/*.mjs' eslint.config.js
+
+jstest:
+	node --test tests/js/
 
 check: lint type test
 

@@ -1,9 +1,6 @@
 // Forms with data-confirm ask before submitting (no inline handlers: the CSP forbids them).
-(function () {
-  "use strict";
-  document.addEventListener("submit", (event) => {
-    const form = event.target;
-    const question = form instanceof HTMLFormElement ? form.dataset.confirm : undefined;
-    if (question && !window.confirm(question)) event.preventDefault();
-  });
-})();
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  const question = form instanceof HTMLFormElement ? form.dataset.confirm : undefined;
+  if (question && !window.confirm(question)) event.preventDefault();
+});

@@ -1,8 +1,6 @@
 // Custom plugin form: compiles the expressions while the user types and shows problems per point.
-(function () {
-  "use strict";
-  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
-  const gettext = window.gettext || ((s) => s);
+import { gettext } from "./i18n.js";
+function start() {
   const form = document.getElementById("custom-plugin-form");
   if (!form) return;
   const csrf = form.querySelector("[name=csrfmiddlewaretoken]").value;
@@ -13,13 +11,18 @@
   async function check() {
     const mine = ++seq;
     const response = await fetch(form.dataset.checkUrl, {
-      method: "POST", body: new FormData(form), headers: { "X-CSRFToken": csrf } });
+      method: "POST",
+      body: new FormData(form),
+      headers: { "X-CSRFToken": csrf },
+    });
     if (!response.ok || mine !== seq) return;
     const body = await response.json();
-    form.querySelectorAll(".field-errors").forEach((ul) => { ul.innerHTML = ""; });
+    form.querySelectorAll(".field-errors").forEach((ul) => {
+      ul.innerHTML = "";
+    });
     Object.entries(body.errors || {}).forEach(([name, msgs]) => {
-      const ul = form.querySelector(`.field-errors[data-for="${name}"]`) ||
-                 form.querySelector(".nonfield-errors") || state;
+      const ul =
+        form.querySelector(`.field-errors[data-for="${name}"]`) || form.querySelector(".nonfield-errors") || state;
       msgs.forEach((m) => {
         const li = document.createElement("li");
         li.textContent = m;
@@ -34,4 +37,6 @@
     clearTimeout(timer);
     timer = setTimeout(check, 300);
   });
-})();
+}
+
+start();

@@ -1,9 +1,6 @@
 // Profile editor: shows the effective configuration and upstream messages while the user types.
-(function () {
-  "use strict";
-  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
-  const gettext = window.gettext || ((s) => s);
-  const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
+import { gettext, interpolate, listed } from "./i18n.js";
+function start() {
   const form = document.getElementById("profile-form");
   if (!form) return;
   const url = form.dataset.effectiveUrl;
@@ -23,11 +20,12 @@
 
   async function refresh() {
     const mine = ++seq;
-    const response = await fetch(url, { method: "POST", body: new FormData(form),
-                                         headers: { "X-CSRFToken": csrf } });
+    const response = await fetch(url, { method: "POST", body: new FormData(form), headers: { "X-CSRFToken": csrf } });
     if (!response.ok || mine !== seq) return;
     const body = await response.json();
-    form.querySelectorAll(".field-errors").forEach((ul) => { ul.innerHTML = ""; });
+    form.querySelectorAll(".field-errors").forEach((ul) => {
+      ul.innerHTML = "";
+    });
     problems.innerHTML = "";
     Object.entries(body.errors || {}).forEach(([name, msgs]) => {
       const ul = form.querySelector(`.field-errors[data-for="${name}"]`) || problems;
@@ -41,16 +39,22 @@
     const fields = body.fields || {};
     const count = form.querySelector("[name=profile_count]");
     if (fields.profile_count !== undefined && String(fields.profile_count) !== count.value) {
-      addError(problems, interpolate(gettext("The YAML now has %(count)s profiles: save to edit them all in the form (the YAML is what gets saved)."),
-                                     { count: fields.profile_count }, true));
+      addError(
+        problems,
+        interpolate(
+          gettext(
+            "The YAML now has %(count)s profiles: save to edit them all in the form (the YAML is what gets saved).",
+          ),
+          { count: fields.profile_count },
+        ),
+      );
     }
     Object.entries(fields).forEach(([name, value]) => {
       const input = form.querySelector(`[name="${name}"]`);
       if (!input || input === yamlArea || input.type === "hidden") return;
       if (typeof value === "boolean") {
-        input.value = value ? "true" : "false";  // Django's NullBooleanSelect
-      } else if (input.tagName === "SELECT" && value === "" &&
-                 [...input.options].some((o) => o.value === "unknown")) {
+        input.value = value ? "true" : "false"; // Django's NullBooleanSelect
+      } else if (input.tagName === "SELECT" && value === "" && [...input.options].some((o) => o.value === "unknown")) {
         input.value = "unknown";
       } else {
         input.value = value;
@@ -68,15 +72,20 @@
     if (!box) return;
     box.hidden = !migration;
     if (!migration) return;
-    document.getElementById("migration-source").textContent =
-      interpolate(gettext("Converted from %(source)s to kubescheduler.config.k8s.io/v1"), { source: migration.source }, true);
+    document.getElementById("migration-source").textContent = interpolate(
+      gettext("Converted from %(source)s to kubescheduler.config.k8s.io/v1"),
+      { source: migration.source },
+    );
     const list = document.getElementById("migration-changes");
     list.innerHTML = "";
     (migration.changes.length ? migration.changes : [gettext("nothing to change")]).forEach((c) => {
       addError(list, c);
     });
     document.getElementById("migration-plugins").textContent = migration.custom_plugins.length
-      ? interpolate(gettext("Not in-tree, define as custom plugins: %(names)s"), { names: listed(migration.custom_plugins) }, true) : "";
+      ? interpolate(gettext("Not in-tree, define as custom plugins: %(names)s"), {
+          names: listed(migration.custom_plugins),
+        })
+      : "";
     document.getElementById("migration-yaml").textContent = converted || "";
   }
 
@@ -91,7 +100,12 @@
     schedule();
   });
   form.addEventListener("change", (event) => {
-    if (event.target.tagName === "SELECT") { mode.value = "form"; schedule(); }
+    if (event.target.tagName === "SELECT") {
+      mode.value = "form";
+      schedule();
+    }
   });
   schedule();
-})();
+}
+
+start();

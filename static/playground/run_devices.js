@@ -8,11 +8,11 @@
 //   on the chosen node, and per node how many devices matched each request and why the others did
 //   not (the cycle's DeviceMatches event, as charts.cycle_detail hands it over in "run:panels").
 // Clicking a DynamicResources cell of the filter matrix explains one node device by device.
-(function () {
-  "use strict";
-  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
-  const gettext = window.gettext || ((s) => s);
-  const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
+import { gettext, interpolate, listed } from "./i18n.js";
+import { el } from "./dom.js";
+import { shortPod } from "./format.js";
+import { withShare } from "./run_urls.js";
+export function startDevices() {
   const root = document.getElementById("run-devices");
   if (!root) return;
   const POLL_MS = 2000;
@@ -20,24 +20,9 @@
   let index = {}; // "driver/pool/device" -> {node, attributes, capacity}
   let lastPanels = null;
 
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    Object.entries(attrs || {}).forEach(([k, v]) => {
-      if (v !== null && v !== undefined) node.setAttribute(k, v);
-    });
-    children.flat().forEach((c) => {
-      if (c !== null && c !== undefined) node.append(c instanceof Node ? c : String(c));
-    });
-    return node;
-  }
-
   function url() {
     const base = root.dataset.url;
-    return window.RunUrls ? window.RunUrls.withShare(base) : base;
-  }
-
-  function short(pod) {
-    return pod.startsWith("default/") ? pod.slice("default/".length) : pod;
+    return withShare(base);
   }
 
   // "model l4, memory 24Gi": the attributes (model first, no index) and then the capacity.
@@ -66,29 +51,78 @@
     root.hidden = false;
     root.append(el("h2", {}, gettext("Devices allocated")));
     if (!data.final) {
-      root.append(el("p", { class: "help" }, gettext("The table fills in when the run finishes: it lists the claims as the run's binding cycles left them.")));
+      root.append(
+        el(
+          "p",
+          { class: "help" },
+          gettext(
+            "The table fills in when the run finishes: it lists the claims as the run's binding cycles left them.",
+          ),
+        ),
+      );
       return;
     }
-    root.append(el("p", { class: "help" }, gettext("Each pod of the run that uses ResourceClaims, the device each request of its claims got (DynamicResources allocated it in Filter, Reserve kept it, PreBind wrote it into the claim), with the device's attributes and capacity as its ResourceSlice publishes them.")));
+    root.append(
+      el(
+        "p",
+        { class: "help" },
+        gettext(
+          "Each pod of the run that uses ResourceClaims, the device each request of its claims got (DynamicResources allocated it in Filter, Reserve kept it, PreBind wrote it into the claim), with the device's attributes and capacity as its ResourceSlice publishes them.",
+        ),
+      ),
+    );
     const body = el("tbody");
     rows.forEach((r) => {
       const info = r.device ? index[r.device] || { attributes: r.attributes, capacity: r.capacity } : null;
       const attrs = info ? Object.entries(info.attributes || {}).filter(([k]) => k !== "model" && k !== "index") : [];
-      body.append(el("tr", { "data-pod": r.pod, "data-device": r.device || "" },
-        el("td", {}, short(r.pod)),
-        el("td", {}, r.node || gettext("not scheduled")),
-        el("td", {}, short(r.claim)),
-        el("td", {}, r.request || "—"),
-        el("td", { class: "device" }, r.device || gettext("no device")),
-        el("td", { class: "model" }, info ? String((info.attributes || {}).model ?? "") : ""),
-        el("td", { class: "memory" }, info ? String((info.capacity || {}).memory ?? "") : ""),
-        el("td", {}, [...attrs, ...Object.entries(info ? info.capacity || {} : {}).filter(([k]) => k !== "memory")]
-          .map(([k, v]) => `${k}=${v}`).join(" "))));
+      body.append(
+        el(
+          "tr",
+          { "data-pod": r.pod, "data-device": r.device || "" },
+          el("td", {}, shortPod(r.pod)),
+          el("td", {}, r.node || gettext("not scheduled")),
+          el("td", {}, shortPod(r.claim)),
+          el("td", {}, r.request || "—"),
+          el("td", { class: "device" }, r.device || gettext("no device")),
+          el("td", { class: "model" }, info ? String((info.attributes || {}).model ?? "") : ""),
+          el("td", { class: "memory" }, info ? String((info.capacity || {}).memory ?? "") : ""),
+          el(
+            "td",
+            {},
+            [...attrs, ...Object.entries(info ? info.capacity || {} : {}).filter(([k]) => k !== "memory")]
+              .map(([k, v]) => `${k}=${v}`)
+              .join(" "),
+          ),
+        ),
+      );
     });
-    if (!rows.length) body.append(el("tr", {}, el("td", { colspan: "8" }, gettext("No pod of this run uses a claim."))));
-    root.append(el("table", { class: "list compact", id: "devices-allocated" },
-      el("thead", {}, el("tr", {}, [gettext("Pod"), gettext("Node"), gettext("Claim"), gettext("Request"), gettext("Device (driver/pool/device)"), gettext("Model"), gettext("Memory"), gettext("Other attributes")].map((h) => el("th", {}, h)))),
-      body));
+    if (!rows.length)
+      body.append(el("tr", {}, el("td", { colspan: "8" }, gettext("No pod of this run uses a claim."))));
+    root.append(
+      el(
+        "table",
+        { class: "list compact", id: "devices-allocated" },
+        el(
+          "thead",
+          {},
+          el(
+            "tr",
+            {},
+            [
+              gettext("Pod"),
+              gettext("Node"),
+              gettext("Claim"),
+              gettext("Request"),
+              gettext("Device (driver/pool/device)"),
+              gettext("Model"),
+              gettext("Memory"),
+              gettext("Other attributes"),
+            ].map((h) => el("th", {}, h)),
+          ),
+        ),
+        body,
+      ),
+    );
   }
 
   async function load() {
@@ -113,7 +147,7 @@
 
   function firstFew(items) {
     const more = items.length - SHOWN;
-    return window.listed(items.slice(0, SHOWN)) + (more > 0 ? interpolate(gettext(" and %(more)s more"), { more }, true) : "");
+    return listed(items.slice(0, SHOWN)) + (more > 0 ? interpolate(gettext(" and %(more)s more"), { more }) : "");
   }
 
   function rejectedText(rejected) {
@@ -122,12 +156,15 @@
       const why = d.why || d.verdict;
       (byReason[why] = byReason[why] || []).push(d.device.split("/").slice(-2).join("/"));
     });
-    return Object.entries(byReason).map(([why, names]) => `${firstFew(names)}: ${why}`).join("; ");
+    return Object.entries(byReason)
+      .map(([why, names]) => `${firstFew(names)}: ${why}`)
+      .join("; ");
   }
 
   function verdictText(p) {
     if (p.filter === "") return gettext("devices can be allocated");
-    if (p.filter === null || p.filter === undefined) return gettext("not checked (an earlier Filter plugin rejected the node)");
+    if (p.filter === null || p.filter === undefined)
+      return gettext("not checked (an earlier Filter plugin rejected the node)");
     return p.filter;
   }
 
@@ -141,8 +178,22 @@
     (panel.allocation || []).forEach((devices, i) => {
       devices.forEach((d) => {
         const id = `${d.driver}/${d.pool}/${d.device}`;
-        lines.push(el("li", { "data-device": id },
-          el("strong", {}, interpolate(gettext("%(claim)s request %(request)s"), { claim: short(pending[i] || gettext("claim")), request: d.request }, true)), " → ", deviceText(id)));
+        lines.push(
+          el(
+            "li",
+            { "data-device": id },
+            el(
+              "strong",
+              {},
+              interpolate(gettext("%(claim)s request %(request)s"), {
+                claim: shortPod(pending[i] || gettext("claim")),
+                request: d.request,
+              }),
+            ),
+            " → ",
+            deviceText(id),
+          ),
+        );
       });
     });
     return lines;
@@ -163,24 +214,47 @@
     }
     panel.hidden = false;
     panel.innerHTML = "";
-    panel.append(el("h4", {}, interpolate(gettext("Devices (DynamicResources) for %(pod)s"), { pod: short(d.pod) }, true)));
+    panel.append(
+      el("h4", {}, interpolate(gettext("Devices (DynamicResources) for %(pod)s"), { pod: shortPod(d.pod) })),
+    );
     const chosen = d.node ? panels.find((p) => p.node === d.node) : null;
     const lines = chosen ? allocationLines(chosen) : [];
     if (lines.length) {
-      panel.append(el("p", {}, interpolate(gettext("Allocated on %(node)s:"), { node: d.node }, true)), el("ul", { class: "devices-chosen" }, lines));
+      panel.append(
+        el("p", {}, interpolate(gettext("Allocated on %(node)s:"), { node: d.node })),
+        el("ul", { class: "devices-chosen" }, lines),
+      );
     } else if (d.node) {
-      panel.append(el("p", { class: "help" }, interpolate(gettext("Every claim of %(pod)s was allocated before this cycle: no new device on %(node)s."), { pod: short(d.pod), node: d.node }, true)));
+      panel.append(
+        el(
+          "p",
+          { class: "help" },
+          interpolate(gettext("Every claim of %(pod)s was allocated before this cycle: no new device on %(node)s."), {
+            pod: shortPod(d.pod),
+            node: d.node,
+          }),
+        ),
+      );
     } else {
-      panel.append(el("p", { class: "help" }, gettext("No device was allocated: no node had an allocation for every claim.")));
+      panel.append(
+        el("p", { class: "help" }, gettext("No device was allocated: no node had an allocation for every claim.")),
+      );
     }
     const body = el("tbody");
     panels.forEach((p) => {
       const reqs = p.requests.map((r) => {
-        if (!r.request) return el("div", {}, `${short(r.claim)}: ${r.note}`);
+        if (!r.request) return el("div", {}, `${shortPod(r.claim)}: ${r.note}`);
         const need = typeof r.count === "number" ? r.count : gettext("all");
         const matched = r.matched.map((id) => id.split("/").slice(-2).join("/"));
-        const parts = [interpolate(gettext("%(claim)s %(request)s (class %(class)s): %(need)s needed, %(matched)s matched"),
-          { claim: short(r.claim), request: r.request, class: r.class, need, matched: r.matched.length }, true)];
+        const parts = [
+          interpolate(gettext("%(claim)s %(request)s (class %(class)s): %(need)s needed, %(matched)s matched"), {
+            claim: shortPod(r.claim),
+            request: r.request,
+            class: r.class,
+            need,
+            matched: r.matched.length,
+          }),
+        ];
         if (matched.length) parts.push(` — ${firstFew(matched)}`);
         const why = rejectedText(r.rejected);
         if (why) parts.push(`; ${why}`);
@@ -188,15 +262,54 @@
         return el("div", {}, parts.join(""));
       });
       const elsewhere = Object.keys(p.elsewhere || {});
-      body.append(el("tr", { "data-node": p.node },
-        el("td", {}, p.node),
-        el("td", {}, verdictText(p)),
-        el("td", {}, reqs, elsewhere.length ? el("div", { class: "help" }, interpolate(gettext("pools of other nodes: %(pools)s"), { pools: firstFew(elsewhere) }, true)) : null)));
+      body.append(
+        el(
+          "tr",
+          { "data-node": p.node },
+          el("td", {}, p.node),
+          el("td", {}, verdictText(p)),
+          el(
+            "td",
+            {},
+            reqs,
+            elsewhere.length
+              ? el(
+                  "div",
+                  { class: "help" },
+                  interpolate(gettext("pools of other nodes: %(pools)s"), { pools: firstFew(elsewhere) }),
+                )
+              : null,
+          ),
+        ),
+      );
     });
-    panel.append(el("table", { class: "list compact", id: "cycle-devices-nodes" },
-      el("thead", {}, el("tr", {}, el("th", {}, gettext("Node")), el("th", {}, gettext("DynamicResources Filter")), el("th", {}, gettext("Devices per request")))),
-      body));
-    panel.append(el("p", { class: "help" }, gettext("Click a DynamicResources cell of the filter matrix for that node's devices one by one: attributes, capacity, the class's and the request's selectors, and who holds a taken device.")));
+    panel.append(
+      el(
+        "table",
+        { class: "list compact", id: "cycle-devices-nodes" },
+        el(
+          "thead",
+          {},
+          el(
+            "tr",
+            {},
+            el("th", {}, gettext("Node")),
+            el("th", {}, gettext("DynamicResources Filter")),
+            el("th", {}, gettext("Devices per request")),
+          ),
+        ),
+        body,
+      ),
+    );
+    panel.append(
+      el(
+        "p",
+        { class: "help" },
+        gettext(
+          "Click a DynamicResources cell of the filter matrix for that node's devices one by one: attributes, capacity, the class's and the request's selectors, and who holds a taken device.",
+        ),
+      ),
+    );
   }
 
   // Reserve and PreBind of DynamicResources in the binding list (drawn by run.js after the
@@ -210,14 +323,25 @@
       if (r.request && !pending.includes(r.claim)) pending.push(r.claim);
     });
     const out = [];
-    (panel.allocation || []).forEach((devices, i) => devices.forEach((x) =>
-      out.push(interpolate(gettext("%(device)s for %(claim)s"), { device: deviceText(`${x.driver}/${x.pool}/${x.device}`), claim: short(pending[i] || gettext("a claim")) }, true))));
+    (panel.allocation || []).forEach((devices, i) =>
+      devices.forEach((x) =>
+        out.push(
+          interpolate(gettext("%(device)s for %(claim)s"), {
+            device: deviceText(`${x.driver}/${x.pool}/${x.device}`),
+            claim: shortPod(pending[i] || gettext("a claim")),
+          }),
+        ),
+      ),
+    );
     return out;
   }
 
   const BINDING_NOTES = {
-    Reserve: (devices) => interpolate(gettext(" — keeps the allocation Filter found: %(devices)s"), { devices }, true),
-    PreBind: (devices) => interpolate(gettext(" — writes %(devices)s into the claim's status.allocation and reserves it for the pod"), { devices }, true),
+    Reserve: (devices) => interpolate(gettext(" — keeps the allocation Filter found: %(devices)s"), { devices }),
+    PreBind: (devices) =>
+      interpolate(gettext(" — writes %(devices)s into the claim's status.allocation and reserves it for the pod"), {
+        devices,
+      }),
   };
 
   function annotateBinding() {
@@ -241,4 +365,4 @@
     renderCycle(event.detail);
   });
   load();
-})();
+}

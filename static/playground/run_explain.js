@@ -2,17 +2,12 @@
 // name, and the engine's explanation of that number is fetched from explain.json (the run is
 // replayed up to the cycle, playground/runs/explain_views.py) and shown in the plugin's own
 // terms: the inputs as a table, the formula with the numbers, the result. Also the PreScore and
-// NormalizeScore sections and the preemption candidates and criteria. Loaded after run.js, whose
-// window.RunPage gives the state and the URLs, and whose "run:panels" event says a cycle's
-// panels were drawn. Data only ever goes into textContent.
-(function () {
-  "use strict";
-  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
-  const gettext = window.gettext || ((s) => s);
-  const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
-  const page = window.RunPage;
-  if (!page) return;
-  const $ = (id) => document.getElementById(id);
+// NormalizeScore sections and the preemption candidates and criteria. run.js starts it with
+// its state and URLs, and its "run:panels" event says a cycle's panels were drawn. Data only ever goes into textContent.
+import { gettext, interpolate, listed } from "./i18n.js";
+import { $, el } from "./dom.js";
+// `page`: run.js's state, cfg and withShare.
+export function startExplain(page) {
   const MAX_ROWS = 50; // rows of one input table; the rest is counted
   const MODE_WORDS = { raw: gettext("raw"), normalized: gettext("normalized"), weighted: gettext("weighted") };
   // Which explanation gives the number of which cell.
@@ -21,21 +16,8 @@
   // A "·" of the filter matrix (a plugin that did not run on the node, or a node Filter never
   // reached) explains itself too: why it did not run; so does a row's verdict (every Filter step
   // of the node, the rejecting one highlighted: the only way to an extender's filter answer).
-  const CELL = "#score-table td.explain-cell, #filter-matrix td.explain-cell, #filter-matrix td.cell-none, #filter-matrix td.verdict, #score-table button.explain-node";
-
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    Object.entries(attrs || {}).forEach(([k, v]) => {
-      if (v === null || v === undefined || v === false) return;
-      if (k === "class") node.className = v;
-      else node.setAttribute(k, v);
-    });
-    children.flat(Infinity).forEach((c) => {
-      if (c === null || c === undefined) return;
-      node.appendChild(typeof c === "object" ? c : document.createTextNode(String(c)));
-    });
-    return node;
-  }
+  const CELL =
+    "#score-table td.explain-cell, #filter-matrix td.explain-cell, #filter-matrix td.cell-none, #filter-matrix td.verdict, #score-table button.explain-node";
 
   const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
   const scalar = (v) => v === null || typeof v !== "object";
@@ -55,17 +37,51 @@
       if (!v.length) return document.createTextNode("none");
       if (v.every(scalar)) return document.createTextNode(v.map(scalarText).join(", "));
       if (v.every(isObject)) return rowsTable(v);
-      return el("ul", {}, v.slice(0, MAX_ROWS).map((x) => el("li", {}, valueNode(x))), more(v.length));
+      return el(
+        "ul",
+        {},
+        v.slice(0, MAX_ROWS).map((x) => el("li", {}, valueNode(x))),
+        more(v.length),
+      );
     }
     const keys = Object.keys(v);
     if (!keys.length) return document.createTextNode("none");
-    return el("table", { class: "list compact explain-kv" }, el("tbody", {},
-      keys.slice(0, MAX_ROWS).map((k) => el("tr", { "data-key": k }, el("th", {}, k),
-        el("td", {}, valueNode(resource ? amount(resource, k, v[k]) : v[k], isObject(v[k]) ? k : null)))),
-      keys.length > MAX_ROWS ? el("tr", {}, el("td", { colspan: "2", class: "help" }, interpolate(gettext("… %(more)s more"), { more: keys.length - MAX_ROWS }, true))) : null));
+    return el(
+      "table",
+      { class: "list compact explain-kv" },
+      el(
+        "tbody",
+        {},
+        keys
+          .slice(0, MAX_ROWS)
+          .map((k) =>
+            el(
+              "tr",
+              { "data-key": k },
+              el("th", {}, k),
+              el("td", {}, valueNode(resource ? amount(resource, k, v[k]) : v[k], isObject(v[k]) ? k : null)),
+            ),
+          ),
+        keys.length > MAX_ROWS
+          ? el(
+              "tr",
+              {},
+              el(
+                "td",
+                { colspan: "2", class: "help" },
+                interpolate(gettext("… %(more)s more"), { more: keys.length - MAX_ROWS }),
+              ),
+            )
+          : null,
+      ),
+    );
   }
 
-  function more(n) { return n > MAX_ROWS ? el("li", { class: "help" }, interpolate(gettext("… %(more)s more"), { more: n - MAX_ROWS }, true)) : null; }
+  function more(n) {
+    return n > MAX_ROWS
+      ? el("li", { class: "help" }, interpolate(gettext("… %(more)s more"), { more: n - MAX_ROWS }))
+      : null;
+  }
 
   // A resource row's amounts as the formula writes them: millicores, or bytes in Ki/Mi/Gi.
   const AMOUNTS = new Set(["pod", "node", "requested", "allocatable", "free", "used", "request"]);
@@ -73,7 +89,11 @@
     if (!resource || !AMOUNTS.has(key) || typeof v !== "number") return v;
     if (resource === "cpu") return `${v}m`;
     if (resource === "memory" || resource === "ephemeral-storage" || resource.startsWith("hugepages-")) {
-      for (const [unit, size] of [["Gi", 2 ** 30], ["Mi", 2 ** 20], ["Ki", 2 ** 10]]) {
+      for (const [unit, size] of [
+        ["Gi", 2 ** 30],
+        ["Mi", 2 ** 20],
+        ["Ki", 2 ** 10],
+      ]) {
         if (v && v % size === 0) return `${v / size}${unit}`;
       }
     }
@@ -82,26 +102,70 @@
 
   function rowsTable(rows) {
     const cols = [];
-    rows.forEach((r) => Object.keys(r).forEach((k) => { if (!cols.includes(k)) cols.push(k); }));
-    return el("table", { class: "list compact explain-rows" },
-      el("thead", {}, el("tr", {}, cols.map((c) => el("th", {}, c)))),
-      el("tbody", {}, rows.slice(0, MAX_ROWS).map((r) => el("tr", {}, cols.map((c) => el("td", { "data-key": c }, valueNode(amount(r.resource, c, r[c])))))),
-        rows.length > MAX_ROWS ? el("tr", {}, el("td", { colspan: String(cols.length), class: "help" }, interpolate(gettext("… %(more)s more"), { more: rows.length - MAX_ROWS }, true))) : null));
+    rows.forEach((r) =>
+      Object.keys(r).forEach((k) => {
+        if (!cols.includes(k)) cols.push(k);
+      }),
+    );
+    return el(
+      "table",
+      { class: "list compact explain-rows" },
+      el(
+        "thead",
+        {},
+        el(
+          "tr",
+          {},
+          cols.map((c) => el("th", {}, c)),
+        ),
+      ),
+      el(
+        "tbody",
+        {},
+        rows.slice(0, MAX_ROWS).map((r) =>
+          el(
+            "tr",
+            {},
+            cols.map((c) => el("td", { "data-key": c }, valueNode(amount(r.resource, c, r[c])))),
+          ),
+        ),
+        rows.length > MAX_ROWS
+          ? el(
+              "tr",
+              {},
+              el(
+                "td",
+                { colspan: String(cols.length), class: "help" },
+                interpolate(gettext("… %(more)s more"), { more: rows.length - MAX_ROWS }),
+              ),
+            )
+          : null,
+      ),
+    );
   }
 
   // The result as the cell shows it: a number, a Filter verdict (✓ / ✗ reasons), a selection.
   function resultText(e) {
     const v = e.value;
     if (e.point === "Filter" && isObject(v) && (v.code === "Skip" || e.ran === false)) return gettext("· not run");
-    if (e.point === "Filter" && isObject(v)) return v.code === "Success" ? gettext("✓ Success") : `✗ ${(v.reasons || []).join("; ") || v.code}`;
-    if (isObject(v) && "selected" in v) return v.selected ? interpolate(gettext("%(node)s selected"), { node: v.selected }, true) : gettext("no node selected");
-    if (isObject(v) && "nominatedNode" in v) return v.nominatedNode ? interpolate(gettext("%(node)s nominated"), { node: v.nominatedNode }, true) : gettext("no node nominated");
-    if (isObject(v)) return Object.entries(v).map(([k, x]) => `${k}: ${scalar(x) ? scalarText(x) : JSON.stringify(x)}`).join(", ");
+    if (e.point === "Filter" && isObject(v))
+      return v.code === "Success" ? gettext("✓ Success") : `✗ ${(v.reasons || []).join("; ") || v.code}`;
+    if (isObject(v) && "selected" in v)
+      return v.selected ? interpolate(gettext("%(node)s selected"), { node: v.selected }) : gettext("no node selected");
+    if (isObject(v) && "nominatedNode" in v)
+      return v.nominatedNode
+        ? interpolate(gettext("%(node)s nominated"), { node: v.nominatedNode })
+        : gettext("no node nominated");
+    if (isObject(v))
+      return Object.entries(v)
+        .map(([k, x]) => `${k}: ${scalar(x) ? scalarText(x) : JSON.stringify(x)}`)
+        .join(", ");
     return scalarText(v);
   }
 
   const NOT_EVALUATED = "not evaluated";
-  const isExtender = (plugin) => typeof plugin === "string" && (plugin === "Extender" || plugin.startsWith("Extender:"));
+  const isExtender = (plugin) =>
+    typeof plugin === "string" && (plugin === "Extender" || plugin.startsWith("Extender:"));
 
   // A custom plugin's reads as CEL paths: node.labels["example.com/x"] → "4" (strings quoted,
   // as the expression sees them: int("4") is not 4).
@@ -110,7 +174,9 @@
     const ident = /^[A-Za-z_][A-Za-z0-9_]*$/;
     (function walk(path, v) {
       if (isObject(v) && Object.keys(v).length) {
-        Object.entries(v).forEach(([k, x]) => walk(path ? (ident.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`) : k, x));
+        Object.entries(v).forEach(([k, x]) =>
+          walk(path ? (ident.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`) : k, x),
+        );
       } else {
         rows.push([path, v]);
       }
@@ -128,21 +194,82 @@
 
   function readsTable(reads) {
     const rows = readRows(reads);
-    if (!rows.length) return el("p", { class: "help" }, gettext("none: the expression reads no field of the node, the pod or args."));
-    return el("table", { class: "list compact explain-reads" },
+    if (!rows.length)
+      return el("p", { class: "help" }, gettext("none: the expression reads no field of the node, the pod or args."));
+    return el(
+      "table",
+      { class: "list compact explain-reads" },
       el("thead", {}, el("tr", {}, el("th", {}, gettext("Field")), el("th", {}, gettext("Value")))),
-      el("tbody", {}, rows.slice(0, MAX_ROWS).map(([k, v]) => el("tr", { "data-key": k }, el("th", {}, el("code", {}, k)), el("td", {}, el("code", {}, celText(v)))))),
-      rows.length > MAX_ROWS ? el("tfoot", {}, el("tr", {}, el("td", { colspan: "2", class: "help" }, interpolate(gettext("… %(more)s more"), { more: rows.length - MAX_ROWS }, true)))) : null);
+      el(
+        "tbody",
+        {},
+        rows
+          .slice(0, MAX_ROWS)
+          .map(([k, v]) =>
+            el("tr", { "data-key": k }, el("th", {}, el("code", {}, k)), el("td", {}, el("code", {}, celText(v)))),
+          ),
+      ),
+      rows.length > MAX_ROWS
+        ? el(
+            "tfoot",
+            {},
+            el(
+              "tr",
+              {},
+              el(
+                "td",
+                { colspan: "2", class: "help" },
+                interpolate(gettext("… %(more)s more"), { more: rows.length - MAX_ROWS }),
+              ),
+            ),
+          )
+        : null,
+    );
   }
 
   // Per node, one or more numbers side by side (before → after, host priorities), this node marked.
   function perNodeTable(id, node, heads, columns) {
     const names = Object.keys(columns[0] || {});
-    return el("table", { class: `list compact explain-per-node ${id}` },
-      el("thead", {}, el("tr", {}, heads.map((h) => el("th", {}, h)))),
-      el("tbody", {}, names.slice(0, MAX_ROWS).map((n) => el("tr", { "data-node": n, class: n === node ? "this-node" : "" },
-        el("th", {}, n === node ? interpolate(gettext("%(node)s (this node)"), { node: n }, true) : n), columns.map((c) => el("td", {}, scalarText(c[n])))))),
-      names.length > MAX_ROWS ? el("tfoot", {}, el("tr", {}, el("td", { colspan: String(heads.length), class: "help" }, interpolate(gettext("… %(more)s more"), { more: names.length - MAX_ROWS }, true)))) : null);
+    return el(
+      "table",
+      { class: `list compact explain-per-node ${id}` },
+      el(
+        "thead",
+        {},
+        el(
+          "tr",
+          {},
+          heads.map((h) => el("th", {}, h)),
+        ),
+      ),
+      el(
+        "tbody",
+        {},
+        names.slice(0, MAX_ROWS).map((n) =>
+          el(
+            "tr",
+            { "data-node": n, class: n === node ? "this-node" : "" },
+            el("th", {}, n === node ? interpolate(gettext("%(node)s (this node)"), { node: n }) : n),
+            columns.map((c) => el("td", {}, scalarText(c[n]))),
+          ),
+        ),
+      ),
+      names.length > MAX_ROWS
+        ? el(
+            "tfoot",
+            {},
+            el(
+              "tr",
+              {},
+              el(
+                "td",
+                { colspan: String(heads.length), class: "help" },
+                interpolate(gettext("… %(more)s more"), { more: names.length - MAX_ROWS }),
+              ),
+            ),
+          )
+        : null,
+    );
   }
 
   const rest = (inputs, used) => Object.fromEntries(Object.entries(inputs).filter(([k]) => !used.includes(k)));
@@ -154,7 +281,10 @@
     const used = [];
     if (typeof inputs.expression === "string") {
       used.push("expression");
-      parts.push(el("h5", {}, gettext("Expression")), el("pre", { class: "explain-expression" }, el("code", {}, inputs.expression)));
+      parts.push(
+        el("h5", {}, gettext("Expression")),
+        el("pre", { class: "explain-expression" }, el("code", {}, inputs.expression)),
+      );
     }
     if ("reads" in inputs) {
       used.push("reads");
@@ -162,34 +292,70 @@
     }
     if ("result" in inputs && typeof inputs.expression === "string") {
       used.push("result");
-      parts.push(el("p", { class: "explain-cel-value" }, el("span", { class: "label" }, gettext("The expression gave: ")), el("code", {}, celText(inputs.result))));
+      parts.push(
+        el(
+          "p",
+          { class: "explain-cel-value" },
+          el("span", { class: "label" }, gettext("The expression gave: ")),
+          el("code", {}, celText(inputs.result)),
+        ),
+      );
     }
     if (isObject(inputs.before) && isObject(inputs.after)) {
       used.push("before", "after");
-      parts.push(el("h5", {}, gettext("Scores before and after NormalizeScore")),
-        perNodeTable("explain-normalize", e.node, [gettext("Node"), gettext("before"), gettext("after")], [inputs.before, inputs.after]));
+      parts.push(
+        el("h5", {}, gettext("Scores before and after NormalizeScore")),
+        perNodeTable(
+          "explain-normalize",
+          e.node,
+          [gettext("Node"), gettext("before"), gettext("after")],
+          [inputs.before, inputs.after],
+        ),
+      );
     }
     if (isExtender(e.plugin) && isObject(inputs.reply)) {
       used.push("reply");
       parts.push(extenderReply(e, inputs.reply));
     }
     const others = rest(inputs, used);
-    if (Object.keys(others).length) parts.push(el("h5", {}, used.length ? gettext("Other inputs") : gettext("Inputs")), valueNode(others));
+    if (Object.keys(others).length)
+      parts.push(el("h5", {}, used.length ? gettext("Other inputs") : gettext("Inputs")), valueNode(others));
     return parts.length ? el("div", { class: "explain-inputs" }, parts) : null;
   }
 
   function extenderReply(e, reply) {
     if (e.point === "Score") {
-      return el("div", { class: "extender-reply" }, el("h5", {}, gettext("The extender's reply: host priorities (0–10)")),
-        perNodeTable("explain-host-priorities", e.node, [gettext("Host"), gettext("priority")], [reply]));
+      return el(
+        "div",
+        { class: "extender-reply" },
+        el("h5", {}, gettext("The extender's reply: host priorities (0–10)")),
+        perNodeTable("explain-host-priorities", e.node, [gettext("Host"), gettext("priority")], [reply]),
+      );
     }
     const out = [el("h5", {}, gettext("The extender's reply to filter"))];
     const failed = Object.entries(reply.failedNodes || {});
-    if (Array.isArray(reply.nodes)) out.push(el("p", { class: "extender-kept" }, el("span", { class: "label" }, gettext("Nodes kept: ")), listed(reply.nodes) || gettext("none")));
+    if (Array.isArray(reply.nodes))
+      out.push(
+        el(
+          "p",
+          { class: "extender-kept" },
+          el("span", { class: "label" }, gettext("Nodes kept: ")),
+          listed(reply.nodes) || gettext("none"),
+        ),
+      );
     if (failed.length) {
-      out.push(el("table", { class: "list compact explain-failed-nodes" },
-        el("thead", {}, el("tr", {}, el("th", {}, gettext("Failed node")), el("th", {}, gettext("reason")))),
-        el("tbody", {}, failed.map(([n, why]) => el("tr", { "data-node": n }, el("th", {}, n), el("td", {}, why))))));
+      out.push(
+        el(
+          "table",
+          { class: "list compact explain-failed-nodes" },
+          el("thead", {}, el("tr", {}, el("th", {}, gettext("Failed node")), el("th", {}, gettext("reason")))),
+          el(
+            "tbody",
+            {},
+            failed.map(([n, why]) => el("tr", { "data-node": n }, el("th", {}, n), el("td", {}, why))),
+          ),
+        ),
+      );
     }
     return el("div", { class: "extender-reply" }, out);
   }
@@ -199,30 +365,74 @@
     const score = list.find((e) => e.point === "Score" && isExtender(e.plugin));
     const weight = list.find((e) => e.point === "Weight" && score && e.plugin === score.plugin);
     if (!score || !weight || !weight.inputs) return null;
-    return el("div", { class: "extender-sum", id: "extender-sum" },
-      el("p", { class: "extender-sum-line" }, interpolate(gettext("raw %(raw)s × weight %(weight)s × 10 = %(value)s"), { raw: score.value, weight: weight.inputs.weight, value: weight.value }, true)),
-      el("p", { class: "help" }, interpolate(gettext("The extender answers 0–10; the scheduler multiplies by its weight and by 10 (MaxNodeScore 100 / MaxExtenderPriority 10) and adds the result to %(node)s's total."), { node: score.node }, true)));
+    return el(
+      "div",
+      { class: "extender-sum", id: "extender-sum" },
+      el(
+        "p",
+        { class: "extender-sum-line" },
+        interpolate(gettext("raw %(raw)s × weight %(weight)s × 10 = %(value)s"), {
+          raw: score.value,
+          weight: weight.inputs.weight,
+          value: weight.value,
+        }),
+      ),
+      el(
+        "p",
+        { class: "help" },
+        interpolate(
+          gettext(
+            "The extender answers 0–10; the scheduler multiplies by its weight and by 10 (MaxNodeScore 100 / MaxExtenderPriority 10) and adds the result to %(node)s's total.",
+          ),
+          { node: score.node },
+        ),
+      ),
+    );
   }
 
   // Whether ``e`` gives the clicked cell's value: the cell's point, or for a verdict the step
   // that rejected the node (or said why Filter never reached it).
   function givesCell(e, mode) {
-    if (mode === "verdict") return e.point === "Filter" && (e.value === NOT_EVALUATED || (isObject(e.value) && e.ran !== false && !["Success", "Skip"].includes(e.value.code)));
+    if (mode === "verdict")
+      return (
+        e.point === "Filter" &&
+        (e.value === NOT_EVALUATED ||
+          (isObject(e.value) && e.ran !== false && !["Success", "Skip"].includes(e.value.code)))
+      );
     return Boolean(mode) && POINT_OF_MODE[mode] === e.point;
   }
 
   function explanationNode(e, mode) {
     const matches = givesCell(e, mode);
     const inputs = e.inputs || {};
-    return el("section", { class: `explanation${matches ? " matches-cell" : ""}`, "data-point": e.point, "data-plugin": e.plugin || "" },
+    return el(
+      "section",
+      { class: `explanation${matches ? " matches-cell" : ""}`, "data-point": e.point, "data-plugin": e.plugin || "" },
       el("h4", {}, [POINT_LABEL[e.point] || e.point, e.plugin, e.node].filter(Boolean).join(" · ")),
       e.text && e.value !== NOT_EVALUATED ? el("p", { class: "explain-text" }, e.text) : null,
-      e.value === NOT_EVALUATED ? el("p", { class: "explain-why" }, el("strong", {}, gettext("Why not evaluated: ")), e.text) : null,
+      e.value === NOT_EVALUATED
+        ? el("p", { class: "explain-why" }, el("strong", {}, gettext("Why not evaluated: ")), e.text)
+        : null,
       inputsNode(e, inputs),
-      e.formula ? el("p", { class: "explain-formula" }, el("span", { class: "label" }, gettext("Formula: ")), el("code", {}, e.formula)) : null,
-      el("p", { class: "explain-result" }, el("span", { class: "label" }, gettext("Result: ")), el("strong", { class: "explain-value" }, resultText(e))),
+      e.formula
+        ? el(
+            "p",
+            { class: "explain-formula" },
+            el("span", { class: "label" }, gettext("Formula: ")),
+            el("code", {}, e.formula),
+          )
+        : null,
+      el(
+        "p",
+        { class: "explain-result" },
+        el("span", { class: "label" }, gettext("Result: ")),
+        el("strong", { class: "explain-value" }, resultText(e)),
+      ),
       // Upstream's reasons stay in English; in another language what they mean follows them.
-      e.reasonNote ? el("p", { class: "explain-reason-note", lang: document.documentElement.lang || null }, e.reasonNote) : null);
+      e.reasonNote
+        ? el("p", { class: "explain-reason-note", lang: document.documentElement.lang || null }, e.reasonNote)
+        : null,
+    );
   }
 
   // A whole node: per plugin raw → normalized → ×weight, and the total, before the details.
@@ -232,18 +442,60 @@
       if (!["Score", "NormalizeScore", "Weight"].includes(e.point)) return;
       const row = rows.get(e.plugin) || {};
       if (e.point === "Score") row.raw = e.value;
-      else if (e.point === "NormalizeScore") { row.normalized = e.value; row.rule = e.inputs && e.inputs.kind; }
-      else { row.weight = e.inputs && e.inputs.weight; row.weighted = e.value; }
+      else if (e.point === "NormalizeScore") {
+        row.normalized = e.value;
+        row.rule = e.inputs && e.inputs.kind;
+      } else {
+        row.weight = e.inputs && e.inputs.weight;
+        row.weighted = e.value;
+      }
       rows.set(e.plugin, row);
     });
     if (!rows.size) return null;
     const total = list.find((e) => e.point === "Combine" && typeof e.value === "number");
-    return el("table", { class: "list compact", id: "explain-node-summary" },
-      el("thead", {}, el("tr", {}, [gettext("Plugin"), gettext("raw"), "NormalizeScore", gettext("normalized"), gettext("weight"), gettext("×weight")].map((h) => el("th", {}, h)))),
-      el("tbody", {}, [...rows].map(([p, r]) => el("tr", { "data-plugin": p },
-        el("th", {}, p), el("td", {}, scalarText(r.raw)), el("td", {}, scalarText(r.rule)), el("td", {}, scalarText(r.normalized)),
-        el("td", {}, scalarText(r.weight)), el("td", {}, scalarText(r.weighted))))),
-      total ? el("tfoot", {}, el("tr", {}, el("th", { colspan: "5" }, gettext("Total")), el("td", { class: "total" }, total.value))) : null);
+    return el(
+      "table",
+      { class: "list compact", id: "explain-node-summary" },
+      el(
+        "thead",
+        {},
+        el(
+          "tr",
+          {},
+          [
+            gettext("Plugin"),
+            gettext("raw"),
+            "NormalizeScore",
+            gettext("normalized"),
+            gettext("weight"),
+            gettext("×weight"),
+          ].map((h) => el("th", {}, h)),
+        ),
+      ),
+      el(
+        "tbody",
+        {},
+        [...rows].map(([p, r]) =>
+          el(
+            "tr",
+            { "data-plugin": p },
+            el("th", {}, p),
+            el("td", {}, scalarText(r.raw)),
+            el("td", {}, scalarText(r.rule)),
+            el("td", {}, scalarText(r.normalized)),
+            el("td", {}, scalarText(r.weight)),
+            el("td", {}, scalarText(r.weighted)),
+          ),
+        ),
+      ),
+      total
+        ? el(
+            "tfoot",
+            {},
+            el("tr", {}, el("th", { colspan: "5" }, gettext("Total")), el("td", { class: "total" }, total.value)),
+          )
+        : null,
+    );
   }
 
   // -- fetching --------------------------------------------------------------------------------
@@ -259,7 +511,8 @@
       const url = page.withShare(`${page.cfg.cycle}${cycle}/explain.json`, params);
       const found = fetch(url, { headers: { Accept: "application/json" } }).then(async (r) => {
         const body = await r.json().catch(() => ({}));
-        if (!r.ok) throw new Error(body.error || interpolate(gettext("the server answered %(status)s"), { status: r.status }, true));
+        if (!r.ok)
+          throw new Error(body.error || interpolate(gettext("the server answered %(status)s"), { status: r.status }));
         return body.explanations;
       });
       found.catch(() => cache.delete(key)); // a failure is asked again next time
@@ -275,11 +528,19 @@
   let ticket = 0;
 
   function cellOf(target) {
-    if (target.classList.contains("explain-node")) return { node: target.dataset.node, plugin: null, mode: null, value: null };
+    if (target.classList.contains("explain-node"))
+      return { node: target.dataset.node, plugin: null, mode: null, value: null };
     const tr = target.closest("tr");
-    if (target.classList.contains("verdict")) return { node: tr.dataset.node, plugin: null, mode: "verdict", value: target.textContent };
-    if (target.classList.contains("cell-none")) return { node: tr.dataset.node, plugin: target.dataset.plugin, mode: "filter", value: "not run" };
-    return { node: tr.dataset.node, plugin: target.dataset.plugin, mode: target.dataset.mode, value: target.textContent };
+    if (target.classList.contains("verdict"))
+      return { node: tr.dataset.node, plugin: null, mode: "verdict", value: target.textContent };
+    if (target.classList.contains("cell-none"))
+      return { node: tr.dataset.node, plugin: target.dataset.plugin, mode: "filter", value: "not run" };
+    return {
+      node: tr.dataset.node,
+      plugin: target.dataset.plugin,
+      mode: target.dataset.mode,
+      value: target.textContent,
+    };
   }
 
   async function open(target) {
@@ -292,10 +553,21 @@
     panel.dataset.node = cell.node;
     panel.dataset.plugin = cell.plugin || "";
     panel.dataset.mode = cell.mode || "";
-    const what = cell.mode === "filter" ? "Filter" : interpolate(gettext("%(mode)s score"), { mode: MODE_WORDS[cell.mode] || cell.mode }, true);
-    $("explain-title").textContent = cell.mode === "verdict" ? interpolate(gettext("%(node)s: Filter verdict — %(value)s"), { node: cell.node, value: cell.value }, true) : cell.plugin
-      ? interpolate(gettext("%(plugin)s on %(node)s: %(what)s %(value)s"), { plugin: cell.plugin, node: cell.node, what, value: cell.value }, true)
-      : interpolate(gettext("%(node)s: every step of cycle %(cycle)s"), { node: cell.node, cycle }, true);
+    const what =
+      cell.mode === "filter"
+        ? "Filter"
+        : interpolate(gettext("%(mode)s score"), { mode: MODE_WORDS[cell.mode] || cell.mode });
+    $("explain-title").textContent =
+      cell.mode === "verdict"
+        ? interpolate(gettext("%(node)s: Filter verdict — %(value)s"), { node: cell.node, value: cell.value })
+        : cell.plugin
+          ? interpolate(gettext("%(plugin)s on %(node)s: %(what)s %(value)s"), {
+              plugin: cell.plugin,
+              node: cell.node,
+              what,
+              value: cell.value,
+            })
+          : interpolate(gettext("%(node)s: every step of cycle %(cycle)s"), { node: cell.node, cycle });
     $("explain-status").textContent = gettext("Computing: the run is replayed up to this cycle…");
     const body = $("explain-body");
     body.textContent = "";
@@ -304,7 +576,8 @@
     try {
       list = await explain(cycle, cell.node, cell.plugin);
     } catch (err) {
-      if (mine === ticket) $("explain-status").textContent = interpolate(gettext("No explanation: %(error)s"), { error: err.message }, true);
+      if (mine === ticket)
+        $("explain-status").textContent = interpolate(gettext("No explanation: %(error)s"), { error: err.message });
       return;
     }
     if (mine !== ticket) return;
@@ -312,21 +585,29 @@
     const scorePoints = ["Score", "NormalizeScore", "Weight"];
     if (cell.mode === "filter" || cell.mode === "verdict") list = list.filter((e) => e.point === "Filter");
     else if (cell.mode) list = list.filter((e) => scorePoints.includes(e.point));
-    $("explain-status").textContent = cell.mode === "verdict"
-      ? gettext("Every Filter step on this node; the one that decides the verdict is highlighted.")
-      : cell.mode === "filter"
-      ? gettext("The verdict in the cell is the result of the highlighted step.")
-      : cell.mode
-      ? interpolate(gettext("The %(mode)s value in the cell is the result of the highlighted step."), { mode: MODE_WORDS[cell.mode] || cell.mode }, true)
-      : gettext("Filter, Score, NormalizeScore and ×weight per plugin, the total and the selection.");
-    if (!cell.mode) { const s = nodeSummary(list); if (s) body.appendChild(s); }
+    $("explain-status").textContent =
+      cell.mode === "verdict"
+        ? gettext("Every Filter step on this node; the one that decides the verdict is highlighted.")
+        : cell.mode === "filter"
+          ? gettext("The verdict in the cell is the result of the highlighted step.")
+          : cell.mode
+            ? interpolate(gettext("The %(mode)s value in the cell is the result of the highlighted step."), {
+                mode: MODE_WORDS[cell.mode] || cell.mode,
+              })
+            : gettext("Filter, Score, NormalizeScore and ×weight per plugin, the total and the selection.");
+    if (!cell.mode) {
+      const s = nodeSummary(list);
+      if (s) body.appendChild(s);
+    }
     const sum = extenderSum(list);
     if (sum) body.appendChild(sum);
     // A verdict's deciding step first: the steps that passed or did not run follow it.
-    if (cell.mode === "verdict") list = [...list.filter((e) => givesCell(e, "verdict")), ...list.filter((e) => !givesCell(e, "verdict"))];
+    if (cell.mode === "verdict")
+      list = [...list.filter((e) => givesCell(e, "verdict")), ...list.filter((e) => !givesCell(e, "verdict"))];
     list.forEach((e) => body.appendChild(explanationNode(e, cell.mode)));
     const hit = body.querySelector(".matches-cell");
-    if (sum) panel.scrollTop = 0; // the extender's sum says it all, at the top
+    if (sum)
+      panel.scrollTop = 0; // the extender's sum says it all, at the top
     else if (hit) hit.scrollIntoView({ block: "nearest" });
   }
 
@@ -339,9 +620,12 @@
     if (!was) return;
     // The tables are redrawn often: find the cell again to give the focus back.
     const row = `tr[data-node="${CSS.escape(was.node)}"]`;
-    const sel = was.mode === null ? `#score-table ${row} button.explain-node`
-      : was.mode === "verdict" ? `#filter-matrix ${row} td.verdict`
-      : `${was.mode === "filter" ? "#filter-matrix" : "#score-table"} ${row} td.explain-cell[data-plugin="${CSS.escape(was.plugin)}"][data-mode="${was.mode}"]`;
+    const sel =
+      was.mode === null
+        ? `#score-table ${row} button.explain-node`
+        : was.mode === "verdict"
+          ? `#filter-matrix ${row} td.verdict`
+          : `${was.mode === "filter" ? "#filter-matrix" : "#score-table"} ${row} td.explain-cell[data-plugin="${CSS.escape(was.plugin)}"][data-mode="${was.mode}"]`;
     const back = document.querySelector(sel);
     if (back) back.focus();
   }
@@ -351,10 +635,17 @@
     if (target) open(target);
   });
   document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && panel && !panel.hidden) { event.preventDefault(); close(); return; }
+    if (event.key === "Escape" && panel && !panel.hidden) {
+      event.preventDefault();
+      close();
+      return;
+    }
     if (event.key !== "Enter" && event.key !== " ") return;
     const target = event.target.closest && event.target.closest(CELL);
-    if (target && target.tagName === "TD") { event.preventDefault(); open(target); }
+    if (target && target.tagName === "TD") {
+      event.preventDefault();
+      open(target);
+    }
   });
   if (panel) $("explain-close").addEventListener("click", close);
 
@@ -362,9 +653,14 @@
   // matrix is redrawn by run.js, so each redraw is given its tab stops.
   const matrixBody = document.querySelector("#filter-matrix tbody");
   function focusable() {
-    matrixBody.querySelectorAll("td.verdict, td.cell-none").forEach((td) => { if (!td.hasAttribute("tabindex")) td.tabIndex = 0; });
+    matrixBody.querySelectorAll("td.verdict, td.cell-none").forEach((td) => {
+      if (!td.hasAttribute("tabindex")) td.tabIndex = 0;
+    });
   }
-  if (matrixBody) { new MutationObserver(focusable).observe(matrixBody, { childList: true }); focusable(); }
+  if (matrixBody) {
+    new MutationObserver(focusable).observe(matrixBody, { childList: true });
+    focusable();
+  }
 
   // -- PreScore, NormalizeScore and preemption sections ---------------------------------------
 
@@ -373,9 +669,24 @@
     $("prescore-section").hidden = !rows.length;
     const tbody = $("prescore").querySelector("tbody");
     tbody.textContent = "";
-    rows.forEach((p) => tbody.appendChild(el("tr", { "data-plugin": p.plugin || "" },
-      el("td", {}, p.plugin || ""), el("td", { class: `code-${(p.code || "").toLowerCase()}` }, p.code),
-      el("td", {}, (p.reasons || []).join("; ") || (p.code === "Skip" ? gettext("nothing to score for this pod: its Score is skipped") : gettext("state prepared for Score"))))));
+    rows.forEach((p) =>
+      tbody.appendChild(
+        el(
+          "tr",
+          { "data-plugin": p.plugin || "" },
+          el("td", {}, p.plugin || ""),
+          el("td", { class: `code-${(p.code || "").toLowerCase()}` }, p.code),
+          el(
+            "td",
+            {},
+            (p.reasons || []).join("; ") ||
+              (p.code === "Skip"
+                ? gettext("nothing to score for this pod: its Score is skipped")
+                : gettext("state prepared for Score")),
+          ),
+        ),
+      ),
+    );
   }
 
   function renderNormalize(d) {
@@ -385,24 +696,36 @@
     tbody.textContent = "";
     rows.forEach((r) => {
       const x = r.example;
-      tbody.appendChild(el("tr", { "data-plugin": r.plugin, "data-kind": r.kind },
-        el("th", {}, r.plugin),
-        el("td", {}, r.rule, r.kind === "none" ? null : el("br"), r.kind === "none" ? null : el("code", {}, r.formula)),
-        el("td", {}, `${r.raw_min}..${r.raw_max}`),
-        el("td", {}, `${r.normalized_min}..${r.normalized_max}`),
-        el("td", {}, `×${r.weight}`),
-        el("td", {}, x ? `${x.node}: ${x.raw} → ${x.normalized} → ×${r.weight} = ${x.weighted}` : "—")));
+      tbody.appendChild(
+        el(
+          "tr",
+          { "data-plugin": r.plugin, "data-kind": r.kind },
+          el("th", {}, r.plugin),
+          el(
+            "td",
+            {},
+            r.rule,
+            r.kind === "none" ? null : el("br"),
+            r.kind === "none" ? null : el("code", {}, r.formula),
+          ),
+          el("td", {}, `${r.raw_min}..${r.raw_max}`),
+          el("td", {}, `${r.normalized_min}..${r.normalized_max}`),
+          el("td", {}, `×${r.weight}`),
+          el("td", {}, x ? `${x.node}: ${x.raw} → ${x.normalized} → ×${r.weight} = ${x.weighted}` : "—"),
+        ),
+      );
     });
   }
 
   // A victim's start: its status.startTime, or where it came from (a simulation starts no
   // container, so a pod has none and upstream's criteria count it as started now).
   function startedText(v) {
-    if (v.startTime) return interpolate(gettext("started %(time)s"), { time: v.startTime }, true);
-    const since = typeof v.boundAt === "number"
-      ? interpolate(gettext("running since t=%(time)s s of this run (bound by it)"), { time: v.boundAt.toFixed(1) }, true)
-      : gettext("running since before the run");
-    return interpolate(gettext("%(since)s; no status.startTime, so the criteria count it as started now"), { since }, true);
+    if (v.startTime) return interpolate(gettext("started %(time)s"), { time: v.startTime });
+    const since =
+      typeof v.boundAt === "number"
+        ? interpolate(gettext("running since t=%(time)s s of this run (bound by it)"), { time: v.boundAt.toFixed(1) })
+        : gettext("running since before the run");
+    return interpolate(gettext("%(since)s; no status.startTime, so the criteria count it as started now"), { since });
   }
 
   function preemptionNode(e) {
@@ -410,46 +733,157 @@
     const chosen = e.value && e.value.nominatedNode;
     const selection = inputs.victimSelection || [];
     // The steps are listed below: the paragraph does not say them a second time.
-    const text = selection.reduce((t, step) => (step.text ? t.replace(step.text, "") : t), e.text || "").replace(/\s+/g, " ").trim();
+    const text = selection
+      .reduce((t, step) => (step.text ? t.replace(step.text, "") : t), e.text || "")
+      .replace(/\s+/g, " ")
+      .trim();
     const out = [el("p", { id: "preemption-text" }, text)];
     const candidates = inputs.candidates || [];
     if (candidates.length) {
       // Takes the place of run.js's short #candidates table (same id, one row per candidate).
-      out.push(el("table", { class: "list compact", id: "candidates", "data-detailed": "1" },
-        el("caption", {}, gettext("Candidates and their victims")),
-        el("thead", {}, el("tr", {}, [gettext("Candidate"), gettext("PDB violations"), gettext("Victims: priority, start time, PDB violated")].map((h) => el("th", {}, h)))),
-        el("tbody", {}, candidates.map((c) => el("tr", { class: c.node === chosen ? "chosen" : "", "data-node": c.node },
-          el("th", {}, c.node + (c.node === chosen ? gettext(" (chosen)") : "")),
-          el("td", {}, c.pdbViolations),
-          el("td", {}, c.victims.length ? el("ul", { class: "victims" }, c.victims.map((v) => el("li", { "data-pod": v.pod },
-            v.pod, gettext(": priority "), el("span", { class: "priority" }, v.priority),
-            interpolate(gettext(", %(started)s, PDB violated: %(violated)s"), { started: startedText(v), violated: v.violatesPDB ? gettext("yes") : gettext("no") }, true)))) : gettext("none")))))));
+      out.push(
+        el(
+          "table",
+          { class: "list compact", id: "candidates", "data-detailed": "1" },
+          el("caption", {}, gettext("Candidates and their victims")),
+          el(
+            "thead",
+            {},
+            el(
+              "tr",
+              {},
+              [
+                gettext("Candidate"),
+                gettext("PDB violations"),
+                gettext("Victims: priority, start time, PDB violated"),
+              ].map((h) => el("th", {}, h)),
+            ),
+          ),
+          el(
+            "tbody",
+            {},
+            candidates.map((c) =>
+              el(
+                "tr",
+                { class: c.node === chosen ? "chosen" : "", "data-node": c.node },
+                el("th", {}, c.node + (c.node === chosen ? gettext(" (chosen)") : "")),
+                el("td", {}, c.pdbViolations),
+                el(
+                  "td",
+                  {},
+                  c.victims.length
+                    ? el(
+                        "ul",
+                        { class: "victims" },
+                        c.victims.map((v) =>
+                          el(
+                            "li",
+                            { "data-pod": v.pod },
+                            v.pod,
+                            gettext(": priority "),
+                            el("span", { class: "priority" }, v.priority),
+                            interpolate(gettext(", %(started)s, PDB violated: %(violated)s"), {
+                              started: startedText(v),
+                              violated: v.violatesPDB ? gettext("yes") : gettext("no"),
+                            }),
+                          ),
+                        ),
+                      )
+                    : gettext("none"),
+                ),
+              ),
+            ),
+          ),
+        ),
+      );
     }
     if (selection.length) {
       // selectVictimsOnNode on the chosen node: why these victims and not the others.
-      out.push(el("h4", {}, interpolate(gettext("Why these victims on %(node)s: remove, then put back while the pod fits"), { node: chosen }, true)));
-      out.push(el("ol", { class: "victim-steps", id: "victim-selection" }, selection.map((s) =>
-        el("li", { class: s.step === "reprieve" ? (s.fits ? "kept" : "victim") : "removed", "data-pod": s.pod || "" }, s.text))));
+      out.push(
+        el(
+          "h4",
+          {},
+          interpolate(gettext("Why these victims on %(node)s: remove, then put back while the pod fits"), {
+            node: chosen,
+          }),
+        ),
+      );
+      out.push(
+        el(
+          "ol",
+          { class: "victim-steps", id: "victim-selection" },
+          selection.map((s) =>
+            el(
+              "li",
+              { class: s.step === "reprieve" ? (s.fits ? "kept" : "victim") : "removed", "data-pod": s.pod || "" },
+              s.text,
+            ),
+          ),
+        ),
+      );
     }
     const criteria = inputs.criteria || [];
     if (criteria.length) {
       const nodes = candidates.map((c) => c.node);
       out.push(el("h4", {}, gettext("pickOneNodeForPreemption: the criteria in order")));
-      out.push(el("table", { class: "list compact", id: "preemption-criteria" },
-        el("thead", {}, el("tr", {}, el("th", {}, gettext("Criterion")), nodes.map((n) => el("th", {}, n)), el("th", {}, gettext("Kept")))),
-        el("tbody", {}, criteria.map((c) => el("tr", { class: c.decided ? "decided" : "", "data-criterion": c.criterion },
-          el("th", {}, c.label || c.criterion),
-          nodes.map((n) => el("td", { class: c.kept.includes(n) ? "kept" : "dropped" }, n in c.values ? scalarText(c.values[n]) : "—")),
-          el("td", {}, listed(c.kept) + (c.decided ? gettext(" — decided here") : "")))),
-          criteria[criteria.length - 1].tieLeft ? el("tr", { class: "decided", "data-criterion": "first" },
-            el("th", {}, gettext("still tied: the first candidate")), nodes.map((n) => el("td", {}, n === chosen ? "✓" : "")), el("td", {}, chosen + gettext(" — decided here"))) : null)));
+      out.push(
+        el(
+          "table",
+          { class: "list compact", id: "preemption-criteria" },
+          el(
+            "thead",
+            {},
+            el(
+              "tr",
+              {},
+              el("th", {}, gettext("Criterion")),
+              nodes.map((n) => el("th", {}, n)),
+              el("th", {}, gettext("Kept")),
+            ),
+          ),
+          el(
+            "tbody",
+            {},
+            criteria.map((c) =>
+              el(
+                "tr",
+                { class: c.decided ? "decided" : "", "data-criterion": c.criterion },
+                el("th", {}, c.label || c.criterion),
+                nodes.map((n) =>
+                  el(
+                    "td",
+                    { class: c.kept.includes(n) ? "kept" : "dropped" },
+                    n in c.values ? scalarText(c.values[n]) : "—",
+                  ),
+                ),
+                el("td", {}, listed(c.kept) + (c.decided ? gettext(" — decided here") : "")),
+              ),
+            ),
+            criteria[criteria.length - 1].tieLeft
+              ? el(
+                  "tr",
+                  { class: "decided", "data-criterion": "first" },
+                  el("th", {}, gettext("still tied: the first candidate")),
+                  nodes.map((n) => el("td", {}, n === chosen ? "✓" : "")),
+                  el("td", {}, chosen + gettext(" — decided here")),
+                )
+              : null,
+          ),
+        ),
+      );
     } else if (candidates.length === 1) {
       out.push(el("p", { class: "help" }, gettext("One candidate: no criterion to apply.")));
     }
     const missed = Object.entries(inputs.notCandidates || {});
     if (missed.length) {
       out.push(el("h4", {}, gettext("Nodes where evictions would not help")));
-      out.push(el("ul", { id: "preemption-not-candidates" }, missed.map(([n, why]) => el("li", {}, `${n}: ${why}`))));
+      out.push(
+        el(
+          "ul",
+          { id: "preemption-not-candidates" },
+          missed.map(([n, why]) => el("li", {}, `${n}: ${why}`)),
+        ),
+      );
       if (e.reasonNote) out.push(el("p", { class: "explain-reason-note" }, e.reasonNote));
     }
     return out;
@@ -464,7 +898,7 @@
     try {
       list = await explain(cycle, null, null);
     } catch (err) {
-      if (box.isConnected) box.textContent = interpolate(gettext("No explanation: %(error)s"), { error: err.message }, true);
+      if (box.isConnected) box.textContent = interpolate(gettext("No explanation: %(error)s"), { error: err.message });
       return;
     }
     const current = $("preemption-explain");
@@ -486,4 +920,4 @@
     renderNormalize(d);
     renderPreemptionExplain(d);
   });
-})();
+}

@@ -2,11 +2,9 @@
 // opens to show its cells' full text (click or Enter on the node name; a cell's own click stays
 // free), the plugins that answered Skip are named under the matrix and the score table, and
 // names cut by an ellipsis keep their full text in a title.
-(function () {
-  "use strict";
-  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
-  const gettext = window.gettext || ((s) => s);
-  const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
+import { gettext, interpolate, listed } from "./i18n.js";
+// `state`: run.js's page state (the cycle drawn is state.detail).
+export function startLayout(state) {
   const matrix = document.getElementById("filter-matrix");
   if (!matrix) return;
 
@@ -21,7 +19,10 @@
   });
   matrix.addEventListener("keydown", (event) => {
     const th = event.target.closest("tbody th");
-    if (th && (event.key === "Enter" || event.key === " ")) { event.preventDefault(); toggle(th); }
+    if (th && (event.key === "Enter" || event.key === " ")) {
+      event.preventDefault();
+      toggle(th);
+    }
   });
 
   function skipped(list) {
@@ -31,7 +32,7 @@
     const p = document.getElementById(id);
     if (!p) return;
     p.hidden = !names.length;
-    p.textContent = names.length ? interpolate(gettext("%(text)s: %(names)s."), { text, names: listed(names) }, true) : "";
+    p.textContent = names.length ? interpolate(gettext("%(text)s: %(names)s."), { text, names: listed(names) }) : "";
     p.dataset.plugins = names.join(" ");
   }
 
@@ -41,19 +42,31 @@
       if (th.hasAttribute("tabindex")) return;
       th.setAttribute("tabindex", "0");
       th.setAttribute("aria-expanded", "false");
-      th.title = interpolate(gettext("%(node)s: click or Enter shows every cell in full"), { node: th.textContent }, true);
+      th.title = interpolate(gettext("%(node)s: click or Enter shows every cell in full"), { node: th.textContent });
     });
-    matrix.querySelectorAll("td").forEach((td) => { if (!td.title) td.title = td.textContent; });
-    const d = window.runState && window.runState.detail;
+    matrix.querySelectorAll("td").forEach((td) => {
+      if (!td.title) td.title = td.textContent;
+    });
+    const d = state.detail;
     if (!d) return;
-    note("filter-skipped", skipped(d.prefilter), gettext("Skipped at PreFilter (nothing to check for this pod, so no Filter column)"));
-    note("score-skipped", skipped(d.prescore), gettext("Skipped at PreScore (nothing to score for this pod, so no Score column)"));
+    note(
+      "filter-skipped",
+      skipped(d.prefilter),
+      gettext("Skipped at PreFilter (nothing to check for this pod, so no Filter column)"),
+    );
+    note(
+      "score-skipped",
+      skipped(d.prescore),
+      gettext("Skipped at PreScore (nothing to score for this pod, so no Score column)"),
+    );
   }
   function titles() {
-    document.querySelectorAll("#timeline tbody td").forEach((td) => { if (!td.title && td.textContent) td.title = td.textContent; });
+    document.querySelectorAll("#timeline tbody td").forEach((td) => {
+      if (!td.title && td.textContent) td.title = td.textContent;
+    });
   }
   new MutationObserver(decorate).observe(matrix, { childList: true, subtree: true });
   const timeline = document.getElementById("timeline");
   if (timeline) new MutationObserver(titles).observe(timeline, { childList: true, subtree: true });
   titles();
-})();
+}

@@ -1,6 +1,5 @@
 // Keeps a node/pod form and its YAML pane in step through the server's converters.
-(function () {
-  "use strict";
+function start() {
   const form = document.getElementById("object-form");
   if (!form) return;
   const url = form.dataset.syncUrl;
@@ -11,12 +10,18 @@
   let seq = 0;
 
   function showErrors(errors) {
-    form.querySelectorAll(".field-errors").forEach((ul) => { ul.innerHTML = ""; });
+    form.querySelectorAll(".field-errors").forEach((ul) => {
+      ul.innerHTML = "";
+    });
     Object.entries(errors || {}).forEach(([name, msgs]) => {
-      const ul = form.querySelector(`.field-errors[data-for="${name}"]`) ||
-        form.querySelector(".yaml-pane .field-errors");
+      const ul =
+        form.querySelector(`.field-errors[data-for="${name}"]`) || form.querySelector(".yaml-pane .field-errors");
       if (!ul) return;
-      msgs.forEach((m) => { const li = document.createElement("li"); li.textContent = m; ul.appendChild(li); });
+      msgs.forEach((m) => {
+        const li = document.createElement("li");
+        li.textContent = m;
+        ul.appendChild(li);
+      });
     });
   }
 
@@ -58,6 +63,11 @@
     }
   });
   form.addEventListener("change", (event) => {
-    if (event.target.type === "checkbox") { mode.value = "form"; schedule("to_yaml"); }
+    if (event.target.type === "checkbox") {
+      mode.value = "form";
+      schedule("to_yaml");
+    }
   });
-})();
+}
+
+start();

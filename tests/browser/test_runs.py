@@ -375,7 +375,7 @@ def test_the_page_of_a_thousand_cycle_run_opens_at_once_and_searches(site, djang
     assert _css(driver, "#cycle-title").text.startswith("Cycle 1:")
     # Asked for once, by run_urls.js before Plotly loaded; run.js took that answer.
     asked = driver.execute_script(
-        "return [RunUrls.tookEarly, performance.getEntriesByType('resource')"
+        "return [runState.tookEarly, performance.getEntriesByType('resource')"
         ".filter((e) => new URL(e.name).pathname.endsWith('/cycles/1.json')).length];"
     )
     assert asked == [True, 1]

@@ -1,60 +1,59 @@
 // Lesson page: answer a question in place; the server checks it against the engine's run.
-(function () {
-  "use strict";
-  // Words in the page's language (the JavaScript catalog, /jsi18n/); as written without it.
-  const gettext = window.gettext || ((s) => s);
-  const interpolate = window.interpolate || ((f, o) => f.replace(/%\((\w+)\)s/g, (m, k) => String(o[k])));
+import { gettext, interpolate } from "../i18n.js";
 
-  async function check(form) {
-    const result = form.querySelector(".result");
-    // A new answer replaces the last verdict: nothing stale shows while it is being checked.
-    result.hidden = true;
-    result.querySelector(".verdict").textContent = "";
-    result.querySelector(".explanation").textContent = "";
-    const data = new FormData(form);
-    const body = new URLSearchParams();
-    body.set("csrfmiddlewaretoken", data.get("csrfmiddlewaretoken"));
-    body.set("answer", data.get("answer") || "");
-    const response = await fetch(form.action, {
-      method: "POST",
-      body,
-      headers: { Accept: "application/json" },
-      credentials: "same-origin",
-    });
-    const reply = await response.json();
-    result.hidden = false;
-    const verdict = result.querySelector(".verdict");
-    if (!response.ok) {
-      verdict.textContent = gettext("Give an answer first.");
-      verdict.className = "verdict wrong";
-      return;
-    }
-    verdict.className = `verdict ${reply.correct ? "right" : "wrong"}`;
-    verdict.textContent = reply.correct
-      ? interpolate(reply.first_try ? gettext("Right: %(answer)s. First try!") : gettext("Right: %(answer)s."), reply, true)
-      : interpolate(gettext("Not quite: the engine says %(answer)s."), reply, true);
-    result.querySelector(".explanation").textContent = reply.explanation;
-    if (reply.correct) form.classList.add("solved");
-    const progress = document.getElementById("lesson-progress");
-    if (progress && reply.progress) {
-      // Answered counts every question tried, right or wrong; right counts the solved ones.
-      progress.textContent = `· ${reply.progress.text}`;
-      progress.dataset.answered = String(reply.progress.answered);
-      progress.dataset.right = String(reply.progress.right);
-    }
-    if (reply.lesson_done) document.body.classList.add("lesson-done");
+async function check(form) {
+  const result = form.querySelector(".result");
+  // A new answer replaces the last verdict: nothing stale shows while it is being checked.
+  result.hidden = true;
+  result.querySelector(".verdict").textContent = "";
+  result.querySelector(".explanation").textContent = "";
+  const data = new FormData(form);
+  const body = new URLSearchParams();
+  body.set("csrfmiddlewaretoken", data.get("csrfmiddlewaretoken"));
+  body.set("answer", data.get("answer") || "");
+  const response = await fetch(form.action, {
+    method: "POST",
+    body,
+    headers: { Accept: "application/json" },
+    credentials: "same-origin",
+  });
+  const reply = await response.json();
+  result.hidden = false;
+  const verdict = result.querySelector(".verdict");
+  if (!response.ok) {
+    verdict.textContent = gettext("Give an answer first.");
+    verdict.className = "verdict wrong";
+    return;
   }
+  verdict.className = `verdict ${reply.correct ? "right" : "wrong"}`;
+  verdict.textContent = reply.correct
+    ? interpolate(
+        reply.first_try ? gettext("Right: %(answer)s. First try!") : gettext("Right: %(answer)s."),
+        reply,
+        true,
+      )
+    : interpolate(gettext("Not quite: the engine says %(answer)s."), reply, true);
+  result.querySelector(".explanation").textContent = reply.explanation;
+  if (reply.correct) form.classList.add("solved");
+  const progress = document.getElementById("lesson-progress");
+  if (progress && reply.progress) {
+    // Answered counts every question tried, right or wrong; right counts the solved ones.
+    progress.textContent = `· ${reply.progress.text}`;
+    progress.dataset.answered = String(reply.progress.answered);
+    progress.dataset.right = String(reply.progress.right);
+  }
+  if (reply.lesson_done) document.body.classList.add("lesson-done");
+}
 
-  document.querySelectorAll("form.question").forEach((form) => {
-    form.addEventListener("submit", (event) => {
-      const by = event.submitter;
-      if (by && by.hasAttribute("formaction")) return; // starting the run: a normal POST
-      event.preventDefault();
-      check(form).catch(() => {
-        const result = form.querySelector(".result");
-        result.hidden = false;
-        result.querySelector(".verdict").textContent = gettext("The answer could not be checked; try again.");
-      });
+document.querySelectorAll("form.question").forEach((form) => {
+  form.addEventListener("submit", (event) => {
+    const by = event.submitter;
+    if (by && by.hasAttribute("formaction")) return; // starting the run: a normal POST
+    event.preventDefault();
+    check(form).catch(() => {
+      const result = form.querySelector(".result");
+      result.hidden = false;
+      result.querySelector(".verdict").textContent = gettext("The answer could not be checked; try again.");
     });
   });
-})();
+});

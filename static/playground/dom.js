@@ -1,0 +1,35 @@
+// The pages' one element builder and its small companions. Nothing runs at load: node's unit
+// tests import the modules that import this one.
+
+export const $ = (id) => document.getElementById(id);
+
+// el("td", { class: "x", "data-node": n, onclick: f }, child, [more children], ...): an element
+// with its attributes (null, undefined and false leave one out; "class" sets the class name,
+// "text" the text, "onclick" adds a listener) and its children, nested arrays flattened; a child
+// that is not a DOM node is written as text, never parsed as markup.
+export function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  Object.entries(attrs || {}).forEach(([key, value]) => {
+    if (value === null || value === undefined || value === false) return;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key === "onclick") node.addEventListener("click", value);
+    else node.setAttribute(key, value);
+  });
+  children.flat(Infinity).forEach((child) => {
+    if (child === null || child === undefined) return;
+    node.append(child instanceof Node ? child : String(child));
+  });
+  return node;
+}
+
+// A plugin name that may wrap between its words (NodeResources·Balanced·Allocation), so a
+// narrow column shows it whole on two lines instead of cutting it.
+export function breakable(name) {
+  return wordsOf(name).flatMap((part, i) => (i ? [document.createElement("wbr"), part] : [part]));
+}
+
+// "NodeResourcesBalancedAllocation" -> ["Node", "Resources", "Balanced", "Allocation"].
+export function wordsOf(name) {
+  return String(name).split(/(?=[A-Z][a-z])/);
+}
