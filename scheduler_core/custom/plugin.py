@@ -8,8 +8,10 @@ definition names the extension points it implements, each with one CEL expressio
 Python from users is ever run.
 
 Cost: ``common-expression-language`` has no cost or step limit of its own and holds Python's
-global lock while it evaluates, so each expression is parsed and bounded by ``cel_cost`` at
-compile time (refused when it cannot be bounded or is too costly on a reference cluster) and,
+global lock while it evaluates, so every evaluation runs in ``sandbox`` (a worker process with
+hard CPU and memory limits, whatever the analysis says) and each expression is also parsed
+and bounded by ``cel_cost`` at compile time (refused when it cannot be bounded, when the tree
+disagrees with the evaluator's own parse, or when it is too costly on a reference cluster) and,
 before every evaluation, for the sizes of the values it reads: a call over ``CALL_LIMIT``, or
 one that would pass the cycle's or the run's budget (``CYCLE_BUDGET``, ``RUN_BUDGET``, shared by
 all custom plugins of a registry), is not made and is an Error status naming plugin, extension
@@ -27,6 +29,7 @@ from typing import Any, Final
 import cel
 
 from scheduler_core.api import Pod, Resource
+from scheduler_core.custom import sandbox
 from scheduler_core.custom.cel_cost import (
     CALL_LIMIT,
     CYCLE_BUDGET,
@@ -332,7 +335,9 @@ class CustomPlugin:
         if meter.checkpoint is not None:
             meter.checkpoint()
         try:
-            return c.program.execute(c.analysis.variables(variables)), None
+            return sandbox.evaluate(c.source, c.analysis.variables(variables)), None
+        except sandbox.LimitExceeded as err:
+            return None, self._error(point, f"{err} in {c.source!r}")
         except KeyError as err:
             return None, self._error(point, f"no such key: {err.args[0] if err.args else err}")
         except Exception as err:  # noqa: BLE001 - any evaluation failure is the plugin's Error
@@ -368,13 +373,17 @@ class CustomPlugin:
         self, point: str, state: CycleState | None, pod: Pod, info: NodeInfo | None
     ) -> tuple[str, dict[str, Any], Any]:
         """(expression, the inputs it reads cut to the fields it reads, its value) at ``point``
-        for ``pod`` on ``info``, spending no budget: for explanations."""
+        for ``pod`` on ``info``: for explanations. It spends no budget but is held to
+        ``CALL_LIMIT`` and evaluated in the sandbox, like every evaluation."""
         c = self.compiled[point]
         variables = self._variables(state, pod, node_value(info) if info is not None else {})
         variables["args"] = self.args
         inputs = c.analysis.variables(variables)
+        cost = c.analysis.cost(variables)
+        if cost > CALL_LIMIT:
+            return c.source, inputs, f"Error: cost limit exceeded ({cost:,} > {CALL_LIMIT:,} units)"
         try:
-            value: Any = c.program.execute(inputs)
+            value: Any = sandbox.evaluate(c.source, inputs)
         except Exception as err:  # noqa: BLE001 - shown as the run showed it: an Error
             value = f"Error: {_describe(err)}"
         return c.source, inputs, value

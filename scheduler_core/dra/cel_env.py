@@ -7,7 +7,9 @@ inside a domain is the runtime error ``no such key: <id>``. Quantities (``quanti
 ``isQuantity()``, ``compareTo``, ``isLessThan``, ``isGreaterThan``, ``add``, ``sub``, ``sign``,
 ``isInteger``, ``asInteger``, ``asApproximateFloat``) and semantic versions (``semver()``,
 ``isSemver()``, ``major``, ``minor``, ``patch`` and the same comparisons) follow the apiserver's
-CEL libraries. Each expression is compiled once (Cache).
+CEL libraries. Each expression is compiled once (Cache), refused over upstream's 10 KiB, bounded
+by the custom plugins' cost analysis (``scheduler_core.custom.cel_cost``) and evaluated in their
+sandbox (``scheduler_core.custom.sandbox``: a worker process with hard CPU and memory limits).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, Final
 from scheduler_core.dra.types import Device
 from scheduler_core.quantity import QuantityError, parse_nanos
 
+SELECTOR_MAX_LENGTH: Final = 10 * 1024  # resource.k8s.io's CELSelectorExpressionMaxLength
 _Q: Final = "__quantity__"  # a quantity travels through CEL as {_Q: nano-units}
 _V: Final = "__semver__"  # a version as {_V: [major, minor, patch, [pre-release ids]]}
 _DOMAIN_INDEX: Final = re.compile(r"\b(attributes|capacity)\s*\[\s*(\"([^\"]*)\"|'([^']*)')\s*\]")
@@ -191,7 +194,7 @@ class Compiled:
         """Evaluate against one device; raise CelError with the runtime error's text."""
         if self.error is not None:
             raise CelError(self.error)
-        import cel  # the Rust extension loads only once a selector is evaluated
+        from scheduler_core.custom import sandbox
 
         variable = device_variable(driver, device, self.domains)
         if self.analysis is not None:
@@ -200,9 +203,10 @@ class Compiled:
             cost = self.analysis.cost({"device": variable})
             if cost > CALL_LIMIT:  # not upstream's text: the playground's own limit
                 raise CelError(f"cost limit exceeded ({cost:,} > {CALL_LIMIT:,} units)")
-        ctx = cel.Context({"device": variable}, _FUNCTIONS)
-        try:
-            result = self.program.execute(ctx)
+        try:  # in a worker process with hard CPU and memory limits, whatever the bound says
+            result = sandbox.evaluate(self.expression, {"device": variable}, "dra")
+        except sandbox.LimitExceeded as err:
+            raise CelError(str(err)) from err
         except KeyError as err:
             raise CelError(f"no such key: {err.args[0] if err.args else ''}") from err
         except TypeError as err:
@@ -236,6 +240,13 @@ def _type_name(value: Any) -> str:
 
 def compile_selector(expression: str) -> Compiled:
     """Compile ``expression`` as the DRA environment does, keeping any error as text."""
+    if len(expression.encode()) > SELECTOR_MAX_LENGTH:  # upstream's API validation
+        return Compiled(
+            expression,
+            None,
+            frozenset(),
+            f"Too long: may not be more than {SELECTOR_MAX_LENGTH} bytes",
+        )
     domains = frozenset(
         m.group(3) if m.group(3) is not None else m.group(4)
         for m in _DOMAIN_INDEX.finditer(expression)

@@ -1,0 +1,163 @@
+"""The sandbox bounds every CEL evaluation, whether or not the cost analysis saw the cost.
+
+Issue 39: an expression the analysis underestimated ran 6-66 s holding Python's lock, in the
+web process. Here the analysis is fooled on purpose (its estimate forced to one unit): the
+evaluation must still stop at the sandbox's CPU limit, and the process must stay responsive.
+"""
+
+from __future__ import annotations
+
+import datetime
+import threading
+import time
+from typing import Any
+
+import pytest
+from builders import make_node, make_pod
+
+from scheduler_core.api import Node, Pod
+from scheduler_core.custom import plugin, sandbox
+from scheduler_core.custom.cel_cost import Analysis
+from scheduler_core.custom.plugin import CustomPluginSpec, registry_of
+from scheduler_core.dra.cel_env import SELECTOR_MAX_LENGTH, compile_selector
+from scheduler_core.framework.types import NodeInfo
+from scheduler_core.plugins import in_tree_registry
+from scheduler_core.scheduler import Scheduler
+
+ZEROS = "[" + ",".join(["0"] * 300) + "]"
+COSTLY = f"size({ZEROS}.map(x, {ZEROS}.map(y, {ZEROS}))) > 0"  # 27 M items: many seconds
+# Unbounded, COSTLY runs for a minute or more; the sandbox stops it after 1-2 s of CPU time,
+# which a busy machine stretches (the wall-clock limit, 30 s, is the last resort).
+WORST_SECONDS = 20
+
+
+@pytest.mark.parametrize(
+    ("source", "variables", "value"),
+    [
+        ("1 + x", {"x": 2}, 3),
+        ("[1, 'a', {'k': [1.5, null]}]", {}, [1, "a", {"k": [1.5, None]}]),
+        ("b'a' + b'\\xff'", {}, b"a\xff"),
+        (
+            "timestamp('2020-01-01T00:00:00Z')",
+            {},
+            datetime.datetime(2020, 1, 1, tzinfo=datetime.UTC),
+        ),
+        ("duration('5s')", {}, datetime.timedelta(seconds=5)),
+        ("node.labels['a'] == 'b'", {"node": {"labels": {"a": "b"}}}, True),
+    ],
+)
+def test_values_come_back_as_the_evaluator_gives_them(
+    source: str, variables: dict[str, Any], value: Any
+) -> None:
+    assert sandbox.evaluate(source, variables) == value
+
+
+@pytest.mark.parametrize(
+    ("source", "error"),
+    [
+        ("x.y", KeyError),
+        ("1 / 0", ZeroDivisionError),
+        ("nope", RuntimeError),
+        ("1 + 'a'", TypeError),
+    ],
+)
+def test_errors_come_back_as_the_evaluator_raises_them(source: str, error: type) -> None:
+    with pytest.raises(error):
+        sandbox.evaluate(source, {"x": {}})
+
+
+def test_the_dra_environment_has_its_functions() -> None:
+    assert sandbox.evaluate("quantity('1Gi').isGreaterThan(quantity('1Mi'))", {}, "dra") is True
+    with pytest.raises(RuntimeError):
+        sandbox.evaluate("quantity('1Gi').isGreaterThan(quantity('1Mi'))", {})
+
+
+def _fooled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The analysis accepts anything and says each call costs one unit."""
+    monkeypatch.setattr(
+        plugin,
+        "analyse",
+        lambda point, source: Analysis(source, plugin.VARIABLES[point], limit=False),
+    )
+    monkeypatch.setattr(Analysis, "cost", lambda self, values, known=None: 1)
+
+
+def _config(name: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"plugins": {"multiPoint": {"enabled": [{"name": name}]}}}],
+    }
+
+
+def test_a_shape_the_analysis_missed_costs_a_run_at_most_the_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _fooled(monkeypatch)
+    spec = CustomPluginSpec("Missed", {"filter": f"pod.name != '' && {COSTLY}"})
+    sched = Scheduler(
+        _config("Missed"),
+        [make_node("n1"), make_pod("p")],
+        registry=in_tree_registry().merged(registry_of([spec])),
+    )
+    sandbox.evaluate("true", {})  # a worker started: its start is not the attack's time
+    took: list[float] = []
+
+    def run() -> None:
+        started = time.monotonic()
+        sched.run_until_idle(max_cycles=1)
+        took.append(time.monotonic() - started)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    longest, last = 0.0, time.monotonic()
+    while thread.is_alive():  # this thread keeps running: Python's lock is not held meanwhile
+        time.sleep(0.005)
+        now = time.monotonic()
+        longest, last = max(longest, now - last), now
+    thread.join()
+    assert took[0] < WORST_SECONDS
+    assert longest < 0.5, f"the process stalled {longest:.2f} s"
+    message = sched.outcomes["default/p"].message or ""
+    assert "custom plugin Missed filter expression: evaluation stopped: over" in message
+    assert sandbox.evaluate("1 + 1", {}) == 2  # a new worker replaced the stopped one
+
+
+def _plugin(spec: CustomPluginSpec) -> Any:
+    return registry_of([spec])[spec.name]({}, None)
+
+
+def test_an_explanation_is_held_to_the_call_limit() -> None:
+    # Issue 39 HIGH 2: reads() ran expressions "spending no budget", with no cost check.
+    spec = CustomPluginSpec("Wide", {"filter": "node.labels.all(k, node.labels[k] != '')"})
+    labels = {f"example.com/k{i}": "v" for i in range(300)}  # the run refuses this call
+    info = NodeInfo(Node(make_node("n1", labels=labels)))
+    _, _, value = _plugin(spec).reads("filter", None, Pod(make_pod("p")), info)
+    assert str(value).startswith("Error: cost limit exceeded (")
+    _, _, value = _plugin(spec).reads(
+        "filter", None, Pod(make_pod("p")), NodeInfo(Node(make_node("n2", labels={"a": "b"})))
+    )
+    assert value is True
+
+
+def test_an_explanation_evaluates_in_the_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fooled(monkeypatch)
+    calls: list[str] = []
+
+    def stopped(source: str, variables: Any, environment: str = "plain") -> Any:
+        calls.append(source)
+        raise sandbox.LimitExceeded("evaluation stopped: over 1 s of CPU time")
+
+    monkeypatch.setattr(sandbox, "evaluate", stopped)
+    spec = CustomPluginSpec("Missed", {"filter": f"pod.name != '' && {COSTLY}"})
+    _, _, value = _plugin(spec).reads("filter", None, Pod(make_pod("p")), None)
+    assert calls == [spec.expressions["filter"]]
+    assert value == "Error: evaluation stopped: over 1 s of CPU time"
+
+
+def test_dra_selectors_have_upstreams_length_limit_and_the_same_bound() -> None:
+    long = "device.driver == '" + "x" * SELECTOR_MAX_LENGTH + "'"
+    assert compile_selector(long).error == (
+        f"Too long: may not be more than {SELECTOR_MAX_LENGTH} bytes"
+    )
+    assert compile_selector("device.driver == 'x'").error is None
