@@ -66,7 +66,6 @@ from scheduler_core.queue import (
     EVENT_ASSIGNED_POD_ADD,
     EVENT_ASSIGNED_POD_DELETE,
     EVENT_UNSCHEDULED_POD_ADD,
-    EVENTS_OF_INTEREST,
     ClusterEvent,
     QueuedPodInfo,
     SchedulingQueue,
@@ -191,6 +190,12 @@ class Scheduler(NodeChanges):
                 extenders=self.extenders,
             )
         extra_events = dict(plugin_events or {})
+        profile_hints = {name: fwk.queueing_hints() for name, fwk in self.frameworks.items()}
+        # For a pod of no profile, a plugin's events as the first profile that has it states them.
+        all_profiles: dict[str, tuple[Any, ...]] = {}
+        for hints in profile_hints.values():
+            for plugin, registered in hints.items():
+                all_profiles.setdefault(plugin, registered)
         first = next(iter(self.frameworks.values()))
         sort_plugin = first.queue_sort_plugins[0]
         self.queue = SchedulingQueue(
@@ -201,11 +206,10 @@ class Scheduler(NodeChanges):
             pod_max_backoff_seconds=float(self.config.pod_max_backoff_seconds),
             # Out-of-tree plugins declare the cluster events that can make their rejections
             # schedulable (upstream's EventsToRegister); unknown plugins requeue on any event.
-            events_of_interest={**EVENTS_OF_INTEREST, **extra_events},
+            events_of_interest={**all_profiles, **extra_events},
             # Each profile's plugins bring their queueing hints (EventsToRegister).
             profile_events={
-                name: {**EVENTS_OF_INTEREST, **fwk.queueing_hints(), **extra_events}
-                for name, fwk in self.frameworks.items()
+                name: {**hints, **extra_events} for name, hints in profile_hints.items()
             },
             on_event=self._queue_event,
         )

@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from scheduler_core.api import Pod
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.events import POD, ClusterEvent, ClusterEventWithHint
 from scheduler_core.framework.interfaces import Handle, PostFilterResult
 from scheduler_core.framework.preemption import Evaluator
 from scheduler_core.framework.status import Code, Status
@@ -28,6 +29,10 @@ class DefaultPreemption:
         self.handle = handle
         self.min_pct = min_pct
         self.min_abs = min_abs
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # A deleted pod may be a victim going, or free room: no hint, always requeue.
+        return [ClusterEventWithHint(ClusterEvent(POD, "Delete"))]
 
     def post_filter(
         self, state: CycleState, pod: Pod, node_to_status: NodeToStatus

@@ -21,6 +21,15 @@ from scheduler_core.dra.explain import explain_node
 from scheduler_core.dra.manager import DraManager
 from scheduler_core.dra.types import FIRST_AVAILABLE_MAX_SIZE, Allocation, ResourceClaim
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.events import (
+    DEVICE_CLASS,
+    NODE,
+    POD,
+    RESOURCE_CLAIM,
+    RESOURCE_SLICE,
+    ClusterEvent,
+    ClusterEventWithHint,
+)
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, PostFilterResult
 from scheduler_core.framework.status import (
     SKIP,
@@ -154,6 +163,17 @@ class DynamicResources:
         objects = cluster.objects if cluster is not None else self.handle.snapshot.objects
         manager: DraManager = objects.dra
         return manager
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        # Upstream's events with DRAExtendedResource off; no hint functions are modelled, so
+        # each event requeues the pods this plugin rejected.
+        return [
+            ClusterEventWithHint(ClusterEvent(NODE, "Add|UpdateNodeLabel|UpdateNodeAllocatable")),
+            ClusterEventWithHint(ClusterEvent(RESOURCE_CLAIM, "Add|Update")),
+            ClusterEventWithHint(ClusterEvent(POD, "UpdatePodGeneratedResourceClaim")),
+            ClusterEventWithHint(ClusterEvent(DEVICE_CLASS, "Add|Update")),
+            ClusterEventWithHint(ClusterEvent(RESOURCE_SLICE, "Add|Update")),
+        ]
 
     def pre_enqueue(self, pod: Pod) -> Status:
         if not has_claims(pod):

@@ -21,14 +21,13 @@ from scheduler_core.framework.events import (
     node_scheduling_properties_change,
     pod_scheduling_properties_change,
 )
-from scheduler_core.queue.events_to_register import EVENTS_OF_INTEREST, build_event_map
 from scheduler_core.queue.heap import Heap
+from scheduler_core.queue.hint_map import build_event_map
 from scheduler_core.queue.nominator import Nominator
 from scheduler_core.queue.queued_pod_info import QueuedPodInfo, pod_key
 from scheduler_core.queue.scheduling_queue import SchedulingQueue
 
 __all__ = [
-    "EVENTS_OF_INTEREST",
     "EVENT_ASSIGNED_POD_ADD",
     "EVENT_ASSIGNED_POD_DELETE",
     "EVENT_ASSIGNED_POD_UPDATE",

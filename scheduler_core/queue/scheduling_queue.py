@@ -60,12 +60,7 @@ from scheduler_core.framework.events import (
 from scheduler_core.framework.status import Status
 from scheduler_core.queue.active_queue import ActiveQueue
 from scheduler_core.queue.backoff_queue import BackoffQueue
-from scheduler_core.queue.events_to_register import (
-    EVENTS_OF_INTEREST,
-    Registered,
-    build_event_map,
-    with_hint,
-)
+from scheduler_core.queue.hint_map import Registered, build_event_map, with_hint
 from scheduler_core.queue.nominations import Nominations
 from scheduler_core.queue.nominator import Nominator
 from scheduler_core.queue.queue_time import QueueTime
@@ -126,7 +121,7 @@ class SchedulingQueue(QueueTime, Nominations):
         clock: Clock,
         less: LessFunc,
         pre_enqueue: PreEnqueueFunc,
-        events_of_interest: Mapping[str, Sequence[Registered]] = EVENTS_OF_INTEREST,
+        events_of_interest: Mapping[str, Sequence[Registered]] | None = None,
         profile_events: Mapping[str, Mapping[str, Sequence[Registered]]] | None = None,
         pod_initial_backoff_seconds: float = DEFAULT_POD_INITIAL_BACKOFF_SECONDS,
         pod_max_backoff_seconds: float = DEFAULT_POD_MAX_BACKOFF_SECONDS,
@@ -137,7 +132,7 @@ class SchedulingQueue(QueueTime, Nominations):
     ) -> None:
         self._clock = clock
         self._pre_enqueue = pre_enqueue
-        self._event_map = build_event_map(events_of_interest)
+        self._event_map = build_event_map(events_of_interest or {})
         # schedulerName -> that profile's map (upstream's QueueingHintMap per profile).
         self._profile_maps = {
             name: build_event_map(events) for name, events in (profile_events or {}).items()

@@ -1,4 +1,4 @@
-"""Table tests for cluster events: matching, labels, change extraction, the plugin table."""
+"""Table tests for cluster events: matching, labels, change extraction, what plugins register."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from builders import make_node, make_pod
 from scheduler_core.api import Node, Pod
 from scheduler_core.plugins import names
 from scheduler_core.queue import (
-    EVENTS_OF_INTEREST,
     ClusterEvent,
     build_event_map,
     match_cluster_events,
     node_scheduling_properties_change,
     pod_scheduling_properties_change,
 )
+from tests.scheduler_core.queue.test_scheduling_queue import in_tree_events
 
 E = ClusterEvent
 
@@ -181,36 +181,81 @@ def test_node_scheduling_properties_change(
     assert [str(e) for e in got] == expected
 
 
+# The events each in-tree plugin registers in kube-scheduler v1.35 (EventsToRegister under
+# framework/plugins/*/, default feature gates), without the hint functions: what the plugins'
+# own events_to_register() must state.
+UPSTREAM_EVENTS = {
+    names.DEFAULT_PREEMPTION: (E("Pod", "Delete"),),
+    names.DYNAMIC_RESOURCES: (
+        E("Node", "Add|UpdateNodeLabel|UpdateNodeAllocatable"),
+        E("resource.k8s.io/ResourceClaim", "Add|Update"),
+        E("Pod", "UpdatePodGeneratedResourceClaim"),
+        E("resource.k8s.io/DeviceClass", "Add|Update"),
+        E("resource.k8s.io/ResourceSlice", "Add|Update"),
+    ),
+    names.INTER_POD_AFFINITY: (
+        E("Pod", "Add|UpdatePodLabel|Delete"),
+        E("Node", "Add|UpdateNodeLabel"),
+    ),
+    names.NODE_AFFINITY: (E("Node", "Add|UpdateNodeLabel"),),
+    names.NODE_NAME: (E("Node", "Add"),),
+    names.NODE_PORTS: (E("Pod", "Delete"), E("Node", "Add")),
+    names.NODE_RESOURCES_FIT: (
+        E("Pod", "Delete|UpdatePodScaleDown"),
+        E("Node", "Add|UpdateNodeAllocatable"),
+    ),
+    names.NODE_UNSCHEDULABLE: (E("Node", "Add|UpdateNodeTaint"), E("Pod", "UpdatePodToleration")),
+    names.NODE_VOLUME_LIMITS: (
+        E("storage.k8s.io/CSINode", "Add"),
+        E("storage.k8s.io/CSINode", "Update"),
+        E("Pod", "Delete"),
+        E("PersistentVolumeClaim", "Add"),
+        E("storage.k8s.io/VolumeAttachment", "Delete"),
+    ),
+    names.POD_TOPOLOGY_SPREAD: (
+        E("Pod", "Add|UpdatePodLabel|UpdatePodToleration|Delete"),
+        E("Node", "Add|Delete|UpdateNodeLabel|UpdateNodeTaint"),
+    ),
+    names.SCHEDULING_GATES: (E("Pod", "UpdatePodSchedulingGatesEliminated"),),
+    names.TAINT_TOLERATION: (E("Node", "Add|UpdateNodeTaint"), E("Pod", "UpdatePodToleration")),
+    names.VOLUME_BINDING: (
+        E("storage.k8s.io/StorageClass", "Add|Update"),
+        E("PersistentVolumeClaim", "Add|Update"),
+        E("PersistentVolume", "Add|Update"),
+        E("Node", "Add|UpdateNodeLabel"),
+        E("storage.k8s.io/CSINode", "Add|Update"),
+        E("storage.k8s.io/CSIDriver", "Update"),
+        E("storage.k8s.io/CSIStorageCapacity", "Add|Update"),
+    ),
+    names.VOLUME_RESTRICTIONS: (
+        E("Pod", "Delete"),
+        E("Node", "Add"),
+        E("PersistentVolumeClaim", "Add"),
+    ),
+    names.VOLUME_ZONE: (
+        E("storage.k8s.io/StorageClass", "Add"),
+        E("Node", "Add|UpdateNodeLabel"),
+        E("PersistentVolumeClaim", "Add|Update"),
+        E("PersistentVolume", "Add|Update"),
+    ),
+}
+
+
+def test_the_default_profile_plugins_register_upstreams_events() -> None:
+    """Every plugin that can reject a pod registers upstream's events; score-only plugins,
+    PrioritySort and DefaultBinder register none."""
+    assert in_tree_events() == UPSTREAM_EVENTS
+
+
 def test_event_map_adds_taint_update_for_node_add_plugins() -> None:
+    registered = in_tree_events()
     m = {
-        plugin: tuple(r.event for r in registered)
-        for plugin, registered in build_event_map(EVENTS_OF_INTEREST).items()
+        plugin: tuple(r.event for r in events)
+        for plugin, events in build_event_map(registered).items()
     }
     taint = E("Node", "UpdateNodeTaint")
     assert taint in m[names.NODE_RESOURCES_FIT]
     assert taint in m[names.NODE_AFFINITY]
-    assert m[names.TAINT_TOLERATION] == EVENTS_OF_INTEREST[names.TAINT_TOLERATION]
-    assert m[names.SCHEDULING_GATES] == EVENTS_OF_INTEREST[names.SCHEDULING_GATES]
-
-
-def test_every_filtering_in_tree_plugin_has_an_entry() -> None:
-    expected = {
-        names.NODE_RESOURCES_FIT,
-        names.NODE_AFFINITY,
-        names.NODE_NAME,
-        names.NODE_PORTS,
-        names.NODE_UNSCHEDULABLE,
-        names.TAINT_TOLERATION,
-        names.INTER_POD_AFFINITY,
-        names.POD_TOPOLOGY_SPREAD,
-        names.VOLUME_BINDING,
-        names.VOLUME_RESTRICTIONS,
-        names.VOLUME_ZONE,
-        names.NODE_VOLUME_LIMITS,
-        names.SCHEDULING_GATES,
-        names.DEFAULT_PREEMPTION,
-        names.DYNAMIC_RESOURCES,
-    }
-    assert expected <= set(EVENTS_OF_INTEREST)
-    assert names.PRIORITY_SORT not in EVENTS_OF_INTEREST
-    assert names.IMAGE_LOCALITY not in EVENTS_OF_INTEREST
+    assert taint not in registered[names.NODE_AFFINITY]
+    assert m[names.TAINT_TOLERATION] == registered[names.TAINT_TOLERATION]
+    assert m[names.SCHEDULING_GATES] == registered[names.SCHEDULING_GATES]

@@ -3,6 +3,7 @@ nominator."""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import pytest
@@ -10,7 +11,10 @@ from builders import make_pod
 
 from scheduler_core.api import Pod
 from scheduler_core.clock import SimulatedClock
+from scheduler_core.config import load_config
+from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import SUCCESS, Code, Status
+from scheduler_core.plugins import in_tree_registry
 from scheduler_core.plugins.priority_sort import PrioritySort
 from scheduler_core.queue import ClusterEvent, QueuedPodInfo, SchedulingQueue
 
@@ -54,11 +58,23 @@ class Recorder:
         return [k for k, n, _ in self.events if name is None or n == name]
 
 
+@cache
+def in_tree_events() -> dict[str, tuple[ClusterEvent, ...]]:
+    """The events the default profile's plugins register, without their hint functions."""
+    fwk = Framework(load_config(None).profiles[0], in_tree_registry())
+    return {
+        name: tuple(r.event for r in registered)
+        for name, registered in fwk.queueing_hints().items()
+    }
+
+
 def make_queue(
     clock: SimulatedClock | None = None, **kw: Any
 ) -> tuple[SchedulingQueue, SimulatedClock, Recorder]:
+    """A queue subscribed like the default profile's plugins (hints left out), unless given."""
     clock = clock or SimulatedClock()
     rec = Recorder()
+    kw.setdefault("events_of_interest", in_tree_events())
     q = SchedulingQueue(
         clock=clock,
         less=PrioritySort().less,

@@ -9,15 +9,11 @@ from typing import Any
 import pytest
 
 from scheduler_core.api import KubeObject, Pod
-from scheduler_core.config import load_config
 from scheduler_core.framework.events import QueueingHint
-from scheduler_core.framework.runtime import Framework
-from scheduler_core.plugins import in_tree_registry
 from scheduler_core.plugins.node_volume_limits import NodeVolumeLimits
 from scheduler_core.plugins.volume_binding import hints as volume_binding_hints
 from scheduler_core.plugins.volume_restrictions import VolumeRestrictions
 from scheduler_core.plugins.volume_zone import VolumeZone
-from scheduler_core.queue.events_to_register import EVENTS_OF_INTEREST
 from tests.builders import make_pod
 
 QUEUE, SKIP = QueueingHint.QUEUE, QueueingHint.QUEUE_SKIP
@@ -208,12 +204,3 @@ def test_volume_binding_hints() -> None:
     untracked = obj("CSIDriver", "d", spec={"storageCapacity": False})
     assert hints.is_schedulable_after_csi_driver_change(inline, tracked, untracked) == QUEUE
     assert hints.is_schedulable_after_csi_driver_change(inline, untracked, tracked) == SKIP
-
-
-def test_plugins_register_the_events_of_the_static_table() -> None:
-    fwk = Framework(load_config(None).profiles[0], in_tree_registry())
-    registered = {
-        name: tuple(r.event for r in events) for name, events in fwk.queueing_hints().items()
-    }
-    for name, events in registered.items():
-        assert events == EVENTS_OF_INTEREST[name], name
