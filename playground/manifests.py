@@ -8,7 +8,6 @@ controller would create.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from django.utils.translation import gettext
 
 from scheduler_core.workloads import check_object as check_engine_object
 
-from . import yaml_limits
+from . import jsontext, yaml_limits
 from .yaml_limits import BoundedLoader
 
 # kind -> (apiVersion, namespaced)
@@ -343,23 +342,39 @@ class _FastLoader(yaml.CSafeLoader):
 _FastLoader.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
 
 
-def _load_large_yaml(text: str) -> list[Any]:
-    """Every document of a big YAML text, with room for the values a big cluster really has."""
-    max_nodes = max(yaml_limits.MAX_NODES, len(text) // 2)
-    return yaml_limits.load_fast(text, _FastLoader, max_nodes)
+def _load_large_json(text: str, budget: yaml_limits.Budget) -> list[Any]:
+    """A big JSON text (``kubectl get -o json``), its values bounded before it is parsed.
+
+    Every value but the first follows a comma or a colon, or opens a list or an object, so
+    counting those (at C speed) bounds the values from above; a text over the budget by that
+    count is read by the event reader, which names the bound it passes (strings full of commas
+    may pass none), and refused by the count if the YAML reader cannot follow it."""
+    separators = sum(text.count(c) for c in ",:[{") + 1
+    if separators > budget.values:
+        tally = yaml_limits.scan(text, budget)
+        if not tally.complete:
+            raise yaml_limits.YAMLLimitError(yaml_limits.more_values(budget.values), None)
+    try:
+        data = jsontext.loads(text)
+    except RecursionError as err:
+        raise ValueError("nested too deeply") from err
+    yaml_limits.check_depth(data)
+    return [data]
 
 
-def _parse_large(text: str) -> ParseResult:
-    """Big inputs (a whole cluster): JSON or libyaml, problems located by document and path."""
+def _parse_large(text: str, budget: yaml_limits.Budget) -> ParseResult:
+    """Big inputs (a whole cluster): JSON, or YAML built straight from libyaml's events, counted
+    while read; problems located by document and path."""
     try:
         if text.lstrip().startswith(("{", "[")):
-            try:
-                documents = [json.loads(text)]
-            except RecursionError as err:
-                raise ValueError("nested too deeply") from err
-            yaml_limits.check_depth(documents[0])
+            documents = _load_large_json(text, budget)
         else:
-            documents = _load_large_yaml(text)
+            documents = yaml_limits.build(text, budget, _FastLoader)
+    except yaml_limits.YAMLLimitError as err:
+        mark = err.problem_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = yaml_limits.too_big(str(err.problem))
+        raise ManifestProblems([Problem(problem, line=line)]) from err
     except (ValueError, yaml.YAMLError) as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark is not None else getattr(err, "lineno", None)
@@ -392,9 +407,7 @@ def _scan(text: str, budget: yaml_limits.Budget) -> yaml_limits.Tally:
     if not tally.complete and text.lstrip().startswith(("{", "[")):
         values = text.count(",") + text.count(":") + 1
         if values > budget.values:
-            message = yaml_limits.too_big(
-                gettext("more than %(count)s values") % {"count": f"{budget.values:,}"}
-            )
+            message = yaml_limits.too_big(yaml_limits.more_values(budget.values))
             raise ManifestProblems([Problem(message)])
     return tally
 
@@ -414,9 +427,9 @@ def parse_documents(text: str, budget: yaml_limits.Budget | None = None) -> Pars
     reading. Inputs over ``LINE_NUMBERS_UP_TO`` characters or ``PURE_PYTHON_VALUES`` values are
     read by a fast parser, so their problems name the document and field but not the line.
     """
-    tally = _scan(text, budget or yaml_limits.import_budget())
-    if len(text) > LINE_NUMBERS_UP_TO or tally.values > PURE_PYTHON_VALUES:
-        return _parse_large(text)
+    budget = budget or yaml_limits.import_budget()
+    if len(text) > LINE_NUMBERS_UP_TO or _scan(text, budget).values > PURE_PYTHON_VALUES:
+        return _parse_large(text, budget)
     if "\t" in text and not text.lstrip().startswith(("{", "[")):
         line = text[: text.index("\t")].count("\n") + 1
         raise ManifestProblems(

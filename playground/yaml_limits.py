@@ -30,6 +30,9 @@ MAX_STREAM_VALUES: Final = 200_000  # values in one text that is not a cluster i
 # kubectl's YAML spends 20-40 bytes a value, so 4 million values fill the 64 MB unzipped cap.
 IMPORT_DOCUMENTS: Final = 50_000
 IMPORT_VALUES: Final = 4_000_000
+# One object of a cluster import (a document, or an item of a List): a Node with its images and
+# managed fields holds about a thousand values, a big CustomResourceDefinition some 50,000.
+IMPORT_OBJECT_VALUES: Final = 100_000
 # Up to this many values the pure-Python loader builds the documents (about 30 us a value, with
 # its own error wording); above it libyaml's composer does (a tenth of that), after ``scan``.
 PURE_PYTHON_VALUES: Final = 20_000
@@ -47,6 +50,9 @@ class Budget:
     depth: int = MAX_DEPTH
     aliases: int = MAX_ALIASES  # per document
     items: int = MAX_LIST  # in one sequence or mapping
+    # values one object may expand to, aliases included: a document, or an item of the
+    # ``items`` of a document's root mapping (a List: ``kubectl get -o yaml`` of a whole cluster)
+    object_values: int = MAX_NODES
 
 
 def import_budget() -> Budget:
@@ -56,10 +62,13 @@ def import_budget() -> Budget:
     return Budget(
         documents=getattr(settings, "PLAYGROUND_IMPORT_MAX_DOCUMENTS", IMPORT_DOCUMENTS),
         values=getattr(settings, "PLAYGROUND_IMPORT_MAX_VALUES", IMPORT_VALUES),
+        object_values=IMPORT_OBJECT_VALUES,
     )
 
 
-UNBOUNDED: Final = Budget(documents=10**12, values=10**12)  # the command line: only the shape
+UNBOUNDED: Final = Budget(
+    documents=10**12, values=10**12, object_values=10**12
+)  # the command line: only the shape
 
 
 @dataclass(frozen=True)
@@ -99,7 +108,7 @@ def _documents(count: int) -> str:
     return gettext("more than %(count)s documents") % {"count": f"{count:,}"}
 
 
-def _values(count: int) -> str:
+def more_values(count: int) -> str:
     return gettext("more than %(count)s values") % {"count": f"{count:,}"}
 
 
@@ -189,11 +198,6 @@ def _check_expanded(root: yaml.Node | None, max_nodes: int = MAX_NODES) -> None:
         stack.extend((k, False) for k in _children(node) if id(k) not in size)
 
 
-def check_node(node: yaml.Node | None, *, max_nodes: int = MAX_NODES) -> None:
-    """Refuse a composed document (from any composer, libyaml's included) beyond the bounds."""
-    _check_expanded(node, max_nodes)
-
-
 def check_depth(data: Any, max_depth: int = MAX_DEPTH) -> None:
     """Refuse plain data (parsed JSON) nested deeper than ``max_depth``; iterative."""
     stack: list[tuple[Any, int]] = [(data, 1)]
@@ -216,11 +220,7 @@ def scan(text: str, budget: Budget | None = None) -> Tally:
     up to the bound. Syntax errors are left to the loader that builds the documents.
     """
     budget = budget or Budget()
-    # Each "---" at the start of a line begins a document (inside a scalar it is an error), so
-    # counting them, at C speed and without parsing, refuses a stream of millions at once.
-    markers = sum(text.count(f"\n---{end}") for end in (" ", "\n", "\r", "\t"))
-    if markers + text.startswith("---") > budget.documents:
-        raise YAMLLimitError(_documents(budget.documents), None)
+    _check_markers(text, budget)
     documents = values = aliases = 0
     # per open collection: values seen so far, and what one value weighs (a mapping item is a
     # key and a value, so each weighs 1 there and 2 in a sequence: ``items`` bounds both alike)
@@ -240,7 +240,7 @@ def scan(text: str, budget: Budget | None = None) -> Tally:
             elif isinstance(event, _NODE_EVENTS):
                 values += 1
                 if values > budget.values:
-                    raise YAMLLimitError(_values(budget.values), event.start_mark)
+                    raise YAMLLimitError(more_values(budget.values), event.start_mark)
                 if counts:
                     counts[-1] += weights[-1]
                     if counts[-1] > 2 * budget.items:
@@ -265,22 +265,271 @@ def scan(text: str, budget: Budget | None = None) -> Tally:
 
 
 class _FastLoader(_EVENT_LOADER):  # type: ignore[misc]
-    """libyaml's composer, for texts ``scan`` found big; nodes are checked by ``check_node``."""
+    """libyaml's parser with the safe types, for the texts ``build`` reads."""
 
 
-def load_fast(text: str, loader_class: Any = _FastLoader, max_nodes: int = MAX_NODES) -> list[Any]:
-    """Every document of a big text (libyaml), each checked for aliases, depth and expanded
-    size by ``check_node`` before it is constructed; call ``scan`` first."""
+_MERGE: Final = object()  # the "<<" key of a mapping: the mappings it names are merged into it
+_TEXT: Final = object()  # a scalar built as its own text
+_MISSING: Final = object()
+_SEQ_TAGS: Final = frozenset({None, "!", "tag:yaml.org,2002:seq"})
+_MAP_TAGS: Final = frozenset({None, "!", "tag:yaml.org,2002:map"})
+_DEFAULT_STR: Final = yaml.SafeLoader.construct_yaml_str
+_STR_TAG: Final = "tag:yaml.org,2002:str"
+_KNOWN_LENGTH: Final = 40  # plain scalars up to this long are built once per text ...
+_KNOWN_ENTRIES: Final = 4096  # ... the first this many of them
+
+
+def _expands(count: int) -> str:
+    return gettext("expands to more than %(count)s values (aliases included)") % {
+        "count": f"{count:,}"
+    }
+
+
+def _object_values(count: int) -> str:
+    return gettext("more than %(count)s values in one object") % {"count": f"{count:,}"}
+
+
+class _Frame:
+    """One open collection while ``build`` reads: what it holds so far and what it counted."""
+
+    __slots__ = ("anchor", "data", "height", "items", "key", "keyed", "lists", "merges", "start")
+
+    def __init__(self, data: Any, anchor: str | None, start: int, lists: bool) -> None:
+        self.data = data  # a list, or the dict being filled
+        self.anchor = anchor
+        self.start = start  # values counted before it: its expanded size is the difference
+        self.height = 1  # collection levels, itself included
+        self.items = 0  # entries: items of a sequence, keys and values of a mapping
+        self.key: Any = None  # a mapping's key waiting for its value
+        self.keyed = False
+        self.lists = lists  # the ``items`` of a document's root mapping: each is an object
+        self.merges: list[list[dict[Any, Any]]] = []  # the mappings each "<<" key names
+
+
+class _Builder:
+    """Python data straight from the parser's events, every bound counted on the way.
+
+    Nothing is composed (PyYAML's composer keeps a node with two marks per value, several
+    hundred bytes and microseconds each): each value is counted as its event arrives, then
+    built, so an input stops at the first bound passed having cost no more than the values
+    read up to it. An alias counts every value of what it refers to (a "billion laughs" stops
+    at the budget; the data built shares them, as PyYAML's does).
+    """
+
+    def __init__(self, loader: Any, budget: Budget) -> None:
+        self.loader = loader
+        self.budget = budget
+        self.constructors = loader.yaml_constructors
+        self.values = 0  # in the whole text, aliases expanded
+        self.object = 0  # in the current object: a document, or one item of a List's items
+        self.stack: list[_Frame] = []
+        self.anchors: dict[str, tuple[Any, int, int]] = {}  # anchor -> (data, values, height)
+        self.aliases = 0  # in the current document
+        # plain scalars already built (_TEXT: the scalar's text); None stands for a quoted one
+        self.known: dict[str | None, Any] = {}
+        if self.constructors.get(_STR_TAG) is _DEFAULT_STR:
+            self.known[None] = _TEXT
+        self.root: Any = None  # the current document's data
+
+    def run(self) -> list[Any]:
+        documents: list[Any] = []
+        get_event = self.loader.get_event
+        while True:
+            event = get_event()
+            kind = type(event)
+            if kind is yaml.ScalarEvent:
+                self._add(self._scalar(event), 0, event)
+            elif kind is yaml.SequenceStartEvent or kind is yaml.MappingStartEvent:
+                self._open(event, kind is yaml.MappingStartEvent)
+            elif kind is yaml.SequenceEndEvent or kind is yaml.MappingEndEvent:
+                self._close(event)
+            elif kind is yaml.AliasEvent:
+                self._alias(event)
+            elif kind is yaml.DocumentStartEvent:
+                if len(documents) >= self.budget.documents:
+                    raise YAMLLimitError(_documents(self.budget.documents), event.start_mark)
+                self.anchors, self.aliases, self.object, self.root = {}, 0, 0, None
+            elif kind is yaml.DocumentEndEvent:
+                documents.append(self.root)
+            elif kind is yaml.StreamEndEvent:
+                return documents
+
+    def _count(self, size: int, event: Any, aliased: bool = False) -> None:
+        """Count ``size`` values (an alias: what it refers to) before they are built."""
+        stack = self.stack
+        if stack and stack[-1].lists:
+            self.object = 0  # each item of a List's items is an object of its own
+        self.values += size
+        self.object += size
+        budget = self.budget
+        if self.values > budget.values:
+            problem = _expands if aliased else more_values
+            raise YAMLLimitError(problem(budget.values), event.start_mark)
+        if self.object > budget.object_values:
+            problem = _expands if aliased else _object_values
+            raise YAMLLimitError(problem(budget.object_values), event.start_mark)
+
+    def _scalar(self, event: Any) -> Any:
+        self._count(1, event)
+        value = event.value
+        if event.tag is None and len(value) <= _KNOWN_LENGTH:
+            # a plain scalar seen before (0, true, a label value) is resolved and built once;
+            # a quoted one is its text (unless the loader builds strings its own way)
+            plain = event.implicit[0]
+            known = self.known.get(value if plain else None, _MISSING)
+            if known is _TEXT:
+                built = value
+            elif known is not _MISSING:
+                built = known
+            else:
+                built = self._construct(event, None)
+                if plain and len(self.known) < _KNOWN_ENTRIES and value not in ("<<", "="):
+                    self.known[value] = _TEXT if built is value else built
+        else:
+            built = self._construct(event, event.tag)
+        if event.anchor is not None:
+            self._anchor(event)
+            self.anchors[event.anchor] = (built, 1, 0)
+        return built
+
+    def _construct(self, event: Any, tag: str | None) -> Any:
+        if tag is None or tag == "!":
+            tag = self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+        constructor = self.constructors.get(tag)
+        if constructor is _DEFAULT_STR:
+            return event.value
+        parent = self.stack[-1] if self.stack else None
+        if parent is not None and isinstance(parent.data, dict) and not parent.keyed:
+            if tag == "tag:yaml.org,2002:merge":
+                return _MERGE
+            if tag == "tag:yaml.org,2002:value":
+                return "="
+        node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+        return (constructor or self.constructors[None])(self.loader, node)
+
+    def _anchor(self, event: Any) -> None:
+        """Refuse an anchor defined twice in a document, as PyYAML's composers do."""
+        if event.anchor in self.anchors or any(f.anchor == event.anchor for f in self.stack):
+            raise yaml.composer.ComposerError(
+                None, None, f"found duplicate anchor {event.anchor!r}", event.start_mark
+            )
+
+    def _alias(self, event: Any) -> None:
+        self.aliases += 1
+        if self.aliases > self.budget.aliases:
+            raise YAMLLimitError(_aliases(self.budget.aliases), event.start_mark)
+        if event.anchor not in self.anchors:
+            if any(frame.anchor == event.anchor for frame in self.stack):
+                problem = gettext("an alias refers to a node that contains it")
+                raise YAMLLimitError(problem, event.start_mark)
+            raise yaml.composer.ComposerError(
+                None, None, f"found undefined alias {event.anchor!r}", event.start_mark
+            )
+        value, size, height = self.anchors[event.anchor]
+        self._count(size, event, aliased=True)
+        if len(self.stack) + height > self.budget.depth:
+            raise YAMLLimitError(_deeper(self.budget.depth), event.start_mark)
+        self._add(value, height, event)
+
+    def _open(self, event: Any, is_map: bool) -> None:
+        self._count(1, event)
+        stack = self.stack
+        if len(stack) >= self.budget.depth:
+            raise YAMLLimitError(_deeper(self.budget.depth), event.start_mark)
+        if event.tag not in (_MAP_TAGS if is_map else _SEQ_TAGS):
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"could not determine a constructor for the tag {event.tag!r}",
+                event.start_mark,
+            )
+        if event.anchor is not None:
+            self._anchor(event)
+        root = stack[0] if len(stack) == 1 else None
+        lists = not is_map and root is not None and root.keyed and root.key == "items"
+        stack.append(_Frame({} if is_map else [], event.anchor, self.values - 1, lists))
+
+    def _close(self, event: Any) -> None:
+        frame = self.stack.pop()
+        value = frame.data
+        if frame.merges:
+            value = _merged(frame.merges, value)
+        if frame.anchor is not None:
+            self.anchors[frame.anchor] = (value, self.values - frame.start, frame.height)
+        self._add(value, frame.height, event)
+
+    def _add(self, value: Any, height: int, event: Any) -> None:
+        if not self.stack:
+            self.root = value
+            return
+        parent = self.stack[-1]
+        parent.items += 1
+        if parent.items > 2 * self.budget.items or (
+            parent.items > self.budget.items and isinstance(parent.data, list)
+        ):
+            raise YAMLLimitError(_items(self.budget.items), event.start_mark)
+        if height >= parent.height:
+            parent.height = height + 1
+        if isinstance(parent.data, list):
+            parent.data.append(value)
+        elif not parent.keyed:
+            try:
+                hash(value)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping", None, "found unhashable key", event.start_mark
+                ) from None
+            parent.key, parent.keyed = value, True
+        else:
+            if parent.key is _MERGE:
+                parent.merges.append(_merge_sources(value, event))
+            else:
+                parent.data[parent.key] = value
+            parent.key, parent.keyed = None, False
+
+
+def _merge_sources(value: Any, event: Any) -> list[dict[Any, Any]]:
+    sources = value if isinstance(value, list) else [value]
+    if not all(isinstance(source, dict) for source in sources):
+        raise yaml.constructor.ConstructorError(
+            "while constructing a mapping",
+            None,
+            "expected a mapping or list of mappings for merging",
+            event.start_mark,
+        )
+    return list(sources)
+
+
+def _merged(groups: list[list[dict[Any, Any]]], own: dict[Any, Any]) -> dict[Any, Any]:
+    """A mapping with "<<" keys, as PyYAML merges: its own keys win, then a later "<<" key's,
+    and within one "<<" key's list the first mapping's."""
+    result: dict[Any, Any] = {}
+    for sources in groups:
+        for source in reversed(sources):
+            result.update(source)
+    result.update(own)
+    return result
+
+
+def _check_markers(text: str, budget: Budget) -> None:
+    # Each "---" at the start of a line begins a document (inside a scalar it is an error), so
+    # counting them, at C speed and without parsing, refuses a stream of millions at once.
+    markers = sum(text.count(f"\n---{end}") for end in (" ", "\n", "\r", "\t"))
+    if markers + text.startswith("---") > budget.documents:
+        raise YAMLLimitError(_documents(budget.documents), None)
+
+
+def build(text: str, budget: Budget | None = None, loader_class: Any = _FastLoader) -> list[Any]:
+    """Every document of ``text`` (libyaml's parser, the loader class's types), counted while
+    read: raise YAMLLimitError at the first of the budget's bounds passed, before building more.
+    """
+    budget = budget or Budget()
+    _check_markers(text, budget)
     loader = loader_class(text)
-    documents = []
     try:
-        while loader.check_node():
-            node = loader.get_node()
-            check_node(node, max_nodes=max_nodes)
-            documents.append(loader.construct_document(node))
+        return _Builder(loader, budget).run()
     finally:
         loader.dispose()
-    return documents
 
 
 def load(text: str, budget: Budget | None = None) -> Any:
@@ -295,11 +544,10 @@ def load_all(text: str, budget: Budget | None = None) -> list[Any]:
     """Every document of ``text`` (``None`` for empty ones), within the bounds; aliases may
     expand a document to no more than the budget's values."""
     budget = budget or Budget()
-    max_nodes = min(budget.values, MAX_NODES)
     if scan(text, budget).values > PURE_PYTHON_VALUES:
-        return load_fast(text, max_nodes=max_nodes)
+        return build(text, budget)
     loader = BoundedLoader(text)
-    loader.max_nodes = max_nodes
+    loader.max_nodes = min(budget.values, budget.object_values)
     try:
         documents = []
         while loader.check_data():  # type: ignore[no-untyped-call]

@@ -27,11 +27,11 @@ from fuzzing import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from playground import kube, manifests
+from playground import kube, manifests, yaml_limits
 from playground.clusters import pod_parsing, services
 from playground.models import Cluster, KubeObject, Node, Pod
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.scheduler import Scheduler
+from scheduler_core.loop.scheduler import Scheduler
 from scheduler_core.workloads import CONTROLLER_KINDS
 
 
@@ -209,3 +209,51 @@ def test_a_lone_surrogate_escape_is_a_problem_not_a_500(user):
     with pytest.raises(manifests.ManifestProblems, match="half a character"):
         services.cluster_import_yaml(cluster=cluster, user=user, text=text)
     assert not Node.objects.filter(cluster=cluster).exists()
+
+
+# --- big inputs: data built straight from the parser's events -------------------------------
+
+_UNREAD_TAGS = ("!!set", "!!omap", "!!pairs")  # collections the event builder refuses by tag
+
+
+def _outcome(read):
+    try:
+        return repr(read())  # repr: NaN equals itself
+    except (yaml.YAMLError, ValueError, RecursionError) as err:
+        return type(err)
+
+
+@budget(120)
+@given(TEXTS | ODD_TEXT)
+def test_the_event_builder_reads_what_the_composer_reads(text):
+    """``yaml_limits.build`` (big inputs) gives libyaml's composer's data, or refuses what it
+    refuses; beyond that it refuses only past its bounds (depth, aliases, items: even the
+    command line's budget has them) and the tags of sets and ordered maps."""
+    unbounded = yaml_limits.UNBOUNDED
+    built = _outcome(lambda: yaml_limits.build(text, unbounded, manifests._FastLoader))
+    composed = _outcome(lambda: list(yaml.load_all(text, Loader=manifests._FastLoader)))
+    if any(tag in text for tag in _UNREAD_TAGS):
+        return
+    if isinstance(built, str):
+        assert built == composed
+    elif built is not yaml_limits.YAMLLimitError:
+        assert not isinstance(composed, str), built
+    tally("read alike" if built == composed else f"refused: {built}")
+
+
+@budget(60)
+@given(TEXTS, st.integers(min_value=1, max_value=400))
+def test_the_event_builder_stops_at_the_values_budget(text, limit):
+    """Under a budget of ``limit`` values the builder gives the same data as unbounded, or
+    refuses naming the bound, never anything else."""
+    try:
+        whole = yaml_limits.build(text, yaml_limits.UNBOUNDED, manifests._FastLoader)
+    except (yaml.YAMLError, ValueError):
+        return
+    budget_ = yaml_limits.Budget(documents=10**6, values=limit, object_values=10**6)
+    try:
+        assert yaml_limits.build(text, budget_, manifests._FastLoader) == whole
+        tally("within the budget")
+    except yaml_limits.YAMLLimitError as err:
+        assert f"more than {limit:,} values" in str(err)
+        tally("stopped at the budget")

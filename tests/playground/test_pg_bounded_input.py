@@ -217,3 +217,57 @@ def test_big_json_nested_too_deeply_is_a_problem_not_a_crash():
     text += " " * (LINE_NUMBERS_UP_TO - len(text) + 1)
     with pytest.raises(ManifestProblems, match="nested"):
         parse_documents(text)
+
+
+# --- gzip value bombs (security issue 39, HIGH 4) ----------------------------------------------
+
+
+def _rows(rows: int, width: int = 9_999) -> str:
+    """``x: [[0, ... ×width] ×rows]``: kilobytes gzipped, millions of values unzipped."""
+    return "x: [" + ",".join(["[" + ",".join(["0"] * width) + "]"] * rows) + "]\n"
+
+
+def test_a_gzip_value_bomb_stops_at_the_object_bound_without_building_it(alice_client, user):
+    """8,797 bytes of gzip held 3,989,600 values in one document, under the 4,000,000 of an
+    upload: all were composed (1.8 GB) before the import was refused. Counted while read, the
+    document stops at one object's bound, having held about that many values."""
+    import gzip
+    import tracemalloc
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    text = _rows(399)
+    assert len(gzip.compress(text.encode())) < 9_000
+    cluster = services.cluster_create(owner=user, name="c")
+    upload = SimpleUploadedFile("bomb.yaml.gz", gzip.compress(text.encode()))
+    tracemalloc.start()
+    try:
+        response = alice_client.post(
+            reverse("playground:cluster_import", args=[cluster.pk]), {"file": upload}
+        )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "too big to import: more than 100,000 values in one object" in page
+    assert _stored() == 0
+    # the text itself (8 MB), its copy for the parser and 100,000 values; composed, 1.8 GB
+    assert peak < 120 * 2**20, f"{peak / 2**20:.0f} MB"
+
+
+def test_each_item_of_a_list_is_an_object_of_its_own():
+    """One object may hold 100,000 values: a List (a whole cluster in one document) holds that
+    many per item, while the same values in one item are refused."""
+    from playground.manifests import parse_documents
+
+    big = "[" + ",".join(["0"] * 9_000) + "]"
+    item = "- {kind: Widget, metadata: {name: w}, data: [" + ",".join([big] * 7) + "]}\n"
+    text = "apiVersion: v1\nkind: List\nitems:\n" + item * 3
+    warnings = parse_documents(text).warnings
+    assert [w.message for w in warnings] == [
+        "kind 'Widget' is not modelled by the playground; skipped"
+    ] * 3
+    one = item.replace("data: [", "data: [" + ",".join([big] * 7) + ",")
+    with pytest.raises(ManifestProblems, match="more than 100,000 values in one object"):
+        parse_documents("apiVersion: v1\nkind: List\nitems:\n" + one)
