@@ -360,3 +360,57 @@ def _forget_full(owners: _Owners, now: float, lim: FrameLimits) -> None:
     for key, bucket in list(owners.buckets.items()):
         if bucket.settle(now, lim.per_owner, 0.0, lim.owner_burst) >= lim.owner_burst:
             del owners.buckets[key]
+
+
+# -- joining a live class -------------------------------------------------------------------------
+# Anyone with a class's code may join it, with no account: per address, joins
+# (``JOINS_PER_ADDRESS``) and attempts with a code of no open class (``JOIN_GUESSES_PER_ADDRESS``,
+# which makes guessing codes slow) are counted over ``JOIN_WINDOW_SECONDS``, and per class the
+# joins (``JOINS_PER_CLASS``) over the same window. Past a count the join is refused (429).
+
+
+@dataclass(frozen=True, slots=True)
+class JoinLimits:
+    per_address: int
+    guesses: int
+    per_class: int
+    window: int
+
+
+def join_limits() -> JoinLimits:
+    def get(name: str, default: int) -> int:
+        return int(getattr(settings, name, default))
+
+    return JoinLimits(
+        per_address=get("JOINS_PER_ADDRESS", 100),
+        guesses=get("JOIN_GUESSES_PER_ADDRESS", 30),
+        per_class=get("JOINS_PER_CLASS", 300),
+        window=get("JOIN_WINDOW_SECONDS", 600),
+    )
+
+
+def _join_keys(request: HttpRequest, code: str) -> tuple[str, str, str]:
+    address = client_address(request)
+    return f"join:addr:{address}", f"join:guess:{address}", f"join:class:{code[:16]}"
+
+
+def join_throttled(request: HttpRequest, code: str) -> bool:
+    """Whether a join from this request to ``code`` is refused before it is tried."""
+    lim = join_limits()
+    joins, guesses, per_class = _join_keys(request, code)
+    return (
+        _count(joins) >= lim.per_address
+        or _count(guesses) >= lim.guesses
+        or _count(per_class) >= lim.per_class
+    )
+
+
+def join_attempted(request: HttpRequest, code: str, *, joined: bool, no_class: bool) -> None:
+    """Count a join: a student who joined, or a code of no open class."""
+    lim = join_limits()
+    joins, guesses, per_class = _join_keys(request, code)
+    if joined:
+        _bump(joins, lim.window)
+        _bump(per_class, lim.window)
+    elif no_class:
+        _bump(guesses, lim.window)

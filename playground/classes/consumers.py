@@ -113,6 +113,14 @@ def _lecturer_action(class_id: int, user: Any, content: dict[str, Any]) -> list[
     if action == "end":
         services.class_end(live_class=live_class, user=user)
         return [{"type": "ended", **extra}]
+    if action == "remove":
+        student = content.get("student")
+        if not services.student_remove(live_class=live_class, user=user, student_id=student):
+            raise services.ClassError(_("No such student in this class."))
+        return [{"type": "removed", "student": student, "joined": selectors.joined(class_id)}]
+    if action == "cap":
+        cap = services.student_cap_set(live_class=live_class, user=user, cap=content.get("cap"))
+        return [{"type": "cap", "cap": cap, **extra}]
     raise services.ClassError(_("Unknown action."))
 
 
@@ -367,7 +375,12 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.send_json(out)
 
     async def class_relay(self, message: dict[str, Any]) -> None:
-        """One change of the class, as its sender encoded it for everyone."""
+        """One change of the class, as its sender encoded it for everyone; a removed student's
+        sockets are closed instead."""
+        if message.get("removed") is not None and message["removed"] == self.who.student_id:
+            self.closing = True
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
         await self.send(text_data=message["text"])
         if message.get("close"):
             await self.close(code=1000)

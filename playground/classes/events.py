@@ -15,7 +15,14 @@ RELAY = "class.relay"  # the consumers' handler: ``class_relay``
 
 
 def layer_message(payload: dict[str, Any], *, close: bool = False) -> dict[str, Any]:
-    return {"type": RELAY, "text": json.dumps(payload, separators=(",", ":")), "close": close}
+    """``removed``: the student whose sockets close instead of relaying it."""
+    removed = payload.get("student") if payload.get("type") == "removed" else None
+    return {
+        "type": RELAY,
+        "text": json.dumps(payload, separators=(",", ":")),
+        "close": close,
+        "removed": removed,
+    }
 
 
 async def asend(code: str, payload: dict[str, Any], *, lecturer_only: bool = False) -> None:

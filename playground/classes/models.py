@@ -33,6 +33,9 @@ class LiveClass(models.Model):
         blank=True,
         related_name="+",
     )
+    # the most students the lecturer admits (None: ``services.STUDENTS_MAX``): room kept for
+    # the real ones when someone else has the code
+    student_cap = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     last_activity_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -14,8 +15,8 @@ from ..lessons import text as lesson_text
 from ..lessons.languages import in_language
 from ..lessons.loader import Lesson, lesson_by_slug
 from ..models import Run, RunCycle
-from ..runs import charts
 from ..runs import selectors as run_selectors
+from ..runs.panels import charts
 from . import services
 from .models import ClassAnswer, ClassQuestion, ClassStudent, LiveClass
 
@@ -83,6 +84,16 @@ def counts(question_id: int) -> dict[str, int]:
 
 def joined(class_id: int) -> int:
     return ClassStudent.objects.filter(live_class_id=class_id).count()
+
+
+def student_dict(student: ClassStudent) -> dict[str, Any]:
+    return {"id": student.pk, "nickname": student.nickname}
+
+
+def students(class_id: int) -> list[dict[str, Any]]:
+    """The class's students in join order, for the lecturer (who may remove one)."""
+    rows = ClassStudent.objects.filter(live_class_id=class_id).order_by("joined_at", "id")
+    return [{"id": pk, "nickname": n} for pk, n in rows.values_list("id", "nickname")]
 
 
 def tally_message(class_id: int, question_id: int) -> dict[str, Any]:
@@ -159,6 +170,8 @@ def state(live_class: LiveClass, *, role: str, student_id: int | None = None) ->
     }
     if role == "lecturer":
         out["tally"] = got
+        out["students"] = students(live_class.pk)
+        out["cap"] = live_class.student_cap
     else:
         mine = (
             ClassAnswer.objects.filter(question=q, student_id=student_id)
@@ -280,10 +293,15 @@ def page_config(live_class: LiveClass, *, role: str) -> dict[str, Any]:
     return cfg
 
 
+_FORMULA_STARTS: Final = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
 def _cell(text: str) -> str:
     """A CSV cell a spreadsheet shows as text: one starting like a formula gets a quote first
-    (a nickname "=HYPERLINK(...)" stays a nickname)."""
-    if text[:1] in ("=", "+", "@", "\t", "\r") or (text[:1] == "-" and not text[1:].isdigit()):
+    (a nickname "=HYPERLINK(...)" stays a nickname), also after spaces or in a full-width form
+    ("＝", "＋": some spreadsheets read them as "=" and "+"). A negative number stays one."""
+    first = unicodedata.normalize("NFKC", text.lstrip(" ")[:1])
+    if first in _FORMULA_STARTS and not (text[:1] == "-" and text[1:].isdigit()):
         return "'" + text
     return text
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 import time
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -39,6 +40,7 @@ CHOICES_MAX: Final = 20
 SESSION_STUDENTS: Final = "class_students"  # session: class code -> student token
 STEP_TEXT_MAX: Final = 253
 STUDENTS_MAX: Final = 1000  # per class: the join form is open to anyone with the code
+OPEN_CLASSES_MAX: Final = 10  # open classes per lecturer at once
 WINNER_CHOICES_MAX: Final = 12  # a bigger cluster offers the best-scored nodes of the cycle
 
 
@@ -80,6 +82,14 @@ def class_open(
     if (lesson is None) == (run is None):
         raise ClassError(_("A live class is on a lesson or on a run."))
     classes_end_idle()
+    if (
+        LiveClass.objects.filter(lecturer=lecturer, ended_at__isnull=True).count()
+        >= OPEN_CLASSES_MAX
+    ):
+        raise ClassError(
+            _("You have %(n)d live classes open; end one before opening another.")
+            % {"n": OPEN_CLASSES_MAX}
+        )
     step: dict[str, Any] = step_clean({"lessonStep": 1} if lesson else {"cycle": 1})
     if lesson is not None:
         step = _with_lesson_pointer(lesson, step)
@@ -162,6 +172,7 @@ def _require_lecturer(live_class: LiveClass, user: User | None) -> None:
 @dataclass(frozen=True, slots=True)
 class JoinRefused(Exception):
     errors: dict[str, list[str]]
+    no_class: bool = False  # the code is of no open class (counted as a guess)
 
 
 def code_clean(code: Any) -> str:
@@ -176,25 +187,22 @@ def student_join(*, code: str, nickname: str) -> ClassStudent:
     live_class = (
         LiveClass.objects.filter(code=code, ended_at__isnull=True).first() if code else None
     )
-    if live_class is None:
-        ended = bool(code) and LiveClass.objects.filter(code=code).exists()
-        errors["code"] = [
-            _("This class has ended.") if ended else _("No open class has this code.")
-        ]
-    nickname = " ".join(str(nickname or "").split())
+    if live_class is None:  # ended or never opened: the same answer, so guesses learn less
+        errors["code"] = [_("No open class has this code.")]
+    nickname = nickname_clean(nickname)
     if not nickname:
         errors["nickname"] = [_("Choose a nickname.")]
     elif len(nickname) > NICKNAME_MAX:
         errors["nickname"] = [_("A nickname has at most %(n)d characters.") % {"n": NICKNAME_MAX}]
     if errors or live_class is None:
-        raise JoinRefused(errors)
+        raise JoinRefused(errors, no_class=live_class is None)
     taken = JoinRefused(
         {"nickname": [_("“%(name)s” is taken in this class; choose another.") % {"name": nickname}]}
     )
-    key = nickname.casefold()[:NICKNAME_MAX]
+    key = nickname_key(nickname)
     if ClassStudent.objects.filter(live_class=live_class, nickname_key=key).exists():
         raise taken
-    if ClassStudent.objects.filter(live_class=live_class).count() >= STUDENTS_MAX:
+    if ClassStudent.objects.filter(live_class=live_class).count() >= student_cap(live_class):
         raise JoinRefused({"code": [_("This class is full.")]})
     try:
         with transaction.atomic():
@@ -208,6 +216,61 @@ def student_join(*, code: str, nickname: str) -> ClassStudent:
         raise taken from err
     touch(live_class.pk)
     return student
+
+
+def student_cap(live_class: LiveClass) -> int:
+    """The most students the class admits: the lecturer's cap, never above ``STUDENTS_MAX``."""
+    cap = live_class.student_cap
+    return STUDENTS_MAX if cap is None else min(cap, STUDENTS_MAX)
+
+
+def student_cap_set(*, live_class: LiveClass, user: User | None, cap: Any) -> int | None:
+    """Set the class's cap (None: no cap of the lecturer's); students already in stay."""
+    _require_lecturer(live_class, user)
+    if cap is not None and (not _is_count(cap) or cap > STUDENTS_MAX):
+        raise ClassError(_("A cap is a number of students from 0 to %(n)d.") % {"n": STUDENTS_MAX})
+    LiveClass.objects.filter(pk=live_class.pk).update(student_cap=cap, last_activity_at=_now())
+    live_class.student_cap = cap
+    return cap
+
+
+def student_remove(*, live_class: LiveClass, user: User | None, student_id: Any) -> bool:
+    """Remove a student (a fake one, say) and their answers; their token stops working. False
+    when no such student is in the class."""
+    _require_lecturer(live_class, user)
+    if not _is_id(student_id):
+        return False
+    deleted, _rows = ClassStudent.objects.filter(live_class=live_class, pk=student_id).delete()
+    touch(live_class.pk)
+    return deleted > 0
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+# Letters of other scripts that look like Latin ones (Cyrillic and Greek, after casefolding) and
+# digits that pass for letters: "Аnn" (a Cyrillic А) or "B0b" would otherwise pass for Ann or Bob.
+_LOOK_ALIKES: Final = str.maketrans(
+    "авекмнорстухіјѕԁԛԝӏһαβεηικμνορτυχζ01",
+    "abekmhopctyxijsdqwlhabenikmnoptyxzol",
+)
+
+
+def nickname_clean(value: Any) -> str:
+    """A nickname as shown: spaces collapsed, control and format characters (a NUL, zero-width
+    joiners, right-to-left overrides that reverse how a name reads) dropped."""
+    text = unicodedata.normalize("NFC", words(value, 10 * NICKNAME_MAX))
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf").strip()
+
+
+def nickname_key(nickname: str) -> str:
+    """What two nicknames are compared by (unique per class): compatibility forms folded
+    (full-width letters), case and accents ignored, look-alike letters of other scripts taken
+    as the Latin ones, so that nobody joins under a name that reads like a classmate's."""
+    text = unicodedata.normalize("NFKD", nickname).casefold()
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return text.translate(_LOOK_ALIKES)[:NICKNAME_MAX]
 
 
 # -- the step ------------------------------------------------------------------------------------

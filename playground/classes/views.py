@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from .. import throttle
 from ..lessons.loader import lesson_by_slug
 from ..runs import selectors as run_selectors
 from . import events, forms, selectors, services
@@ -58,12 +59,15 @@ def class_new(request: HttpRequest) -> HttpResponse:
         run = run_selectors.run_visible(user=request.user, run_id=form.cleaned_data["run"])
         if run is None:
             raise Http404("No such run")
-    live_class = services.class_open(
-        lecturer=request.user,
-        lesson=lesson,
-        run=run,
-        language=form.cleaned_data.get("language") or get_language(),
-    )
+    try:
+        live_class = services.class_open(
+            lecturer=request.user,
+            lesson=lesson,
+            run=run,
+            language=form.cleaned_data.get("language") or get_language(),
+        )
+    except services.ClassError as err:
+        return HttpResponse(err.message, status=409)
     return redirect("playground:class_present", live_class.code)
 
 
@@ -137,20 +141,29 @@ def join(request: HttpRequest) -> HttpResponse:
         return render(request, "playground/classes/join.html", {"form": form})
     data = _join_data(request)
     form = forms.JoinForm({"code": data.get("code", ""), "nickname": data.get("nickname", "")})
+    code = services.code_clean(data.get("code", ""))
+    if throttle.join_throttled(request, code):
+        return _too_many_joins(request, form, as_json)
     if form.is_valid():
         try:
             student = services.student_join(
                 code=form.cleaned_data["code"], nickname=form.cleaned_data["nickname"]
             )
         except services.JoinRefused as refused:
+            throttle.join_attempted(request, code, joined=False, no_class=refused.no_class)
             for field, messages in refused.errors.items():
                 for message in messages:
                     form.add_error(field, message)
         else:
+            throttle.join_attempted(request, code, joined=True, no_class=False)
             code = student.live_class.code
             events.send(
                 code,
-                {"type": "joined", "joined": selectors.joined(student.live_class_id)},
+                {
+                    "type": "joined",
+                    "joined": selectors.joined(student.live_class_id),
+                    "student": selectors.student_dict(student),
+                },
                 lecturer_only=True,
             )
             if as_json:
@@ -166,17 +179,31 @@ def join(request: HttpRequest) -> HttpResponse:
     return render(request, "playground/classes/join.html", {"form": form}, status=400)
 
 
+def _too_many_joins(request: HttpRequest, form: forms.JoinForm, as_json: bool) -> HttpResponse:
+    message = _("Too many joins from here; try again in a few minutes.")
+    if as_json:
+        response: HttpResponse = JsonResponse({"errors": {"__all__": [message]}}, status=429)
+    else:
+        form.is_valid()
+        form.add_error(None, message)
+        response = render(request, "playground/classes/join.html", {"form": form}, status=429)
+    response["Retry-After"] = str(throttle.join_limits().window)
+    return response
+
+
 @require_GET
 def student_page(request: HttpRequest, code: str) -> HttpResponse:
-    live_class = _class(code)
-    token = selectors.session_token(request.session, live_class.code)
-    student = selectors.student_by_token(live_class, token)
-    if student is None:
-        if live_class.ended_at is not None:
-            return render(
-                request, "playground/classes/ended.html", {"live_class": live_class}, status=410
-            )
-        return redirect(reverse("playground:class_join") + f"?code={live_class.code}")
+    """The student's page; without the class's token, the join form whether the class is open,
+    ended or unknown (the answer does not tell a guessed code's state)."""
+    live_class = selectors.class_by_code(code)
+    token = selectors.session_token(request.session, live_class.code) if live_class else None
+    student = selectors.student_by_token(live_class, token) if live_class else None
+    if live_class is None or student is None:
+        return redirect(reverse("playground:class_join") + f"?code={services.code_clean(code)}")
+    if live_class.ended_at is not None:
+        return render(
+            request, "playground/classes/ended.html", {"live_class": live_class}, status=410
+        )
     return render(
         request,
         "playground/classes/student.html",

@@ -1,6 +1,7 @@
 // The presenter page: drive the step, ask, watch the answers come in, reveal.
 import { gettext, interpolate } from "../i18n.js";
 import * as L from "./live_class.js";
+import * as students from "./students.js";
 import { draw } from "../plot_text.js";
 const cfg = L.config();
 const root = document.getElementById("live-class");
@@ -15,7 +16,10 @@ function send(obj) {
   if (!socket.send(obj)) L.showError(gettext("Not connected; trying again…"));
 }
 
+students.setup(send);
+
 function onMessage(m) {
+  students.onMessage(m);
   if (m.type === "state") {
     Object.assign(state, {
       step: m.step,

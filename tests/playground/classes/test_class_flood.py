@@ -182,3 +182,36 @@ async def test_services_refuse_ids_out_of_the_columns_range(lesson_class, user):
 
     results = await sync_to_async(submit)()
     assert isinstance(results[0], services.ClassError) and results[1] == "node-1"
+
+
+async def test_the_lecturer_removes_a_fake_student_and_caps_the_class(room, user):
+    live_class, students = room
+    lecturer = await _connect(live_class.code, user=user)
+    state = await _receive(lecturer, "state")
+    assert [s["nickname"] for s in state["students"]] == [f"s{i}" for i in range(12)]
+    assert state["cap"] is None
+    fake = await _connect(live_class.code, token=students[0].token)
+    other = await _connect(live_class.code, token=students[1].token)
+    for c in (fake, other):
+        await _receive(c, "state")
+    await lecturer.send_json_to({"action": "remove", "student": students[0].pk})
+    removed = await _receive(lecturer, "removed")
+    assert removed["student"] == students[0].pk and removed["joined"] == 11
+    assert (await _receive(other, "removed"))["student"] == students[0].pk
+    closed = await fake.receive_output(timeout=TIMEOUT)
+    assert closed == {"type": "websocket.close", "code": 4403}
+    again = await _connect(live_class.code, token=students[0].token)  # the token is void
+    assert (await again.receive_output(timeout=TIMEOUT))["code"] == 4403
+    await lecturer.send_json_to({"action": "cap", "cap": 11})
+    assert (await _receive(lecturer, "cap"))["cap"] == 11
+    with pytest.raises(services.JoinRefused):
+        await sync_to_async(services.student_join)(code=live_class.code, nickname="late")
+    # a student may do neither
+    await other.send_json_to({"action": "remove", "student": students[2].pk})
+    assert (await _receive(other, "error"))["message"]
+    await other.send_json_to({"action": "cap", "cap": 0})
+    assert (await _receive(other, "error"))["message"]
+    await lecturer.send_json_to({"action": "remove", "student": 2**70})
+    assert (await _receive(lecturer, "error"))["message"]
+    for c in (lecturer, other):
+        await c.disconnect()
