@@ -5,7 +5,11 @@ each call carries whole Node objects:
 
 - ``POST /filter`` rejects every node labelled ``lessons.playground.k8s.io/draining: "true"``;
 - ``POST /prioritize`` scores a node ``10 - cost`` from its ``lessons.playground.k8s.io/cost``
-  label (0 to 10, missing means 5), so cheap nodes win.
+  label (0 to 10, missing means 5), so cheap nodes win;
+- ``POST /bind`` accepts every binding (an extender that binds would create the Binding itself);
+- ``POST /slow-filter`` answers as ``/filter`` but only after ``SLOW_SECONDS``, longer than any
+  ``httpTimeout`` a lesson gives it, to show a call that times out.
+Any other verb is a 404, which the scheduler treats like an extender that is down.
 
 A lesson's profile names it with ``urlPrefix: http://127.0.0.1:18913/sample-extender``; the
 lesson starts it on that port when a run or a check needs it (embedded mode: a daemon thread).
@@ -16,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
@@ -27,6 +32,7 @@ DRAINING: Final = "lessons.playground.k8s.io/draining"
 COST: Final = "lessons.playground.k8s.io/cost"
 DEFAULT_COST: Final = 5
 MAX_PRIORITY: Final = 10
+SLOW_SECONDS: Final = 2.0
 
 
 def _labels(node: Mapping[str, Any]) -> dict[str, str]:
@@ -68,19 +74,26 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_error(400, "body is not JSON")
             return
         verb = self.path.rstrip("/").rsplit("/", 1)[-1]
-        if verb == "filter":
+        if verb in ("filter", "slow-filter"):
+            if verb == "slow-filter":
+                time.sleep(SLOW_SECONDS)
             reply: Any = filter_nodes(args)
         elif verb == "prioritize":
             reply = prioritize(args)
+        elif verb == "bind":
+            reply = {"Error": ""}
         else:
             self.send_error(404, f"unknown verb {verb!r}")
             return
         body = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the scheduler stopped waiting (its httpTimeout passed)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         return
