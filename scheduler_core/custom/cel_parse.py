@@ -303,6 +303,8 @@ def _references(tree: Expr) -> tuple[set[str], set[str], set[str], set[str]]:
             operators.add("_?_:_")
         elif e.kind == "comprehension":
             implied |= _MACRO_OPERATORS[e.name]
+            if e.name == "filter":  # its expansion reads the variable: acc + [var]
+                names.add(e.var)
     return names, functions, operators, implied
 
 
@@ -359,6 +361,10 @@ def decode(token: str) -> str | bytes:
         )
         at = m.end()
     pieces.append(text[at:])
+    # Line breaks written in a (triple-quoted) literal are read as LF, as in the evaluator.
+    pieces = [
+        p.replace("\r\n", "\n").replace("\r", "\n") if isinstance(p, str) else p for p in pieces
+    ]
     if not is_bytes:
         return "".join(p if isinstance(p, str) else chr(p) for p in pieces)
     return b"".join(p.encode() if isinstance(p, str) else bytes([p]) for p in pieces)

@@ -85,6 +85,7 @@ def test_what_cel_cannot_lex_is_refused(source: str) -> None:
         '"""a\nb\\""""',
         "'''x'y'''",
         'R"""a\\b"""',
+        '"""a\r\nb\rc"""',
         '"\u00e9\u4e2d"',
     ],
 )
