@@ -16,8 +16,10 @@
   worker; ``PLAYGROUND_RUN_LEASE_SECONDS``: how long a run's heartbeat stays valid.
 """
 
+import math
 import os
 import secrets
+from collections import Counter
 from pathlib import Path
 
 import plotly
@@ -90,7 +92,30 @@ def secret_key_problem(key: str) -> str:
         return f"it has {len(key)} characters, fewer than {SECRET_KEY_MIN_LENGTH}"
     if len(set(key)) < 10 or key in (key + key)[1:-1]:
         return "it repeats a few characters"
+    if (bits := entropy_bits(key)) < SECRET_KEY_MIN_BITS:
+        return (
+            f"it is too predictable (about {bits:.0f} bits of entropy, "
+            f"fewer than {SECRET_KEY_MIN_BITS})"
+        )
     return ""
+
+
+SECRET_KEY_MIN_BITS = 128
+
+
+def _shannon_bits(symbols: list[int]) -> float:
+    counts = Counter(symbols)
+    return -sum(n * math.log2(n / len(symbols)) for n in counts.values())
+
+
+def entropy_bits(key: str) -> float:
+    """An estimate of the key's entropy: the lower of its characters' and of the steps between
+    neighbours' (Shannon, times the length). Runs and ordered sequences (``aaaabbbb...``,
+    ``abcd...``) have many characters but few kinds of steps; a random key (token_urlsafe(50):
+    about 350 bits; token_hex(32): about 250) has many of both."""
+    codes = [ord(c) for c in key]
+    steps = [b - a for a, b in zip(codes, codes[1:], strict=False)]
+    return min(_shannon_bits(codes), _shannon_bits(steps)) if steps else 0.0
 
 
 if not DEBUG and (_problem := secret_key_problem(SECRET_KEY)):

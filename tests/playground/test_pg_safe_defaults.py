@@ -153,3 +153,39 @@ def test_login_is_throttled_after_repeated_failures(client: Client, user, settin
     assert client.post(url, {"username": "bob", "password": "wrong"}).status_code == 200
     cache.clear()
     assert client.post(url, {"username": "alice", "password": "pw-alice-123"}).status_code == 302
+
+
+# --- security issue 39, LOWs: a low-entropy key, the script catalog's Vary ---------------------
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "aaaaabbbbbcccccdddddeeeeefffffggggghhhhhiiiiijjjjj",  # runs: 10 characters, no period
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",  # an ordered sequence
+        "0123456789" * 5 + "a",  # almost periodic
+        "aAbBcCdDeEfFgGhHiIjJkKlLmMnNoOpPqQrRsStTuUvVwWxXyYzZ",
+    ],
+)
+def test_a_low_entropy_secret_key_is_refused(key):
+    """Each passed the old check (50 characters or more, 10 distinct, not a repetition)."""
+    from config.settings import secret_key_problem
+
+    assert "too predictable" in secret_key_problem(key)
+
+
+def test_random_secret_keys_of_every_usual_kind_pass():
+    from django.core.management.utils import get_random_secret_key
+
+    from config.settings import secret_key_problem
+
+    for _ in range(200):
+        for key in (secrets.token_urlsafe(50), secrets.token_hex(25), get_random_secret_key()):
+            assert secret_key_problem(key) == "", key
+
+
+def test_the_script_catalog_varies_on_the_cookie_that_picks_its_language():
+    response = Client().get("/jsi18n/")
+    assert response.status_code == 200
+    vary = {v.strip().lower() for v in response.get("Vary", "").split(",")}
+    assert "cookie" in vary
