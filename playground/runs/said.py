@@ -101,7 +101,12 @@ def shown(text: str, data: Any) -> str:
 
 
 def run_text(run: Any, name: str) -> str:
-    """A run's stored sentence ``name`` ("error", "note" or "waiting") in the active language."""
+    """A run's stored sentence ``name`` ("error", "note" or "waiting") in the active language.
+
+    Why a run waits is said only while it does (pending): a run that started, finished or was
+    cancelled keeps the last reason in its summary, no longer true."""
+    if name == "waiting" and run.status != "pending":
+        return ""
     summary = run.summary or {}
     text = run.error_message if name == "error" else summary.get(name) or ""
     return shown(text, (summary.get(SAID) or {}).get(name))
