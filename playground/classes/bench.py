@@ -313,8 +313,8 @@ async def bench(
     await lecturer.ws.send(json.dumps({"action": "end"}))
     if not await _until(lambda: all(s.ended for s in online)):
         result.error("not every student was told the class ended")
-    for client in [lecturer, *online]:
-        await client.ws.close()
+    for ws in [lecturer.ws, *(s.ws for s in online)]:
+        await ws.close()
     await asyncio.wait(readers, timeout=WAIT)
     for message in result.error_messages:
         log(f"error: {message}")

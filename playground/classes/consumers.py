@@ -67,7 +67,7 @@ def _identify(code: str, user: Any, session: Any, query: bytes) -> Who:
     closed = CLOSE_NOT_FOUND if live_class.ended_at is not None else 0
     if user is not None and user.is_authenticated and user.pk == live_class.lecturer_id:
         return Who(closed, live_class.pk, "lecturer")
-    token = (parse_qs(query.decode("latin-1")).get("token") or [None])[0]
+    token: str | None = (parse_qs(query.decode("latin-1")).get("token") or [""])[0]
     token = token or selectors.session_token(session, live_class.code)
     student = selectors.student_by_token(live_class, token)
     if student is None:

@@ -58,6 +58,8 @@ def resource_lines(text: str) -> dict[str, str]:
 class YamlPaneMixin:
     """The YAML editor beside a form: which side the user edited last wins on submit."""
 
+    fields: dict[str, forms.Field]  # the form's, which this mixes into
+
     def add_yaml_fields(self) -> None:
         self.fields["manifest_yaml"] = forms.CharField(
             required=False, widget=textarea(24), label="YAML"

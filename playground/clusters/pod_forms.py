@@ -214,7 +214,8 @@ class PodForm(YamlPaneMixin, forms.Form):
                 "name": name,
                 "image": row["image"] or "registry.k8s.io/pause:3.10",
             }
-            requests, limits = {}, {}
+            requests: dict[str, str] = {}
+            limits: dict[str, str] = {}
             for part, target, key in (
                 ("cpu_request", requests, "cpu"),
                 ("memory_request", requests, "memory"),

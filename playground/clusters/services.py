@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import uuid
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -120,7 +121,7 @@ def cluster_reset_pods(*, cluster: Cluster, user: AbstractBaseUser) -> tuple[Clu
 
 
 def _row(model: type[Model], cluster: Cluster, manifest: dict[str, Any]) -> Any:
-    row = model(cluster=cluster, manifest=manifest)
+    row: Any = model(cluster=cluster, manifest=manifest)
     row.sync_from_manifest()
     return row
 
@@ -161,7 +162,7 @@ def _store(cluster: Cluster, objects: list[dict[str, Any]]) -> dict[str, int]:
 def _plan(
     cluster: Cluster,
     sources: list[SourceObject],
-    replacing: set[tuple[str, str, str]] = frozenset(),
+    replacing: AbstractSet[tuple[str, str, str]] = frozenset(),
 ) -> tuple[list[dict], int]:
     """Check every object, expand controllers and claim templates through the engine's pipeline
     (the one ``simulate`` uses); raise ManifestProblems listing every problem."""
@@ -277,7 +278,8 @@ def cluster_create_from_yaml(
 def _numbered_names(base: str, count: int, taken: set[str]) -> list[str]:
     if count == 1:
         return [base]
-    names, i = [], 1
+    names: list[str] = []
+    i = 1
     while len(names) < count:
         candidate = f"{base}-{i}"
         if candidate not in taken:

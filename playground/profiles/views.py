@@ -103,10 +103,10 @@ def _profile_page(request: HttpRequest, profile: Any) -> HttpResponse:
         top, entries = _profile_forms(request.POST, None)
         if request.POST.get("action") == "add_profile":
             count = len(entries) + 1
-            data = request.POST.copy()
-            data["profile_count"] = str(count)
-            data[f"p{count - 1}-scheduler_name"] = f"profile-{count}"
-            top, entries = _profile_forms(data, None)
+            posted = request.POST.copy()
+            posted["profile_count"] = str(count)
+            posted[f"p{count - 1}-scheduler_name"] = f"profile-{count}"
+            top, entries = _profile_forms(posted, None)
             return render(
                 request,
                 "playground/profile_form.html",
