@@ -1,7 +1,7 @@
 PY := .venv/bin/python
 SHARED := ../shared
 
-.PHONY: install fmt lint type test fuzz conformance ratchet bench browser check run worker up jslint jstest
+.PHONY: install fmt lint type test test-all fuzz conformance ratchet bench browser check run worker up jslint jstest
 
 install:
 	./setup.sh
@@ -13,10 +13,17 @@ fmt:
 lint:
 	.venv/bin/ruff check scheduler_core playground config tests
 
+# scheduler_core strict, playground and config non-strict (pyproject.toml's [tool.mypy]).
 type:
-	.venv/bin/mypy scheduler_core
+	.venv/bin/mypy
 
+# The fast loop: the engine's, the conformance corpus' and the web app's tests, no browser, no
+# real services, no fuzzing, on every core (pytest-xdist). make test-all runs everything.
+FAST_TESTS := tests/scheduler_core tests/conformance tests/playground
 test:
+	.venv/bin/pytest -q -n auto $(FAST_TESTS) -m "not browser and not integration"
+
+test-all:
 	.venv/bin/pytest -q
 
 fuzz:

@@ -6,12 +6,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -141,6 +143,36 @@ PRESENTATION_ONLY = frozenset(
         "test_lessons_check.py",
     }
 )
+
+
+def pytest_configure(config):
+    """Under pytest-xdist (``-n``), the controller serves the lessons' sample extender
+    (127.0.0.1:18913) for the whole session, as .ci/run does for its lanes: a worker's run starts
+    it in-process only when nobody holds the port, and a worker that ran out of tests exits
+    while another's run may still be calling the server it started."""
+    if not getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput"):
+        return
+    root = Path(__file__).resolve().parent.parent
+    # If the port is taken, whoever holds it serves the same stateless sample: this one exits.
+    config._sample_extender = subprocess.Popen(
+        [sys.executable, "-m", "playground.lessons.extender"],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    for _ in range(100):  # up before the workers' first run (or someone else serves it)
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", 18913), 0.1):
+            break
+        if config._sample_extender.poll() is not None:
+            break
+        time.sleep(0.1)
+
+
+def pytest_unconfigure(config):
+    server = getattr(config, "_sample_extender", None)
+    if server is not None:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 def pytest_collection_modifyitems(config, items):
