@@ -37,6 +37,7 @@ import subprocess
 import sys
 import threading
 import time  # the workers' deadlines only: no result reads the clock
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -47,6 +48,8 @@ POOL_SIZE: Final = 2
 ENVIRONMENTS: Final = ("plain", "dra")  # "dra": with the DRA library's functions (quantity, ...)
 _HEADER: Final = struct.Struct("!I")
 _PROGRAMS: Final = 256  # compiled programs a worker keeps
+_CONTEXTS: Final = 4096  # contexts of converted variables a worker keeps, and their bytes:
+_CONTEXT_BYTES: Final = 32 * 1024 * 1024  # (pickled) of their largest variables at most
 # What a worker may send back: CEL values as Python values, and the errors the evaluator raises.
 _RESULT_CLASSES: Final = {
     ("datetime", "datetime"): datetime.datetime,
@@ -206,7 +209,11 @@ def evaluate(source: str, variables: Mapping[str, Any], environment: str = "plai
     pool = _pool()
     worker = pool.take()
     try:
-        ok, value = worker.call((environment, source, dict(variables)))
+        # Each variable pickled on its own: the worker converts only those that changed.
+        pickled = {
+            n: pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL) for n, v in variables.items()
+        }
+        ok, value = worker.call((environment, source, pickled))
     finally:
         pool.give(worker)
     if ok:
@@ -232,13 +239,55 @@ def _limit_cpu() -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (seconds, resource.RLIM_INFINITY))
 
 
+class _Contexts:
+    """Variables converted to CEL, kept between calls (conversion is most of a call's work).
+
+    One context per value of a call's largest variable (a node, as a rule), in which the other
+    variables are converted again only when their bytes changed (the pod, once per cycle).
+    """
+
+    def __init__(self, cel: Any, functions: Mapping[str, Any]) -> None:
+        self.cel = cel
+        self.functions = functions
+        self.cache: OrderedDict[tuple[str, str, bytes], tuple[Any, dict[str, bytes]]] = (
+            OrderedDict()
+        )
+        self.size = 0
+
+    def get(self, environment: str, variables: Mapping[str, bytes]) -> Any:
+        anchor = max(sorted(variables), key=lambda n: len(variables[n]), default="")
+        key = (environment, anchor, variables.get(anchor, b""))
+        hit = self.cache.get(key)
+        if hit is None or not set(hit[1]) <= set(variables):  # a name too many: start afresh
+            if hit is not None:
+                self._drop(key)
+            functions = self.functions[environment]
+            hit = (self.cel.Context(None, functions) if functions else self.cel.Context(), {})
+            self.cache[key] = hit
+            self.size += len(key[2])
+            while len(self.cache) > _CONTEXTS or self.size > _CONTEXT_BYTES:
+                self._drop(next(iter(self.cache)))
+        else:
+            self.cache.move_to_end(key)
+        context, have = hit
+        for name, data in variables.items():
+            if have.get(name) != data:
+                context.add_variable(name, pickle.loads(data))
+                have[name] = data
+        return context
+
+    def _drop(self, key: tuple[str, str, bytes]) -> None:
+        del self.cache[key]
+        self.size -= len(key[2])
+
+
 def main() -> None:
     """The worker: reads (environment, source, variables), replies (ok, value or error)."""
     import cel
 
     from scheduler_core.dra.cel_env import _FUNCTIONS
 
-    functions = {"plain": None, "dra": _FUNCTIONS}
+    contexts = _Contexts(cel, {"plain": None, "dra": _FUNCTIONS})
     programs: dict[str, Any] = {}
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing else may write to the reply pipe
@@ -256,8 +305,7 @@ def main() -> None:
                 if len(programs) >= _PROGRAMS:
                     programs.clear()
                 program = programs[source] = cel.compile(source)
-            extra = functions[environment]
-            value = program.execute(cel.Context(variables, extra) if extra else variables)
+            value = program.execute(contexts.get(environment, variables))
             reply: tuple[bool, Any] = (True, value)
             data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as err:  # noqa: BLE001 - the caller re-raises it

@@ -15,14 +15,17 @@ from typing import Any
 import pytest
 from builders import make_node, make_pod
 
-from scheduler_core.api import Node, Pod
 from scheduler_core.custom import plugin, sandbox
 from scheduler_core.custom.cel_cost import Analysis
 from scheduler_core.custom.plugin import CustomPluginSpec, registry_of
 from scheduler_core.dra.cel_env import SELECTOR_MAX_LENGTH, compile_selector
 from scheduler_core.framework.types import NodeInfo
+from scheduler_core.loop.scheduler import Scheduler
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
+)
 from scheduler_core.plugins import in_tree_registry
-from scheduler_core.scheduler import Scheduler
 
 ZEROS = "[" + ",".join(["0"] * 300) + "]"
 COSTLY = f"size({ZEROS}.map(x, {ZEROS}.map(y, {ZEROS}))) > 0"  # 27 M items: many seconds
@@ -64,6 +67,18 @@ def test_values_come_back_as_the_evaluator_gives_them(
 def test_errors_come_back_as_the_evaluator_raises_them(source: str, error: type) -> None:
     with pytest.raises(error):
         sandbox.evaluate(source, {"x": {}})
+
+
+def test_converted_variables_are_kept_but_never_stale() -> None:
+    node = {"name": "n1", "pods": [{"labels": {"app": f"a{i}"}} for i in range(30)]}
+    source = "node.pods.exists(p, p.labels.app == pod.labels.app)"
+    for app, found in [("a3", True), ("zz", False), ("a29", True), ("a30", False)]:
+        assert sandbox.evaluate(source, {"node": node, "pod": {"labels": {"app": app}}}) is found
+    changed = {**node, "pods": [{"labels": {"app": "zz"}}]}
+    assert sandbox.evaluate(source, {"node": changed, "pod": {"labels": {"app": "zz"}}}) is True
+    # The same node without a pod: the pod of the earlier calls is not seen.
+    with pytest.raises(RuntimeError):
+        sandbox.evaluate(source, {"node": node})
 
 
 def test_the_dra_environment_has_its_functions() -> None:
