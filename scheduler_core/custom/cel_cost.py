@@ -1,9 +1,13 @@
 """A sound cost bound for the CEL expressions of custom plugins, and the budgets it is held to.
 
 Not an upstream module. ``common-expression-language`` has no cost limit and holds Python's
-global lock while it evaluates, so an expression must be known to be cheap before it runs. Over
-the tree ``cel_parse`` builds, ``estimate`` bounds the work of one evaluation for given upper
-sizes of the variables (``Shape``, measured from the values at evaluation time).
+global lock while it evaluates. The hard bound is ``sandbox`` (a worker process with CPU and
+memory limits), which does not rely on this module; the analysis keeps runs fair and
+predictable: an expression is known to be cheap before it runs, and the budgets below share a
+cycle and a run between plugins. Over the tree ``cel_parse`` builds (which reads the source as
+CEL's own lexer does, and is checked against the evaluator's parse), ``estimate`` bounds the
+work of one evaluation for given upper sizes of the variables (``Shape``, measured from the
+values at evaluation time).
 
 The bound counts what the evaluator really does: every node of the tree, every iteration of
 every comprehension over a literal, a variable or another comprehension's result, the copy of
