@@ -341,27 +341,3 @@ def selector_expressions(selector: Mapping[str, Any] | None) -> list[dict[str, A
 
 def format_selector(selector: Mapping[str, Any] | None) -> str:
     return format_requirements(selector_expressions(selector), sep="; ")
-
-
-def requirements_match(expressions: list[Mapping[str, Any]], labels: Mapping[str, str]) -> bool:
-    """Whether labels satisfy every requirement (node-affinity semantics, Gt/Lt included)."""
-    for expr in expressions:
-        key, op, values = expr.get("key"), expr.get("operator"), expr.get("values") or []
-        present = key in labels
-        value = labels.get(key, "")
-        if op == "In" and not (present and value in values):
-            return False
-        if op == "NotIn" and present and value in values:
-            return False
-        if op == "Exists" and not present:
-            return False
-        if op == "DoesNotExist" and present:
-            return False
-        if op in {"Gt", "Lt"}:
-            try:
-                left, right = int(value), int(values[0])
-            except (ValueError, IndexError):
-                return False
-            if not present or (left <= right if op == "Gt" else left >= right):
-                return False
-    return True
