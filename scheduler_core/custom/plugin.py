@@ -28,7 +28,6 @@ from typing import Any, Final
 
 import cel
 
-from scheduler_core.api import Pod, Resource
 from scheduler_core.custom import sandbox
 from scheduler_core.custom.cel_cost import (
     CALL_LIMIT,
@@ -39,11 +38,13 @@ from scheduler_core.custom.cel_cost import (
     shape_of,
 )
 from scheduler_core.custom.cel_parse import CostError, check_agrees
+from scheduler_core.custom.values import node_value, pod_value
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.status import SUCCESS, Code, Status
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
+from scheduler_core.objects.api import Pod
 from scheduler_core.plugins.helpers import default_normalize_score
 
 # Extension point keys of a definition, in framework order.
@@ -198,47 +199,6 @@ def _describe(err: BaseException) -> str:
         detail = text[match.end() :].lstrip(": ").splitlines()[0]
         return f"at {match.group(1)}:{match.group(2)}: {detail}"
     return first
-
-
-def _resources(r: Resource) -> dict[str, int]:
-    out = {"cpu": r.milli_cpu, "memory": r.memory, "pods": r.allowed_pod_number}
-    if r.ephemeral_storage:
-        out["ephemeral-storage"] = r.ephemeral_storage
-    out.update(r.scalars)
-    return out
-
-
-def pod_value(pod: Pod) -> dict[str, Any]:
-    """What expressions see as ``pod`` (cpu in millicores, memory in bytes)."""
-    return {
-        "name": pod.name,
-        "namespace": pod.namespace,
-        "labels": dict(pod.labels),
-        "annotations": dict(pod.annotations),
-        "priority": pod.priority,
-        "schedulerName": pod.scheduler_name,
-        "nodeSelector": dict(pod.node_selector),
-        "requests": _resources(pod.resource),
-    }
-
-
-def node_value(info: NodeInfo | None, node_name: str = "") -> dict[str, Any]:
-    """What expressions see as ``node``."""
-    if info is None:
-        return {"name": node_name, "labels": {}, "annotations": {}, "taints": [], "pods": []}
-    node = info.node
-    return {
-        "name": node.name,
-        "labels": dict(node.labels),
-        "annotations": dict(node.annotations),
-        "unschedulable": node.unschedulable,
-        "taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in node.taints],
-        "allocatable": _resources(info.allocatable),
-        "requested": _resources(info.requested),
-        "pods": [
-            {"name": p.name, "namespace": p.namespace, "labels": dict(p.labels)} for p in info.pods
-        ],
-    }
 
 
 def _reads_node_only(c: _Compiled) -> bool:
