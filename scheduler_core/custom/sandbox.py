@@ -128,6 +128,9 @@ class _Worker:
         except (EOFError, BrokenPipeError, OSError):
             code = self.kill()
             raise LimitExceeded(_stopped(code)) from None
+        except BaseException:  # interrupted mid-call: a late reply would answer the next call
+            self.kill()
+            raise
 
     def kill(self) -> int | None:
         if self.process.poll() is None:

@@ -81,6 +81,25 @@ def test_converted_variables_are_kept_but_never_stale() -> None:
         sandbox.evaluate(source, {"node": node})
 
 
+class _Interrupt(BaseException):
+    pass
+
+
+def test_a_call_interrupted_mid_way_does_not_answer_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sandbox.evaluate("true", {})
+
+    def interrupted(*args: Any) -> Any:
+        raise _Interrupt  # a Celery time limit, a KeyboardInterrupt, while the worker works
+
+    with monkeypatch.context() as patch:
+        patch.setattr(sandbox.select, "select", interrupted)
+        with pytest.raises(_Interrupt):
+            sandbox.evaluate("'first'", {})
+    assert sandbox.evaluate("'second'", {}) == "second"
+
+
 def test_the_dra_environment_has_its_functions() -> None:
     assert sandbox.evaluate("quantity('1Gi').isGreaterThan(quantity('1Mi'))", {}, "dra") is True
     with pytest.raises(RuntimeError):
