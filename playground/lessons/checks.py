@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scheduler_core.clock import SimulatedClock
+from scheduler_core.custom.examples import EXAMPLES
 from scheduler_core.scheduler import Scheduler
 
 from .. import engine, plugins
+from ..custom_plugins.services import registry_with
 from ..runs import charts
 from ..runs.script import ScriptStep, play
 from ..runs.services import EventCycles
@@ -63,7 +65,7 @@ def run_lesson(
         snapshot,
         clock=SimulatedClock(),
         on_event=lambda ev: events.append(ev.to_dict()),
-        registry=plugins.registry(),
+        registry=registry_with(EXAMPLES),  # with the shipped custom plugins, as load_demo has
         plugin_events=plugins.EVENTS_TO_REGISTER,
         extenders=extenders,
         extender_policy=engine.extender_policy(),

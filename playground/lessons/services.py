@@ -15,6 +15,7 @@ from django.db import transaction
 
 from .. import manifests
 from ..clusters.services import demo_cluster_put
+from ..custom_plugins.services import demo_load as custom_plugins_demo_load
 from ..manifests import SourceObject
 from ..models import Cluster, Profile, Run
 from ..profiles.services import demo_profile_put
@@ -74,6 +75,7 @@ def lesson_inputs(*, lesson: Lesson) -> tuple[list[dict[str, Any]], dict[str, di
     as they do for ``load_demo``, and nothing is left behind.
     """
     with transaction.atomic():
+        custom_plugins_demo_load()  # a lesson's profile may enable the shipped custom plugins
         cluster = demo_cluster_put(
             name=_SCRATCH + lesson.slug, description="", parsed=_parsed(lesson.cluster_text)
         )
