@@ -1,7 +1,7 @@
 """Shared fixtures. Django fixtures only touch the database when a test asks for it.
 
 ``TEST_DB=postgres`` runs the Django tests on a throwaway PostgreSQL cluster started here
-(initdb + pg_ctl as the ``postgres`` user on a random loopback port; see STACK.md).
+(initdb + pg_ctl as the ``postgres`` user on a random loopback port; see docs/STACK.md).
 """
 
 from __future__ import annotations

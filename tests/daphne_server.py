@@ -47,7 +47,7 @@ def _child_setup(layer_url: str | None, broker_url: str | None) -> None:
     from channels.testing.live import set_database_connection
     from django.conf import settings
 
-    # STACK.md pitfall 1: the fork copied the executor but not its thread.
+    # docs/STACK.md pitfall 1: the fork copied the executor but not its thread.
     SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
     if layer_url:
         from config.settings import redis_channel_layer
@@ -60,7 +60,7 @@ def _child_setup(layer_url: str | None, broker_url: str | None) -> None:
 
         app.conf.broker_url = broker_url
         app.conf.task_always_eager = False
-        # STACK.md pitfall 3: producers and backends cached from the eager configuration.
+        # docs/STACK.md pitfall 3: producers and backends cached from the eager configuration.
         app._pool = None
         app.amqp._producer_pool = None
         app._backend_cache = None

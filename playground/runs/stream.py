@@ -1,6 +1,6 @@
 """Channel groups and websocket messages of runs, and the helpers that broadcast them.
 
-Frames a browser receives on ``ws/runs/<id>/`` (STYLE.md §3):
+Frames a browser receives on ``ws/runs/<id>/`` (docs/STYLE.md §3):
 
 - ``{"kind": "batch", "run": 12, "messages": [...]}``: envelopes in seq order, as many as the
   task flushed at once (a 1,000-cycle run is a few hundred frames, not tens of thousands):
