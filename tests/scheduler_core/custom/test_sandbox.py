@@ -81,6 +81,14 @@ def test_converted_variables_are_kept_but_never_stale() -> None:
         sandbox.evaluate(source, {"node": node})
 
 
+def test_an_evaluation_over_the_memory_limit_is_stopped() -> None:
+    # 300 strings of 8 MB: 2.4 GB, far over the limit, in well under the CPU limit.
+    source = f"size({ZEROS}.map(y, s + s))"
+    with pytest.raises(sandbox.LimitExceeded, match="MiB of memory"):
+        sandbox.evaluate(source, {"s": "x" * 4_000_000})
+    assert sandbox.evaluate("1 + 1", {}) == 2
+
+
 class _Interrupt(BaseException):
     pass
 
