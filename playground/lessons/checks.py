@@ -151,6 +151,12 @@ def _code(evs: list[dict[str, Any]], params: dict[str, Any]) -> str:
     return str(ev.get("code") or NONE)
 
 
+def _devices(evs: list[dict[str, Any]], claim: str) -> list[str]:
+    """The devices (pool/device) DynamicResources allocated to ``claim`` in the cycle."""
+    got = (_first(evs, "DeviceAllocation").get("claims") or {}).get(_pod_key(claim)) or {}
+    return sorted(f"{d['pool']}/{d['device']}" for d in got.get("devices") or [])
+
+
 def _requeue(evs: list[dict[str, Any]]) -> str:
     """The queue a cluster event moved the cycle's pod to from the unschedulable pods."""
     for ev in evs:
@@ -199,6 +205,8 @@ def engine_answer(run: LessonRun, question: Question) -> Any:
         return _first(evs, "CycleStart").get("profile") or NONE
     if kind == "requeue":
         return _requeue(evs)
+    if kind == "device":
+        return _devices(evs, str(p["claim"]))
     raise ValueError(f"unknown question kind {kind!r}")
 
 
@@ -283,6 +291,8 @@ def _allowed_points(run: LessonRun, q: Question) -> tuple[str, ...] | None:
         return ("Filter",)
     if kind == "code":
         return (str(p["point"]),)
+    if kind == "device":
+        return ("DeviceAllocation", "PreBind", "Reserve")
     if kind == "requeue":
         return {"backoffQ": ("Backoff",), "activeQ": ("MoveToActive",)}.get(
             str(q.answer), ("Unschedulable",)
@@ -472,5 +482,8 @@ def summary(run: LessonRun) -> list[str]:
                 lines.append(f"  {ev['type']} {ev.get('plugin')}: {ev.get('code')}")
             elif ev["type"] in ("Backoff", "Unschedulable", "MoveToActive"):
                 lines.append(f"  queue {ev['type']}: {ev.get('details')}")
+            elif ev["type"] == "DeviceAllocation":
+                for claim in ev.get("claims") or {}:
+                    lines.append(f"  devices {claim}: {', '.join(_devices(evs, claim))}")
     lines.append(f"placements: {run.placements}")
     return lines

@@ -50,6 +50,7 @@ QUESTION_KINDS: Final[dict[str, tuple[tuple[str, ...], str]]] = {
     "code": (("cycle", "point"), "name"),  # the code at an extension point (plugin optional)
     "profile": (("cycle",), "name"),  # the profile (schedulerName) that ran cycle k
     "requeue": (("cycle",), "name"),  # where a cluster event moved cycle k's parked pod
+    "device": (("cycle", "claim"), "names"),  # the devices (pool/device) a claim got in cycle k
 }
 SCORE_VALUES: Final = ("raw", "normalized", "weighted")
 _SLUG: Final = re.compile(r"^(\d\d)-([a-z0-9-]+)$")

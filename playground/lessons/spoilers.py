@@ -50,6 +50,7 @@ _CUES: Final[dict[str, frozenset[str]]] = {
         "rejector": "reject rejects rejected rejecting fails failed removes",
         "score": "score scores scored gets get gives",
         "total": "total totals gets get sum",
+        "device": "gets got get allocated allocates allocation receives received takes took holds",
     }.items()
 }
 # The same in Chinese, found as parts of the sentence (Chinese has no spaces between words).
@@ -71,6 +72,7 @@ _ZH_CUES: Final[dict[str, tuple[str, ...]]] = {
         "rejector": "拒绝 淘汰 排除 过滤掉 筛掉 不通过 失败",
         "score": "打分 分数 得分 给出 得到",
         "total": "总分 合计 加起来 之和 总和 得到",
+        "device": "分配 分给 得到 拿到 获得 占用",
     }.items()
 }
 _ZH_EVERY_NODE: Final = re.compile(r"(?:每个|每一个|所有|全部|各个|任何)[^，。；]{0,6}?节点")
