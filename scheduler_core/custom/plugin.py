@@ -122,10 +122,13 @@ class CustomPluginSpec:
 class Meter:
     """What the custom plugins of one registry (one run) spent, and the hook called before
     each evaluation (it may raise a ``BaseException`` to stop the engine mid-cycle: the
-    runtime turns an ``Exception`` from a plugin into an Error status)."""
+    runtime turns an ``Exception`` from a plugin into an Error status). ``stopped``: the
+    expressions the sandbox stopped in this run, not evaluated again (a missed shape costs the
+    run the sandbox's limit once, not once per node and pod)."""
 
     checkpoint: Callable[[], None] | None = None
     spent: int = 0
+    stopped: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -287,6 +290,8 @@ class CustomPlugin:
             spent.units += cost
             state.write(_SPENT_KEY, spent)
         meter = self.meter
+        if c.source in meter.stopped:
+            return None, self._error(point, f"{meter.stopped[c.source]} earlier in this run")
         if meter.spent + cost > RUN_BUDGET:
             return None, self._error(
                 point, f"the run's cost budget ({RUN_BUDGET:,} units) is spent"
@@ -297,7 +302,8 @@ class CustomPlugin:
         try:
             return sandbox.evaluate(c.source, c.analysis.variables(variables)), None
         except sandbox.LimitExceeded as err:
-            return None, self._error(point, f"{err} in {c.source!r}")
+            meter.stopped[c.source] = f"{err} in {c.source!r}"
+            return None, self._error(point, meter.stopped[c.source])
         except KeyError as err:
             return None, self._error(point, f"no such key: {err.args[0] if err.args else err}")
         except Exception as err:  # noqa: BLE001 - any evaluation failure is the plugin's Error

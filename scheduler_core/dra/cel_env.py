@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from scheduler_core.dra.types import Device
-from scheduler_core.quantity import QuantityError, parse_nanos
+from scheduler_core.objects.quantity import (
+    QuantityError,
+    parse_nanos,
+)
 
 SELECTOR_MAX_LENGTH: Final = 10 * 1024  # resource.k8s.io's CELSelectorExpressionMaxLength
+_CACHE_SIZE: Final = 4096  # compiled selectors a Cache keeps
 _Q: Final = "__quantity__"  # a quantity travels through CEL as {_Q: nano-units}
 _V: Final = "__semver__"  # a version as {_V: [major, minor, patch, [pre-release ids]]}
 _DOMAIN_INDEX: Final = re.compile(r"\b(attributes|capacity)\s*\[\s*(\"([^\"]*)\"|'([^']*)')\s*\]")
@@ -189,11 +193,16 @@ class Compiled:
     domains: frozenset[str]
     error: str | None
     analysis: Any = None  # custom.cel_cost.Analysis: the bound checked before each call
+    # Why the sandbox stopped this selector, once it did: not evaluated again (a missed shape
+    # costs the sandbox's limit once, not once per device).
+    stopped: list[str] = field(default_factory=list)
 
     def matches(self, driver: str, device: Device) -> bool:
         """Evaluate against one device; raise CelError with the runtime error's text."""
         if self.error is not None:
             raise CelError(self.error)
+        if self.stopped:
+            raise CelError(self.stopped[0])
         from scheduler_core.custom import sandbox
 
         variable = device_variable(driver, device, self.domains)
@@ -206,6 +215,7 @@ class Compiled:
         try:  # in a worker process with hard CPU and memory limits, whatever the bound says
             result = sandbox.evaluate(self.expression, {"device": variable}, "dra")
         except sandbox.LimitExceeded as err:
+            self.stopped.append(str(err))
             raise CelError(str(err)) from err
         except KeyError as err:
             raise CelError(f"no such key: {err.args[0] if err.args else ''}") from err
@@ -322,6 +332,8 @@ class Cache:
     def get_or_compile(self, expression: str) -> Compiled:
         c = self._compiled.get(expression)
         if c is None:
+            if len(self._compiled) >= _CACHE_SIZE:  # uploads bring any number of selectors
+                self._compiled.clear()
             c = self._compiled[expression] = compile_selector(expression)
         return c
 

@@ -7,6 +7,7 @@ evaluation must still stop at the sandbox's CPU limit, and the process must stay
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import threading
 import time
@@ -17,8 +18,9 @@ from builders import make_node, make_pod
 
 from scheduler_core.custom import plugin, sandbox
 from scheduler_core.custom.cel_cost import Analysis
-from scheduler_core.custom.plugin import CustomPluginSpec, registry_of
-from scheduler_core.dra.cel_env import SELECTOR_MAX_LENGTH, compile_selector
+from scheduler_core.custom.plugin import CustomPluginSpec, Meter, registry_of
+from scheduler_core.dra.cel_env import SELECTOR_MAX_LENGTH, CelError, compile_selector
+from scheduler_core.dra.types import Device
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.loop.scheduler import Scheduler
 from scheduler_core.objects.api import (
@@ -137,17 +139,18 @@ def test_a_shape_the_analysis_missed_costs_a_run_at_most_the_limit(
 ) -> None:
     _fooled(monkeypatch)
     spec = CustomPluginSpec("Missed", {"filter": f"pod.name != '' && {COSTLY}"})
+    meter = Meter()
     sched = Scheduler(
         _config("Missed"),
-        [make_node("n1"), make_pod("p")],
-        registry=in_tree_registry().merged(registry_of([spec])),
+        [make_node("n1"), *(make_pod(f"p{i}") for i in range(3))],
+        registry=in_tree_registry().merged(registry_of([spec], meter)),
     )
     sandbox.evaluate("true", {})  # a worker started: its start is not the attack's time
     took: list[float] = []
 
     def run() -> None:
         started = time.monotonic()
-        sched.run_until_idle(max_cycles=1)
+        sched.run_until_idle(max_cycles=3)
         took.append(time.monotonic() - started)
 
     thread = threading.Thread(target=run)
@@ -158,10 +161,15 @@ def test_a_shape_the_analysis_missed_costs_a_run_at_most_the_limit(
         now = time.monotonic()
         longest, last = max(longest, now - last), now
     thread.join()
-    assert took[0] < WORST_SECONDS
+    assert took[0] < WORST_SECONDS  # stopped once: the later pods' calls are not made
     assert longest < 0.5, f"the process stalled {longest:.2f} s"
-    message = sched.outcomes["default/p"].message or ""
-    assert "custom plugin Missed filter expression: evaluation stopped: over" in message
+    messages = sorted(o.message or "" for o in sched.outcomes.values())
+    assert len(messages) == 3
+    assert all(
+        "custom plugin Missed filter expression: evaluation stopped: over" in m for m in messages
+    )
+    assert sum("earlier in this run" in m for m in messages) == 2
+    assert list(meter.stopped) == [spec.expressions["filter"]]
     assert sandbox.evaluate("1 + 1", {}) == 2  # a new worker replaced the stopped one
 
 
@@ -195,6 +203,18 @@ def test_an_explanation_evaluates_in_the_sandbox(monkeypatch: pytest.MonkeyPatch
     _, _, value = _plugin(spec).reads("filter", None, Pod(make_pod("p")), None)
     assert calls == [spec.expressions["filter"]]
     assert value == "Error: evaluation stopped: over 1 s of CPU time"
+
+
+def test_a_dra_selector_the_analysis_missed_is_stopped_once() -> None:
+    expression = f"device.driver != '' && {COSTLY}"
+    missed = dataclasses.replace(compile_selector("device.driver != ''"), expression=expression)
+    device = Device("gpu-0", (), ())
+    with pytest.raises(CelError, match="evaluation stopped: over"):
+        missed.matches("gpu.example.com", device)
+    started = time.monotonic()
+    with pytest.raises(CelError, match="evaluation stopped: over"):
+        missed.matches("gpu.example.com", device)  # not evaluated again
+    assert time.monotonic() - started < 0.1
 
 
 def test_dra_selectors_have_upstreams_length_limit_and_the_same_bound() -> None:
