@@ -275,11 +275,14 @@ def _drop_path(config: dict[str, Any], path: str) -> bool:
 def _unknown_plugins(config: dict[str, Any], known: set[str]) -> tuple[FieldProblem, ...]:
     """Plugins no registry knows: kube-scheduler refuses these when it builds the framework."""
     problems = []
-    for i, profile in enumerate(config.get("profiles") or []):
-        for point, plugin_set in (profile.get("plugins") or {}).items():
-            for j, plugin in enumerate((plugin_set or {}).get("enabled") or []):
-                name = plugin.get("name")
-                if name != "*" and name not in known:
+    profiles = config.get("profiles")  # of any shape: validation has named what is wrong
+    for i, profile in enumerate(profiles if isinstance(profiles, list) else []):
+        plugins = profile.get("plugins") if isinstance(profile, dict) else None
+        for point, plugin_set in (plugins if isinstance(plugins, dict) else {}).items():
+            enabled = plugin_set.get("enabled") if isinstance(plugin_set, dict) else None
+            for j, plugin in enumerate(enabled if isinstance(enabled, list) else []):
+                name = plugin.get("name") if isinstance(plugin, dict) else None
+                if name != "*" and not (isinstance(name, str) and name in known):
                     problems.append(
                         FieldProblem(
                             f"profiles[{i}].plugins.{point}.enabled[{j}].name",

@@ -112,8 +112,21 @@ def more_values(count: int) -> str:
     return gettext("more than %(count)s values") % {"count": f"{count:,}"}
 
 
+def _not_a_value(err: ValueError, node: yaml.Node) -> yaml.constructor.ConstructorError:
+    """A scalar Python refuses to convert (an integer of more than 4,300 digits), as YAML's
+    error at its line."""
+    problem = "an integer of more than 4,300 digits" if "digits" in str(err) else str(err)
+    return yaml.constructor.ConstructorError(None, None, problem, node.start_mark)
+
+
 class BoundedLoader(yaml.SafeLoader):
     """SafeLoader that refuses alias bombs, deep nesting and huge collections."""
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError as err:
+            raise _not_a_value(err, node) from err
 
     def __init__(self, stream: Any) -> None:
         super().__init__(stream)
@@ -142,6 +155,9 @@ class BoundedLoader(yaml.SafeLoader):
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+
+
+BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_yaml_int)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -405,7 +421,10 @@ class _Builder:
             if tag == "tag:yaml.org,2002:value":
                 return "="
         node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
-        return (constructor or self.constructors[None])(self.loader, node)
+        try:
+            return (constructor or self.constructors[None])(self.loader, node)
+        except ValueError as err:  # an integer of more than 4,300 digits
+            raise _not_a_value(err, node) from err
 
     def _anchor(self, event: Any) -> None:
         """Refuse an anchor defined twice in a document, as PyYAML's composers do."""

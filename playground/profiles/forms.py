@@ -66,10 +66,21 @@ def _plugin_lines(text: str, *, weights: bool) -> list[dict[str, Any]]:
     return plugins
 
 
-def _format_plugins(plugins: list[dict[str, Any]] | None) -> str:
+def _dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is a mapping, else an empty one: the editor lays its fields over any
+    configuration written in the YAML pane, and upstream validation names what is wrong."""
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _format_plugins(plugins: Any) -> str:
     return "\n".join(
-        p.get("name", "") + (f":{p['weight']}" if p.get("weight") is not None else "")
-        for p in plugins or []
+        str(p.get("name", "")) + (f":{p['weight']}" if p.get("weight") is not None else "")
+        for p in _list(plugins)
+        if isinstance(p, dict)
     )
 
 
@@ -208,7 +219,7 @@ class SchedulerProfileForm(forms.Form):
     def to_profile(self, base: dict[str, Any] | None = None) -> dict[str, Any]:
         """This profile in wire format, keeping what the form does not show from ``base``."""
         data = self.cleaned_data
-        base = copy.deepcopy(base or {})
+        base = copy.deepcopy(_dict(base))
         profile: dict[str, Any] = {"schedulerName": data["scheduler_name"].strip()}
         if data.get("percentage_of_nodes_to_score") is not None:
             profile["percentageOfNodesToScore"] = data["percentage_of_nodes_to_score"]
@@ -223,8 +234,10 @@ class SchedulerProfileForm(forms.Form):
                 plugins[point] = plugin_set
         if plugins:
             profile["plugins"] = plugins
-        entries = {e.get("name"): e for e in base.get("pluginConfig") or []}
-        order = [e.get("name") for e in base.get("pluginConfig") or []]
+        # A written entry that is not a plugin's (no name) keeps its place, for validation.
+        written = _list(base.get("pluginConfig"))
+        order: list[Any] = [_entry_key(e, i) for i, e in enumerate(written)]
+        entries = dict(zip(order, written, strict=True))
         values: dict[str, dict[str, Any]] = {}
         for (plugin, path), field in ARG_FIELDS.items():
             value = data.get(field)
@@ -248,13 +261,14 @@ class SchedulerProfileForm(forms.Form):
         }
         for plugin in managed_keys:
             entry = entries.get(plugin)
+            written_args = _dict(_dict(entry).get("args"))
             kept = {
                 k: v
-                for k, v in ((entry or {}).get("args") or {}).items()
+                for k, v in written_args.items()
                 if k not in managed_keys[plugin] and k not in ("apiVersion", "kind")
             }
             if plugin == "NodeResourcesFit" and "scoringStrategy" in values.get(plugin, {}):
-                old = ((entry or {}).get("args") or {}).get("scoringStrategy") or {}
+                old = _dict(written_args.get("scoringStrategy"))
                 values[plugin]["scoringStrategy"] = {
                     **{k: v for k, v in old.items() if k not in ("type", "resources")},
                     **values[plugin]["scoringStrategy"],
@@ -282,36 +296,54 @@ class SchedulerProfileForm(forms.Form):
         return profile
 
     @staticmethod
-    def initial_from_profile(profile: dict[str, Any]) -> dict[str, Any]:
+    def initial_from_profile(profile: Any) -> dict[str, Any]:
+        profile = _dict(profile)
         initial: dict[str, Any] = {
             "scheduler_name": profile.get("schedulerName", ""),
             "percentage_of_nodes_to_score": profile.get("percentageOfNodesToScore"),
         }
-        plugins = profile.get("plugins") or {}
+        plugins = _dict(profile.get("plugins"))
         for point in EXTENSION_POINTS:
-            plugin_set = plugins.get(point) or {}
+            plugin_set = _dict(plugins.get(point))
             initial[f"{point}_enabled"] = _format_plugins(plugin_set.get("enabled"))
             initial[f"{point}_disabled"] = _format_plugins(plugin_set.get("disabled"))
-        args_of = {e.get("name"): e.get("args") or {} for e in profile.get("pluginConfig") or []}
+        args_of = {
+            e.get("name"): _dict(e.get("args"))
+            for e in _list(profile.get("pluginConfig"))
+            if isinstance(e, dict) and isinstance(e.get("name"), str)
+        }
         for (plugin, path), field in ARG_FIELDS.items():
             value: Any = args_of.get(plugin, {})
             for part in path.split("."):
                 value = value.get(part) if isinstance(value, dict) else None
             if value is None:
                 continue
-            if field in ("fit_resources", "balanced_resources"):
-                value = "\n".join(f"{r.get('name')}={r.get('weight', 1)}" for r in value)
-            elif field == "spread_constraints":
-                value = format_spread(value)
-            elif field == "added_affinity":
-                terms = (value.get("requiredDuringSchedulingIgnoredDuringExecution") or {}).get(
-                    "nodeSelectorTerms"
-                ) or []
-                value = "\n".join(
-                    kube.format_requirements(t.get("matchExpressions"), sep="; ") for t in terms
-                )
-            initial[field] = value
+            try:
+                initial[field] = _arg_text(field, value)
+            except (AttributeError, TypeError):
+                continue  # a shape the field cannot show: the YAML pane and validation do
         return initial
+
+
+def _entry_key(entry: Any, index: int) -> Any:
+    """A written pluginConfig entry's key: its plugin's name, or its place when it has none."""
+    name = entry.get("name") if isinstance(entry, dict) else None
+    return name if isinstance(name, str) else ("#", index)
+
+
+def _arg_text(field: str, value: Any) -> Any:
+    """A plugin argument as its form field shows it (the lists in the fields' line syntax)."""
+    if field in ("fit_resources", "balanced_resources"):
+        return "\n".join(f"{r.get('name')}={r.get('weight', 1)}" for r in value)
+    if field == "spread_constraints":
+        return format_spread(value)
+    if field == "added_affinity":
+        required = _dict(value.get("requiredDuringSchedulingIgnoredDuringExecution"))
+        return "\n".join(
+            kube.format_requirements(t.get("matchExpressions"), sep="; ")
+            for t in _list(required.get("nodeSelectorTerms"))
+        )
+    return value
 
 
 class ConfigurationForm(forms.Form):
@@ -394,8 +426,8 @@ class ConfigurationForm(forms.Form):
         data = self.cleaned_data
         if data.get("mode") == "yaml":
             return data.get("config_yaml") or {}
-        base = data.get("config_yaml") or {}
-        base_profiles = base.get("profiles") or []
+        base = _dict(data.get("config_yaml"))
+        base_profiles = _list(base.get("profiles"))
         config: dict[str, Any] = {
             "apiVersion": "kubescheduler.config.k8s.io/v1",
             "kind": "KubeSchedulerConfiguration",
@@ -430,7 +462,7 @@ class ConfigurationForm(forms.Form):
             "parallelism": config.get("parallelism"),
             "extenders": manifests.dump_yaml(extenders) if extenders else "",
             "config_yaml": manifests.dump_yaml(config),
-            "profile_count": max(1, len(config.get("profiles") or [])),
+            "profile_count": max(1, len(_list(config.get("profiles")))),
         }
 
 
@@ -453,10 +485,11 @@ def problem_field(config: dict[str, Any], path: str) -> tuple[str, str, int | No
         if rest.startswith("percentageOfNodesToScore"):
             return prefix, "percentage_of_nodes_to_score", None
         if m := re.match(r"^pluginConfig\[(\d+)\](?:\.args\.?(.*))?$", rest):
-            profiles = config.get("profiles") or []
-            entries = profiles[index].get("pluginConfig") or [] if index < len(profiles) else []
+            profiles = _list(config.get("profiles"))
+            profile = _dict(profiles[index]) if index < len(profiles) else {}
+            entries = _list(profile.get("pluginConfig"))
             j = int(m.group(1))
-            plugin = entries[j].get("name") if j < len(entries) else None
+            plugin = _dict(entries[j]).get("name") if j < len(entries) else None
             args_path = m.group(2) or ""
             for (pl, key), field in ARG_FIELDS.items():
                 if (

@@ -237,7 +237,8 @@ def profile_effective(request: HttpRequest) -> JsonResponse:
         # The YAML pane was edited: send the form fields that now describe the same config.
         initial = ConfigurationForm.initial_from_config(config)
         fields = {k: v for k, v in initial.items() if k != "config_yaml"}
-        for i, profile in enumerate(config.get("profiles") or []):
+        profiles = config.get("profiles")
+        for i, profile in enumerate(profiles if isinstance(profiles, list) else []):
             for key, value in SchedulerProfileForm.initial_from_profile(profile).items():
                 fields[f"p{i}-{key}"] = value
         fields = {k: "" if v is None else v for k, v in fields.items()}

@@ -186,3 +186,105 @@ def test_a_lesson_step_out_of_range_shows_the_nearest_step(client, step, shown):
     assert response.status_code == 200
     expected = len(lesson.steps) if shown == "last" else shown
     assert response.context["step"] == expected
+
+
+# --- the profile editor, its live preview and the import page (security issue 39, LOW) ----------
+
+V1_HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+
+
+def _one(plugin: str, args: str) -> str:
+    return f"profiles: [{{schedulerName: a, pluginConfig: [{{name: {plugin}, args: {args}}}]}}]"
+
+
+@pytest.mark.parametrize(
+    ("body", "path"),
+    [
+        ("profiles: 5", "profiles"),
+        ("profiles: {a: 1}", "profiles"),
+        ("profiles: [5]", "profiles[0]"),
+        ("profiles: [{schedulerName: a, plugins: {score: 5}}]", "profiles[0].plugins.score"),
+        (
+            "profiles: [{schedulerName: a, plugins: {score: {enabled: 5}}}]",
+            "profiles[0].plugins.score.enabled",
+        ),
+        (
+            "profiles: [{schedulerName: a, plugins: {score: {enabled: [5]}}}]",
+            "profiles[0].plugins.score.enabled[0]",
+        ),
+        (
+            "profiles: [{schedulerName: a, plugins: {score: {enabled: [{name: [1]}]}}}]",
+            "profiles[0].plugins.score.enabled[0].name",
+        ),
+        ("profiles: [{schedulerName: a, pluginConfig: 5}]", "profiles[0].pluginConfig"),
+        ("profiles: [{schedulerName: a, pluginConfig: [5]}]", "profiles[0].pluginConfig[0]"),
+        (_one("NodeResourcesFit", "5"), "profiles[0].pluginConfig[0].args"),
+        (
+            _one("NodeResourcesFit", "{scoringStrategy: {type: MostAllocated, resources: [5]}}"),
+            "profiles[0].pluginConfig[0].args.scoringStrategy.resources[0]",
+        ),
+        (
+            _one("NodeResourcesFit", "{scoringStrategy: {resources: 5}}"),
+            "profiles[0].pluginConfig[0].args.scoringStrategy.resources",
+        ),
+        (
+            _one("PodTopologySpread", "{defaultConstraints: 5}"),
+            "profiles[0].pluginConfig[0].args.defaultConstraints",
+        ),
+        (
+            _one("PodTopologySpread", "{defaultConstraints: [{labelSelector: 5}]}"),
+            "profiles[0].pluginConfig[0].args.defaultConstraints[0].labelSelector",
+        ),
+        (
+            _one("NodeAffinity", "{addedAffinity: 5}"),
+            "profiles[0].pluginConfig[0].args.addedAffinity",
+        ),
+        (
+            _one(
+                "NodeAffinity",
+                "{addedAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                "{nodeSelectorTerms: [{matchExpressions: [5]}]}}}",
+            ),
+            "profiles[0].pluginConfig[0].args.addedAffinity."
+            "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+            ".matchExpressions[0]",
+        ),
+    ],
+)
+def test_a_configuration_of_the_wrong_shape_is_a_problem_on_every_editor_path(
+    alice_client, body, path
+):
+    """Found by tests/fuzz/test_fuzz_profile_editor.py: each of these was a 500 on the live
+    preview, the editor's save (YAML pane, or the hidden copy under the form) or both."""
+    from test_pg_views import _profile_post
+
+    text = V1_HEAD + body
+    preview = alice_client.post(
+        reverse("playground:profile_effective"), _profile_post(mode="yaml", config_yaml=text)
+    )
+    assert preview.status_code == 200
+    assert not preview.json()["ok"]
+    assert path in [p["path"] for p in preview.json()["problems"]]
+    for mode in ("yaml", "form"):
+        data = _profile_post(mode=mode, config_yaml=text)
+        assert alice_client.post(reverse("playground:profile_effective"), data).status_code == 200
+        page = alice_client.post(reverse("playground:profile_new"), data)
+        assert page.status_code in (200, 302)
+        if mode == "yaml":
+            assert page.status_code == 200 and path in page.content.decode()
+    imported = alice_client.post(
+        reverse("playground:profile_import"), {"name": "x", "source": text, "action": "save"}
+    )
+    assert imported.status_code == 200
+    assert Profile.objects.filter(name="x").count() == 0
+
+
+def test_an_integer_past_pythons_digit_limit_is_a_yaml_problem_on_the_import_page(alice_client):
+    """Found by the fuzzing: ``a: 999...`` (5,000 digits) was a ValueError, a 500."""
+    response = alice_client.post(
+        reverse("playground:profile_import"),
+        {"source": V1_HEAD + "parallelism: " + "9" * 5000, "action": "preview"},
+    )
+    assert response.status_code == 200
+    assert "line 3" in response.content.decode()
+    assert "an integer of more than 4,300 digits" in response.content.decode()
