@@ -271,3 +271,18 @@ def test_each_item_of_a_list_is_an_object_of_its_own():
     one = item.replace("data: [", "data: [" + ",".join([big] * 7) + ",")
     with pytest.raises(ManifestProblems, match="more than 100,000 values in one object"):
         parse_documents("apiVersion: v1\nkind: List\nitems:\n" + one)
+
+
+def test_the_editor_reads_a_configuration_of_at_most_50000_values(alice_client):
+    """The live preview reads, converts and writes back the YAML pane on each pause in typing:
+    at the general bound of 200,000 values one preview cost 4 s of CPU. The editor reads what
+    the import page does (a real configuration has a few thousand values)."""
+    from test_pg_views import _profile_post
+
+    head = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    args = "{x: [" + ",".join(["[" + ",".join(["0"] * 9_999) + "]"] * 6) + "]}"
+    text = head + f"profiles: [{{schedulerName: a, pluginConfig: [{{name: X, args: {args}}}]}}]"
+    for url in ("playground:profile_effective", "playground:profile_new"):
+        response = alice_client.post(reverse(url), _profile_post(mode="yaml", config_yaml=text))
+        assert response.status_code == 200
+        assert "more than 50,000 values" in response.content.decode()
