@@ -1,7 +1,7 @@
 """A sound cost bound for the CEL expressions of custom plugins, and the budgets it is held to.
 
-Not an upstream module. ``common-expression-language`` has no cost limit and holds Python's
-global lock while it evaluates. The hard bound is ``sandbox`` (a worker process with CPU and
+Not an upstream module. ``common-expression-language`` has no cost or memory limit. The hard
+bound is ``sandbox`` (a worker process with CPU and
 memory limits), which does not rely on this module; the analysis keeps runs fair and
 predictable: an expression is known to be cheap before it runs, and the budgets below share a
 cycle and a run between plugins. Over the tree ``cel_parse`` builds (which reads the source as

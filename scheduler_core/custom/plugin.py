@@ -7,16 +7,16 @@ definition names the extension points it implements, each with one CEL expressio
 (the profile's pluginConfig for the plugin). Expressions are compiled once per profile; no
 Python from users is ever run.
 
-Cost: ``common-expression-language`` has no cost or step limit of its own and holds Python's
-global lock while it evaluates, so every evaluation runs in ``sandbox`` (a worker process with
-hard CPU and memory limits, whatever the analysis says) and each expression is also parsed
-and bounded by ``cel_cost`` at compile time (refused when it cannot be bounded, when the tree
-disagrees with the evaluator's own parse, or when it is too costly on a reference cluster) and,
-before every evaluation, for the sizes of the values it reads: a call over ``CALL_LIMIT``, or
-one that would pass the cycle's or the run's budget (``CYCLE_BUDGET``, ``RUN_BUDGET``, shared by
-all custom plugins of a registry), is not made and is an Error status naming plugin, extension
-point and expression. A registry's ``Meter`` also calls its ``checkpoint`` before each
-evaluation: the playground renews its run's lease there and stops a cancelled run mid-cycle.
+Cost: ``common-expression-language`` has no cost, step or memory limit of its own, so every
+evaluation runs in ``sandbox`` (a worker process with hard CPU and memory limits, whatever the
+analysis says) and each expression is also parsed and bounded by ``cel_cost`` at compile time
+(refused when it cannot be bounded, when the tree disagrees with the evaluator's own parse, or
+when it is too costly on a reference cluster) and, before every evaluation, for the sizes of
+the values it reads: a call over ``CALL_LIMIT``, or one that would pass the cycle's or the
+run's budget (``CYCLE_BUDGET``, ``RUN_BUDGET``, shared by all custom plugins of a registry), is
+not made and is an Error status naming plugin, extension point and expression. A registry's
+``Meter`` also calls its ``checkpoint`` before each evaluation: the playground renews its run's
+lease there and stops a cancelled run mid-cycle.
 """
 
 from __future__ import annotations

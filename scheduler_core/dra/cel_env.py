@@ -287,8 +287,8 @@ def compile_selector(expression: str) -> Compiled:
                 f"compilation failed: ERROR: <input>:1:1: undeclared reference to {fn!r} "
                 "(in container '')",
             )
-    # The cel library has no cost limit and holds Python's lock while it evaluates: the
-    # selector's work is bounded first (custom/cel_cost), on a device of upstream's largest.
+    # The cel library has no cost limit: the selector's work is bounded first (custom/cel_cost),
+    # on a device of upstream's largest, then evaluated in custom/sandbox.
     from scheduler_core.custom.cel_cost import Analysis
     from scheduler_core.custom.cel_parse import CostError, check_agrees
 
