@@ -24,8 +24,8 @@ from scheduler_core.custom.plugin import (
     compile_spec,
     registry_of,
 )
+from scheduler_core.loop.scheduler import Scheduler
 from scheduler_core.plugins import in_tree_registry
-from scheduler_core.scheduler import Scheduler
 
 ZEROS = "[" + ",".join(["0"] * 301) + "]"
 LITERAL_ATTACK = f"size(pod.name) >= 0 && {ZEROS}.map(x, {ZEROS}).size() > 0"
@@ -259,7 +259,7 @@ def test_dra_selectors_are_bounded_at_compile_time_and_before_each_call() -> Non
 
 
 def test_a_node_whose_labels_changed_is_read_again() -> None:
-    from scheduler_core.events import Score
+    from scheduler_core.record.events import Score
 
     spec = CustomPluginSpec("Lbl", {"score": 'size(pod.name) + ("l" in node.labels ? 50 : 0)'})
     events: list[Any] = []

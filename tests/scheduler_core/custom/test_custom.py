@@ -23,9 +23,14 @@ from scheduler_core.custom.plugin import (
     compile_spec,
     registry_of,
 )
-from scheduler_core.events import Event, Permit, Reserve, Score
+from scheduler_core.loop.scheduler import Scheduler
 from scheduler_core.plugins import in_tree_registry
-from scheduler_core.scheduler import Scheduler
+from scheduler_core.record.events import (
+    Event,
+    Permit,
+    Reserve,
+    Score,
+)
 
 
 def _config(plugins: dict[str, Any], plugin_config: list[Any] | None = None) -> dict[str, Any]:
