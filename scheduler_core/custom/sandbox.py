@@ -95,6 +95,7 @@ class _Worker:
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+            "RUST_BACKTRACE": "0",  # a stopped worker logs one line, not a stack
         }
         self.process = subprocess.Popen(
             [sys.executable, "-m", "scheduler_core.custom.sandbox"],
