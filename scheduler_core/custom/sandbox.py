@@ -167,10 +167,15 @@ class _Pool:
 
     def take(self) -> _Worker:
         with self.free:
-            while not self.idle and self.started >= POOL_SIZE:
+            while True:
+                while self.idle and not self.idle[-1].alive():  # ended while idle (OOM killer)
+                    self.idle.pop().kill()
+                    self.started -= 1
+                if self.idle:
+                    return self.idle.pop()
+                if self.started < POOL_SIZE:
+                    break
                 self.free.wait()
-            if self.idle:
-                return self.idle.pop()
             self.started += 1
         try:
             return _Worker()

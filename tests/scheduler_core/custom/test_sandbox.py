@@ -91,6 +91,14 @@ def test_an_evaluation_over_the_memory_limit_is_stopped() -> None:
     assert sandbox.evaluate("1 + 1", {}) == 2
 
 
+def test_a_worker_that_ended_while_idle_is_replaced() -> None:
+    sandbox.evaluate("true", {})
+    for worker in sandbox._pool().idle:
+        worker.process.kill()
+        worker.process.wait()
+    assert sandbox.evaluate("1 + 2", {}) == 3
+
+
 class _Interrupt(BaseException):
     pass
 
