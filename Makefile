@@ -18,10 +18,11 @@ type:
 	.venv/bin/mypy
 
 # The fast loop: the engine's, the conformance corpus' and the web app's tests, no browser, no
-# real services, no fuzzing, on every core (pytest-xdist). make test-all runs everything.
+# real services, no fuzzing, no test marked slow, on every core (pytest-xdist). make test-all
+# (and CI) runs everything.
 FAST_TESTS := tests/scheduler_core tests/conformance tests/playground
 test:
-	.venv/bin/pytest -q -n auto $(FAST_TESTS) -m "not browser and not integration"
+	.venv/bin/pytest -q -n auto $(FAST_TESTS) -m "not browser and not integration and not slow"
 
 test-all:
 	.venv/bin/pytest -q
