@@ -24,8 +24,8 @@ from scheduler_core.custom.plugin import (
     registry_of,
 )
 from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.loop.scheduler import Scheduler
 from scheduler_core.plugins import in_tree_registry
-from scheduler_core.scheduler import Scheduler
 
 pytestmark = pytest.mark.timeout(600)
 
