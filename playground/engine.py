@@ -15,10 +15,12 @@ from typing import Any
 
 import yaml
 from django.utils.translation import pgettext
-
-from scheduler_core import config as engine_config
 from scheduler_core.errors import ManifestError
-from scheduler_core.extender_policy import ExtenderBudget, ExtenderPolicy, config_problems
+from scheduler_core.extenders.policy import (
+    ExtenderBudget,
+    ExtenderPolicy,
+    config_problems,
+)
 from scheduler_core.framework.registry import Registry
 from scheduler_core.workloads.admission import (
     DRA_KINDS,
@@ -27,6 +29,8 @@ from scheduler_core.workloads.admission import (
     check_pod_manifest,
     check_quantity,
 )
+
+from scheduler_core import config as engine_config
 
 from . import yaml_limits
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from scheduler_core.api import Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import ClusterEvent
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.status import SUCCESS, Code, Status
+from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import in_tree_registry
 
 APPROVAL_GATE: Final = "ApprovalGate"

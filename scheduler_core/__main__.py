@@ -70,7 +70,7 @@ def _config(text: str) -> str | dict[str, Any]:
 
 
 def simulate(argv: list[str]) -> int:
-    from scheduler_core.scheduler import Scheduler
+    from scheduler_core.loop.scheduler import Scheduler
 
     parser = argparse.ArgumentParser(prog="python -m scheduler_core simulate")
     parser.add_argument("cluster", help="Kubernetes YAML/JSON with nodes, pods and other objects")

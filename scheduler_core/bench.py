@@ -3,7 +3,7 @@
     python -m scheduler_core.bench CASE.json [--placements OUT.json] [--check EXPECTED.json]
                                              [--percentage P]
 
-Takes the same decisions as the conformance path (scheduler_core.case): every node evaluated,
+Takes the same decisions as the conformance path (scheduler_core.tools.case): every node evaluated,
 unless ``--percentage`` turns node sampling on with that global percentageOfNodesToScore (0: the
 adaptive default of a real scheduler, 50 - nodes/125 at least 5). Prints one JSON line last:
 nodes, pods, scheduled, seconds, podsPerSecond, peakMemoryMiB (and mismatches with --check).
@@ -18,7 +18,7 @@ import sys
 import time
 from typing import Any
 
-from scheduler_core.case import CaseRun
+from scheduler_core.tools.case import CaseRun
 
 
 def run(case: dict[str, Any]) -> tuple[dict[str, str | None], float, CaseRun]:

@@ -12,9 +12,12 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from scheduler_core.case import CaseRun
-from scheduler_core.cycle_events import cycle_events, fold_cycle
 from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.record.cycle_events import (
+    cycle_events,
+    fold_cycle,
+)
+from scheduler_core.tools.case import CaseRun
 
 FORMAT = 1
 

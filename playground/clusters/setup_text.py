@@ -11,9 +11,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from django.utils.translation import gettext, gettext_lazy
-
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.quantity import milli_value, parse_nanos, value
+from scheduler_core.objects.quantity import (
+    milli_value,
+    parse_nanos,
+    value,
+)
 
 # Well-known topology keys read by their last word ("per zone", "per hostname").
 _SHORT_KEYS: Final = {

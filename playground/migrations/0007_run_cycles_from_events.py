@@ -7,8 +7,9 @@ BATCH = 500
 
 def events_to_cycles(apps, schema_editor):
     """Re-record each old run's events as the run task now stores them; drop the cycle rows."""
+    from scheduler_core.record.events import event_from_dict
+
     from playground.runs.execution import Recorder
-    from scheduler_core.events import event_from_dict
 
     Run = apps.get_model("playground", "Run")
     RunEvent = apps.get_model("playground", "RunEvent")

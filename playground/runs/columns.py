@@ -30,9 +30,15 @@ from typing import Any, Final
 
 import numpy as np
 import zstandard
-
-from scheduler_core.cycle_events import filter_plugin_rows
-from scheduler_core.events import EVENT_TYPES, CycleEnd, CycleStart, Event, Filter, jsonable
+from scheduler_core.record.cycle_events import filter_plugin_rows
+from scheduler_core.record.events import (
+    EVENT_TYPES,
+    CycleEnd,
+    CycleStart,
+    Event,
+    Filter,
+    jsonable,
+)
 
 from ..jsontext import dumps, loads
 

@@ -14,10 +14,12 @@ from __future__ import annotations
 from typing import Any, Final
 
 import orjson
-
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.rebuild import RebuildError, rebuild_cycle
+from scheduler_core.tools.rebuild import (
+    RebuildError,
+    rebuild_cycle,
+)
 
 from .. import plugins
 from ..models import Run, RunCycle

@@ -25,12 +25,21 @@ from itertools import repeat
 from typing import Any, Final
 
 import numpy as np
-
-from scheduler_core.cycle import CycleRecord
-from scheduler_core.cycle_events import cycle_event_count, cycle_event_fields, cycle_result
-from scheduler_core.events import CycleStart, jsonable
 from scheduler_core.framework.status import Status
-from scheduler_core.verdicts import FilterVerdicts, Totals
+from scheduler_core.loop.cycle import CycleRecord
+from scheduler_core.record.cycle_events import (
+    cycle_event_count,
+    cycle_event_fields,
+    cycle_result,
+)
+from scheduler_core.record.events import (
+    CycleStart,
+    jsonable,
+)
+from scheduler_core.record.verdicts import (
+    FilterVerdicts,
+    Totals,
+)
 
 from .columns import DERIVED, CycleEncoder, _narrowed, _Table, summary_row
 

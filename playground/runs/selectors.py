@@ -357,8 +357,11 @@ def run_resources(
 
     ``node_names``: only these nodes (the others are not even parsed: a second at 60,000).
     """
-    from scheduler_core.api import Node, Pod
-    from scheduler_core.quantity import NANO
+    from scheduler_core.objects.api import (
+        Node,
+        Pod,
+    )
+    from scheduler_core.objects.quantity import NANO
 
     manifests = run.snapshot or cluster_selectors.cluster_manifests(run.cluster)
     manifests = [*manifests, *script.added_manifests(run.script)]  # nodes a script adds

@@ -20,11 +20,17 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from scheduler_core.api import Node, Pod
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.extender import ExtenderError, NodeInfoGetter
+from scheduler_core.extenders.extender import (
+    ExtenderError,
+    NodeInfoGetter,
+)
 from scheduler_core.framework.types import NodeInfo
-from scheduler_core.scheduler import Scheduler
+from scheduler_core.loop.scheduler import Scheduler
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
+)
 
 from .. import plugins
 from .script import ScriptPlayer, apply_step, parse_script

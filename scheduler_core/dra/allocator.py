@@ -33,7 +33,7 @@ from scheduler_core.dra.types import (
 )
 
 if TYPE_CHECKING:
-    from scheduler_core.api import Node
+    from scheduler_core.objects.api import Node
 
 DeviceID = tuple[str, str, str]  # driver, pool, device
 # Per (class or request selectors, device): the verdict, kept across Allocate calls.

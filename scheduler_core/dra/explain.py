@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 from scheduler_core.dra.allocator import Allocator, gather_pools
 from scheduler_core.dra.cel_env import CelError
 from scheduler_core.dra.types import Allocation, Device, DeviceClass, Request, ResourceClaim
-from scheduler_core.labels import node_selector
+from scheduler_core.objects.labels import node_selector
 
 if TYPE_CHECKING:
-    from scheduler_core.api import Node
+    from scheduler_core.objects.api import Node
 
 Translate = Callable[[str], str]
 

@@ -13,8 +13,14 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
 from scheduler_core.errors import ManifestError
-from scheduler_core.labels import NodeSelector, node_selector
-from scheduler_core.quantity import QuantityError, parse_nanos
+from scheduler_core.objects.labels import (
+    NodeSelector,
+    node_selector,
+)
+from scheduler_core.objects.quantity import (
+    QuantityError,
+    parse_nanos,
+)
 
 EXACT_COUNT: Final = "ExactCount"
 ALL: Final = "All"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from scheduler_core.case import CaseRun
 from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.explain.dra import explain_binding
 from scheduler_core.explain.extenders import (
@@ -26,8 +25,9 @@ from scheduler_core.explain.not_evaluated import explain_not_evaluated
 from scheduler_core.explain.preemption import explain_preemption
 from scheduler_core.explain.record import Explanation
 from scheduler_core.explain.scores import explain_score
-from scheduler_core.extender import EXTENDER_NAME
+from scheduler_core.extenders.extender import EXTENDER_NAME
 from scheduler_core.plugins.names import DYNAMIC_RESOURCES
+from scheduler_core.tools.case import CaseRun
 
 T = TypeVar("T")
 

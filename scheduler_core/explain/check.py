@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scheduler_core.case import CaseRun
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.explain.context import CycleContext
 from scheduler_core.explain.filters import explain_filter
@@ -25,8 +24,9 @@ from scheduler_core.explain.framework_steps import (
 )
 from scheduler_core.explain.preemption import explain_preemption
 from scheduler_core.explain.scores import explain_score
-from scheduler_core.extender import EXTENDER_NAME
+from scheduler_core.extenders.extender import EXTENDER_NAME
 from scheduler_core.framework.status import Code, Status
+from scheduler_core.tools.case import CaseRun
 
 # The parts of a trace cycle that must equal the expected trace for a case to be checked.
 _COMPARED: tuple[str, ...] = (

@@ -10,13 +10,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from scheduler_core.api import Pod
-from scheduler_core.cycle import CycleRecord
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.explain.words import gettext_noop
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.types import NodeInfo, Snapshot
+from scheduler_core.loop.cycle import CycleRecord
+from scheduler_core.objects.api import Pod
 
 
 class ExplainError(SchedulerCoreError):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from scheduler_core.api import Pod
 from scheduler_core.explain.context import CycleContext
 from scheduler_core.explain.record import Explanation, explanation
 from scheduler_core.explain.words import _, gettext_noop, listed, sentences
@@ -20,6 +19,7 @@ from scheduler_core.framework.preemption import (
     rank_candidates,
 )
 from scheduler_core.framework.status import Code
+from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import names
 from scheduler_core.plugins.default_preemption import DefaultPreemption
 

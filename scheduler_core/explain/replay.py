@@ -12,12 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from scheduler_core.api import Pod
-from scheduler_core.cycle import CycleRecord, CycleRunner
 from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.types import Snapshot
-from scheduler_core.scheduler import Scheduler
+from scheduler_core.loop.cycle import (
+    CycleRecord,
+    CycleRunner,
+)
+from scheduler_core.loop.scheduler import Scheduler
+from scheduler_core.objects.api import Pod
 
 T = TypeVar("T")
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ParamSpec
 
-from scheduler_core.api import Pod
 from scheduler_core.framework import interfaces as fi
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import SUCCESS, Code, Status
+from scheduler_core.objects.api import Pod
 
 Steps = list[tuple[str, Status, float | None]]
 MAX_PERMIT_TIMEOUT_SECONDS = 15 * 60.0

@@ -20,11 +20,16 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from scheduler_core.labels import NodeSelector, NodeSelectorTerm, Requirement, Selector
+from scheduler_core.objects.labels import (
+    NodeSelector,
+    NodeSelectorTerm,
+    Requirement,
+    Selector,
+)
 
 if TYPE_CHECKING:
-    from scheduler_core.api import Pod
     from scheduler_core.framework.types import NodeInfo
+    from scheduler_core.objects.api import Pod
 
 Array = Any  # numpy.ndarray; kept loose so the engine stays mypy-clean without numpy stubs
 

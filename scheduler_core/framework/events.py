@@ -18,8 +18,11 @@ from enum import IntEnum
 from functools import cache
 from typing import Any, Final
 
-from scheduler_core import quantity as q
-from scheduler_core.api import Node, Pod
+from scheduler_core.objects import quantity as q
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
+)
 
 # -- EventResource ---------------------------------------------------------------------------
 

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from scheduler_core.api import Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import Status
 from scheduler_core.framework.types import (
@@ -20,6 +19,7 @@ from scheduler_core.framework.types import (
     PreFilterResult,
     Snapshot,
 )
+from scheduler_core.objects.api import Pod
 
 if TYPE_CHECKING:
     from scheduler_core.framework.runtime import Framework

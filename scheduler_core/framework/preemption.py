@@ -13,15 +13,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from scheduler_core.api import KubeObject, Pod
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.extender import call_extenders_for_preemption
+from scheduler_core.extenders.extender import call_extenders_for_preemption
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import Diagnosis, NodeInfo, NodeToStatus, fit_error_message
 from scheduler_core.gosort import sort_slice
-from scheduler_core.labels import SelectorError, label_selector
+from scheduler_core.objects.api import (
+    KubeObject,
+    Pod,
+)
+from scheduler_core.objects.labels import (
+    SelectorError,
+    label_selector,
+)
 
 MAX_INT32 = 2**31 - 1
 

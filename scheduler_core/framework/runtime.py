@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from scheduler_core.api import Pod
 from scheduler_core.framework import interfaces as fi
 from scheduler_core.framework.binding_points import BindingPoints, call
 from scheduler_core.framework.build import EXTENSION_POINTS, build_points
@@ -39,6 +38,7 @@ from scheduler_core.framework.types import (
     PreFilterResult,
     Snapshot,
 )
+from scheduler_core.objects.api import Pod
 
 
 @dataclass(slots=True)

@@ -9,9 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from scheduler_core.api import ClusterObjects, Node, Pod, Resource
 from scheduler_core.framework.columns import NodeColumns
 from scheduler_core.framework.status import Code, Status
+from scheduler_core.objects.api import (
+    ClusterObjects,
+    Node,
+    Pod,
+    Resource,
+)
 
 
 @dataclass(slots=True)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from scheduler_core.api import Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SUCCESS, Status, error
+from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import names
 
 NAME: Final = names.DEFAULT_BINDER

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from scheduler_core.api import Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import POD, ClusterEvent, ClusterEventWithHint
 from scheduler_core.framework.interfaces import Handle, PostFilterResult
 from scheduler_core.framework.preemption import Evaluator
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeToStatus
+from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import names
 
 NAME: Final = names.DEFAULT_PREEMPTION

@@ -15,7 +15,6 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.api import Node, Pod
 from scheduler_core.dra.allocator import AllocationError, Allocator, FailedOnNode
 from scheduler_core.dra.explain import explain_node
 from scheduler_core.dra.manager import DraManager
@@ -41,7 +40,14 @@ from scheduler_core.framework.status import (
     unschedulable,
 )
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
-from scheduler_core.labels import NodeSelector, node_selector
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
+)
+from scheduler_core.objects.labels import (
+    NodeSelector,
+    node_selector,
+)
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import (
     FrozenState,

@@ -10,10 +10,14 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from scheduler_core.api import Pod, Taint, Toleration
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.status import SUCCESS, Status
 from scheduler_core.framework.types import NodeScore
+from scheduler_core.objects.api import (
+    Pod,
+    Taint,
+    Toleration,
+)
 
 # Scores of many nodes: a list, or an int64 array when computed over node columns.
 ScoreValues = Any

@@ -11,12 +11,12 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.api import Pod
 from scheduler_core.framework.columns import Array, NodeColumns, columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import SUCCESS, Status
 from scheduler_core.framework.types import ImageStateSummary, NodeInfo
+from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import names
 
 NAME: Final = names.IMAGE_LOCALITY

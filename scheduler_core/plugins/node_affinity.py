@@ -10,14 +10,17 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.api import Node, Pod
 from scheduler_core.framework.columns import NodeMasks, lanes, true_rows
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import NODE, ClusterEvent, ClusterEventWithHint, QueueingHint
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
-from scheduler_core.labels import (
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
+)
+from scheduler_core.objects.labels import (
     NodeSelector,
     PreferredTerm,
     Selector,

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from scheduler_core.api import HostPort, Node, Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import (
     NODE,
@@ -20,6 +19,11 @@ from scheduler_core.framework.events import (
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, error, unschedulable
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
+from scheduler_core.objects.api import (
+    HostPort,
+    Node,
+    Pod,
+)
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import FrozenState
 

@@ -10,7 +10,6 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.api import Node, Pod, Taint
 from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import (
@@ -23,6 +22,11 @@ from scheduler_core.framework.events import (
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import NodeInfo
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
+    Taint,
+)
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import tolerations_tolerate_taint
 

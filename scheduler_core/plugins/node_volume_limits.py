@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from scheduler_core.api import KubeObject, Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import (
     CSI_NODE,
@@ -34,6 +33,10 @@ from scheduler_core.framework.status import (
     unschedulable,
 )
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
+from scheduler_core.objects.api import (
+    KubeObject,
+    Pod,
+)
 from scheduler_core.plugins import names
 from scheduler_core.plugins.volume_storage import (
     claim_storage_class,

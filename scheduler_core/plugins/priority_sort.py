@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Final, Protocol
 
-from scheduler_core.api import Pod
 from scheduler_core.framework.interfaces import Handle
+from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import names
 
 NAME: Final = names.PRIORITY_SORT

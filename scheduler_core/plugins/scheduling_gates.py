@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from scheduler_core.api import Pod
 from scheduler_core.framework.events import POD, ClusterEvent, ClusterEventWithHint, QueueingHint
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SUCCESS, Status, unresolvable
+from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import names
 
 NAME: Final = names.SCHEDULING_GATES

@@ -11,7 +11,6 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.api import Node, Pod, Taint, Toleration
 from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import (
@@ -24,6 +23,12 @@ from scheduler_core.framework.events import (
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import SUCCESS, Status, error, unresolvable
 from scheduler_core.framework.types import NodeInfo, NodeScore
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
+    Taint,
+    Toleration,
+)
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import (
     FrozenState,

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from scheduler_core.api import KubeObject, Pod
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.events import (
     NODE,
@@ -29,6 +28,10 @@ from scheduler_core.framework.status import (
     unschedulable,
 )
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
+from scheduler_core.objects.api import (
+    KubeObject,
+    Pod,
+)
 from scheduler_core.plugins import names
 from scheduler_core.plugins.volume_storage import is_pod_claim, quote
 

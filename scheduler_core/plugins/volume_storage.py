@@ -11,9 +11,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from scheduler_core import quantity as q
-from scheduler_core.api import KubeObject, Pod
-from scheduler_core.labels import (
+from scheduler_core.objects import quantity as q
+from scheduler_core.objects.api import (
+    KubeObject,
+    Pod,
+)
+from scheduler_core.objects.labels import (
     IN,
     NodeSelector,
     Selector,

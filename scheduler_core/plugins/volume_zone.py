@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from scheduler_core.api import KubeObject, Pod
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import (
     NODE,
@@ -22,6 +21,10 @@ from scheduler_core.framework.events import (
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
+from scheduler_core.objects.api import (
+    KubeObject,
+    Pod,
+)
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import FrozenState
 from scheduler_core.plugins.volume_storage import (

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from scheduler_core.api import Pod
+from scheduler_core.objects.api import Pod
 from scheduler_core.queue.active_queue import ActiveQueue
 from scheduler_core.queue.backoff_queue import BackoffQueue
 from scheduler_core.queue.nominator import Nominator

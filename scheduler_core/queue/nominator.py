@@ -8,7 +8,7 @@ lister whether the pod still exists and is unbound, the pod given is trusted: a 
 
 from __future__ import annotations
 
-from scheduler_core.api import Pod
+from scheduler_core.objects.api import Pod
 
 
 class Nominator:

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from scheduler_core.api import Pod
 from scheduler_core.framework.events import ClusterEvent
+from scheduler_core.objects.api import Pod
 
 # Where a pending pod waits: the names the queue's records and views use.
 ACTIVE: Final = "active"

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from scheduler_core.api import Pod
 from scheduler_core.framework.events import (
     ClusterEvent,
     ClusterEventWithHint,
     QueueingHint,
     match_cluster_events,
 )
+from scheduler_core.objects.api import Pod
 from scheduler_core.queue.queued_pod_info import QueuedPodInfo
 
 # (plugin, pod) -> what the plugin registered in the pod's profile

@@ -39,7 +39,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from scheduler_core.api import Pod
 from scheduler_core.clock import Clock
 from scheduler_core.framework.events import (
     EVENT_ASSIGNED_POD_ADD,
@@ -58,6 +57,7 @@ from scheduler_core.framework.events import (
     pod_scheduling_properties_change,
 )
 from scheduler_core.framework.status import Status
+from scheduler_core.objects.api import Pod
 from scheduler_core.queue.active_queue import ActiveQueue
 from scheduler_core.queue.backoff_queue import BackoffQueue
 from scheduler_core.queue.hint_map import Registered, build_event_map, with_hint

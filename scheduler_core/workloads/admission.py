@@ -12,7 +12,11 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from scheduler_core.errors import ManifestError
-from scheduler_core.quantity import QuantityError, parse_nanos, parse_quantity
+from scheduler_core.objects.quantity import (
+    QuantityError,
+    parse_nanos,
+    parse_quantity,
+)
 
 MAX_RESOURCE_NAMES: Final = 64  # entries in one requests/limits/capacity map
 DRA_KINDS: Final = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
@@ -87,7 +91,7 @@ def _admit_node(manifest: Mapping[str, Any]) -> None:
 
 def _from_manifest(kind: str, manifest: Mapping[str, Any]) -> None:
     """Build the engine's typed object; what it cannot read is a ManifestError."""
-    from scheduler_core import api
+    from scheduler_core.objects import api
 
     cls = getattr(api, kind)
     try:

@@ -12,7 +12,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from scheduler_core import labels as label_match
+from scheduler_core.objects import labels as label_match
 from scheduler_core.workloads.naming import GeneratedNames, ensure_uid, template_hash
 
 CONTROLLER_KINDS: Final = (

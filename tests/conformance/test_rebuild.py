@@ -16,19 +16,27 @@ from typing import Any
 
 import pytest
 from builders import make_node, make_pod
+from scheduler_core.clock import SimulatedClock
+from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.loop.cycle import CycleRecord
+from scheduler_core.loop.scheduler import Scheduler
+from scheduler_core.record.cycle_events import (
+    cycle_events,
+    cycle_result,
+)
+from scheduler_core.record.events import Event
+from scheduler_core.tools.rebuild import (
+    PrefixWatch,
+    RebuildError,
+    eligible,
+    rebuild_cycle,
+)
 from test_run_records import SHARED, needs_shared
 
 from playground import plugins
 from playground.management.commands.bench_run import case_manifests
 from playground.runs.columns import CycleEncoder
 from playground.runs.records import encode_record, recipe_row
-from scheduler_core.clock import SimulatedClock
-from scheduler_core.cycle import CycleRecord
-from scheduler_core.cycle_events import cycle_events, cycle_result
-from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.events import Event
-from scheduler_core.rebuild import PrefixWatch, RebuildError, eligible, rebuild_cycle
-from scheduler_core.scheduler import Scheduler
 
 OPTIONS: Mapping[str, Any] = {
     "registry": plugins.registry(),

@@ -8,9 +8,8 @@ import pytest
 from fuzzing import ODD_TEXT, budget, scalars
 from hypothesis import given
 from hypothesis import strategies as st
-
 from scheduler_core.errors import ManifestError
-from scheduler_core.quantity import (
+from scheduler_core.objects.quantity import (
     MAX_MILLI_VALUE,
     NANO,
     QuantityError,

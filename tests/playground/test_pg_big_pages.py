@@ -165,9 +165,9 @@ def test_detail_page_numbers_are_clamped():
 def test_compare_reads_only_the_nodes_that_hold_a_pod_and_counts_the_others(
     alice_client, user, monkeypatch
 ):
+    import scheduler_core.objects.api
     from builders import record_run
 
-    import scheduler_core.api
     from playground.profiles import services as profile_services
 
     cluster = services.cluster_create(owner=user, name="wide")
@@ -181,8 +181,8 @@ def test_compare_reads_only_the_nodes_that_hold_a_pod_and_counts_the_others(
     profile = profile_services.profile_create(owner=user, name="a", config={})
     run_a, run_b = (record_run(cluster, profile, user=user)[0] for _ in range(2))
     read = []
-    real = scheduler_core.api.Node
-    monkeypatch.setattr(scheduler_core.api, "Node", lambda m: read.append(m) or real(m))
+    real = scheduler_core.objects.api.Node
+    monkeypatch.setattr(scheduler_core.objects.api, "Node", lambda m: read.append(m) or real(m))
     response = alice_client.get(reverse("playground:compare", args=[run_a.pk, run_b.pk]))
     used = {node for node in run_a.placements.values() if node}
     nodes = response.context["nodes"]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from scheduler_core.extender_policy import ExtenderPolicy
+from scheduler_core.extenders.policy import ExtenderPolicy
 
 Reply = Any  # a JSON value
 

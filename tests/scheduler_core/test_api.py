@@ -6,9 +6,12 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.api import Node, Pod
-from scheduler_core.cluster import apply_api_defaults
 from scheduler_core.errors import ManifestError
+from scheduler_core.loop.cluster import apply_api_defaults
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
+)
 
 GI = 1024**3
 MI = 1024**2

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from scheduler_core.events import (
+from scheduler_core.loop.scheduler import Scheduler
+from scheduler_core.record.events import (
     Backoff,
     ClusterChange,
     Event,
@@ -13,7 +14,6 @@ from scheduler_core.events import (
     QueueEvent,
     event_from_dict,
 )
-from scheduler_core.scheduler import Scheduler
 from tests.builders import make_node, make_pod
 
 

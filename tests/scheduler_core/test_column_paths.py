@@ -13,12 +13,19 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.api import ClusterObjects, Node, Pod
 from scheduler_core.config.types import InterPodAffinityArgs, NodeAffinityArgs
 from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.types import NodeInfo, NodeScore, Snapshot
-from scheduler_core.labels import label_selector, node_selector
+from scheduler_core.objects.api import (
+    ClusterObjects,
+    Node,
+    Pod,
+)
+from scheduler_core.objects.labels import (
+    label_selector,
+    node_selector,
+)
 from scheduler_core.plugins import (
     image_locality,
     node_affinity,

@@ -10,14 +10,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from scheduler_core.api import ClusterObjects, Node
-from scheduler_core.case import CaseRun
 from scheduler_core.config.types import InterPodAffinityArgs, ResourceSpec
 from scheduler_core.framework.columns import names_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.plugin_scores import all_in_range
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, Snapshot
+from scheduler_core.objects.api import (
+    ClusterObjects,
+    Node,
+)
 from scheduler_core.plugins.inter_pod_affinity import plugin as inter_pod_affinity
 from scheduler_core.plugins.inter_pod_affinity import state as inter_pod_affinity_state
 from scheduler_core.plugins.node_resources import fit
@@ -29,6 +31,7 @@ from scheduler_core.plugins.node_resources.resource_allocation import (
     KIND_MEMORY,
     ResourceAllocationScorer,
 )
+from scheduler_core.tools.case import CaseRun
 from tests.builders import make_node
 from tests.builders import make_pod as make_pod_manifest
 from tests.scheduler_core.test_column_paths import (

@@ -7,9 +7,13 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.case import CaseRun
-from scheduler_core.cycle_events import cycle_events, fold_cycle, split_cycles
-from scheduler_core.events import (
+from scheduler_core.loop.scheduler import Scheduler
+from scheduler_core.record.cycle_events import (
+    cycle_events,
+    fold_cycle,
+    split_cycles,
+)
+from scheduler_core.record.events import (
     EVENT_TYPES,
     CycleStart,
     DeviceAllocation,
@@ -18,7 +22,7 @@ from scheduler_core.events import (
     Score,
     event_from_dict,
 )
-from scheduler_core.scheduler import Scheduler
+from scheduler_core.tools.case import CaseRun
 
 
 def _node(name: str, cpu: str = "4", taint: bool = False, zone: str = "a") -> dict[str, Any]:
@@ -153,9 +157,9 @@ def test_cycle_start_explains_the_sampled_walk() -> None:
 def test_silent_and_compact_runs_number_the_same_events_as_a_full_one():
     from builders import make_node, make_pod
 
-    from scheduler_core.cycle_events import split_cycles
-    from scheduler_core.events import Filter
-    from scheduler_core.scheduler import Scheduler
+    from scheduler_core.loop.scheduler import Scheduler
+    from scheduler_core.record.cycle_events import split_cycles
+    from scheduler_core.record.events import Filter
 
     full: list = []
     manifests = [make_node("n1", cpu="1"), make_node("n2"), make_pod("a"), make_pod("big", cpu="2")]

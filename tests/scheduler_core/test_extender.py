@@ -15,14 +15,13 @@ from typing import Any
 import pytest
 from extender_server import LOCAL_POLICY, ExtenderServer, refused_url
 
-from scheduler_core.api import ClusterObjects, Node, Pod
 from scheduler_core.config import (
     DEFAULT_EXTENDER_TIMEOUT_SECONDS,
     Extender,
     ExtenderManagedResource,
     KubeSchedulerConfiguration,
 )
-from scheduler_core.extender import (
+from scheduler_core.extenders.extender import (
     EXTENDER_SCORE_SCALE,
     ExtenderError,
     HTTPExtender,
@@ -35,6 +34,11 @@ from scheduler_core.extender import (
 )
 from scheduler_core.framework.status import Code
 from scheduler_core.framework.types import NodeInfo, Snapshot
+from scheduler_core.objects.api import (
+    ClusterObjects,
+    Node,
+    Pod,
+)
 
 GPU = "example.com/gpu"
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.extender_policy import ExtenderBudget, ExtenderBudgetExceeded
+from scheduler_core.extenders.policy import (
+    ExtenderBudget,
+    ExtenderBudgetExceeded,
+)
 
 
 def test_calls_within_the_budget_pass_and_the_one_past_it_names_the_silent_extender():

@@ -8,10 +8,12 @@ from typing import Any
 import pytest
 from extender_server import LOCAL_POLICY, ExtenderServer
 
-from scheduler_core.api import Node, Pod
 from scheduler_core.config import Extender
-from scheduler_core.extender import ExtenderError, HTTPExtender
-from scheduler_core.extender_policy import (
+from scheduler_core.extenders.extender import (
+    ExtenderError,
+    HTTPExtender,
+)
+from scheduler_core.extenders.policy import (
     ExtenderPolicy,
     ExtenderPolicyError,
     check_url,
@@ -20,6 +22,10 @@ from scheduler_core.extender_policy import (
     excerpt,
 )
 from scheduler_core.framework.types import NodeInfo
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
+)
 
 FORBIDDEN = [
     pytest.param("http://127.0.0.1:8080/x", "loopback", id="loopback"),

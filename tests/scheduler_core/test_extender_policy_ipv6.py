@@ -7,7 +7,7 @@ import ipaddress
 
 import pytest
 
-from scheduler_core.extender_policy import (
+from scheduler_core.extenders.policy import (
     ExtenderPolicy,
     ExtenderPolicyError,
     check_url,

@@ -6,8 +6,8 @@ import gc
 
 from builders import make_node, make_pod
 
-from scheduler_core.gcpause import collector_paused
-from scheduler_core.scheduler import Scheduler
+from scheduler_core.loop.scheduler import Scheduler
+from scheduler_core.tools.gcpause import collector_paused
 
 
 def _collector_during_setup() -> list[bool]:

@@ -6,7 +6,12 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.labels import Selector, SelectorError, label_selector, node_selector
+from scheduler_core.objects.labels import (
+    Selector,
+    SelectorError,
+    label_selector,
+    node_selector,
+)
 
 LABELS = {"app": "web", "tier": "front", "gen": "7"}
 

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.api import KubeObject, Pod
 from scheduler_core.framework.preemption import (
     Candidate,
     Evaluator,
@@ -15,6 +14,10 @@ from scheduler_core.framework.preemption import (
     sort_by_importance,
 )
 from scheduler_core.gosort import sort_slice
+from scheduler_core.objects.api import (
+    KubeObject,
+    Pod,
+)
 
 
 @pytest.mark.parametrize(

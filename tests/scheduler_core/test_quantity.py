@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler_core import quantity as q
 from scheduler_core.errors import ManifestError
+from scheduler_core.objects import quantity as q
 
 
 @pytest.mark.parametrize(

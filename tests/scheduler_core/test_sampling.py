@@ -6,10 +6,8 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.case import CaseRun
-from scheduler_core.cycle import CycleRecord
-from scheduler_core.events import CycleStart, Event
-from scheduler_core.sampling import (
+from scheduler_core.loop.cycle import CycleRecord
+from scheduler_core.loop.sampling import (
     RULE_FEW_NODES,
     RULE_NO_SCORING,
     RULE_PERCENTAGE,
@@ -17,7 +15,12 @@ from scheduler_core.sampling import (
     nodes_to_find,
     num_feasible_nodes_to_find,
 )
-from scheduler_core.scheduler import Scheduler
+from scheduler_core.loop.scheduler import Scheduler
+from scheduler_core.record.events import (
+    CycleStart,
+    Event,
+)
+from scheduler_core.tools.case import CaseRun
 from tests.builders import make_node, make_pod
 
 TAINT = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]

@@ -6,9 +6,14 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.api import Pod
 from scheduler_core.clock import SimulatedClock
-from scheduler_core.events import (
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.registry import Registry
+from scheduler_core.framework.status import SUCCESS, Code, Status
+from scheduler_core.loop.scheduler import Scheduler
+from scheduler_core.objects.api import Pod
+from scheduler_core.plugins import in_tree_registry
+from scheduler_core.record.events import (
     Bind,
     CycleEnd,
     CycleStart,
@@ -17,11 +22,6 @@ from scheduler_core.events import (
     PostFilter,
     Unreserve,
 )
-from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.registry import Registry
-from scheduler_core.framework.status import SUCCESS, Code, Status
-from scheduler_core.plugins import in_tree_registry
-from scheduler_core.scheduler import Scheduler
 
 
 def node(name: str, cpu: str = "2", pods: str = "110") -> dict[str, Any]:

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from scheduler_core.framework.status import SUCCESS, Code, Status
-from scheduler_core.verdicts import FilterVerdicts, Totals, verdict_columns
+from scheduler_core.record.verdicts import (
+    FilterVerdicts,
+    Totals,
+    verdict_columns,
+)
 
 NODES = ["a", "b", "c", "d"]
 TAINTED = Status(Code.UNSCHEDULABLE, ("untolerated taint",), "TaintToleration")
@@ -54,10 +58,13 @@ def test_totals_from_a_column_read_as_a_dict_in_score_order() -> None:
 def test_score_events_carry_int_columns_that_read_as_plain_tuples() -> None:
     import json
 
-    from scheduler_core.case import CaseRun
-    from scheduler_core.cycle_events import cycle_events
-    from scheduler_core.event_columns import IntColumn, NameColumn
-    from scheduler_core.events import Score
+    from scheduler_core.record.cycle_events import cycle_events
+    from scheduler_core.record.event_columns import (
+        IntColumn,
+        NameColumn,
+    )
+    from scheduler_core.record.events import Score
+    from scheduler_core.tools.case import CaseRun
 
     nodes = [
         {"metadata": {"name": f"n{i}"}, "status": {"allocatable": {"cpu": f"{i + 1}", "pods": "9"}}}
@@ -84,7 +91,7 @@ def test_score_events_carry_int_columns_that_read_as_plain_tuples() -> None:
 
 def test_the_row_positions_stand_for_the_verdicts_only_after_a_single_walk():
     from scheduler_core.framework.status import Code, Status
-    from scheduler_core.verdicts import FilterVerdicts
+    from scheduler_core.record.verdicts import FilterVerdicts
 
     v = FilterVerdicts()
     v.start_walk()

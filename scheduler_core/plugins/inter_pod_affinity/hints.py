@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scheduler_core.api import AffinityTerm, Node, Pod
 from scheduler_core.framework.events import (
     NODE,
     POD,
     ClusterEvent,
     ClusterEventWithHint,
     QueueingHint,
+)
+from scheduler_core.objects.api import (
+    AffinityTerm,
+    Node,
+    Pod,
 )
 
 

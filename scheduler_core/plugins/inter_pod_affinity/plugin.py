@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from scheduler_core.api import AffinityTerm, Pod, WeightedAffinityTerm
 from scheduler_core.config.types import InterPodAffinityArgs
 from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
@@ -29,6 +28,11 @@ from scheduler_core.framework.status import (
     error,
 )
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
+from scheduler_core.objects.api import (
+    AffinityTerm,
+    Pod,
+    WeightedAffinityTerm,
+)
 from scheduler_core.plugins.helpers import normalize_node_scores
 from scheduler_core.plugins.inter_pod_affinity import hints
 from scheduler_core.plugins.inter_pod_affinity.state import (  # noqa: F401 (reasons re-exported)

@@ -12,14 +12,19 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.api import AffinityTerm, KubeObject, Node, Pod
 from scheduler_core.framework.columns import Array, LabelColumn, NodeColumns
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.status import (
     unresolvable,
     unschedulable,
 )
-from scheduler_core.labels import Selector
+from scheduler_core.objects.api import (
+    AffinityTerm,
+    KubeObject,
+    Node,
+    Pod,
+)
+from scheduler_core.objects.labels import Selector
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import FrozenState
 

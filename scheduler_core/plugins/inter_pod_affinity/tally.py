@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from scheduler_core.api import Pod
 from scheduler_core.framework.columns import (
     Array,
     LabelColumn,
@@ -27,6 +26,7 @@ from scheduler_core.framework.status import (
     Status,
 )
 from scheduler_core.framework.types import NodeInfo
+from scheduler_core.objects.api import Pod
 from scheduler_core.plugins.inter_pod_affinity.state import (
     AFFINITY_NOT_MATCH,
     ANTI_AFFINITY_NOT_MATCH,

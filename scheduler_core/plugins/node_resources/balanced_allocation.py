@@ -11,12 +11,12 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.api import Pod
 from scheduler_core.config.types import NodeResourcesBalancedAllocationArgs
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, error
 from scheduler_core.framework.types import NodeInfo
+from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import FrozenState
 from scheduler_core.plugins.node_resources.resource_allocation import (

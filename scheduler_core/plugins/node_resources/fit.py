@@ -14,16 +14,6 @@ from typing import Any, Final, NamedTuple
 
 import numpy as np
 
-from scheduler_core import quantity as q
-from scheduler_core.api import (
-    CPU,
-    EPHEMERAL_STORAGE,
-    MEMORY,
-    Node,
-    Pod,
-    is_extended_resource,
-    is_scalar_resource,
-)
 from scheduler_core.config.types import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
@@ -43,6 +33,16 @@ from scheduler_core.framework.events import (
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SUCCESS, Code, Status, error
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
+from scheduler_core.objects import quantity as q
+from scheduler_core.objects.api import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    Node,
+    Pod,
+    is_extended_resource,
+    is_scalar_resource,
+)
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import FrozenState
 from scheduler_core.plugins.node_resources.least_allocated import least_allocated_scorer

@@ -16,8 +16,11 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core import quantity as q
-from scheduler_core.api import (
+from scheduler_core.config.types import ResourceSpec
+from scheduler_core.framework.columns import columns_of
+from scheduler_core.framework.types import NodeInfo
+from scheduler_core.objects import quantity as q
+from scheduler_core.objects.api import (
     CPU,
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
@@ -27,9 +30,6 @@ from scheduler_core.api import (
     Pod,
     is_scalar_resource,
 )
-from scheduler_core.config.types import ResourceSpec
-from scheduler_core.framework.columns import columns_of
-from scheduler_core.framework.types import NodeInfo
 
 # How a resource's amounts are read off a NodeInfo.
 KIND_CPU: Final = 0

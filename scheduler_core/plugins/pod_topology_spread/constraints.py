@@ -12,8 +12,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from scheduler_core.api import HOSTNAME_LABEL, ZONE_LABEL, ClusterObjects, KubeObject, Pod
-from scheduler_core.labels import Selector, SelectorError, label_selector
+from scheduler_core.objects.api import (
+    HOSTNAME_LABEL,
+    ZONE_LABEL,
+    ClusterObjects,
+    KubeObject,
+    Pod,
+)
+from scheduler_core.objects.labels import (
+    Selector,
+    SelectorError,
+    label_selector,
+)
 
 DO_NOT_SCHEDULE: Final = "DoNotSchedule"
 SCHEDULE_ANYWAY: Final = "ScheduleAnyway"

@@ -14,10 +14,13 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.api import Node, Pod
 from scheduler_core.framework.columns import Array, NodeColumns, NodeMasks, columns_of
 from scheduler_core.framework.types import NodeInfo
-from scheduler_core.labels import Selector
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
+)
+from scheduler_core.objects.labels import Selector
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import (
     do_not_schedule_taint,

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from scheduler_core.api import Node, Pod
 from scheduler_core.framework.events import (
     NODE,
     POD,
     ClusterEvent,
     ClusterEventWithHint,
     QueueingHint,
+)
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
 )
 from scheduler_core.plugins.pod_topology_spread.constraints import Constraint
 

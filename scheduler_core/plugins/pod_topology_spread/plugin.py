@@ -17,7 +17,6 @@ from typing import Any, Final, NamedTuple
 
 import numpy as np
 
-from scheduler_core.api import HOSTNAME_LABEL, Pod
 from scheduler_core.config.types import SYSTEM_DEFAULTING, PluginArgs, PodTopologySpreadArgs
 from scheduler_core.framework.columns import (
     LabelColumn,
@@ -40,7 +39,11 @@ from scheduler_core.framework.status import (
     unschedulable,
 )
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
-from scheduler_core.labels import SelectorError
+from scheduler_core.objects.api import (
+    HOSTNAME_LABEL,
+    Pod,
+)
+from scheduler_core.objects.labels import SelectorError
 from scheduler_core.plugins import names
 from scheduler_core.plugins.helpers import (
     FrozenState,

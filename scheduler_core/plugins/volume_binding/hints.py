@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from scheduler_core import quantity as q
-from scheduler_core.api import KubeObject, Pod
 from scheduler_core.framework.events import (
     CSI_DRIVER,
     CSI_NODE,
@@ -22,6 +20,11 @@ from scheduler_core.framework.events import (
     ClusterEvent,
     ClusterEventWithHint,
     QueueingHint,
+)
+from scheduler_core.objects import quantity as q
+from scheduler_core.objects.api import (
+    KubeObject,
+    Pod,
 )
 from scheduler_core.plugins.node_volume_limits import MIGRATED_PLUGINS_ANNOTATION
 from scheduler_core.plugins.volume_storage import pod_claim_names

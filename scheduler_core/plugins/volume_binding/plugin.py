@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from scheduler_core.api import KubeObject, Pod
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.events import ClusterEventWithHint
 from scheduler_core.framework.interfaces import Handle
@@ -30,7 +29,11 @@ from scheduler_core.framework.status import (
     unresolvable,
 )
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
-from scheduler_core.labels import (
+from scheduler_core.objects.api import (
+    KubeObject,
+    Pod,
+)
+from scheduler_core.objects.labels import (
     NodeSelector,
     Selector,
     SelectorError,

@@ -9,11 +9,14 @@ import pytest
 
 from scheduler_core.config import load_config
 from scheduler_core.config.migrate import Migration, migrate
-from scheduler_core.events import CycleEnd, Filter
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.status import SUCCESS, Code, Status
+from scheduler_core.loop.scheduler import Scheduler
 from scheduler_core.plugins import in_tree_registry
-from scheduler_core.scheduler import Scheduler
+from scheduler_core.record.events import (
+    CycleEnd,
+    Filter,
+)
 
 CORPUS = Path(__file__).parent / "migrate_corpus"
 FILES = sorted(p.name for p in CORPUS.iterdir() if p.suffix in (".yaml", ".json"))

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.api import Node
 from scheduler_core.dra.allocator import AllocationError, Allocator, FailedOnNode
 from scheduler_core.dra.cel_env import Cache
 from scheduler_core.dra.types import (
@@ -15,6 +14,7 @@ from scheduler_core.dra.types import (
     resource_claim,
     resource_slice,
 )
+from scheduler_core.objects.api import Node
 from tests.builders import make_node
 
 GPU = "gpu.example.com"

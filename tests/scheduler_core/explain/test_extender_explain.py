@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from scheduler_core.explain import at_scheduler_cycle, explain_node
-from scheduler_core.scheduler import Scheduler
+from scheduler_core.loop.scheduler import Scheduler
 from tests.builders import make_node, make_pod
 from tests.scheduler_core.extender_server import LOCAL_POLICY, ExtenderServer
 

@@ -7,7 +7,7 @@ import pytest
 from scheduler_core.explain import CycleContext, ExplainError, explain_preemption
 from scheduler_core.explain.check import CheckResult, check_cycle
 from scheduler_core.explain.replay import at_scheduler_cycle
-from scheduler_core.scheduler import Scheduler
+from scheduler_core.loop.scheduler import Scheduler
 from tests.builders import make_node, make_pod
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scheduler_core.api import Pod
-from scheduler_core.case import CaseRun
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import SUCCESS, Status
 from scheduler_core.framework.types import NodeInfo
+from scheduler_core.objects.api import Pod
+from scheduler_core.tools.case import CaseRun
 from tests.builders import make_node, make_pod
 
 

@@ -9,11 +9,15 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.api import ClusterObjects, Node, Pod
 from scheduler_core.config import NodeAffinityArgs
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo, NodeScore, Snapshot
+from scheduler_core.objects.api import (
+    ClusterObjects,
+    Node,
+    Pod,
+)
 from scheduler_core.plugins import (
     image_locality,
     node_affinity,

@@ -7,11 +7,18 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.api import ClusterObjects, Node, Pod
-from scheduler_core.cluster import Cluster, apply_api_defaults
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import SKIP, SUCCESS, Code, Status, unresolvable, unschedulable
 from scheduler_core.framework.types import NodeScore, Snapshot
+from scheduler_core.loop.cluster import (
+    Cluster,
+    apply_api_defaults,
+)
+from scheduler_core.objects.api import (
+    ClusterObjects,
+    Node,
+    Pod,
+)
 from scheduler_core.plugins import dynamic_resources as dra
 
 

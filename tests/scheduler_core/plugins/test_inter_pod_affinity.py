@@ -6,8 +6,6 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.api import ClusterObjects, Node, Pod
-from scheduler_core.cluster import Cluster
 from scheduler_core.config.types import InterPodAffinityArgs
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.runtime import Framework
@@ -20,6 +18,12 @@ from scheduler_core.framework.status import (
     unschedulable,
 )
 from scheduler_core.framework.types import NodeScore, Snapshot
+from scheduler_core.loop.cluster import Cluster
+from scheduler_core.objects.api import (
+    ClusterObjects,
+    Node,
+    Pod,
+)
 from scheduler_core.plugins.inter_pod_affinity import plugin as ipa
 
 AFFINITY = unresolvable(ipa.ERR_REASON_AFFINITY_RULES_NOT_MATCH)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from scheduler_core.api import ClusterObjects, Node
 from scheduler_core.framework.columns import (
     LabelColumn,
     NodeMasks,
@@ -15,7 +14,11 @@ from scheduler_core.framework.columns import (
     true_rows,
 )
 from scheduler_core.framework.types import NodeInfo, Snapshot
-from scheduler_core.labels import label_selector
+from scheduler_core.objects.api import (
+    ClusterObjects,
+    Node,
+)
+from scheduler_core.objects.labels import label_selector
 
 ZONE = "topology.kubernetes.io/zone"
 

@@ -9,12 +9,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from scheduler_core.api import Node, Pod
-from scheduler_core.cluster import apply_api_defaults
 from scheduler_core.config.types import NodeResourcesBalancedAllocationArgs, ResourceSpec
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import SKIP, SUCCESS
 from scheduler_core.framework.types import NodeInfo
+from scheduler_core.loop.cluster import apply_api_defaults
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
+)
 from scheduler_core.plugins.node_resources import balanced_allocation as ba
 
 

@@ -8,8 +8,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from scheduler_core.api import Node, Pod
-from scheduler_core.cluster import apply_api_defaults
 from scheduler_core.config.types import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
@@ -23,6 +21,11 @@ from scheduler_core.config.types import (
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import SUCCESS, Code, Status, unresolvable, unschedulable
 from scheduler_core.framework.types import NodeInfo
+from scheduler_core.loop.cluster import apply_api_defaults
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
+)
 from scheduler_core.plugins.helpers import go_round
 from scheduler_core.plugins.helpers_shape import FunctionShapePoint, build_broken_linear_function
 from scheduler_core.plugins.node_resources import fit

@@ -8,11 +8,18 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.api import ClusterObjects, Node, Pod
-from scheduler_core.cluster import Cluster, apply_api_defaults
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
 from scheduler_core.framework.types import Snapshot
+from scheduler_core.loop.cluster import (
+    Cluster,
+    apply_api_defaults,
+)
+from scheduler_core.objects.api import (
+    ClusterObjects,
+    Node,
+    Pod,
+)
 from scheduler_core.plugins import node_volume_limits as nvl
 
 DRIVER = "pd.csi.storage.gke.io"

@@ -8,13 +8,17 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.api import ClusterObjects, Node, Pod
-from scheduler_core.cluster import Cluster
 from scheduler_core.config.types import PodTopologySpreadArgs
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import SKIP, SUCCESS, Code, Status, unresolvable, unschedulable
 from scheduler_core.framework.types import NodeScore, Snapshot
+from scheduler_core.loop.cluster import Cluster
+from scheduler_core.objects.api import (
+    ClusterObjects,
+    Node,
+    Pod,
+)
 from scheduler_core.plugins.helpers import go_round
 from scheduler_core.plugins.pod_topology_spread import constraints as ptc
 from scheduler_core.plugins.pod_topology_spread import counting as ptk

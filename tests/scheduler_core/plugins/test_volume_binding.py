@@ -8,11 +8,18 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.api import ClusterObjects, Node, Pod
-from scheduler_core.cluster import Cluster, apply_api_defaults
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import Snapshot
+from scheduler_core.loop.cluster import (
+    Cluster,
+    apply_api_defaults,
+)
+from scheduler_core.objects.api import (
+    ClusterObjects,
+    Node,
+    Pod,
+)
 from scheduler_core.plugins import volume_storage as vs
 from scheduler_core.plugins.volume_binding import plugin as vb
 
@@ -389,7 +396,7 @@ def test_filter_without_pre_filter_state_is_an_error() -> None:
 
 
 def test_case_run_reserves_so_the_next_pod_finds_the_pv_taken() -> None:
-    from scheduler_core.case import CaseRun
+    from scheduler_core.tools.case import CaseRun
 
     case = {
         "nodes": [node("n1", "a"), node("n2", "b")],

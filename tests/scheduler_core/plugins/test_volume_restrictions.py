@@ -8,11 +8,18 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.api import ClusterObjects, Node, Pod
-from scheduler_core.cluster import Cluster, apply_api_defaults
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
 from scheduler_core.framework.types import Snapshot
+from scheduler_core.loop.cluster import (
+    Cluster,
+    apply_api_defaults,
+)
+from scheduler_core.objects.api import (
+    ClusterObjects,
+    Node,
+    Pod,
+)
 from scheduler_core.plugins import volume_restrictions as vr
 
 DISK = unschedulable(vr.ERR_REASON_DISK_CONFLICT)

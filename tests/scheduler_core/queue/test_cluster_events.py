@@ -7,7 +7,10 @@ from typing import Any
 import pytest
 from builders import make_node, make_pod
 
-from scheduler_core.api import Node, Pod
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
+)
 from scheduler_core.plugins import names
 from scheduler_core.queue import (
     ClusterEvent,

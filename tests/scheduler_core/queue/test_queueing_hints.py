@@ -11,9 +11,12 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.api import Node, Pod
 from scheduler_core.config.types import NodeResourcesFitArgs
 from scheduler_core.framework.events import ClusterEvent, ClusterEventWithHint, QueueingHint
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
+)
 from scheduler_core.plugins import (
     node_affinity,
     node_name,

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from builders import make_pod
 
-from scheduler_core.api import Pod
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.config import load_config
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import SUCCESS, Code, Status
+from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import in_tree_registry
 from scheduler_core.plugins.priority_sort import PrioritySort
 from scheduler_core.queue import ClusterEvent, QueuedPodInfo, SchedulingQueue

@@ -8,8 +8,11 @@ from typing import Any
 
 import pytest
 
-from scheduler_core.api import KubeObject, Pod
 from scheduler_core.framework.events import QueueingHint
+from scheduler_core.objects.api import (
+    KubeObject,
+    Pod,
+)
 from scheduler_core.plugins.node_volume_limits import NodeVolumeLimits
 from scheduler_core.plugins.volume_binding import hints as volume_binding_hints
 from scheduler_core.plugins.volume_restrictions import VolumeRestrictions

@@ -16,7 +16,6 @@ from typing import Final
 
 import numpy as np
 
-from scheduler_core.api import Pod
 from scheduler_core.framework.columns import (
     Array,
     NodeColumns,
@@ -28,7 +27,8 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import Diagnosis, NodeInfo
-from scheduler_core.verdicts import FilterVerdicts
+from scheduler_core.objects.api import Pod
+from scheduler_core.record.verdicts import FilterVerdicts
 
 MIN_FEASIBLE_NODES_TO_FIND: Final = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND: Final = 5

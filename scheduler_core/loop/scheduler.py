@@ -14,13 +14,57 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler_core.api import ClusterObjects, Node, Pod
 from scheduler_core.clock import Clock, SimulatedClock, go_duration
-from scheduler_core.cluster import Cluster, apply_api_defaults, split_manifests
 from scheduler_core.config import KubeSchedulerConfiguration, NodeResourcesFitArgs, load_config
-from scheduler_core.cycle import CycleRecord, CycleRunner
-from scheduler_core.cycle_events import cycle_event_count, cycle_events
-from scheduler_core.events import (
+from scheduler_core.extenders.extender import (
+    EXTENDER_NAME,
+    ExtenderError,
+    bind_with_extenders,
+    extenders_from_config,
+    ignored_extended_resources,
+)
+from scheduler_core.extenders.policy import ExtenderPolicy
+from scheduler_core.framework.binding_points import Steps
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.registry import Registry
+from scheduler_core.framework.runtime import Framework
+from scheduler_core.framework.status import Code, Status
+from scheduler_core.loop.cluster import (
+    Cluster,
+    apply_api_defaults,
+    split_manifests,
+)
+from scheduler_core.loop.cycle import (
+    CycleRecord,
+    CycleRunner,
+)
+from scheduler_core.loop.node_changes import NodeChanges
+from scheduler_core.loop.sampling import StartIndex
+from scheduler_core.objects.api import (
+    ClusterObjects,
+    Node,
+    Pod,
+)
+from scheduler_core.plugins import in_tree_registry
+from scheduler_core.plugins.dynamic_resources import (
+    claim_summary,
+    device_matches,
+    has_claims,
+    pod_claims,
+)
+from scheduler_core.queue import (
+    EVENT_ASSIGNED_POD_ADD,
+    EVENT_ASSIGNED_POD_DELETE,
+    EVENT_UNSCHEDULED_POD_ADD,
+    ClusterEvent,
+    QueuedPodInfo,
+    SchedulingQueue,
+)
+from scheduler_core.record.cycle_events import (
+    cycle_event_count,
+    cycle_events,
+)
+from scheduler_core.record.events import (
     Backoff,
     Bind,
     ClusterChange,
@@ -40,37 +84,7 @@ from scheduler_core.events import (
     Unreserve,
     Unschedulable,
 )
-from scheduler_core.extender import (
-    EXTENDER_NAME,
-    ExtenderError,
-    bind_with_extenders,
-    extenders_from_config,
-    ignored_extended_resources,
-)
-from scheduler_core.extender_policy import ExtenderPolicy
-from scheduler_core.framework.binding_points import Steps
-from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.registry import Registry
-from scheduler_core.framework.runtime import Framework
-from scheduler_core.framework.status import Code, Status
-from scheduler_core.gcpause import with_collector_paused
-from scheduler_core.node_changes import NodeChanges
-from scheduler_core.plugins import in_tree_registry
-from scheduler_core.plugins.dynamic_resources import (
-    claim_summary,
-    device_matches,
-    has_claims,
-    pod_claims,
-)
-from scheduler_core.queue import (
-    EVENT_ASSIGNED_POD_ADD,
-    EVENT_ASSIGNED_POD_DELETE,
-    EVENT_UNSCHEDULED_POD_ADD,
-    ClusterEvent,
-    QueuedPodInfo,
-    SchedulingQueue,
-)
-from scheduler_core.sampling import StartIndex
+from scheduler_core.tools.gcpause import with_collector_paused
 
 _QUEUE_EVENTS: dict[str, type[QueueEvent]] = {
     "Enqueue": Enqueue,

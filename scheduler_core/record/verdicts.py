@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
-from scheduler_core.event_columns import IntColumn
 from scheduler_core.framework.status import SUCCESS, Status
+from scheduler_core.record.event_columns import IntColumn
 
 
 class FilterVerdicts(MutableMapping[str, Status]):

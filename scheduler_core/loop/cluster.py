@@ -10,8 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from scheduler_core.api import ClusterObjects, Node, Pod
 from scheduler_core.framework.types import NodeInfo, Snapshot, zone_interleaved
+from scheduler_core.objects.api import (
+    ClusterObjects,
+    Node,
+    Pod,
+)
 
 
 def apply_api_defaults(raw: Mapping[str, Any]) -> dict[str, Any]:

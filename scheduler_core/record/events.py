@@ -9,8 +9,8 @@ run's clock). Per-node values are arrays aligned with a node list: ``CycleStart.
 snapshot's order) for PreFilter and Filter, ``Score.nodes`` (the feasible nodes, in the order
 they were scored) for Score, and ``Combine.nodes`` likewise.
 
-``scheduler_core.cycle_events`` turns a CycleRecord into the cycle's events and folds them back
-into one cycle of the conformance trace (../shared/conformance/FORMAT.md).
+``record.cycle_events`` turns a CycleRecord into the cycle's events and folds them back into
+one cycle of the conformance trace (../shared/conformance/FORMAT.md).
 """
 
 from __future__ import annotations

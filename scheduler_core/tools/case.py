@@ -12,17 +12,27 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from scheduler_core.api import ClusterObjects, Node, Pod
-from scheduler_core.cluster import Cluster, apply_api_defaults
 from scheduler_core.config import KubeSchedulerConfiguration, load_config
-from scheduler_core.cycle import CycleRecord, CycleRunner
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Status
+from scheduler_core.loop.cluster import (
+    Cluster,
+    apply_api_defaults,
+)
+from scheduler_core.loop.cycle import (
+    CycleRecord,
+    CycleRunner,
+)
+from scheduler_core.loop.sampling import StartIndex
+from scheduler_core.objects.api import (
+    ClusterObjects,
+    Node,
+    Pod,
+)
 from scheduler_core.plugins import in_tree_registry
 from scheduler_core.plugins.dynamic_resources import claim_summary, pod_claims
-from scheduler_core.sampling import StartIndex
 
 if TYPE_CHECKING:
     from scheduler_core.explain.context import CycleContext

@@ -25,22 +25,28 @@ import urllib.request
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol
 
-from scheduler_core.api import Node, Pod
 from scheduler_core.config import (
     DEFAULT_EXTENDER_TIMEOUT_SECONDS,
     Extender,
     KubeSchedulerConfiguration,
 )
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.extender_policy import (
+from scheduler_core.extenders.policy import (
     ExtenderPolicy,
     ExtenderPolicyError,
     check_url,
     excerpt,
 )
-from scheduler_core.extender_transport import TLSConfigError, build_opener
+from scheduler_core.extenders.transport import (
+    TLSConfigError,
+    build_opener,
+)
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import NodeInfo
+from scheduler_core.objects.api import (
+    Node,
+    Pod,
+)
 
 EXTENDER_NAME: Final = "Extender"  # the plugin name recorded when extenders reject nodes
 MIN_EXTENDER_PRIORITY: Final = 0

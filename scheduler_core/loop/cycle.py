@@ -14,8 +14,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.api import Pod
-from scheduler_core.extender import (
+from scheduler_core.extenders.extender import (
     EXTENDER_NAME,
     EXTENDER_SCORE_SCALE,
     ExtenderError,
@@ -34,7 +33,7 @@ from scheduler_core.framework.types import (
     Snapshot,
     fit_error_message,
 )
-from scheduler_core.sampling import (
+from scheduler_core.loop.sampling import (
     RULE_ALL,
     RULE_NO_SCORING,
     NodesToFind,
@@ -44,7 +43,11 @@ from scheduler_core.sampling import (
     next_start_index,
     nodes_to_find,
 )
-from scheduler_core.verdicts import FilterVerdicts, Totals
+from scheduler_core.objects.api import Pod
+from scheduler_core.record.verdicts import (
+    FilterVerdicts,
+    Totals,
+)
 
 
 @dataclass(slots=True)

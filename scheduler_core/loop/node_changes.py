@@ -12,17 +12,17 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from scheduler_core.api import Node
-from scheduler_core.cluster import Cluster
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.events import ClusterChange
 from scheduler_core.framework.events import (
     EVENT_NODE_ADD,
     EVENT_NODE_DELETE,
     ClusterEvent,
     node_scheduling_properties_change,
 )
+from scheduler_core.loop.cluster import Cluster
+from scheduler_core.objects.api import Node
 from scheduler_core.queue import SchedulingQueue
+from scheduler_core.record.events import ClusterChange
 
 
 class NodeChanges:

@@ -11,10 +11,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from scheduler_core import quantity as q
-from scheduler_core import shapes
 from scheduler_core.dra.manager import DraManager
-from scheduler_core.labels import (
+from scheduler_core.objects import quantity as q
+from scheduler_core.objects import shapes
+from scheduler_core.objects.labels import (
     NodeSelector,
     PreferredTerm,
     Selector,
@@ -23,7 +23,7 @@ from scheduler_core.labels import (
     node_selector,
     preferred_scheduling_terms,
 )
-from scheduler_core.shapes import check_shape
+from scheduler_core.objects.shapes import check_shape
 
 CPU: Final = "cpu"
 MEMORY: Final = "memory"

@@ -19,8 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from scheduler_core.cycle import CycleRecord
-from scheduler_core.events import (
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.loop.cycle import CycleRecord
+from scheduler_core.loop.scheduler import Scheduler
+from scheduler_core.record.events import (
     Backoff,
     Bind,
     Enqueue,
@@ -34,8 +36,6 @@ from scheduler_core.events import (
     StayUnschedulable,
     Unschedulable,
 )
-from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.scheduler import Scheduler
 
 # Events that leave the cluster as "the start plus the pods bound so far": queue moves, and the
 # binding cycle's steps when they succeed (a Permit that waits, any rejection or error, and every

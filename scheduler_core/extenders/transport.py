@@ -19,7 +19,11 @@ from typing import Any
 
 from scheduler_core.config import Extender
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.extender_policy import TLS_FILE_FIELDS, ExtenderPolicy, checked_address
+from scheduler_core.extenders.policy import (
+    TLS_FILE_FIELDS,
+    ExtenderPolicy,
+    checked_address,
+)
 
 
 class TLSConfigError(SchedulerCoreError):

@@ -11,8 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from scheduler_core.event_columns import IntColumn, NameColumn
-from scheduler_core.events import (
+from scheduler_core.record.event_columns import (
+    IntColumn,
+    NameColumn,
+)
+from scheduler_core.record.events import (
     Combine,
     CycleEnd,
     CycleStart,
@@ -27,10 +30,13 @@ from scheduler_core.events import (
     SamplingInfo,
     Score,
 )
-from scheduler_core.verdicts import Totals, verdict_columns
+from scheduler_core.record.verdicts import (
+    Totals,
+    verdict_columns,
+)
 
 if TYPE_CHECKING:
-    from scheduler_core.cycle import CycleRecord
+    from scheduler_core.loop.cycle import CycleRecord
 
 
 def cycle_event_count(rec: CycleRecord) -> int:

@@ -1,0 +1,10 @@
+"""The scheduling loop: the scheduler, one cycle, node sampling, the cluster and its changes.
+
+Mirrors pkg/scheduler/schedule_one.go, scheduler.go and backend/cache of kube-scheduler v1.35.
+
+- ``scheduler``: Scheduler, the loop (schedule_one: the scheduling then the binding cycle);
+- ``cycle``: one scheduling cycle (PreFilter to host selection) and its CycleRecord;
+- ``sampling``: how many nodes Filter looks at, from where, and the walk that stops early;
+- ``cluster``: the cluster the engine schedules into (a stand-in for the scheduler cache);
+- ``node_changes``: adding, updating and removing nodes between cycles, with their events.
+"""
