@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 from django.utils.translation import pgettext
+
+from scheduler_core import config as engine_config
 from scheduler_core.errors import ManifestError
 from scheduler_core.extenders.policy import (
     ExtenderBudget,
@@ -29,8 +31,6 @@ from scheduler_core.workloads.admission import (
     check_pod_manifest,
     check_quantity,
 )
-
-from scheduler_core import config as engine_config
 
 from . import yaml_limits
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+
 from scheduler_core.tools.gcpause import collector_paused
 
 from .jsontext import FastJSONDecoder, FastJSONEncoder

@@ -94,10 +94,9 @@ def record_run(cluster, profile, *, registry=None, status="succeeded", drive=Non
     scheduler (to continue it) and the list the events are appended to. Stands in for
     ``playground.runs.services.run_start`` where a test wants a run without the task.
     """
-    from scheduler_core.loop.scheduler import Scheduler
-
     from playground.clusters import selectors
     from playground.models import Run
+    from scheduler_core.loop.scheduler import Scheduler
 
     events: list[dict[str, Any]] = []
     manifests = selectors.cluster_manifests(cluster)
@@ -125,10 +124,9 @@ def record_run(cluster, profile, *, registry=None, status="succeeded", drive=Non
 
 def store_events(run, events):
     """Store a run's events (dicts, from its first) as the run task does: cycles and events."""
+    from playground.runs.execution import Recorder
     from playground.runs.storage import store_items
     from scheduler_core.record.events import event_from_dict
-
-    from playground.runs.execution import Recorder
 
     recorder = Recorder()
     for payload in events:
@@ -141,10 +139,9 @@ def store_events(run, events):
 
 def stored_events(run):
     """Every stored event of a run as dicts in seq order: cycle records decoded, small events."""
-    from playground.runs.packs import expand
-
     from playground.models import RunCycle
     from playground.runs.columns import decode_cycle
+    from playground.runs.packs import expand
     from playground.runs.rebuilt import stored_record
 
     run.refresh_from_db()

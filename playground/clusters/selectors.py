@@ -9,6 +9,7 @@ from typing import Any, Final
 from django.db.models import Count, QuerySet, TextField
 from django.db.models.functions import Cast
 from django.http import Http404
+
 from scheduler_core.tools.gcpause import with_collector_paused
 
 from .. import manifests

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from django.utils.translation import gettext, gettext_lazy
+
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.objects.quantity import (
     milli_value,

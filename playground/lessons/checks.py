@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scheduler_core.clock import SimulatedClock
-from scheduler_core.loop.scheduler import Scheduler
-
 from scheduler_core.custom.examples import EXAMPLES
+from scheduler_core.loop.scheduler import Scheduler
 
 from .. import engine, plugins
 from ..custom_plugins.services import registry_with

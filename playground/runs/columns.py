@@ -30,6 +30,7 @@ from typing import Any, Final
 
 import numpy as np
 import zstandard
+
 from scheduler_core.record.cycle_events import filter_plugin_rows
 from scheduler_core.record.events import (
     EVENT_TYPES,

@@ -26,8 +26,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
+
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.config import load_config
+from scheduler_core.custom.plugin import Meter
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.extenders.extender import extenders_from_config
 from scheduler_core.loop.cycle import CycleRecord
@@ -38,8 +40,6 @@ from scheduler_core.tools.rebuild import (
     PrefixWatch,
     eligible,
 )
-
-from scheduler_core.custom.plugin import Meter
 
 from .. import engine, plugins
 from ..models import Node, Pod, Run, RunCommand, RunCycle, RunEvent, RunInput

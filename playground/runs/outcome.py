@@ -13,6 +13,7 @@ import re
 from typing import Final
 
 from django.utils.translation import gettext_noop
+
 from scheduler_core.loop.cycle import CycleRecord
 
 from .said import Said

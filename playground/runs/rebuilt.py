@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 import orjson
+
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.tools.rebuild import (

@@ -25,6 +25,7 @@ from itertools import repeat
 from typing import Any, Final
 
 import numpy as np
+
 from scheduler_core.framework.status import Status
 from scheduler_core.loop.cycle import CycleRecord
 from scheduler_core.record.cycle_events import (

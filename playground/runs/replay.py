@@ -12,14 +12,14 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from django.utils.translation import gettext
+
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.config import load_config
+from scheduler_core.custom.plugin import CustomPluginSpec
 from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.explain import CycleContext, at_scheduler_cycle
 from scheduler_core.extenders.extender import extenders_from_config
 from scheduler_core.loop.scheduler import Scheduler
-
-from scheduler_core.custom.plugin import CustomPluginSpec
-from scheduler_core.explain import CycleContext, at_scheduler_cycle
 
 from .. import engine, plugins
 from ..models import Run, RunCommand, RunInput

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from django.utils.translation import gettext, gettext_lazy
+
 from scheduler_core.errors import ManifestError
 from scheduler_core.loop.scheduler import Scheduler
 

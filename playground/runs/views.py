@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_POST
+
 from scheduler_core.tools.gcpause import with_collector_paused
 
 from ..clusters import selectors as cluster_selectors

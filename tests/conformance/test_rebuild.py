@@ -16,6 +16,12 @@ from typing import Any
 
 import pytest
 from builders import make_node, make_pod
+from test_run_records import SHARED, needs_shared
+
+from playground import plugins
+from playground.management.commands.bench_run import case_manifests
+from playground.runs.columns import CycleEncoder
+from playground.runs.records import encode_record, recipe_row
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.loop.cycle import CycleRecord
@@ -31,12 +37,6 @@ from scheduler_core.tools.rebuild import (
     eligible,
     rebuild_cycle,
 )
-from test_run_records import SHARED, needs_shared
-
-from playground import plugins
-from playground.management.commands.bench_run import case_manifests
-from playground.runs.columns import CycleEncoder
-from playground.runs.records import encode_record, recipe_row
 
 OPTIONS: Mapping[str, Any] = {
     "registry": plugins.registry(),

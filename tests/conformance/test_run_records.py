@@ -16,6 +16,11 @@ from typing import Any
 
 import pytest
 from builders import make_node, make_pod
+
+from playground import plugins
+from playground.management.commands.bench_run import case_manifests
+from playground.runs.columns import CycleEncoder, decode_cycle, summary
+from playground.runs.records import encode_record
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.loop.cycle import CycleRecord
@@ -26,11 +31,6 @@ from scheduler_core.record.cycle_events import (
 )
 from scheduler_core.record.verdicts import FilterVerdicts
 from scheduler_core.tools.case import CaseRun
-
-from playground import plugins
-from playground.management.commands.bench_run import case_manifests
-from playground.runs.columns import CycleEncoder, decode_cycle, summary
-from playground.runs.records import encode_record
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 needs_shared = pytest.mark.skipif(

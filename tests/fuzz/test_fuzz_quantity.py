@@ -8,6 +8,7 @@ import pytest
 from fuzzing import ODD_TEXT, budget, scalars
 from hypothesis import given
 from hypothesis import strategies as st
+
 from scheduler_core.errors import ManifestError
 from scheduler_core.objects.quantity import (
     MAX_MILLI_VALUE,

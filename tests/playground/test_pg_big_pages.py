@@ -165,9 +165,9 @@ def test_detail_page_numbers_are_clamped():
 def test_compare_reads_only_the_nodes_that_hold_a_pod_and_counts_the_others(
     alice_client, user, monkeypatch
 ):
-    import scheduler_core.objects.api
     from builders import record_run
 
+    import scheduler_core.objects.api
     from playground.profiles import services as profile_services
 
     cluster = services.cluster_create(owner=user, name="wide")

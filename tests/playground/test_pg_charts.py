@@ -6,15 +6,15 @@ from typing import Any
 
 import pytest
 from builders import make_node, make_pod
+
+from playground import demo
+from playground.runs import charts, overview, step_text
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.status import SUCCESS, Code, Status
 from scheduler_core.loop.scheduler import Scheduler
 from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import in_tree_registry
-
-from playground import demo
-from playground.runs import charts, overview, step_text
 
 TAINT = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
 

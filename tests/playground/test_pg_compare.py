@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from builders import make_node, make_pod
-from scheduler_core.loop.scheduler import Scheduler
 
 from playground import demo
 from playground.runs import charts, compare, overview
+from scheduler_core.loop.scheduler import Scheduler
 
 PROFILES = {name: config for name, _, config in demo.PROFILES}
 

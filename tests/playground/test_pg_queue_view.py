@@ -8,12 +8,12 @@ from builders import make_node, make_pod, record_run
 from django.db import transaction
 from django.test import Client
 from django.urls import reverse
-from playground.services import demo_load
-from scheduler_core.loop.scheduler import Scheduler
 
 from playground import demo
 from playground.models import Cluster, Profile, Run, RunSnapshot
 from playground.runs import queue_view
+from playground.services import demo_load
+from scheduler_core.loop.scheduler import Scheduler
 
 
 def _engine_events(manifests, config=None):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 import yaml
 from builders import make_node, make_pod
-from scheduler_core.tools.rebuild import RebuildError
 
 from playground.clusters import services
 from playground.models import Run, RunCycle
@@ -13,6 +12,7 @@ from playground.profiles import services as profile_services
 from playground.runs import execution, rebuilt, selectors
 from playground.runs import services as runs
 from playground.runs.script import parse_script
+from scheduler_core.tools.rebuild import RebuildError
 
 pytestmark = pytest.mark.django_db
 

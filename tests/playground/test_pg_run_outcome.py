@@ -7,8 +7,6 @@ import pytest
 import yaml
 from builders import make_node, make_pod
 from django.urls import reverse
-from playground.runs.midcycle import Interrupted, MidCycle
-from scheduler_core.loop.cycle import CycleRecord
 
 from playground.clusters import services
 from playground.custom_plugins import services as plugin_services
@@ -16,7 +14,9 @@ from playground.models import Run, RunCommand, RunCycle
 from playground.profiles import services as profile_services
 from playground.runs import services as runs
 from playground.runs.execution import Execution
+from playground.runs.midcycle import Interrupted, MidCycle
 from playground.runs.outcome import REPEATED_ERROR_CYCLES, ErrorTally, error_source
+from scheduler_core.loop.cycle import CycleRecord
 
 pytestmark = pytest.mark.django_db
 

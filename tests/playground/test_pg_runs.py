@@ -9,10 +9,6 @@ import pytest
 import yaml
 from builders import make_node, make_pod, stored_events
 from django.utils import timezone
-from playground.services import demo_load
-from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.status import Code
-from scheduler_core.objects.api import Pod as EnginePod
 
 from playground import demo, plugins
 from playground.clusters import services
@@ -29,6 +25,10 @@ from playground.models import (
 from playground.profiles import services as profile_services
 from playground.runs import execution, handoff, selectors
 from playground.runs import services as runs
+from playground.services import demo_load
+from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.status import Code
+from scheduler_core.objects.api import Pod as EnginePod
 
 pytestmark = pytest.mark.django_db
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 from builders import make_node, make_pod
-from scheduler_core.loop.scheduler import Scheduler
 
 from playground.runs import charts
 from playground.runs.sampling import sampling_sentence
+from scheduler_core.loop.scheduler import Scheduler
 
 
 def _cycle_details(config, nodes: int, pods: int) -> list[dict]:

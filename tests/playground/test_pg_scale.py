@@ -12,18 +12,18 @@ from builders import make_node, make_pod, record_run
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.urls import reverse
-from scheduler_core.loop.scheduler import Scheduler
-from scheduler_core.record.cycle_events import (
-    fold_cycle,
-    split_cycles,
-)
-from scheduler_core.record.events import event_from_dict
 
 from playground.clusters import services
 from playground.models import Cluster, Node, Pod, Profile, Run
 from playground.profiles import services as profile_services
 from playground.runs import charts, paging
 from playground.runs.columns import CycleEncoder, decode_cycle, summary
+from scheduler_core.loop.scheduler import Scheduler
+from scheduler_core.record.cycle_events import (
+    fold_cycle,
+    split_cycles,
+)
+from scheduler_core.record.events import event_from_dict
 
 pytestmark = pytest.mark.django_db
 

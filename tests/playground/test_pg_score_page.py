@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from builders import make_node, make_pod
-from scheduler_core.loop.scheduler import Scheduler
 
 from playground.runs import charts, paging
+from scheduler_core.loop.scheduler import Scheduler
 
 
 def _soft(n: int) -> list[dict[str, str]]:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import yaml
-from scheduler_core.loop.scheduler import Scheduler
 
 from playground import demo
 from playground.runs import charts
+from scheduler_core.loop.scheduler import Scheduler
 
 
 def _demo_events(name):

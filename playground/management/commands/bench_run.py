@@ -29,14 +29,14 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Sum
 from django.test import Client
 from django.urls import reverse
-from playground.profiles.services import profile_create
-from scheduler_core.clock import SimulatedClock
-from scheduler_core.loop.scheduler import Scheduler
 
 from playground import plugins
 from playground.clusters.services import cluster_create_from_yaml
 from playground.models import Run, RunCycle, RunEvent
+from playground.profiles.services import profile_create
 from playground.runs import services as run_services
+from scheduler_core.clock import SimulatedClock
+from scheduler_core.loop.scheduler import Scheduler
 
 BENCH_USER = "bench"
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from scheduler_core.loop.scheduler import Scheduler
-from scheduler_core.plugins import in_tree_registry
-
 from scheduler_core.custom.plugin import CustomPluginSpec, registry_of
 from scheduler_core.explain import at_scheduler_cycle, explain_node
+from scheduler_core.loop.scheduler import Scheduler
+from scheduler_core.plugins import in_tree_registry
 from tests.builders import make_node, make_pod
 
 SPEC = CustomPluginSpec(
