@@ -327,6 +327,13 @@ def _split_path(path: str) -> list[str | int]:
     return parts
 
 
+def _bounded(text: str, budget: yaml_limits.Budget) -> _Loader:
+    """The loader of small inputs, with the budget's values for one object (aliases expanded)."""
+    loader = _Loader(text)
+    loader.max_nodes = min(budget.values, budget.object_values)
+    return loader
+
+
 def _construct(node: yaml.Node) -> Any:
     loader = _Loader("")  # composing happened in parse_documents, within the bounds
     try:
@@ -436,7 +443,7 @@ def parse_documents(text: str, budget: yaml_limits.Budget | None = None) -> Pars
             [Problem("tab characters are not allowed in YAML indentation", line=line)]
         )
     try:
-        nodes = list(yaml.compose_all(text, Loader=_Loader))
+        nodes = list(yaml.compose_all(text, Loader=lambda stream: _bounded(stream, budget)))
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         problem = getattr(err, "problem", None) or str(err)

@@ -112,6 +112,12 @@ def more_values(count: int) -> str:
     return gettext("more than %(count)s values") % {"count": f"{count:,}"}
 
 
+def _expands(count: int) -> str:
+    return gettext("expands to more than %(count)s values (aliases included)") % {
+        "count": f"{count:,}"
+    }
+
+
 def _not_a_value(err: ValueError, node: yaml.Node) -> yaml.constructor.ConstructorError:
     """A scalar Python refuses to convert (an integer of more than 4,300 digits), as YAML's
     error at its line."""
@@ -189,11 +195,7 @@ def _check_expanded(root: yaml.Node | None, max_nodes: int = MAX_NODES) -> None:
             height[key] = 1 + max((height[id(k)] for k in kids), default=0)
             open_nodes.discard(key)
             if size[key] > max_nodes:
-                raise YAMLLimitError(
-                    gettext("expands to more than %(count)s values (aliases included)")
-                    % {"count": max_nodes},
-                    node.start_mark,
-                )
+                raise YAMLLimitError(_expands(max_nodes), node.start_mark)
             if height[key] > MAX_DEPTH:
                 raise YAMLLimitError(
                     gettext("nested deeper than %(count)s levels (aliases included)")
@@ -293,12 +295,6 @@ _DEFAULT_STR: Final = yaml.SafeLoader.construct_yaml_str
 _STR_TAG: Final = "tag:yaml.org,2002:str"
 _KNOWN_LENGTH: Final = 40  # plain scalars up to this long are built once per text ...
 _KNOWN_ENTRIES: Final = 4096  # ... the first this many of them
-
-
-def _expands(count: int) -> str:
-    return gettext("expands to more than %(count)s values (aliases included)") % {
-        "count": f"{count:,}"
-    }
 
 
 def _object_values(count: int) -> str:

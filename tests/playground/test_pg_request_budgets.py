@@ -160,7 +160,7 @@ def _nested(levels: int) -> str:
 @pytest.mark.parametrize(
     ("source", "message"),
     [
-        pytest.param(ALIAS_CONFIG, "more than 50000 values (aliases included)", id="alias-bomb"),
+        pytest.param(ALIAS_CONFIG, "more than 50,000 values (aliases included)", id="alias-bomb"),
         pytest.param(_nested(900), "nested deeper than 64 levels", id="nested-900"),
         pytest.param(_nested(10_000), "nested deeper than 64 levels", id="nested-10000"),
         pytest.param("---\n{}\n" * 200, "more than 100 documents", id="200-documents"),
