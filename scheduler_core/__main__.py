@@ -21,8 +21,12 @@ from typing import Any
 
 import yaml
 
+from scheduler_core.bench import main as bench_main
+from scheduler_core.config.migrate import V1, migrate, parse
+from scheduler_core.conformance import main as conformance_main
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.workloads import PlanProblems
+from scheduler_core.loop.scheduler import Scheduler
+from scheduler_core.workloads import PlanProblems, plan_objects
 
 
 def load_manifests(path: str) -> list[dict[str, Any]]:
@@ -49,16 +53,12 @@ def load_manifests(path: str) -> list[dict[str, Any]]:
 
 def expand_manifests(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The objects and what their controllers create, as the playground's import stores them."""
-    from scheduler_core.workloads import plan_objects
-
     return [item.manifest for item in plan_objects(objects).objects]
 
 
 def _config(text: str) -> str | dict[str, Any]:
     """A v1 configuration as it is; an older one or a Policy brought forward, as the
     playground's import does, with its changes listed on stderr."""
-    from scheduler_core.config.migrate import V1, migrate, parse
-
     doc = parse(text)
     if doc.get("kind") != "Policy" and doc.get("apiVersion") in (None, V1):
         return text
@@ -70,8 +70,6 @@ def _config(text: str) -> str | dict[str, Any]:
 
 
 def simulate(argv: list[str]) -> int:
-    from scheduler_core.loop.scheduler import Scheduler
-
     parser = argparse.ArgumentParser(prog="python -m scheduler_core simulate")
     parser.add_argument("cluster", help="Kubernetes YAML/JSON with nodes, pods and other objects")
     parser.add_argument("--config", help="a KubeSchedulerConfiguration file")
@@ -126,12 +124,8 @@ def main(argv: list[str]) -> int:
     if argv[0] == "simulate":
         return simulate(argv[1:])
     if argv[0] == "conformance":
-        from scheduler_core.conformance import main as conformance_main
-
         return conformance_main(["conformance", *argv[1:]])
     if argv[0] == "bench":
-        from scheduler_core.bench import main as bench_main
-
         return bench_main(argv[1:])
     print(f"unknown command {argv[0]!r}\n\n{__doc__.strip()}", file=sys.stderr)
     return 2

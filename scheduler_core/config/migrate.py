@@ -27,6 +27,7 @@ import yaml
 from scheduler_core.config.legacy_shape import check_configuration
 from scheduler_core.config.migrate_finish import check_accepted, complete_points, drop_refused
 from scheduler_core.config.migrate_steps import IN_TREE, STEPS, custom_plugins, tidy
+from scheduler_core.config.policy import policy_to_v1beta1
 from scheduler_core.config.reading import check_depth, read_document
 from scheduler_core.config.types import ConfigError, FieldError
 
@@ -100,8 +101,6 @@ def migrate(source: Mapping[str, Any] | str | bytes) -> Migration:
     version = source_version(doc)
     changes: list[str] = []
     if version == POLICY:
-        from scheduler_core.config.policy import policy_to_v1beta1
-
         doc = policy_to_v1beta1(doc, changes)
         label, start = "the legacy Policy", VERSIONS.index("v1beta1")
     else:

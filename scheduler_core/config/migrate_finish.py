@@ -17,9 +17,11 @@ import json
 import re
 from typing import Any, Final
 
+from scheduler_core.config.io import decode_config, load_config
 from scheduler_core.config.types import ConfigError, FieldError
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.plugins import names
+from scheduler_core.framework.runtime import Framework
+from scheduler_core.plugins import in_tree_registry, names
 
 # plugin -> ((needed point, points whose v1.35 code fails without it), ...), read from each
 # plugin's getPreFilterState / getPreScoreState callers that return an error (no fallback).
@@ -66,10 +68,6 @@ def _where(profile: dict[str, Any], index: int) -> str:
 def _effective_points(doc: dict[str, Any], index: int, in_tree: frozenset[str]) -> Any:
     """The Framework v1.35 builds for profile ``index`` (plugins not in-tree left out), or None
     when the profile cannot be built yet (the last pass then reports why)."""
-    from scheduler_core.config.io import load_config
-    from scheduler_core.framework.runtime import Framework
-    from scheduler_core.plugins import in_tree_registry
-
     profile = copy.deepcopy(_profiles(doc)[index])
     for pset in (profile.get("plugins") or {}).values():
         if isinstance(pset, dict):
@@ -157,8 +155,6 @@ def _delete(doc: Any, path: str) -> bool:
 
 def drop_refused(doc: dict[str, Any], changes: list[str]) -> None:
     """Drop every field the strict v1 decoder calls unknown, with one change line each."""
-    from scheduler_core.config.io import decode_config
-
     for _ in range(MAX_DROPS):
         try:
             decode_config(doc)
@@ -175,8 +171,6 @@ def drop_refused(doc: dict[str, Any], changes: list[str]) -> None:
 
 def check_accepted(doc: dict[str, Any]) -> None:
     """ConfigError naming each field kube-scheduler v1.35 would still refuse."""
-    from scheduler_core.config.io import load_config
-
     try:
         load_config(doc)
     except ConfigError as err:

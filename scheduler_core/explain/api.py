@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from scheduler_core.explain.context import CycleContext, ExplainError
+from scheduler_core.explain.context import CycleContext, ExplainError, observing
 from scheduler_core.explain.dra import explain_binding
 from scheduler_core.explain.extenders import (
     explain_extender,
@@ -92,7 +92,7 @@ def at_cycle(case: Mapping[str, Any], cycle: int, fn: Callable[[CycleContext], T
             found.append(fn(ctx))
 
     run = CaseRun(case)
-    for n, _ in enumerate(run.cycles(observe), start=1):
+    for n, _ in enumerate(run.cycles(observing(observe)), start=1):
         if n >= cycle:
             break
     if not found:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.explain.context import CycleContext
+from scheduler_core.explain.context import CycleContext, observing
 from scheduler_core.explain.filters import explain_filter
 from scheduler_core.explain.framework_steps import (
     explain_normalize,
@@ -148,7 +148,7 @@ def check_case(case: dict[str, Any], expected: dict[str, Any] | None, name: str)
     def observe(ctx: CycleContext) -> None:
         check_cycle(ctx, cycle_result, f"{name} ")
 
-    for _, rec in run.cycles(observe):
+    for _, rec in run.cycles(observing(observe)):
         records.append(rec.to_dict())
     if expected is not None and not _matches(records, expected):
         result.skipped.append(name)

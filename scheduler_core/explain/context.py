@@ -6,7 +6,7 @@ so an explained number and the engine's number come from the same functions.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,3 +94,12 @@ class CycleContext:
             FilterView(gettext_noop("with the pods nominated to it"), state, info, names),
             plain,
         ]
+
+
+def observing(fn: Callable[[CycleContext], None]) -> Callable[..., None]:
+    """A ``CaseRun.cycles`` observer that hands ``fn`` each cycle as a CycleContext."""
+
+    def observe(*parts: Any) -> None:
+        fn(CycleContext(*parts))
+
+    return observe

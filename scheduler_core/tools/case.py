@@ -9,14 +9,15 @@ preemptor nominated) before the next cycle.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Mapping
+from typing import Any, Protocol
 
 from scheduler_core.config import KubeSchedulerConfiguration, load_config
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Status
+from scheduler_core.framework.types import Snapshot
 from scheduler_core.loop.cluster import (
     Cluster,
     apply_api_defaults,
@@ -33,9 +34,6 @@ from scheduler_core.objects.api import (
 )
 from scheduler_core.plugins import in_tree_registry
 from scheduler_core.plugins.dynamic_resources import claim_summary, pod_claims
-
-if TYPE_CHECKING:
-    from scheduler_core.explain.context import CycleContext
 
 
 def case_objects(case: Mapping[str, Any]) -> ClusterObjects:
@@ -55,6 +53,23 @@ def case_objects(case: Mapping[str, Any]) -> ClusterObjects:
         resource_slices=case.get("resourceSlices") or (),
         device_classes=case.get("deviceClasses") or (),
     )
+
+
+class CycleObserver(Protocol):
+    """What ``CaseRun.cycles`` calls after each scheduling cycle that ran a profile: the fields of
+    an explanation's CycleContext, in its order (``explain.context.observing`` builds one)."""
+
+    def __call__(
+        self,
+        cycle: int,
+        pod: Pod,
+        fwk: Framework,
+        snapshot: Snapshot,
+        state: CycleState,
+        record: CycleRecord,
+        nominated: Mapping[str, tuple[Pod, ...]],
+        /,
+    ) -> None: ...
 
 
 class CaseRun:
@@ -163,9 +178,7 @@ class CaseRun:
             return {}
         return {c.key: claim_summary(c) for c in claims}
 
-    def cycles(
-        self, observe: Callable[[CycleContext], None] | None = None
-    ) -> Iterator[tuple[Pod, CycleRecord]]:
+    def cycles(self, observe: CycleObserver | None = None) -> Iterator[tuple[Pod, CycleRecord]]:
         """Schedule each queued pod once, in order, yielding its cycle record.
 
         ``observe`` sees each cycle that ran a profile right after its scheduling cycle, before
@@ -189,10 +202,7 @@ class CaseRun:
             snapshot = self.cluster.snapshot()
             rec = runner.schedule(snapshot, pod, state)
             if observe is not None:
-                # Imported here: the explain package itself replays cases through CaseRun.
-                from scheduler_core.explain.context import CycleContext
-
-                observe(CycleContext(number, pod, runner.fwk, snapshot, state, rec, nominated))
+                observe(number, pod, runner.fwk, snapshot, state, rec, nominated)
             self._carry_out_preemptions()
             if rec.selected is not None:
                 reserved = self._reserve_and_pre_bind(runner.fwk, state, pod, rec.selected)

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from scheduler_core import dra
 from scheduler_core.errors import ManifestError
+from scheduler_core.objects import api
 from scheduler_core.objects.quantity import (
     QuantityError,
     parse_nanos,
@@ -91,8 +93,6 @@ def _admit_node(manifest: Mapping[str, Any]) -> None:
 
 def _from_manifest(kind: str, manifest: Mapping[str, Any]) -> None:
     """Build the engine's typed object; what it cannot read is a ManifestError."""
-    from scheduler_core.objects import api
-
     cls = getattr(api, kind)
     try:
         cls.from_manifest(manifest)
@@ -120,8 +120,6 @@ def check_dra_manifest(manifest: Mapping[str, Any]) -> None:
     Device selectors are compiled here too, so a CEL syntax error is refused as the API server
     refuses it, with cel-go's message.
     """
-    from scheduler_core import dra
-
     kind = manifest.get("kind")
     prefix = ""
     if kind == "ResourceClaimTemplate":
