@@ -365,7 +365,7 @@ def _load_large_json(text: str, budget: yaml_limits.Budget) -> list[Any]:
         data = jsontext.loads(text)
     except RecursionError as err:
         raise ValueError("nested too deeply") from err
-    yaml_limits.check_depth(data)
+    yaml_limits.check_data(data, budget)
     return [data]
 
 

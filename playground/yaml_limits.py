@@ -216,16 +216,31 @@ def _check_expanded(root: yaml.Node | None, max_nodes: int = MAX_NODES) -> None:
         stack.extend((k, False) for k in _children(node) if id(k) not in size)
 
 
-def check_depth(data: Any, max_depth: int = MAX_DEPTH) -> None:
-    """Refuse plain data (parsed JSON) nested deeper than ``max_depth``; iterative."""
-    stack: list[tuple[Any, int]] = [(data, 1)]
+def check_data(data: Any, budget: Budget) -> None:
+    """Refuse plain data (parsed JSON) nested deeper than the budget allows, or holding an object
+    of more values than one may: the document, or each item of its ``items`` (a List). Iterative;
+    each collection counts its entries at once, so scalars cost nothing to visit."""
+    items = data.get("items") if isinstance(data, dict) else None
+    counts = [1]  # values per object; the document's first
+    stack: list[tuple[Any, int, int]] = [(data, 1, 0)]  # (collection, depth, object)
     while stack:
-        value, depth = stack.pop()
-        if isinstance(value, dict | list):
-            if depth > max_depth:
-                raise ValueError(f"nested deeper than {max_depth} levels")
-            items = value.values() if isinstance(value, dict) else value
-            stack.extend((v, depth + 1) for v in items if isinstance(v, dict | list))
+        value, depth, obj = stack.pop()
+        if not isinstance(value, dict | list):
+            continue
+        if depth > budget.depth:
+            raise YAMLLimitError(_deeper(budget.depth), None)
+        children = list(value.values()) if isinstance(value, dict) else value
+        if value is items and isinstance(items, list):
+            for child in children:  # each item of a List is an object of its own
+                counts.append(1)
+                stack.append((child, depth + 1, len(counts) - 1))
+            continue
+        counts[obj] += len(children) * (2 if isinstance(value, dict) else 1)  # keys and values
+        if counts[obj] > budget.object_values:
+            raise YAMLLimitError(_object_values(budget.object_values), None)
+        stack.extend(
+            (child, depth + 1, obj) for child in children if isinstance(child, dict | list)
+        )
 
 
 _NODE_EVENTS: Final = (yaml.ScalarEvent, yaml.AliasEvent, yaml.CollectionStartEvent)
