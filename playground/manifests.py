@@ -327,11 +327,18 @@ def _split_path(path: str) -> list[str | int]:
     return parts
 
 
-def _bounded(text: str, budget: yaml_limits.Budget) -> _Loader:
-    """The loader of small inputs, with the budget's values for one object (aliases expanded)."""
+def _compose_all(text: str, budget: yaml_limits.Budget) -> list[yaml.Node | None]:
+    """Every document of a small input as nodes (with their lines), each expanding to no more
+    values than one object may hold (aliases included)."""
     loader = _Loader(text)
     loader.max_nodes = min(budget.values, budget.object_values)
-    return loader
+    try:
+        nodes: list[yaml.Node | None] = []
+        while loader.check_node():
+            nodes.append(loader.get_node())
+        return nodes
+    finally:
+        loader.dispose()
 
 
 def _construct(node: yaml.Node) -> Any:
@@ -443,7 +450,7 @@ def parse_documents(text: str, budget: yaml_limits.Budget | None = None) -> Pars
             [Problem("tab characters are not allowed in YAML indentation", line=line)]
         )
     try:
-        nodes = list(yaml.compose_all(text, Loader=lambda stream: _bounded(stream, budget)))
+        nodes = _compose_all(text, budget)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         problem = getattr(err, "problem", None) or str(err)
