@@ -6,7 +6,6 @@ views filter and sort on, kept in step by ``save()``.
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from django.conf import settings
@@ -402,10 +401,6 @@ class RunInput(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id} {self.kind} at {self.point}"
-
-
-def new_share_token() -> uuid.UUID:
-    return uuid.uuid4()
 
 
 from .classes.models import ClassAnswer, ClassQuestion, ClassStudent, LiveClass  # noqa: E402

@@ -8,7 +8,7 @@ field; nothing is half-built.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
@@ -432,14 +432,3 @@ def resource_slice(raw: Manifest) -> ResourceSlice:
 def resource_claim(raw: Manifest) -> ResourceClaim:
     """Parse a ResourceClaim manifest; DraError names the object and the field."""
     return _labelled(f"ResourceClaim {_namespace(raw)}/{_name(raw)}", _resource_claim, raw)
-
-
-def parse_all(
-    claims: Sequence[Manifest], slices: Sequence[Manifest], classes: Sequence[Manifest]
-) -> tuple[list[ResourceClaim], list[ResourceSlice], list[DeviceClass]]:
-    """Parse the three lists, raising on the first invalid object."""
-    return (
-        [resource_claim(r) for r in claims],
-        [resource_slice(r) for r in slices],
-        [device_class(r) for r in classes],
-    )

@@ -6,7 +6,7 @@ kube-scheduler v1.35.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from scheduler_core.framework.columns import NodeColumns
@@ -344,8 +344,3 @@ def fit_error_message(num_all_nodes: int, diagnosis: Diagnosis) -> str:
     if diagnosis.post_filter_msg:
         msg += f" {diagnosis.post_filter_msg}"
     return msg
-
-
-def pods_of(node_infos: Iterable[NodeInfo]) -> Iterable[Pod]:
-    for ni in node_infos:
-        yield from ni.pods

@@ -6,7 +6,7 @@ Mirrors framework/plugins/helper in kube-scheduler v1.35.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -103,9 +103,6 @@ def do_not_schedule_taint(taint: Taint) -> bool:
     return taint.effect in ("NoSchedule", "NoExecute")
 
 
-T = TypeVar("T")
-
-
 class FrozenState:
     """Base for immutable cycle-state values: clone() returns self."""
 
@@ -113,14 +110,3 @@ class FrozenState:
 
     def clone(self) -> StateData:
         return self
-
-
-def read_state(state: CycleState, key: str, kind: type[T]) -> T:
-    """Read key from state and check its type; raises KeyError with upstream's wording."""
-    try:
-        value = state.read(key)
-    except KeyError:
-        raise KeyError(f'reading "{key}" from cycleState: not found') from None
-    if not isinstance(value, kind):
-        raise TypeError(f"invalid state for {key}, got type {type(value).__name__}")
-    return value
