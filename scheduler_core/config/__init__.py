@@ -1,6 +1,18 @@
 """KubeSchedulerConfiguration v1: types, defaulting, validation and the YAML/JSON wire format.
 
 Mirrors pkg/scheduler/apis/config in kube-scheduler v1.35.
+
+Modules:
+
+- ``types``: the configuration and the plugins' args as plain dataclasses;
+- ``wire``: the v1 wire format's constants; ``io``: reading and writing it (YAML or JSON);
+  ``decode``/``encode``: the strict decoder and the encoder behind ``io``;
+- ``defaults``: defaulting; ``validation`` and ``validate_args``: every problem found, as
+  ``field_errors`` prints them;
+- migration of older files: ``migrate`` (the entry), ``reading`` and ``legacy_shape`` (reading an
+  old file within bounds), ``migrate_steps`` (one function per version step), ``policy`` (the
+  legacy Policy as plugins), ``migrate_finish`` (what v1.35 still needs or refuses);
+- ``__main__``: ``python -m scheduler_core.config migrate FILE``.
 """
 
 from __future__ import annotations

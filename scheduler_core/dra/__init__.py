@@ -1,4 +1,13 @@
-"""Dynamic Resource Allocation: typed claims, slices and classes, CEL selectors, the allocator."""
+"""Dynamic Resource Allocation: typed claims, slices and classes, CEL selectors, the allocator.
+
+Modules:
+
+- ``types``: typed DeviceClass, ResourceSlice and ResourceClaim built from manifests;
+- ``manager``: the claims, slices and classes the scheduler sees, and the taken devices;
+- ``cel_env``: Kubernetes' CEL environment for device selectors;
+- ``allocator``: the structured allocator (devices for a pod's claims on one node);
+- ``explain``: why each device did or did not match each request, per node.
+"""
 
 from __future__ import annotations
 

@@ -35,6 +35,16 @@ What is explained, plugin by plugin:
   made it) or the tie; PostFilter: DefaultPreemption's candidates with their victims (priority,
   start time, PDB violation), pickOneNodeForPreemption's criteria in order, the chosen node,
   or why preemption is not helpful.
+
+Modules: ``api`` (explanations for a node of a cycle, a case replayed to a cycle), ``context``
+(the cycle an explanation reads), ``record`` (an explanation's shape), ``words`` (sentences in
+the reader's language), ``reasons`` (upstream's reason strings in a sentence), ``filters`` and
+``scores`` (the per-plugin Filter and Score explainers), ``topology`` (PodTopologySpread and
+InterPodAffinity), ``volumes`` (the volume plugins), ``dra`` (DynamicResources), ``custom``
+(custom CEL plugins), ``extenders`` (HTTP extenders' answers), ``framework_steps`` (NormalizeScore,
+weight, total, selection), ``not_evaluated`` (nodes Filter never looked at), ``preemption``
+(PostFilter), ``replay`` (a Scheduler driven to a cycle), ``check`` (every explanation checked
+against the engine); ``__main__``: ``python -m scheduler_core.explain``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,17 @@
 """The scheduling queue: activeQ, backoffQ, unschedulable pods and the nominator.
 
 Mirrors pkg/scheduler/backend/queue and backend/heap of kube-scheduler v1.35.
+
+Modules:
+
+- ``scheduling_queue``: SchedulingQueue, built from ``active_queue`` (activeQ and in-flight
+  pods), ``backoff_queue`` (backoffQ), ``queue_time`` (the flushes), ``nominations`` (the
+  nominator's changes, recorded) and ``requeuing`` (isPodWorthRequeuing);
+- ``heap``: the keyed binary heap the queues use; ``queued_pod_info``: a pending pod and its
+  attempts; ``nominator``: which pods are expected on which node;
+- ``hint_map``: the queueing hint map built from what each plugin registers.
+
+The cluster events and queueing hints themselves are the framework's (``framework.events``).
 """
 
 from __future__ import annotations

@@ -3,6 +3,11 @@
 ``plan_objects`` expands controllers (Deployments to ReplicaSets and pods, StatefulSets,
 DaemonSets, Jobs) and ResourceClaimTemplates (claims for the pods naming them) with Kubernetes'
 naming, deterministically; ``simulate`` and the playground's import share it.
+
+Modules: ``pipeline`` (``plan_objects``, the one pipeline), ``controllers`` (ReplicaSets, pods
+and their claims), ``claims`` (the resourceclaim controller), ``naming`` (names and uids as
+Kubernetes makes them), ``admission`` (what the API server refuses, what the engine cannot
+read), ``syntax`` (names and labels as the API server checks them).
 """
 
 from __future__ import annotations

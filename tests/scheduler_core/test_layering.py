@@ -1,4 +1,5 @@
-"""The engine's layers: plugins and the framework see the framework, not the queue or the loop.
+"""The engine's layers: plugins see the framework, not the queue or the loop; packages map their
+modules.
 
 Read from the source with ``ast`` (every import statement, module level or inside a function), so
 a forbidden import fails here even when it is deferred.
@@ -7,6 +8,7 @@ a forbidden import fails here even when it is deferred.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -63,3 +65,27 @@ def test_the_layering_check_sees_a_deferred_import(tmp_path: Path) -> None:
     assert len(bad) == 2
     assert bad[0].endswith(":2 imports scheduler_core.queue.heap")
     assert bad[1].endswith(":3 imports scheduler_core.preemption")
+
+
+def _packages() -> list[Path]:
+    return sorted(p.parent for p in ROOT.rglob("__init__.py") if "__pycache__" not in p.parts)
+
+
+def missing_from_docstring(package: Path) -> list[str]:
+    """The modules and sub-packages of ``package`` its ``__init__`` docstring does not name."""
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+    members = [p.stem for p in package.glob("*.py") if p.name not in ("__init__.py", "__main__.py")]
+    members += [p.parent.name for p in package.glob("*/__init__.py")]
+    return sorted(m for m in members if not re.search(rf"\b{m}\b", doc))
+
+
+@pytest.mark.parametrize("package", _packages(), ids=lambda p: str(p.relative_to(ROOT.parent)))
+def test_each_package_docstring_names_its_modules(package: Path) -> None:
+    assert missing_from_docstring(package) == []
+
+
+def test_the_docstring_check_sees_a_missing_module(tmp_path: Path) -> None:
+    (tmp_path / "__init__.py").write_text('"""Holds alpha and beta_two."""\n')
+    (tmp_path / "alpha.py").write_text("")
+    (tmp_path / "beta.py").write_text("")
+    assert missing_from_docstring(tmp_path) == ["beta"]  # beta_two does not name beta
