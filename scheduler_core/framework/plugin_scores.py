@@ -51,10 +51,6 @@ class PluginScores:
     def normalized(self, values: list[int]) -> None:
         self._normalized, self.array = list(values), None
 
-    def raw_values(self) -> Sequence[int]:
-        """The raw scores as they are stored (an int64 array or a list)."""
-        return self.raw_array if self.raw_array is not None else self.raw
-
     def __repr__(self) -> str:
         return f"PluginScores({self.name!r}, weight={self.weight}, raw={self.raw})"
 

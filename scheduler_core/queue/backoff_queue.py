@@ -150,9 +150,6 @@ class BackoffQueue:
     def __len__(self) -> int:
         return len(self._rejected) + len(self._errored)
 
-    def len_rejected(self) -> int:
-        return len(self._rejected)
-
     def pop_rejected(self) -> QueuedPodInfo | None:
         """popBackoff: the head of the rejected heap, backoff completed or not."""
         return self._rejected.pop()
