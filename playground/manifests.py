@@ -9,6 +9,7 @@ controller would create.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -406,6 +407,12 @@ def _parse_large(text: str, budget: yaml_limits.Budget) -> ParseResult:
 
 
 MAX_PROBLEMS: Final = 100  # problems reported for one input; the rest are counted
+# One big input read at a time in a process: each costs seconds of CPU holding the GIL most of
+# the time, and three read side by side (daphne runs each request in a thread) kept another
+# user's GET / waiting 1.5 s; one at a time, under 0.5 s. Others wait their turn, a minute at
+# most (a dozen inputs of the biggest kind), then are refused with a word to try again.
+_ONE_BIG_INPUT: Final = threading.Lock()
+BIG_INPUT_WAIT_SECONDS = 60.0
 PURE_PYTHON_VALUES: Final = 50_000  # above this many values the fast parser reads the input
 
 
@@ -443,7 +450,13 @@ def parse_documents(text: str, budget: yaml_limits.Budget | None = None) -> Pars
     """
     budget = budget or yaml_limits.import_budget()
     if len(text) > LINE_NUMBERS_UP_TO or _scan(text, budget).values > PURE_PYTHON_VALUES:
-        return _parse_large(text, budget)
+        if not _ONE_BIG_INPUT.acquire(timeout=BIG_INPUT_WAIT_SECONDS):
+            message = gettext("the server is reading other big inputs; try again in a minute")
+            raise ManifestProblems([Problem(message)])
+        try:
+            return _parse_large(text, budget)
+        finally:
+            _ONE_BIG_INPUT.release()
     if "\t" in text and not text.lstrip().startswith(("{", "[")):
         line = text[: text.index("\t")].count("\n") + 1
         raise ManifestProblems(

@@ -301,3 +301,19 @@ def test_big_json_has_the_same_bound_for_one_object():
     one = json.dumps({**item, "data": [[0] * 9_000] * 12})
     with pytest.raises(ManifestProblems, match="more than 100,000 values in one object"):
         parse_documents(one + " " * LINE_NUMBERS_UP_TO)
+
+
+def test_big_inputs_are_read_one_at_a_time(monkeypatch):
+    """Three gzip bombs read side by side kept another user's GET / waiting 1.5 s under daphne
+    (one thread each, the GIL shared); one at a time it stayed under 0.5 s. While one is read,
+    the next waits its turn, and past the wait is refused with a word to try again."""
+    from playground import manifests
+
+    big = "#" + "x" * manifests.LINE_NUMBERS_UP_TO + "\napiVersion: v1\nkind: Namespace\n"
+    monkeypatch.setattr(manifests, "BIG_INPUT_WAIT_SECONDS", 0.0)
+    with manifests._ONE_BIG_INPUT:
+        with pytest.raises(ManifestProblems, match="reading other big inputs; try again"):
+            manifests.parse_documents(big)
+        small = "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n"
+        assert manifests.parse_documents(small).objects  # small inputs do not wait
+    assert manifests.parse_documents(big).objects[0].kind == "Namespace"
