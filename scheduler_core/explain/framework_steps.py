@@ -114,9 +114,8 @@ def normalized_column(ctx: CycleContext, plugin: str, raw: list[int]) -> list[in
 
 def _normalize(ctx: CycleContext, plugin: str, raw: list[int]) -> list[int]:
     pl = ctx.plugin(plugin)
-    fast = getattr(pl, "normalize_batch", None)
-    if fast is not None:
-        return list(fast(ctx.state, ctx.pod, list(raw)))
+    if isinstance(pl, fi.BatchNormalize):
+        return list(pl.normalize_batch(ctx.state, ctx.pod, list(raw)))
     if isinstance(pl, fi.ScoreExtensions):
         scores = [NodeScore(n, v) for n, v in zip(ctx.record.scored_nodes, raw, strict=True)]
         pl.normalize_score(ctx.state, ctx.pod, scores)
@@ -139,7 +138,7 @@ def explain_normalize(
     low, high = min(column), max(column)
     kind, template = NORMALIZE_RULES.get(plugin, ("none", "normalized = raw"))
     pl = ctx.plugin(plugin)
-    if kind == "none" and (hasattr(pl, "normalize_batch") or isinstance(pl, fi.ScoreExtensions)):
+    if kind == "none" and isinstance(pl, fi.BatchNormalize | fi.ScoreExtensions):
         kind, template = "own", "the plugin's NormalizeScore"
     formula = _formula(kind, v, low, high, value)
     numbers = {"plugin": plugin, "raw": v, "low": low, "high": high, "value": value, "node": node}

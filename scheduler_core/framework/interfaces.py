@@ -6,12 +6,12 @@ plain classes; the runtime sorts each into the extension points whose protocol i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.status import Status
+from scheduler_core.framework.status import SUCCESS, Status
 from scheduler_core.framework.types import (
     NodeInfo,
     NodeScore,
@@ -99,6 +99,63 @@ class ScorePlugin(Plugin, Protocol):
 @runtime_checkable
 class ScoreExtensions(Protocol):
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status: ...
+
+
+# -- The batch surface: optional, one protocol per method. The runtime prefers a batch method to
+# the per-node one, and a plugin states its rule once, in the batch method: its per-node method is
+# the batch of one (filter_one, score_one, normalize_scores below).
+
+# Score values of a batch: a list of ints, or an int64 array (numpy) from score_columns.
+ScoreValues = Any
+
+
+@runtime_checkable
+class BatchFilter(Protocol):
+    def filter_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Mapping[int, Status]:
+        """Filter over ``nodes`` at once: the index of each node not passed, with its status."""
+        ...
+
+
+@runtime_checkable
+class BatchScore(Protocol):
+    def score_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[int], Status]: ...
+
+
+@runtime_checkable
+class ColumnScore(Protocol):
+    def score_columns(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[ScoreValues, Status]:
+        """score_batch as an int64 array over ``nodes``."""
+        ...
+
+
+@runtime_checkable
+class BatchNormalize(Protocol):
+    def normalize_batch(self, state: CycleState, pod: Pod, raw: ScoreValues) -> ScoreValues:
+        """NormalizeScore over the raw column, without NodeScores."""
+        ...
+
+
+def filter_one(pl: BatchFilter, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+    """Filter on one node through the plugin's ``filter_batch``."""
+    return pl.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
+
+
+BatchScorer = Callable[[CycleState, Pod, Sequence[NodeInfo]], tuple[ScoreValues, Status]]
+
+
+def score_one(
+    batch: BatchScorer, state: CycleState, pod: Pod, node_info: NodeInfo
+) -> tuple[int, Status]:
+    """Score on one node through a plugin's ``score_columns`` or ``score_batch`` (0 when the
+    batch gave no score, as a failed one may)."""
+    scores, status = batch(state, pod, (node_info,))
+    return (int(scores[0]) if len(scores) else 0), status
 
 
 @runtime_checkable

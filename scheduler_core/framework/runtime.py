@@ -86,6 +86,7 @@ class Framework(BindingPoints):
         # id(plugin) -> (plugin, implements PreFilterExtensions); the plugin keeps the id valid.
         self._extensions: dict[int, tuple[object, fi.PreFilterExtensions | None]] = {}
         self._score_extensions: dict[int, tuple[object, fi.ScoreExtensions | None]] = {}
+        self._filter_batches: dict[int, tuple[object, fi.BatchFilter | None]] = {}
         self._plan: tuple[tuple[int, ...], list[Any]] | None = None  # see _score_plan
         self.plugins: dict[str, Any] = {}
         build_points(self, profile, registry)
@@ -210,12 +211,24 @@ class Framework(BindingPoints):
         if self._plan is None or self._plan[0] != key:
             plan = []
             for pl in plugins:
-                batch = getattr(pl, "score_columns", None) or getattr(pl, "score_batch", None)
-                fast = getattr(pl, "normalize_batch", None)
+                batch: fi.BatchScorer | None = None
+                if isinstance(pl, fi.ColumnScore):
+                    batch = pl.score_columns
+                elif isinstance(pl, fi.BatchScore):
+                    batch = pl.score_batch
+                fast = pl.normalize_batch if isinstance(pl, fi.BatchNormalize) else None
                 ext = self._score_extensions_of(pl) if fast is None else None
                 plan.append((pl, batch, fast, ext))
             self._plan = (key, plan)
         return self._plan[1]
+
+    def _filter_batch_of(self, pl: fi.FilterPlugin) -> fi.BatchFilter | None:
+        """The plugin if it has ``filter_batch`` (BatchFilter), remembered like the above."""
+        found = self._filter_batches.get(id(pl))
+        if found is None:
+            batch = pl if isinstance(pl, fi.BatchFilter) else None
+            found = self._filter_batches[id(pl)] = (pl, batch)
+        return found[1]
 
     def _score_extensions_of(self, pl: fi.ScorePlugin) -> fi.ScoreExtensions | None:
         """The plugin if it has ScoreExtensions (NormalizeScore), remembered like the above."""
@@ -295,10 +308,10 @@ class Framework(BindingPoints):
                 break
             if skip and pl.name in skip:
                 continue
-            batch = getattr(pl, "filter_batch", None)
+            batch = self._filter_batch_of(pl)
             try:
                 if batch is not None:
-                    bad: Mapping[int, Status] = batch(state, pod, alive)
+                    bad: Mapping[int, Status] = batch.filter_batch(state, pod, alive)
                 else:
                     bad = {}
                     for i, ni in enumerate(alive):

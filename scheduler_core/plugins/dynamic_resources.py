@@ -314,12 +314,6 @@ class DynamicResources:
             return 0, SUCCESS
         return _compute_score(s.claims, allocations)
 
-    def score_batch(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[list[int], Status]:
-        scores, status = self.score_columns(state, pod, nodes)
-        return scores.tolist(), status
-
     def score_columns(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[Any, Status]:

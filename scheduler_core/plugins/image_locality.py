@@ -13,7 +13,7 @@ import numpy as np
 
 from scheduler_core.framework.columns import Array, NodeColumns, columns_of
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, score_one
 from scheduler_core.framework.status import SUCCESS, Status
 from scheduler_core.framework.types import ImageStateSummary, NodeInfo
 from scheduler_core.objects.api import Pod
@@ -67,14 +67,7 @@ class ImageLocality:
         self.handle = handle
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        scores, status = self.score_columns(state, pod, (node_info,))
-        return int(scores[0]), status
-
-    def score_batch(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[list[int], Status]:
-        scores, status = self.score_columns(state, pod, nodes)
-        return scores.tolist(), status
+        return score_one(self.score_columns, state, pod, node_info)
 
     def score_columns(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

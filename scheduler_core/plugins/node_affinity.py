@@ -13,7 +13,7 @@ import numpy as np
 from scheduler_core.framework.columns import NodeMasks, lanes, true_rows
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import NODE, ClusterEvent, ClusterEventWithHint, QueueingHint
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, filter_one, score_one
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
 from scheduler_core.objects.api import (
@@ -159,7 +159,7 @@ class NodeAffinity:
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
+        return filter_one(self, state, pod, node_info)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -197,14 +197,7 @@ class NodeAffinity:
         return self.added_pref_terms or (), terms or ()
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        scores, status = self.score_columns(state, pod, (node_info,))
-        return int(scores[0]), status
-
-    def score_batch(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[list[int], Status]:
-        scores, status = self.score_columns(state, pod, nodes)
-        return scores.tolist(), status
+        return score_one(self.score_columns, state, pod, node_info)
 
     def score_columns(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -10,8 +10,8 @@ from typing import Any, Final
 
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import NODE, ClusterEvent, ClusterEventWithHint
-from scheduler_core.framework.interfaces import Handle
-from scheduler_core.framework.status import SUCCESS, Status, unresolvable
+from scheduler_core.framework.interfaces import Handle, filter_one
+from scheduler_core.framework.status import Status, unresolvable
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import names
@@ -24,7 +24,7 @@ class NodeName:
     name = NAME
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
+        return filter_one(self, state, pod, node_info)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -16,7 +16,7 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
-from scheduler_core.framework.interfaces import Handle
+from scheduler_core.framework.interfaces import Handle, filter_one
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, error, unschedulable
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
 from scheduler_core.objects.api import (
@@ -63,7 +63,7 @@ class NodePorts:
         return SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
+        return filter_one(self, state, pod, node_info)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -19,8 +19,8 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
-from scheduler_core.framework.interfaces import Handle
-from scheduler_core.framework.status import SUCCESS, Status, unresolvable
+from scheduler_core.framework.interfaces import Handle, filter_one
+from scheduler_core.framework.status import Status, unresolvable
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.objects.api import (
     Node,
@@ -39,7 +39,7 @@ class NodeUnschedulable:
     name = NAME
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
+        return filter_one(self, state, pod, node_info)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -20,7 +20,7 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, filter_one, score_one
 from scheduler_core.framework.status import SUCCESS, Status, error, unresolvable
 from scheduler_core.framework.types import NodeInfo, NodeScore
 from scheduler_core.objects.api import (
@@ -58,7 +58,7 @@ class TaintToleration:
     name = NAME
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
+        return filter_one(self, state, pod, node_info)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -82,14 +82,7 @@ class TaintToleration:
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        scores, status = self.score_columns(state, pod, (node_info,))
-        return int(scores[0]), status
-
-    def score_batch(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[list[int], Status]:
-        scores, status = self.score_columns(state, pod, nodes)
-        return scores.tolist(), status
+        return score_one(self.score_columns, state, pod, node_info)
 
     def score_columns(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -523,7 +523,7 @@ def test_node_affinity_columns_equal_per_node(
     assert plugin.filter_batch(state, pod, snap.node_info_list) == per_node
     assert plugin.filter_batch(state, pod, plain.node_info_list) == per_node
     plugin.pre_score(state, pod, snap.node_info_list)
-    raw, _ = plugin.score_batch(state, pod, snap.node_info_list)
+    raw = plugin.score_columns(state, pod, snap.node_info_list)[0].tolist()
     assert raw == [plugin.score(state, pod, ni)[0] for ni in plain.node_info_list]
 
 
@@ -531,7 +531,7 @@ def test_image_locality_columns_equal_per_node() -> None:
     snap, plain = cluster()
     plugin = image_locality.new(None, Handle(snap))
     pod = make_pod("p", {})
-    fast, _ = plugin.score_batch(CycleState(), pod, snap.node_info_list)
+    fast = plugin.score_columns(CycleState(), pod, snap.node_info_list)[0].tolist()
     assert fast == [plugin.score(CycleState(), pod, ni)[0] for ni in plain.node_info_list]
     assert any(v > 0 for v in fast)
 
@@ -557,9 +557,9 @@ def test_taint_toleration_columns_equal_per_node(tolerations: list[dict[str, Any
     }
     assert plugin.filter_batch(state, pod, snap.node_info_list) == per_node
     plugin.pre_score(state, pod, snap.node_info_list)
-    raw, _ = plugin.score_batch(state, pod, snap.node_info_list)
+    raw = plugin.score_columns(state, pod, snap.node_info_list)[0].tolist()
     assert raw == [plugin.score(state, pod, ni)[0] for ni in plain.node_info_list]
-    assert raw == plugin.score_batch(state, pod, plain.node_info_list)[0]
+    assert raw == plugin.score_columns(state, pod, plain.node_info_list)[0].tolist()
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from scheduler_core.config.types import InterPodAffinityArgs
 from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import ClusterEventWithHint
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, filter_one, score_one
 from scheduler_core.framework.status import (
     SKIP,
     SUCCESS,
@@ -153,7 +153,7 @@ class InterPodAffinity:
     # -- Filter ---------------------------------------------------------------------------------
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
+        return filter_one(self, state, pod, node_info)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -231,8 +231,7 @@ class InterPodAffinity:
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        scores, status = self.score_batch(state, pod, (node_info,))
-        return scores[0], status
+        return score_one(self.score_batch, state, pod, node_info)
 
     @staticmethod
     def score_pairs(state: CycleState, node_info: NodeInfo) -> list[tuple[str, str, int]] | None:

@@ -13,7 +13,7 @@ import numpy as np
 
 from scheduler_core.config.types import NodeResourcesBalancedAllocationArgs
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, score_one
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, error
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.objects.api import Pod
@@ -143,8 +143,7 @@ class BalancedAllocation:
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        scores, status = self.score_batch(state, pod, (node_info,))
-        return (scores[0] if scores else 0), status
+        return score_one(self.score_columns, state, pod, node_info)
 
     def score_entries(self, state: CycleState, pod: Pod) -> tuple[Entry, ...] | None:
         """The resources Score counts (pod request, weight), or None for a best-effort pod."""
@@ -153,13 +152,6 @@ class BalancedAllocation:
             return s.entries
         requests = self.scorer.pod_request_list(pod)
         return None if _is_best_effort(requests) else self.scorer.entries(requests)
-
-    def score_batch(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[list[int], Status]:
-        """Score every node at once (the per-node Score, without a call per node)."""
-        scores, status = self.score_columns(state, pod, nodes)
-        return scores.tolist(), status
 
     def score_columns(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -30,7 +30,7 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
-from scheduler_core.framework.interfaces import Handle
+from scheduler_core.framework.interfaces import Handle, filter_one, score_one
 from scheduler_core.framework.status import SUCCESS, Code, Status, error
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
 from scheduler_core.objects import quantity as q
@@ -300,7 +300,7 @@ class Fit:
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         if node_info.columns is not None:
-            return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
+            return filter_one(self, state, pod, node_info)
         # A node without columns (preemption's copies, filtered again at every reprieve): the
         # same checks on Python ints, the same bits, without numpy's cost per call.
         s = state.get(_PRE_FILTER_KEY)
@@ -379,15 +379,7 @@ class Fit:
         return self._new_pre_score_state(pod)
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        scores, status = self.score_batch(state, pod, (node_info,))
-        return (scores[0] if scores else 0), status
-
-    def score_batch(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[list[int], Status]:
-        """Score every node at once (the per-node Score, without a call per node)."""
-        scores, status = self.score_columns(state, pod, nodes)
-        return scores.tolist(), status
+        return score_one(self.score_columns, state, pod, node_info)
 
     def score_columns(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -29,7 +29,7 @@ from scheduler_core.framework.columns import (
 )
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.events import ClusterEventWithHint
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, filter_one
 from scheduler_core.framework.status import (
     SKIP,
     SUCCESS,
@@ -229,7 +229,7 @@ class PodTopologySpread:
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        return self.filter_batch(state, pod, (node_info,)).get(0, SUCCESS)
+        return filter_one(self, state, pod, node_info)
 
     @staticmethod
     def skew_checks(state: CycleState, node_info: NodeInfo) -> list[SkewCheck] | None:

@@ -1,6 +1,6 @@
 """NodeName, NodeUnschedulable, TaintToleration, NodeAffinity, NodePorts, ImageLocality,
 SchedulingGates and PrioritySort, each against its upstream behaviour, and the batch paths
-(filter_batch / score_batch / normalize_batch) against the per-node ones."""
+(filter_batch / score_columns / normalize_batch) against the per-node ones."""
 
 from __future__ import annotations
 
@@ -190,7 +190,7 @@ def test_taint_toleration_scores_fewer_untolerated_soft_taints_higher() -> None:
     state = CycleState()
     plugin.pre_score(state, pod, snap.node_info_list)
     raw = [plugin.score(state, pod, ni)[0] for ni in snap.node_info_list]
-    batch, _ = plugin.score_batch(state, pod, snap.node_info_list)
+    batch = plugin.score_columns(state, pod, snap.node_info_list)[0].tolist()
     assert raw == batch == [0, 1, 2]
     scores = [NodeScore(ni.name, v) for ni, v in zip(snap.node_info_list, raw, strict=True)]
     plugin.normalize_score(state, pod, scores)
@@ -339,7 +339,7 @@ def test_image_locality_prefers_nodes_with_large_widely_spread_images() -> None:
     pod = make_pod()  # image "nginx" normalises to "nginx:latest"
     state = CycleState()
     raw = [plugin.score(state, pod, ni)[0] for ni in snap.node_info_list]
-    batch, _ = plugin.score_batch(state, pod, snap.node_info_list)
+    batch = plugin.score_columns(state, pod, snap.node_info_list)[0].tolist()
     # 500 MB spread over 1 of 2 nodes counts 250 MB: 100 * (250 - 23) / (1000 - 23) = 23.
     assert raw == batch == [23, 0]
 

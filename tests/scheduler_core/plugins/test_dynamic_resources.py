@@ -39,7 +39,8 @@ def test_pod_without_claims_skips_pre_filter_and_scores_zero() -> None:
     plugin, pod, snap = make()
     state = CycleState()
     assert plugin.pre_filter(state, pod, snap.node_info_list) == (None, SKIP)
-    assert plugin.score_batch(state, pod, snap.node_info_list) == ([0, 0], SUCCESS)
+    scores, status = plugin.score_columns(state, pod, snap.node_info_list)
+    assert (scores.tolist(), status) == ([0, 0], SUCCESS)
     assert plugin.score(state, pod, snap.node_info_list[0]) == (0, SUCCESS)
     scores = [NodeScore("n1", 0), NodeScore("n2", 0)]
     assert plugin.normalize_score(state, pod, scores) == SUCCESS
@@ -197,7 +198,8 @@ def test_first_available_scores_earlier_subrequests_higher() -> None:
     state = CycleState()
     plugin.pre_filter(state, pod, snap.node_info_list)
     assert filter_all(plugin, state, pod, snap) == {"n1": SUCCESS, "n2": SUCCESS}
-    assert plugin.score_batch(state, pod, snap.node_info_list) == ([7, 8], SUCCESS)
+    scores, status = plugin.score_columns(state, pod, snap.node_info_list)
+    assert (scores.tolist(), status) == ([7, 8], SUCCESS)
 
 
 def test_post_filter_deallocates_a_stale_allocation_elsewhere() -> None:

@@ -59,7 +59,8 @@ def run(a: NodeResourcesBalancedAllocationArgs, p: Pod, nodes: list[NodeInfo]) -
     if status == SKIP:
         return None
     assert status == SUCCESS
-    got, status = plugin.score_batch(state, p, nodes)  # type: ignore[arg-type]
+    columns, status = plugin.score_columns(state, p, nodes)  # type: ignore[arg-type]
+    got = columns.tolist()
     assert status == SUCCESS
     assert [plugin.score(state, p, ni)[0] for ni in nodes] == got  # type: ignore[arg-type]
     return got

@@ -332,7 +332,8 @@ def scores(args: NodeResourcesFitArgs, p: Pod, nodes: list[NodeInfo]) -> list[in
     plugin = fit.Fit(args)
     state = CycleState()
     assert plugin.pre_score(state, p, nodes) == SUCCESS
-    batch, status = plugin.score_batch(state, p, nodes)
+    columns, status = plugin.score_columns(state, p, nodes)
+    batch = columns.tolist()
     assert status == SUCCESS
     single = [plugin.score(state, p, ni)[0] for ni in nodes]
     assert single == batch
