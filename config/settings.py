@@ -412,7 +412,7 @@ PLAYGROUND_PERMIT_MAX_WAIT_SECONDS = float(
 
 # Scheduler extenders in users' profiles may reach public hosts only; these host names,
 # host:port pairs, addresses or networks (comma separated) may be private (SSRF guard,
-# scheduler_core/extender_policy.py). httpTimeout is capped at EXTENDER_MAX_TIMEOUT_SECONDS.
+# scheduler_core/extenders/policy.py). httpTimeout is capped at EXTENDER_MAX_TIMEOUT_SECONDS.
 # The sample extender of the extenders lesson is allowed on top, in both modes: every process
 # that runs a run serves it itself on 127.0.0.1:18913 (playground/lessons/extender.py), so the
 # lesson works under docker-compose's defaults too. PLAYGROUND_SAMPLE_EXTENDER=0 turns it off.
