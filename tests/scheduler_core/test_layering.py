@@ -89,3 +89,75 @@ def test_the_docstring_check_sees_a_missing_module(tmp_path: Path) -> None:
     (tmp_path / "alpha.py").write_text("")
     (tmp_path / "beta.py").write_text("")
     assert missing_from_docstring(tmp_path) == ["beta"]  # beta_two does not name beta
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Module -> the project modules it imports at module level (TYPE_CHECKING blocks and
+    function bodies left out: they do not run when the module is imported)."""
+    modules = {_module_name(p): p for p in root.rglob("*.py") if "__pycache__" not in p.parts}
+
+    def resolve(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found: set[str | None] = set()
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Import):
+                found.update(resolve(a.name) for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.update(resolve(f"{node.module}.{a.name}") for a in node.names)
+        graph[name] = {m for m in found if m is not None and m != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of ``graph``: each strongly connected group of two or more modules."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_engine_has_no_module_level_import_cycle() -> None:
+    # The package's __init__ imports its public API eagerly: a cycle would make what works
+    # depend on which module happens to be imported first.
+    graph = import_graph(ROOT)
+    assert "scheduler_core.loop.scheduler" in graph["scheduler_core"]
+    assert cycles(graph) == []
+
+
+def test_the_cycle_check_sees_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
