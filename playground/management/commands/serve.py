@@ -22,6 +22,9 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+HANDSHAKE_TIMEOUT = 30  # seconds; daphne drops a handshake not accepted by then (5 s default)
+
+
 class Command(BaseCommand):
     help = "Migrate, load demo data and serve the playground with daphne (HTTP + websockets)."
 
@@ -68,4 +71,7 @@ class Command(BaseCommand):
         Server(
             application=application,
             endpoints=build_endpoint_description_strings(host=host, port=port),
+            # a burst of websocket handshakes (a class joining at once) waits, not dropped at 5 s
+            websocket_connect_timeout=HANDSHAKE_TIMEOUT,
+            websocket_handshake_timeout=HANDSHAKE_TIMEOUT,
         ).run()
