@@ -28,12 +28,14 @@ function onMessage(m) {
     drawStep();
   } else if (m.type === "question") {
     Object.assign(state, { question: m.question, myAnswer: null, revealed: null });
+    drawStep();
     drawQuestion();
   } else if (m.type === "answered") {
     if (state.question && m.questionId === state.question.id) state.myAnswer = m.choice;
     drawQuestion();
   } else if (m.type === "reveal") {
     state.revealed = m;
+    drawStep();
     drawQuestion();
   } else if (m.type === "ended") {
     setEnded();
@@ -72,7 +74,8 @@ function drawStep() {
   const url = L.stepUrl(cfg, looking === null ? s : null, n);
   $("run-step").textContent = label || (cfg.steps.length ? "" : gettext("not yet chosen"));
   $("run-step-link").href = url || "#";
-  $("run-step-link").hidden = !url;
+  // The run page shows each cycle's winner: no link to it while a question waits for its reveal.
+  $("run-step-link").hidden = !url || (!!cfg.runUrl && !!state.question && !state.revealed);
   $("run-step-box").hidden = !label && !url;
 }
 
