@@ -1,5 +1,6 @@
-"""Sign-in and sign-up throttling that slows guessing and never locks out another user's correct
-sign-in.
+"""Throttles: sign-in and sign-up (below), a websocket's frames (``FrameGuard``) and joining a
+live class (``join_throttled``), each described in its section. Sign-in throttling slows guessing
+and never locks out another user's correct sign-in.
 
 Failed sign-ins are counted in the cache (Redis in the full stack, so every web process sees the
 same counts) by the ``user_login_failed`` signal, three ways, each over a window
