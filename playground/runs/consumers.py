@@ -19,6 +19,7 @@ refused for a while. The refusal to a watcher who may not command is read once p
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any, Final
@@ -54,14 +55,13 @@ class RefusedConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.close(code=CLOSE_NOT_FOUND)
 
 
-class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class RunConsumer(throttle.FloodClosing, AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     run_id: int
     last_sent: int
     finished_sent: bool
     may_command: bool
     joined: float
     refusal: str | None = None  # why this watcher may not command, once read
-    closing: bool = False
 
     async def connect(self) -> None:
         self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
@@ -84,12 +84,16 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.joined = time.monotonic()  # what is stored from now on also arrives live
         # The handshake ends here; the catch-up follows in pages, shared with other readers.
         await self.accept()
+        self.watchdog = asyncio.ensure_future(self.link.watch(self.close_flooded))
         await self._catch_up(upto=None)
         run = await database_sync_to_async(_terminal_message)(self.run_id)
         if run is not None:
             await self._send_finished(run)
 
     async def disconnect(self, code: int) -> None:
+        watchdog = getattr(self, "watchdog", None)
+        if watchdog is not None:
+            watchdog.cancel()
         group = getattr(self, "group", None)
         if group:
             await self.channel_layer.group_discard(group, self.channel_name)
@@ -174,6 +178,9 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         crash."""
         if self.closing:
             return
+        if self.link.flooded():
+            await self.close_flooded()
+            return
         if not self.guard.frame():
             await self._error(gettext("Too many messages; wait a few seconds."))
             return
@@ -196,8 +203,7 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if verdict == "answer":
             await self.send_json({"kind": "error", "run": self.run_id, "message": message})
         elif verdict == "close":
-            self.closing = True
-            await self.close(code=CLOSE_TOO_MANY)
+            await self.close_flooded()
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         """A command, answered in the language of the visitor's pages."""
