@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final
 from weakref import WeakKeyDictionary
@@ -318,6 +318,11 @@ def owner_blocked(owner: str) -> bool:
     return False
 
 
+def owner_penalise(owner: str) -> None:
+    """Refuse the owner's new sockets for the penalty (it flooded one)."""
+    _loop_owners().blocked[owner] = time.monotonic() + frame_limits().penalty
+
+
 class FrameGuard:
     """One websocket's frame budget and strikes, and a share of its owner's budget."""
 
@@ -352,7 +357,7 @@ class FrameGuard:
         level = self.strikes.settle(now, -lim.strike_decay, 0.0, lim.close_after) + 1
         self.strikes.level = level
         if level >= lim.close_after:
-            _loop_owners().blocked[self.owner] = now + lim.penalty
+            owner_penalise(self.owner)
             return "close"
         return "answer" if level <= lim.answered else "drop"
 
@@ -415,3 +420,82 @@ def join_attempted(request: HttpRequest, code: str, *, joined: bool, no_class: b
         _bump(per_class, lim.window)
     elif no_class:
         _bump(guesses, lim.window)
+
+
+FLOOD_BACKLOG: Final = 200  # frames waiting for a socket's consumer: only a flood gets there
+# seconds between a socket's backlog checks (``SocketLink.watch``): often at first, when a
+# flooder starts, then less (a flood later is seen by the frames' own check in ``receive``)
+WATCH_FIRST: Final = 0.1
+WATCH_LAST: Final = 2.0
+
+
+class SocketLink:
+    """What a consumer needs of the server below ASGI: how many of its frames wait (daphne's
+    queue behind ``receive``) and the TCP connection to cut. A close frame alone leaves the
+    connection open until the client answers it, and a flooder does not read: daphne went on
+    parsing its frames, seconds of the process's time under ten sockets, and the consumer saw
+    them seconds late. Under another server (a test's communicator) both are unknown: no
+    backlog, nothing to cut."""
+
+    def __init__(self, receive: Any, send: Any) -> None:
+        self.queue = getattr(receive, "__self__", None)
+        while hasattr(getattr(send, "__self__", None), "real_send"):  # channels' session wrapper
+            send = send.__self__.real_send
+        args = getattr(send, "args", ())  # daphne's send: partial(handle_reply, protocol)
+        self.transport = getattr(args[0], "transport", None) if args else None
+
+    async def watch(self, on_flood: Callable[[], Awaitable[None]]) -> None:
+        """Check the backlog now and then, beside the consumer: while it awaits
+        the database (its connect's catch-up, a command) it reads no frame, and a flood piles up
+        unseen. Ends at the first flood (after ``on_flood``) or when cancelled."""
+        if self.queue is None:
+            return
+        every = WATCH_FIRST
+        while not self.flooded():
+            await asyncio.sleep(every)
+            every = min(WATCH_LAST, every * 1.5)
+        await on_flood()
+
+    def flooded(self) -> bool:
+        qsize = getattr(self.queue, "qsize", None)
+        return qsize is not None and int(qsize()) > FLOOD_BACKLOG
+
+    def cut(self) -> None:
+        """Abort the connection and drop the frames still waiting (hundreds of thousands under
+        a flood, each a dispatch of the consumer's); other messages (the disconnect) stay."""
+        abort = getattr(self.transport, "abortConnection", None)
+        if abort is not None:
+            abort()
+        if not hasattr(self.queue, "get_nowait"):
+            return
+        kept = []
+        while not self.queue.empty():
+            message = self.queue.get_nowait()
+            if not (isinstance(message, dict) and message.get("type") == "websocket.receive"):
+                kept.append(message)
+        for message in kept:
+            self.queue.put_nowait(message)
+
+
+class FloodClosing:
+    """Mixin of the websocket consumers (before the Channels consumer class): keeps the
+    ``SocketLink`` of the socket and closes a flooded one (``close_flooded``). The consumer sets
+    ``guard`` (its ``FrameGuard``) in connect and ignores frames once ``closing``."""
+
+    closing: bool = False
+    link: SocketLink
+    guard: FrameGuard
+    close: Callable[..., Awaitable[None]]
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        self.link = SocketLink(receive, send)
+        await super().__call__(scope, receive, send)  # type: ignore[misc]
+
+    async def close_flooded(self) -> None:
+        """Close the socket, refuse its owner's for a while, and cut its connection."""
+        if self.closing:
+            return
+        self.closing = True
+        owner_penalise(self.guard.owner)
+        await self.close(code=CLOSE_TOO_MANY)
+        self.link.cut()

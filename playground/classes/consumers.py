@@ -272,11 +272,10 @@ def _hold(class_id: int, delta: int) -> None:
         _sweepers[key] = key.create_task(_sweep_while_connected(key))
 
 
-class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class ClassConsumer(throttle.FloodClosing, AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     who: Who
     code: str
     last_touch: float = 0.0
-    closing: bool = False
 
     async def connect(self) -> None:
         self.code = str(self.scope["url_route"]["kwargs"]["code"])
@@ -293,6 +292,7 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.close(code=self.who.status)
             return
         self.guard = throttle.FrameGuard(self.who.owner)
+        self.watchdog = asyncio.ensure_future(self.link.watch(self.close_flooded))
         self.groups_joined = [selectors.group(self.code)]
         if self.who.role == "lecturer":
             self.groups_joined.append(selectors.lecturer_group(self.code))
@@ -303,6 +303,9 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.send_json(await database_sync_to_async(_state)(self.who))
 
     async def disconnect(self, code: int) -> None:
+        watchdog = getattr(self, "watchdog", None)
+        if watchdog is not None:
+            watchdog.cancel()
         if getattr(self, "groups_joined", None):
             _hold(self.who.class_id, -1)
         for name in getattr(self, "groups_joined", []):
@@ -310,6 +313,9 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.who.status or self.closing:
+            return
+        if self.link.flooded():
+            await self.close_flooded()
             return
         if not self.guard.frame():
             await self._error(_("Too many messages; wait a few seconds."), {})
@@ -364,8 +370,7 @@ class ClassConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """Refuse a frame: answered, dropped, or the socket closed (``FrameGuard.strike``)."""
         verdict = self.guard.strike()
         if verdict == "close":
-            self.closing = True
-            await self.close(code=CLOSE_TOO_MANY)
+            await self.close_flooded()
             return
         if verdict == "drop":
             return

