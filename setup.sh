@@ -20,6 +20,15 @@ if [ -z "${SKIP_APT:-}" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/nu
   fi
 fi
 
+# Node for the browser scripts' lint and unit tests (make jslint jstest), when none is installed.
+if [ -z "${SKIP_APT:-}" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null \
+  && ! command -v npm >/dev/null; then
+  echo "setup: installing nodejs npm"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >/dev/null
+  apt-get install -y -q --no-install-recommends nodejs npm >/dev/null
+fi
+
 PY="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
@@ -30,6 +39,12 @@ if [ -f manage.py ] && command -v msgfmt >/dev/null; then
   .venv/bin/python manage.py compilemessages --ignore=.venv --ignore=node_modules >/dev/null
 elif [ -f manage.py ]; then
   echo "setup: msgfmt is missing (apt-get install gettext): the pages stay in English" >&2
+fi
+# ESLint and Prettier, as package-lock.json pins them (node_modules/).
+if command -v npm >/dev/null; then
+  npm ci --no-audit --no-fund --loglevel=error >/dev/null
+else
+  echo "setup: npm is missing (apt-get install nodejs npm): make jslint jstest cannot run" >&2
 fi
 if [ -f manage.py ]; then
   .venv/bin/python manage.py migrate --noinput >/dev/null
