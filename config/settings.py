@@ -315,7 +315,7 @@ PLAYGROUND_IMPORT_MAX_UNZIPPED_BYTES = int(
 DATA_UPLOAD_MAX_MEMORY_SIZE = PLAYGROUND_IMPORT_MAX_BYTES + 256 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = PLAYGROUND_IMPORT_MAX_BYTES + 256 * 1024
 FILE_UPLOAD_HANDLERS = [
-    "playground.uploads.CappedUploadHandler",
+    "playground.inputs.uploads.CappedUploadHandler",
     "django.core.files.uploadhandler.MemoryFileUploadHandler",
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]

@@ -14,6 +14,7 @@ class PlaygroundConfig(AppConfig):
         from scheduler_core.explain.words import set_translator
 
         from . import throttle  # noqa: F401  (connects the login-failure signals)
+        from .runs.execution import tasks  # noqa: F401  (registers how a stored run is queued)
 
         # The engine's explanations come out in the language of the request that asks for them.
         set_translator(gettext, ngettext)

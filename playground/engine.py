@@ -32,7 +32,7 @@ from scheduler_core.workloads.admission import (
     check_quantity,
 )
 
-from . import yaml_limits
+from .inputs import yaml_limits
 
 __all__ = [
     "ConfigResult",

@@ -11,7 +11,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from . import kube
+from .inputs import kube
 
 
 def textarea(rows: int = 3, placeholder: str = "") -> forms.Textarea:

@@ -13,7 +13,7 @@ from django.db import models
 
 from scheduler_core.tools.gcpause import collector_paused
 
-from .jsontext import FastJSONDecoder, FastJSONEncoder
+from .inputs.jsontext import FastJSONDecoder, FastJSONEncoder
 
 
 class Cluster(models.Model):

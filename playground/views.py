@@ -1,28 +1,32 @@
-"""HTTP: the home page, sign-up, and what every feature's views share.
+"""HTTP: the pages that show several features at once: home, the cluster page, sign-up.
 
-Each feature keeps its own views (``clusters/views.py``, ``profiles/views.py``, ``runs/``, ...):
-parse the request with a form, call one service or selector, render.
+Each feature keeps its own views (``clusters/views.py``, ``profiles/views.py``, ``runs/http/``,
+...): parse the request with a form, call one service or selector, render. The pages here sit
+above every feature (the cluster page lists the cluster's runs, the profiles to run it with and
+its devices), so that no feature imports another against the direction of
+``tests/playground/test_pg_layout.py``.
 """
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext
 
 from . import forms, throttle
 from .clusters import selectors as cluster_selectors
+from .clusters.views import cluster_page_context
+from .dra import selectors as dra_selectors
 from .lessons import selectors as lesson_selectors
 from .profiles import selectors as profile_selectors
+from .runs import selectors as run_selectors
 
-
-def yaml_response(text: str, filename: str) -> HttpResponse:
-    response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+RUNS_SHOWN = 50  # runs listed on a cluster page, newest first
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -44,6 +48,30 @@ def home(request: HttpRequest) -> HttpResponse:
             "lesson_profiles": lesson_profiles,
         },
     )
+
+
+def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    cluster = cluster_selectors.cluster_for_user(request.user, pk)
+    context = cluster_page_context(request, cluster, readonly=False)
+    context["devices"] = dra_selectors.cluster_devices(cluster)
+    context["is_owner"] = request.user.is_authenticated and cluster.owner_id == request.user.pk
+    context["profiles"] = profile_selectors.profiles_for_user(request.user)
+    context["runs"] = run_selectors.runs_for_cluster(user=request.user, cluster=cluster)[
+        :RUNS_SHOWN
+    ]
+    if context["is_owner"] and cluster.share_token:
+        context["share_url"] = request.build_absolute_uri(
+            reverse("playground:shared_cluster", args=[cluster.share_token])
+        )
+    return render(request, "playground/cluster_detail.html", context)
+
+
+def shared_cluster(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
+    cluster = cluster_selectors.cluster_by_share_token(token)
+    context = cluster_page_context(request, cluster, readonly=True)
+    context["devices"] = dra_selectors.cluster_devices(cluster)
+    context["share_token"] = token
+    return render(request, "playground/cluster_detail.html", context)
 
 
 def _in_language(rows: Any) -> list[Any]:

@@ -124,8 +124,8 @@ def record_run(cluster, profile, *, registry=None, status="succeeded", drive=Non
 
 def store_events(run, events):
     """Store a run's events (dicts, from its first) as the run task does: cycles and events."""
-    from playground.runs.execution import Recorder
-    from playground.runs.storage import store_items
+    from playground.runs.execution.attempt import Recorder
+    from playground.runs.storage.bulk import store_items
     from scheduler_core.record.events import event_from_dict
 
     recorder = Recorder()
@@ -140,9 +140,9 @@ def store_events(run, events):
 def stored_events(run):
     """Every stored event of a run as dicts in seq order: cycle records decoded, small events."""
     from playground.models import RunCycle
-    from playground.runs.columns import decode_cycle
-    from playground.runs.packs import expand
-    from playground.runs.rebuilt import stored_record
+    from playground.runs.storage.columns import decode_cycle
+    from playground.runs.storage.packs import expand
+    from playground.runs.storage.rebuilt import stored_record
 
     run.refresh_from_db()
     events = expand(run.events.order_by("seq").values_list("payload", flat=True))

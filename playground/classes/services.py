@@ -21,11 +21,11 @@ from django.db.models import F
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from ..inputs.params import MAX_ID
 from ..lessons.checks import matches, normalize, shown
 from ..lessons.languages import in_language, language_of
 from ..lessons.loader import Lesson, RunPointer, lesson_by_slug
 from ..models import Run, RunCycle
-from ..params import MAX_ID
 from .models import ClassAnswer, ClassQuestion, ClassStudent, LiveClass
 
 User = AbstractBaseUser | AnonymousUser

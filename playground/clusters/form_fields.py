@@ -14,8 +14,9 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext
 
-from .. import engine, kube, manifests
+from .. import engine
 from ..forms import line_field, textarea
+from ..inputs import kube, manifests
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"

@@ -11,8 +11,8 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator
 from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
-from .. import kube, yaml_limits
 from ..forms import line_field, textarea
+from ..inputs import kube, yaml_limits
 from .form_fields import (
     HOSTNAME_LABEL,
     REGION_LABEL,

@@ -11,8 +11,9 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext, gettext_lazy
 
-from .. import engine, kube, yaml_limits
+from .. import engine
 from ..forms import line_field, textarea
+from ..inputs import kube, yaml_limits
 from .form_fields import (
     YamlPaneMixin,
     parse_single_manifest,

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from .. import kube
+from ..inputs import kube
 
 CONTAINER_FIELDS = (
     "name",

@@ -12,8 +12,8 @@ from django.http import Http404
 
 from scheduler_core.tools.gcpause import with_collector_paused
 
-from .. import manifests
-from ..jsontext import loads
+from ..inputs import manifests
+from ..inputs.jsontext import loads
 from ..models import Cluster, KubeObject, Node, Pod
 from ..selectors import User, visible
 from . import setup_text

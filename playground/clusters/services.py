@@ -20,8 +20,8 @@ from django.db import transaction
 from django.db.models import Model
 from django.utils.translation import gettext
 
-from .. import manifests, yaml_limits
-from ..manifests import ManifestProblems, Problem, SourceObject
+from ..inputs import manifests, yaml_limits
+from ..inputs.manifests import ManifestProblems, Problem, SourceObject
 from ..models import Cluster, KubeObject, Node, Pod
 from . import controllers
 

@@ -10,18 +10,14 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
-from .. import manifests
-from ..dra import selectors as dra_selectors
+from ..inputs import manifests
+from ..inputs.params import bounded_int, page_links
+from ..inputs.uploads import SKIPPED_ATTR
 from ..models import Cluster
-from ..params import bounded_int, page_links
-from ..profiles import selectors as profile_selectors
-from ..runs import selectors as run_selectors
-from ..uploads import SKIPPED_ATTR
-from ..views import yaml_response
+from ..responses import yaml_response
 from . import selectors, services
 from .form_fields import parse_single_manifest
 from .forms import ClusterForm, ImportForm, NewClusterForm
@@ -29,7 +25,6 @@ from .node_forms import NodeForm
 from .pod_forms import PodForm
 
 POD_CONTAINER_ROWS = 2
-RUNS_SHOWN = 50  # runs listed on a cluster page, newest first
 
 
 def _add_problems(form: Any, field: str | None, err: manifests.ManifestProblems) -> None:
@@ -88,9 +83,14 @@ def _report(request: HttpRequest, report: services.ImportReport) -> None:
 PAGE_PARAMS = ("nodes", "pods", "objects")  # ?nodes=2&pods=1&objects=1: each list's page
 
 
-def _cluster_context(request: HttpRequest, cluster: Cluster, *, readonly: bool) -> dict[str, Any]:
-    """The cluster page's data: nodes, pods and other objects a page of each at a time
-    (``selectors.CLUSTER_PAGE`` rows), so a cluster of 60,000 nodes is a page of 200."""
+def cluster_page_context(
+    request: HttpRequest, cluster: Cluster, *, readonly: bool
+) -> dict[str, Any]:
+    """The cluster page's own data: nodes, pods and other objects a page of each at a time
+    (``selectors.CLUSTER_PAGE`` rows), so a cluster of 60,000 nodes is a page of 200.
+
+    The page itself (with its runs, profiles and devices) is ``playground.views.cluster_detail``.
+    """
     number = {name: bounded_int(request.GET.get(name), 1, low=1) for name in PAGE_PARAMS}
     pages = {
         "nodes": selectors.node_page(cluster, number["nodes"]),
@@ -105,31 +105,8 @@ def _cluster_context(request: HttpRequest, cluster: Cluster, *, readonly: bool) 
             f"{name}_links": page_links(request.GET, name, page.number, page.pages)
             for name, page in pages.items()
         },
-        "devices": dra_selectors.cluster_devices(cluster),
         "readonly": readonly,
     }
-
-
-def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    cluster = selectors.cluster_for_user(request.user, pk)
-    context = _cluster_context(request, cluster, readonly=False)
-    context["is_owner"] = request.user.is_authenticated and cluster.owner_id == request.user.pk
-    context["profiles"] = profile_selectors.profiles_for_user(request.user)
-    context["runs"] = run_selectors.runs_for_cluster(user=request.user, cluster=cluster)[
-        :RUNS_SHOWN
-    ]
-    if context["is_owner"] and cluster.share_token:
-        context["share_url"] = request.build_absolute_uri(
-            reverse("playground:shared_cluster", args=[cluster.share_token])
-        )
-    return render(request, "playground/cluster_detail.html", context)
-
-
-def shared_cluster(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
-    cluster = selectors.cluster_by_share_token(token)
-    context = _cluster_context(request, cluster, readonly=True)
-    context["share_token"] = token
-    return render(request, "playground/cluster_detail.html", context)
 
 
 def shared_cluster_export(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
@@ -389,7 +366,7 @@ def object_delete(request: HttpRequest, pk: int, object_pk: int) -> HttpResponse
 @require_POST
 def manifest_sync(request: HttpRequest, kind: str) -> JsonResponse:
     """The YAML pane and the form in step: ``direction=to_yaml`` or ``to_form``."""
-    form_class = {"node": NodeForm, "pod": PodForm}.get(kind)
+    form_class: Any = {"node": NodeForm, "pod": PodForm}.get(kind)
     if form_class is None:
         return JsonResponse({"error": "unknown kind"}, status=404)
     kwargs: dict[str, Any] = {}

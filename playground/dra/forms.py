@@ -12,7 +12,8 @@ from typing import Any, Final
 from django import forms
 from django.utils.translation import gettext, gettext_lazy
 
-from .. import engine, kube
+from .. import engine
+from ..inputs import kube
 
 API: Final = "resource.k8s.io/v1"
 MAX_DEVICES: Final = 128

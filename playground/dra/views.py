@@ -1,5 +1,7 @@
-"""The DRA pages: add a device pool to a node, add a claim (optionally to a pod); a run's
-devices as JSON for the run page."""
+"""The DRA pages: add a device pool to a node, add a claim (optionally to a pod).
+
+A run's devices as JSON (``runs/<ref>/devices.json``) is a run endpoint: ``runs/http/views.py``.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +9,14 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 
-from .. import manifests
 from ..clusters import selectors, services
+from ..inputs import manifests
 from ..models import Cluster
-from ..runs import selectors as run_selectors
 from . import forms as dra_forms
-from . import selectors as dra_selectors
 
 # Where a claim's field paths land in ClaimForm (the rest become form-wide errors).
 _CLAIM_FIELDS = {
@@ -102,11 +102,3 @@ def claim_new(request: HttpRequest, pk: int) -> HttpResponse:
             )
             return redirect("playground:cluster", pk=cluster.pk)
     return _page(request, cluster, form, gettext("Add a resource claim"))
-
-
-def run_devices_json(request: HttpRequest, pk: int) -> JsonResponse:
-    """The devices a run allocated, per pod and claim, and its devices' attributes."""
-    run = run_selectors.run_get(
-        user=request.user, run_id=pk, share=run_selectors.share_token(request.GET.get("share"))
-    )
-    return JsonResponse(dra_selectors.run_devices(run))

@@ -18,8 +18,8 @@ from scheduler_core.loop.scheduler import Scheduler
 
 from .. import engine, plugins
 from ..custom_plugins.services import registry_with
-from ..runs import charts
-from ..runs.script import ScriptStep, play
+from ..runs.execution.script import ScriptStep, play
+from ..runs.panels import charts
 from ..runs.services import EventCycles
 from .languages import in_language, translation_problems
 from .loader import SOURCE_LANGUAGE, Lesson, Question, RunPointer

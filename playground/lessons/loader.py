@@ -25,7 +25,7 @@ from typing import Any, Final
 import yaml
 from django.utils.translation import gettext
 
-from ..runs.script import ScriptError, ScriptStep, parse_script
+from ..runs.execution.script import ScriptError, ScriptStep, parse_script
 
 COURSE_DIR: Final = Path(__file__).resolve().parent / "course"
 DEFAULT_PROFILE: Final = "default"

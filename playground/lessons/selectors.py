@@ -226,7 +226,7 @@ def cluster_summary(text: str) -> dict[str, Any]:
 @functools.cache
 def _cluster_summary(text: str, language: str | None) -> dict[str, Any]:
     """``cluster_summary`` once per text and language (its words are translated)."""
-    from .. import manifests
+    from ..inputs import manifests
 
     nodes, pods = [], []
     for obj in manifests.parse_documents(text).objects:

@@ -13,15 +13,15 @@ from typing import Any, Final
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 
-from .. import manifests
 from ..clusters.services import demo_cluster_put
 from ..custom_plugins.services import demo_load as custom_plugins_demo_load
-from ..manifests import SourceObject
+from ..inputs import manifests
+from ..inputs.manifests import SourceObject
 from ..models import Cluster, Profile, Run
 from ..profiles.services import demo_profile_put
-from ..runs import limits
 from ..runs import selectors as run_selectors
 from ..runs import services as runs
+from ..runs.execution import limits
 from . import extender
 from .checks import Failure, LessonRun, check_lesson, engine_answer, matches, run_lesson, shown
 from .loader import Lesson, Question, course

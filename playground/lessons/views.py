@@ -9,8 +9,8 @@ from django.urls import reverse
 from django.utils.translation import get_language
 from django.views.decorators.http import require_POST
 
-from ..params import bounded_int
-from ..runs import limits
+from ..inputs.params import bounded_int
+from ..runs.execution import limits
 from ..runs.services import RunRefused
 from . import forms, selectors, services, text
 from .languages import in_language, language_of

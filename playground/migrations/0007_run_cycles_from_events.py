@@ -7,9 +7,8 @@ BATCH = 500
 
 def events_to_cycles(apps, schema_editor):
     """Re-record each old run's events as the run task now stores them; drop the cycle rows."""
+    from playground.runs.execution.attempt import Recorder
     from scheduler_core.record.events import event_from_dict
-
-    from playground.runs.execution import Recorder
 
     Run = apps.get_model("playground", "Run")
     RunEvent = apps.get_model("playground", "RunEvent")

@@ -12,9 +12,10 @@ from django.utils.translation import gettext, gettext_lazy
 
 from scheduler_core.config import wire
 
-from .. import engine, kube, manifests, yaml_limits
+from .. import engine
 from ..clusters.pod_parsing import format_spread, parse_node_terms, parse_spread
 from ..forms import line_field, textarea
+from ..inputs import kube, manifests, yaml_limits
 
 # The profile form's extension points in the wire format, multiPoint first.
 EXTENSION_POINTS = (

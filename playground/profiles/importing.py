@@ -19,9 +19,10 @@ from scheduler_core.config.migrate import IN_TREE, migrate
 from scheduler_core.config.reading import read_document
 from scheduler_core.custom.plugin import CustomPluginSpec
 
-from .. import engine, yaml_limits
+from .. import engine
 from ..custom_plugins import selectors as plugin_selectors
 from ..custom_plugins import services as plugin_services
+from ..inputs import yaml_limits
 from ..models import Profile
 from . import services
 

@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import Http404
 
-from .. import manifests
+from ..inputs import manifests
 from ..models import Profile
 from ..selectors import User, visible
 

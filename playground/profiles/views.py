@@ -13,11 +13,12 @@ from django.urls import reverse
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_POST
 
-from .. import engine, manifests
+from .. import engine
 from ..custom_plugins.services import registry_for
 from ..forms import error_summary
-from ..params import bounded_int
-from ..views import yaml_response
+from ..inputs import manifests
+from ..inputs.params import bounded_int
+from ..responses import yaml_response
 from . import selectors, services
 from .forms import ConfigurationForm, SchedulerProfileForm, problem_field
 from .importing import profile_import, profile_import_preview

@@ -1,14 +1,25 @@
 """Runs of the playground: one simulation of a profile over a cluster snapshot, and all about it.
 
+A run goes through the layers below once each: ``http/`` (the Run button) -> ``services``
+(stored, counted, queued through ``execution/dispatch``) -> ``execution/`` (a worker runs the
+engine) -> ``storage/`` (cycle rows) and ``stream`` (websocket messages) -> ``panels/`` (a
+cycle's page data) -> ``http/`` (``cycles/<n>.json``) -> the chart in the browser.
+
 - ``services``: start, command, cancel and execute a run (the engine, storage, broadcasts);
-- ``tasks``: the Celery task that executes a run, and how a new run reaches a worker;
 - ``selectors``: who may watch or command a run, and its stored data;
-- ``stream``: channel groups and websocket messages; ``consumers``/``routing``: the websocket;
-- ``execution``: one attempt at a run: the engine, the cycle records, commands, the end;
-- ``columns``: a scheduling cycle's events as compact columns (one ``RunCycle`` row each);
-- ``charts``: one cycle's panels; ``overview``: the run-wide ones (cycle list, queue, usage);
-- ``paging``: a cycle's panels cut to one page and top N for ``cycles/<n>.json``;
-- ``views``: the run pages and JSON endpoints.
+- ``try_change``: "try a change": a finished run re-run with one profile change;
+- ``said``: sentences the worker stores in English, shown in the reader's language;
+- ``refs``: signed run references in URLs and websocket paths;
+- ``stream``: channel groups and websocket messages, and the broadcast helpers;
+- ``catchup``: stored stream envelopes read once per page for websocket readers;
+- ``consumers``: the run websocket (``ws/runs/<ref>/``);
+- ``routing``: the websocket routes;
+- ``figures``: the score heatmap and combine bars of one cycle (Plotly figures);
+- ``execution/``: executing a run: the Celery task, the runners, the engine loop, fair shares;
+- ``storage/``: a run's cycles and small events as rows: written in bulk, read back as columns;
+- ``panels/``: page data built from stored records: a cycle's panels, run-wide ones, compare;
+- ``explain/``: a stored run replayed to explain a decision, and the explain check;
+- ``http/``: the run pages and JSON endpoints, their forms and URL routes.
 
 The models (``Run``, ``RunCycle``, ``RunEvent``, ``RunCommand``) stay in ``playground.models``
 for migrations.

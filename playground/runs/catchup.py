@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from channels.db import database_sync_to_async
 
-from ..jsontext import dumps
+from ..inputs.jsontext import dumps
 from . import selectors, stream
 
 PAGE: Final = 500  # envelopes per catch-up frame

@@ -33,8 +33,8 @@ from django.utils.translation import gettext
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from .. import throttle
+from ..inputs.params import MAX_ID, bounded_int
 from ..models import Run
-from ..params import MAX_ID, bounded_int
 from . import catchup, said, selectors, services, stream
 
 MAX_FRAME_CHARS: Final = 4096

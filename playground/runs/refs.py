@@ -12,6 +12,7 @@ import hmac
 import re
 from typing import Final
 
+from django.urls import register_converter
 from django.utils.crypto import salted_hmac
 
 _SALT: Final = "playground.runs.refs"
@@ -52,3 +53,6 @@ class RunRefConverter:
 
     def to_url(self, value: int | str) -> str:
         return run_ref(int(value))
+
+
+register_converter(RunRefConverter, "runref")  # once per process, for URLs and websocket routes

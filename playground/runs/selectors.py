@@ -14,9 +14,11 @@ from django.utils.translation import gettext_lazy
 
 from ..clusters import selectors as cluster_selectors
 from ..models import Cluster, Run, RunCycle, RunEvent, SharedLessonRun
-from . import packs, said, script, stream
-from .columns import decode_cycle, summary_message
-from .rebuilt import stored_record
+from . import said, stream
+from .execution import script
+from .storage import packs
+from .storage.columns import decode_cycle, summary_message
+from .storage.rebuilt import stored_record
 
 SUMMARY_FIELDS: Final = (
     "cycle",
@@ -165,7 +167,7 @@ def run_last_seq(run: Run) -> int:
     return stored_last_seq(run.pk)
 
 
-def _cycle_rows(run_id: int) -> QuerySet[RunCycle]:
+def _cycle_rows(run_id: int) -> QuerySet[RunCycle, dict[str, Any]]:
     return RunCycle.objects.filter(run_id=run_id).order_by("seq_first").values(*SUMMARY_FIELDS)
 
 

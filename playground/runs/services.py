@@ -38,8 +38,8 @@ from django.utils.translation import gettext, gettext_noop
 
 from .. import engine
 from ..models import Cluster, Profile, Run, RunCommand
-from . import handoff, limits
-from .execution import (
+from .execution import dispatch, handoff, limits
+from .execution.attempt import (
     Cancelled,
     EventCycles,
     Execution,
@@ -49,9 +49,9 @@ from .execution import (
     lease,
     pod_key,
 )
-from .recovery import run_requeue_expired, run_requeue_pending
+from .execution.recovery import run_requeue_expired, run_requeue_pending
+from .execution.script import ScriptError, ScriptStep, check_targets, parse_script, script_json
 from .said import SAID, Said, with_said
-from .script import ScriptError, ScriptStep, check_targets, parse_script, script_json
 from .selectors import stored_last_seq
 from .stream import broadcast_many, finished_message
 
@@ -206,8 +206,6 @@ def run_submit(*, runs: Sequence[Run], owner: str) -> None:
     transaction rolls back) when the owner would have more runs pending or running than they
     may. Each run's task is queued after commit.
     """
-    from .tasks import enqueue_run
-
     _lock_owner(owner)
     refusal = limits.start_refusal(owner, adding=len(runs), excluding=tuple(r.pk for r in runs))
     if refusal:
@@ -218,7 +216,7 @@ def run_submit(*, runs: Sequence[Run], owner: str) -> None:
         Run.objects.filter(pk=run.pk).update(owner_key=owner, can_wait=run.can_wait)
     for run in runs:
         handoff.hand_over(run)
-        transaction.on_commit(partial(enqueue_run, run.pk))
+        transaction.on_commit(partial(dispatch.enqueue_run, run.pk))
 
 
 def _lock_owner(owner: str) -> None:

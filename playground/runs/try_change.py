@@ -17,7 +17,7 @@ from django.utils.translation import gettext, gettext_lazy
 
 from .. import engine
 from ..models import Profile, Run
-from . import limits
+from .execution import limits
 from .services import RunRefused, run_submit
 
 KINDS: Final = {

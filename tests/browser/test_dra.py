@@ -10,7 +10,8 @@ from test_runs import _click, _css, _start, _wait, daphne_url, site  # noqa: F40
 from playground.dra import demo as demo_dra
 from playground.dra import panels as devices
 from playground.models import Run
-from playground.runs import charts, selectors
+from playground.runs import selectors
+from playground.runs.panels import charts
 from playground.runs.refs import run_ref
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

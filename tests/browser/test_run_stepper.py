@@ -7,7 +7,8 @@ from builders import record_run
 from test_runs import _css, _step, _wait, daphne_url, site  # noqa: F401 (fixtures)
 
 from playground.models import Cluster, Profile, Run
-from playground.runs import charts, selectors
+from playground.runs import selectors
+from playground.runs.panels import charts
 from playground.runs.refs import run_ref
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from playground.clusters import services
 from playground.models import Cluster, Run, RunEvent
-from playground.runs.packs import expand
 from playground.runs.refs import run_ref
+from playground.runs.storage.packs import expand
 from playground.services import demo_load
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -301,7 +301,7 @@ def test_queue_panel_shows_the_pods_left_unschedulable(site, django_user_model):
     import yaml
     from builders import make_node, make_pod
 
-    from playground.runs import overview
+    from playground.runs.panels import overview
 
     gated = make_pod("gated")
     gated["spec"]["schedulingGates"] = [{"name": "example.com/hold"}]

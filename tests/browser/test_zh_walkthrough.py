@@ -239,7 +239,7 @@ def _run(user, cluster, profile, script=()):
     """A finished run of the demo ``cluster`` under the demo ``profile`` (tasks run eagerly)."""
     from playground.models import Cluster, Profile, Run
     from playground.runs import services as runs
-    from playground.runs.script import parse_script
+    from playground.runs.execution.script import parse_script
 
     run = runs.run_start(
         user=user,

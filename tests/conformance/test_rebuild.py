@@ -20,8 +20,8 @@ from test_run_records import SHARED, needs_shared
 
 from playground import plugins
 from playground.management.commands.bench_run import case_manifests
-from playground.runs.columns import CycleEncoder
-from playground.runs.records import encode_record, recipe_row
+from playground.runs.storage.columns import CycleEncoder
+from playground.runs.storage.records import encode_record, recipe_row
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.loop.cycle import CycleRecord

@@ -19,8 +19,8 @@ from builders import make_node, make_pod
 
 from playground import plugins
 from playground.management.commands.bench_run import case_manifests
-from playground.runs.columns import CycleEncoder, decode_cycle, summary
-from playground.runs.records import encode_record
+from playground.runs.storage.columns import CycleEncoder, decode_cycle, summary
+from playground.runs.storage.records import encode_record
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.loop.cycle import CycleRecord

@@ -27,8 +27,8 @@ from fuzzing import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from playground import kube, manifests, yaml_limits
 from playground.clusters import pod_parsing, services
+from playground.inputs import kube, manifests, yaml_limits
 from playground.models import Cluster, KubeObject, Node, Pod
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.loop.scheduler import Scheduler

@@ -131,7 +131,7 @@ class Worker:
 def stored_seqs(run_id: int) -> list[int]:
     """Every seq a run stored, sorted: its events, and the seq range of each cycle record."""
     from playground.models import RunCycle, RunEvent
-    from playground.runs.packs import expand
+    from playground.runs.storage.packs import expand
 
     payloads = (
         RunEvent.objects.filter(run_id=run_id).order_by("seq").values_list("payload", flat=True)

@@ -118,14 +118,14 @@ def test_runs_queued_across_a_web_restart_all_finish(
     from django.core.management import call_command
     from stack import Worker
 
-    from playground.runs import tasks
+    from playground.runs.execution import dispatch
 
     urls = {"broker": f"{redis_server.url}/0", "layer": f"{redis_server.url}/1"}
     cluster = _big_cluster(user, nodes=20, pods=10)
     queued = [_queued(user, cluster, profile, monkeypatch) for _ in range(3)]
     # The restart: nothing failed them, and what the broker held is gone.
     assert set(Run.objects.values_list("status", flat=True)) == {Run.Status.PENDING}
-    monkeypatch.setattr(tasks, "enqueue_run", lambda run_id: _send(urls["broker"], run_id))
+    monkeypatch.setattr(dispatch, "enqueue_run", lambda run_id: _send(urls["broker"], run_id))
     settings.CELERY_TASK_ALWAYS_EAGER = False
     call_command("requeue_runs", stdout=open("/dev/null", "w"))  # noqa: SIM115
     worker = Worker(urls, redis_server_log(redis_server))

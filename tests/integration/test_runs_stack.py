@@ -19,8 +19,8 @@ from playground import demo
 from playground.clusters import services
 from playground.models import Pod, Run, RunCycle, RunEvent
 from playground.profiles import services as profile_services
-from playground.runs.packs import expand
 from playground.runs.refs import run_ref
+from playground.runs.storage.packs import expand
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

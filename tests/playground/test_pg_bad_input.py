@@ -10,8 +10,8 @@ from channels.testing import WebsocketCommunicator
 from django.urls import reverse
 
 from playground.clusters import services
+from playground.inputs.params import MAX_ID, bounded_int
 from playground.models import Cluster, Pod, Profile
-from playground.params import MAX_ID, bounded_int
 from playground.runs.routing import websocket_urlpatterns
 from playground.services import demo_load
 
@@ -155,10 +155,14 @@ async def test_a_forged_reference_through_the_whole_stack_is_refused():
 @pytest.mark.asyncio
 @pytest.mark.parametrize("frame", ["[" * 4000, '{"command": ' + "[" * 3000 + "}"])
 async def test_a_frame_nested_too_deeply_gets_an_error_reply(frame):
+    from playground import throttle
     from playground.runs.consumers import RunConsumer
 
     consumer = RunConsumer()
     consumer.run_id = 1
+    # What __call__ and connect set up: no server below (a test's call), an anonymous owner.
+    consumer.link = throttle.SocketLink(None, None)
+    consumer.guard = throttle.FrameGuard("address:127.0.0.1")
     sent = []
 
     async def send_json(content, close=False):

@@ -128,8 +128,8 @@ def _all_pods(page: str) -> list[str]:
 def test_the_compare_page_draws_score_tables_for_one_page_of_pods(
     alice_client, what_if, monkeypatch
 ):
-    from playground.runs import compare
     from playground.runs import selectors as run_selectors
+    from playground.runs.panels import compare
 
     monkeypatch.setattr(compare, "DETAIL_PAGE", 5)
     decoded = []
@@ -155,7 +155,7 @@ def test_the_compare_page_draws_score_tables_for_one_page_of_pods(
 
 
 def test_detail_page_numbers_are_clamped():
-    from playground.runs.compare import DETAIL_PAGE, detail_page
+    from playground.runs.panels.compare import DETAIL_PAGE, detail_page
 
     assert detail_page(0, 5) == {"number": 1, "pages": 1, "count": 0, "start": 0, "end": 0}
     assert detail_page(DETAIL_PAGE + 1, -3)["end"] == DETAIL_PAGE

@@ -8,9 +8,9 @@ from builders import make_node, make_pod
 from django.test import Client
 from django.urls import reverse
 
-from playground import yaml_limits
 from playground.clusters import services
-from playground.manifests import ManifestProblems
+from playground.inputs import yaml_limits
+from playground.inputs.manifests import ManifestProblems
 from playground.models import KubeObject, Node, Pod
 
 pytestmark = pytest.mark.django_db
@@ -184,7 +184,7 @@ def test_loader_error_carries_the_line():
 
 def _padded(text: str) -> str:
     """``text`` behind a comment long enough to take the big-input parser."""
-    from playground.manifests import LINE_NUMBERS_UP_TO
+    from playground.inputs.manifests import LINE_NUMBERS_UP_TO
 
     return "#" + "x" * LINE_NUMBERS_UP_TO + "\n" + text
 
@@ -204,14 +204,14 @@ def _padded(text: str) -> str:
     ],
 )
 def test_big_inputs_keep_the_same_bounds(text, message):
-    from playground.manifests import parse_documents
+    from playground.inputs.manifests import parse_documents
 
     with pytest.raises(ManifestProblems, match=message):
         parse_documents(_padded(text))
 
 
 def test_big_json_nested_too_deeply_is_a_problem_not_a_crash():
-    from playground.manifests import LINE_NUMBERS_UP_TO, parse_documents
+    from playground.inputs.manifests import LINE_NUMBERS_UP_TO, parse_documents
 
     text = "[" * 100_000 + "]" * 100_000
     text += " " * (LINE_NUMBERS_UP_TO - len(text) + 1)
@@ -259,7 +259,7 @@ def test_a_gzip_value_bomb_stops_at_the_object_bound_without_building_it(alice_c
 def test_each_item_of_a_list_is_an_object_of_its_own():
     """One object may hold 100,000 values: a List (a whole cluster in one document) holds that
     many per item, while the same values in one item are refused."""
-    from playground.manifests import parse_documents
+    from playground.inputs.manifests import parse_documents
 
     big = "[" + ",".join(["0"] * 9_000) + "]"
     item = "- {kind: Widget, metadata: {name: w}, data: [" + ",".join([big] * 7) + "]}\n"
@@ -292,7 +292,7 @@ def test_big_json_has_the_same_bound_for_one_object():
     """JSON is read by orjson (ten times libyaml's speed), then each object's values counted."""
     import json
 
-    from playground.manifests import LINE_NUMBERS_UP_TO, parse_documents
+    from playground.inputs.manifests import LINE_NUMBERS_UP_TO, parse_documents
 
     item = {"kind": "Widget", "metadata": {"name": "w"}, "data": [[0] * 9_000] * 7}
     text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [item] * 10})
@@ -307,7 +307,7 @@ def test_big_inputs_are_read_one_at_a_time(monkeypatch):
     """Three gzip bombs read side by side kept another user's GET / waiting 1.5 s under daphne
     (one thread each, the GIL shared); one at a time it stayed under 0.5 s. While one is read,
     the next waits its turn, and past the wait is refused with a word to try again."""
-    from playground import manifests
+    from playground.inputs import manifests
 
     big = "#" + "x" * manifests.LINE_NUMBERS_UP_TO + "\napiVersion: v1\nkind: Namespace\n"
     monkeypatch.setattr(manifests, "BIG_INPUT_WAIT_SECONDS", 0.0)

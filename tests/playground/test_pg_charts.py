@@ -8,7 +8,7 @@ import pytest
 from builders import make_node, make_pod
 
 from playground import demo
-from playground.runs import charts, overview, step_text
+from playground.runs.panels import charts, overview, step_text
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.status import SUCCESS, Code, Status

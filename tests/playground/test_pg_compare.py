@@ -7,7 +7,7 @@ from typing import Any
 from builders import make_node, make_pod
 
 from playground import demo
-from playground.runs import charts, compare, overview
+from playground.runs.panels import charts, compare, overview
 from scheduler_core.loop.scheduler import Scheduler
 
 PROFILES = {name: config for name, _, config in demo.PROFILES}

@@ -21,7 +21,7 @@ from playground.models import Cluster, Profile, Run, RunCycle, RunEvent
 from playground.profiles import services as profile_services
 from playground.runs import services as runs
 from playground.runs import stream as events
-from playground.runs import tasks
+from playground.runs.execution import tasks
 from playground.runs.refs import run_ref
 from playground.runs.routing import websocket_urlpatterns
 from playground.services import demo_load

@@ -10,16 +10,16 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from playground import manifests
 from playground.clusters import selectors, services
 from playground.dra import demo as demo_dra
 from playground.dra import panels as devices
 from playground.dra import selectors as dra_selectors
+from playground.inputs import manifests
 from playground.models import Cluster, KubeObject, Run
 from playground.profiles import services as profile_services
-from playground.runs import charts
 from playground.runs import selectors as run_selectors
 from playground.runs import services as runs
+from playground.runs.panels import charts
 from scheduler_core.loop.scheduler import Scheduler
 
 DEMO = list(yaml.safe_load_all(demo_dra.MANIFESTS))

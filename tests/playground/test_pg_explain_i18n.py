@@ -10,7 +10,7 @@ from django.utils import translation
 
 from playground.clusters import services
 from playground.profiles import services as profile_services
-from playground.runs.explain_views import run_explanations
+from playground.runs.explain.views import run_explanations
 
 pytestmark = pytest.mark.django_db
 

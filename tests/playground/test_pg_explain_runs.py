@@ -7,8 +7,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from playground.runs import explain_check
-from playground.runs.explain_check import Report, _agree
+from playground.runs.explain import check as explain_check
+from playground.runs.explain.check import Report, _agree
 from playground.services import demo_load
 
 

@@ -3,9 +3,9 @@
 import pytest
 import yaml
 
-from playground import kube
 from playground.clusters.node_forms import NodeForm
 from playground.clusters.pod_forms import PodForm
+from playground.inputs import kube
 from playground.profiles.forms import SchedulerProfileForm, problem_field
 
 

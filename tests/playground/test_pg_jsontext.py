@@ -7,7 +7,7 @@ import json
 import pytest
 from builders import make_node
 
-from playground.jsontext import FastJSONDecoder, FastJSONEncoder
+from playground.inputs.jsontext import FastJSONDecoder, FastJSONEncoder
 from playground.models import Cluster, Node
 
 
@@ -37,7 +37,7 @@ def test_a_manifest_round_trips_through_the_database(django_user_model):
 def test_dumps_and_loads_keep_big_integers_and_write_tuples_as_lists():
     from collections import namedtuple
 
-    from playground.jsontext import dumps, loads
+    from playground.inputs.jsontext import dumps, loads
 
     point = namedtuple("point", "x y")
     assert loads(dumps({"n": 10**20, "t": (1, point(2, 3))})) == {"n": 10**20, "t": [1, [2, 3]]}
@@ -45,7 +45,7 @@ def test_dumps_and_loads_keep_big_integers_and_write_tuples_as_lists():
 
 @pytest.mark.parametrize("number", [2**64, -(2**63) - 1, 10**30])
 def test_an_integer_beyond_64_bits_is_exact_in_text_and_bytes_after_other_text(number):
-    from playground.jsontext import loads
+    from playground.inputs.jsontext import loads
 
     text = f'{{"name": "é 12345", "n": [{number}], "t": "2026-11-23T00:00:00Z"}}'
     assert loads(text)["n"] == [number]

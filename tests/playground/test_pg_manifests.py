@@ -6,9 +6,9 @@ import pytest
 import yaml
 from builders import make_deployment, make_node, make_pod
 
-from playground import manifests
 from playground.clusters import controllers
-from playground.manifests import ManifestProblems
+from playground.inputs import manifests
+from playground.inputs.manifests import ManifestProblems
 
 
 def _yaml(*objs):

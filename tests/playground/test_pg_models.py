@@ -7,7 +7,8 @@ from builders import make_node, make_pod
 from django.contrib import admin
 from django.db import IntegrityError, transaction
 
-from playground import jsontext, models
+from playground import models
+from playground.inputs import jsontext
 
 pytestmark = pytest.mark.django_db
 

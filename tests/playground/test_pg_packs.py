@@ -6,7 +6,8 @@ import pytest
 from builders import record_run, stored_events
 
 from playground.models import Cluster, Profile, RunEvent
-from playground.runs import packs, selectors
+from playground.runs import selectors
+from playground.runs.storage import packs
 from playground.services import demo_load
 
 pytestmark = pytest.mark.django_db

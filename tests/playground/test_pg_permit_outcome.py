@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from test_pg_charts import _gated
 
-from playground.runs import overview
+from playground.runs.panels import overview
 
 
 def _row(events):

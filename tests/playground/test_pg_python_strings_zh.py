@@ -11,9 +11,10 @@ from django.utils import translation
 
 from playground import engine
 from playground.clusters.node_forms import NodeForm
-from playground.runs import compare, figures, verdicts
-from playground.runs.limits import anonymous_refusal
-from playground.runs.sampling import sampling_sentence
+from playground.runs import figures
+from playground.runs.execution.limits import anonymous_refusal
+from playground.runs.panels import compare, verdicts
+from playground.runs.panels.sampling import sampling_sentence
 
 SAMPLING = {
     "rule": "percentage",
@@ -121,7 +122,7 @@ def test_the_home_page_names_the_demo_clusters_and_profiles_in_the_visitors_lang
 
 
 def test_a_cycles_fit_error_stays_english_behind_a_chinese_note():
-    from playground.runs import charts
+    from playground.runs.panels import charts
 
     end = {"type": "CycleEnd", "seq": 9, "result": "Unschedulable"}
     end["message"] = "0/3 nodes are available: 3 Insufficient cpu."
@@ -140,8 +141,8 @@ def test_the_approval_gate_profile_names_the_annotation_its_pods_carry():
 
 def test_a_cluster_change_reads_as_the_script_list_says_it_in_each_language():
     """The run page's "what happened" list and the script list above it say a change alike."""
-    from playground.runs.changes import describe
-    from playground.runs.script import parse_script
+    from playground.runs.execution.script import parse_script
+    from playground.runs.panels.changes import describe
 
     step = parse_script([{"after_cycle": 1, "delete_pod": "web"}])[0]
     with translation.override("zh-hans"):

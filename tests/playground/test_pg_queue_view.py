@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from playground import demo
 from playground.models import Cluster, Profile, Run, RunSnapshot
-from playground.runs import queue_view
+from playground.runs.panels import queue_view
 from playground.services import demo_load
 from scheduler_core.loop.scheduler import Scheduler
 

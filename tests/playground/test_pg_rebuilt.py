@@ -9,9 +9,11 @@ from builders import make_node, make_pod
 from playground.clusters import services
 from playground.models import Run, RunCycle
 from playground.profiles import services as profile_services
-from playground.runs import execution, rebuilt, selectors
+from playground.runs import selectors
 from playground.runs import services as runs
-from playground.runs.script import parse_script
+from playground.runs.execution import attempt as execution
+from playground.runs.execution.script import parse_script
+from playground.runs.storage import rebuilt
 from scheduler_core.tools.rebuild import RebuildError
 
 pytestmark = pytest.mark.django_db

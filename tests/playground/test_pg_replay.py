@@ -22,8 +22,8 @@ from playground.models import Cluster, Profile, Run, RunCycle, RunInput
 from playground.profiles import services as profile_services
 from playground.runs import selectors
 from playground.runs import services as runs
-from playground.runs.replay import replay_whole
-from playground.runs.script import parse_script
+from playground.runs.execution.script import parse_script
+from playground.runs.explain.replay import replay_whole
 from playground.services import demo_load
 from tests.scheduler_core.extender_server import ExtenderServer
 

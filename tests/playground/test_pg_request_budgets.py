@@ -11,9 +11,9 @@ from builders import make_node
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from playground import yaml_limits
 from playground.clusters import services
-from playground.manifests import ManifestProblems, parse_documents
+from playground.inputs import yaml_limits
+from playground.inputs.manifests import ManifestProblems, parse_documents
 from playground.models import CustomPlugin, KubeObject, Node, Pod, Profile
 
 pytestmark = pytest.mark.django_db

@@ -13,9 +13,9 @@ from playground.custom_plugins import services as plugin_services
 from playground.models import Run, RunCommand, RunCycle
 from playground.profiles import services as profile_services
 from playground.runs import services as runs
-from playground.runs.execution import Execution
-from playground.runs.midcycle import Interrupted, MidCycle
-from playground.runs.outcome import REPEATED_ERROR_CYCLES, ErrorTally, error_source
+from playground.runs.execution.attempt import Execution
+from playground.runs.execution.midcycle import Interrupted, MidCycle
+from playground.runs.execution.outcome import REPEATED_ERROR_CYCLES, ErrorTally, error_source
 from scheduler_core.loop.cycle import CycleRecord
 
 pytestmark = pytest.mark.django_db
@@ -208,7 +208,7 @@ def test_an_execution_that_lost_its_lease_mid_cycle_stops_and_writes_nothing(
 
 
 def test_each_extender_call_starts_at_the_checkpoint() -> None:
-    from playground.runs.midcycle import checkpoint_extender_calls
+    from playground.runs.execution.midcycle import checkpoint_extender_calls
 
     calls: list[str] = []
 

@@ -16,8 +16,9 @@ from playground.clusters import services
 from playground.models import Run
 from playground.profiles import services as profile_services
 from playground.runs import services as runs
-from playground.runs import stream, tasks
-from playground.runs.packs import expand
+from playground.runs import stream
+from playground.runs.execution import dispatch
+from playground.runs.storage.packs import expand
 
 pytestmark = pytest.mark.django_db
 
@@ -87,7 +88,7 @@ def test_full_stack_start_requeues_pending_runs_and_fails_none(
 ):
     pending = [_queued(user, cluster, profile, monkeypatch) for _ in range(3)]
     sent: list[int] = []
-    monkeypatch.setattr(tasks, "enqueue_run", sent.append)
+    monkeypatch.setattr(dispatch, "enqueue_run", sent.append)
     settings.CELERY_TASK_ALWAYS_EAGER = False
     call_command("requeue_runs", stdout=open("/dev/null", "w"))  # noqa: SIM115
     assert sorted(sent) == sorted(r.pk for r in pending)
@@ -164,7 +165,7 @@ def test_lease_watchdog_requeues_only_runs_whose_heartbeat_stopped(
         status=Run.Status.RUNNING, heartbeat=now, lease_token="alive"
     )
     sent: list[int] = []
-    monkeypatch.setattr(tasks, "enqueue_run", sent.append)
+    monkeypatch.setattr(dispatch, "enqueue_run", sent.append)
     with django_capture_on_commit_callbacks(execute=True):
         assert runs.run_requeue_expired() == [dead.pk]
     assert sent == [dead.pk]

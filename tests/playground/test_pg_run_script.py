@@ -8,8 +8,9 @@ import pytest
 from builders import cluster_with, make_node, make_pod, stored_events
 
 from playground.profiles import services as profile_services
-from playground.runs import changes, script
 from playground.runs import services as runs
+from playground.runs.execution import script
+from playground.runs.panels import changes
 
 pytestmark = pytest.mark.django_db
 

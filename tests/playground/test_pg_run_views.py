@@ -15,7 +15,9 @@ from playground import plugins
 from playground.clusters import services
 from playground.models import Cluster, Profile, Run, RunCommand, RunCycle, RunEvent
 from playground.profiles import services as profile_services
-from playground.runs import execution, paging, selectors
+from playground.runs import selectors
+from playground.runs.execution import attempt as execution
+from playground.runs.panels import paging
 from playground.runs.services import EventCycles
 from playground.services import demo_load
 

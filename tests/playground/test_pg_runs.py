@@ -23,8 +23,10 @@ from playground.models import (
     RunSnapshot,
 )
 from playground.profiles import services as profile_services
-from playground.runs import execution, handoff, selectors
+from playground.runs import selectors
 from playground.runs import services as runs
+from playground.runs.execution import attempt as execution
+from playground.runs.execution import handoff
 from playground.services import demo_load
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import Code

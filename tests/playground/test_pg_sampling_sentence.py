@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from builders import make_node, make_pod
 
-from playground.runs import charts
-from playground.runs.sampling import sampling_sentence
+from playground.runs.panels import charts
+from playground.runs.panels.sampling import sampling_sentence
 from scheduler_core.loop.scheduler import Scheduler
 
 

@@ -16,8 +16,8 @@ from django.urls import reverse
 from playground.clusters import services
 from playground.models import Cluster, Node, Pod, Profile, Run
 from playground.profiles import services as profile_services
-from playground.runs import charts, paging
-from playground.runs.columns import CycleEncoder, decode_cycle, summary
+from playground.runs.panels import charts, paging
+from playground.runs.storage.columns import CycleEncoder, decode_cycle, summary
 from scheduler_core.loop.scheduler import Scheduler
 from scheduler_core.record.cycle_events import (
     fold_cycle,
@@ -73,7 +73,7 @@ def test_records_compressed_in_two_threads_at_once_all_decode():
 
     import zstandard
 
-    from playground.runs import columns
+    from playground.runs.storage import columns
 
     payloads = [os.urandom(100_000) + bytes(1_000_000) + os.urandom(50_000) for _ in range(3)]
     broken: list[str] = []
@@ -228,7 +228,7 @@ def test_import_cluster_command_reads_gzip_and_stores_all_or_nothing(tmp_path, u
 
 
 def test_large_inputs_are_parsed_fast_and_still_checked(user, monkeypatch):
-    from playground import manifests
+    from playground.inputs import manifests
 
     monkeypatch.setattr(manifests, "LINE_NUMBERS_UP_TO", 10)
     cluster = services.cluster_create(owner=user, name="c")

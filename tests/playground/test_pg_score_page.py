@@ -6,7 +6,7 @@ from typing import Any
 
 from builders import make_node, make_pod
 
-from playground.runs import charts, paging
+from playground.runs.panels import charts, paging
 from scheduler_core.loop.scheduler import Scheduler
 
 

@@ -5,7 +5,7 @@ import yaml
 from builders import make_deployment, make_node, make_pod
 
 from playground.clusters import selectors, services
-from playground.manifests import ManifestProblems
+from playground.inputs.manifests import ManifestProblems
 from playground.models import Cluster, KubeObject, Node, Pod, Profile
 from playground.profiles import selectors as profile_selectors
 from playground.profiles import services as profile_services

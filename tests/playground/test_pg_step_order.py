@@ -5,7 +5,7 @@ from __future__ import annotations
 import yaml
 
 from playground import demo
-from playground.runs import charts
+from playground.runs.panels import charts
 from scheduler_core.loop.scheduler import Scheduler
 
 

@@ -20,7 +20,7 @@ from playground.clusters import services
 from playground.models import Run
 from playground.profiles import services as profile_services
 from playground.runs import services as runs
-from playground.runs.outcome import REPEATED_ERROR_CYCLES, ErrorTally
+from playground.runs.execution.outcome import REPEATED_ERROR_CYCLES, ErrorTally
 from playground.runs.refs import run_ref
 from playground.runs.routing import websocket_urlpatterns
 from playground.runs.said import Said, envelope_shown, shown

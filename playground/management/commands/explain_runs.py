@@ -25,7 +25,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         from playground import services
-        from playground.runs import explain_check
+        from playground.runs.explain import check as explain_check
 
         services.demo_load()
         report = explain_check.Report()

@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from playground.clusters import services
-from playground.manifests import ManifestProblems
+from playground.inputs.manifests import ManifestProblems
 
 
 def read_text(path: str) -> str:

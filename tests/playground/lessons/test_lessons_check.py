@@ -94,7 +94,7 @@ def test_run_step_points_at_the_run_pages_step_of_that_extension_point():
     lesson = loader.course()[0]
     run = lesson_runs(lesson=lesson)["default"]
     index = checks.run_step(run, loader.RunPointer(cycle=1, point="Combine"))
-    from playground.runs import charts
+    from playground.runs.panels import charts
 
     steps = charts.steps(run.cycles[1])
     assert steps[index]["point"] == "Combine"
@@ -102,7 +102,7 @@ def test_run_step_points_at_the_run_pages_step_of_that_extension_point():
 
 
 def test_a_pointer_names_one_plugins_normalize_score_step_between_score_and_combine():
-    from playground.runs import charts
+    from playground.runs.panels import charts
 
     lesson = loader.lesson_by_slug("scoring")
     assert lesson is not None
@@ -139,7 +139,7 @@ def test_lessons_are_numbered_in_order_and_glossary_points_at_real_lessons():
 
 
 def test_every_lesson_cluster_is_small_enough_to_read_except_the_large_one():
-    from playground import manifests
+    from playground.inputs import manifests
 
     for lesson in loader.course():
         nodes = [

@@ -183,7 +183,7 @@ def test_lesson_page_shows_the_cluster_at_a_glance(client):
 def test_queue_lesson_run_makes_its_scripted_change_and_the_glossary_links_to_it(
     client, django_capture_on_commit_callbacks
 ):
-    from playground.runs.changes import run_changes
+    from playground.runs.panels.changes import run_changes
 
     lesson = lesson_by_slug("scheduling-queue")
     assert lesson.script

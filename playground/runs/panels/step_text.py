@@ -1,0 +1,213 @@
+"""The step-through's sentences: what each step's event decided, with its numbers.
+
+Engine reasons (filter reasons, FitErrors) stay in upstream's English inside them; the rest is
+translated (``playground/locale``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from django.utils.translation import gettext, ngettext, pgettext
+
+from ...dra import panels as devices
+from .verdicts import normalize_why
+
+Event = Mapping[str, Any]
+
+BINDING_TYPES: Final = frozenset({"Reserve", "Permit", "PreBind", "Bind", "PostBind", "Unreserve"})
+
+
+def _nodes(n: int) -> str:
+    return ngettext("%(count)s node", "%(count)s nodes", n) % {"count": n}
+
+
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(names) or gettext("no node")
+
+
+def _reasons(ev: Event) -> str:
+    """An event's reasons in one line (not for Filter, whose reasons are per node)."""
+    return "; ".join(ev.get("reasons") or [])
+
+
+def why(ev: Event, nodes: Sequence[str]) -> str:
+    """What one step's event decided, in a sentence (engine reasons stay as recorded)."""
+    kind = ev["type"]
+    code = ev.get("code")
+    plugin = ev.get("plugin")
+    if kind == "CycleStart":
+        if ev.get("profile") is None:
+            return ev.get("note") or gettext("No profile for this pod.")
+        return gettext("Profile %(profile)s; %(nodes)s in the snapshot.") % {
+            "profile": ev.get("profile"),
+            "nodes": _nodes(len(ev.get("nodes") or [])),
+        }
+    if kind == "PreFilter":
+        if ev.get("merged"):
+            names = ev.get("node_names")
+            if code != "Success":
+                if plugin:
+                    return gettext("The pod was rejected by %(plugin)s: %(reasons)s.") % {
+                        "plugin": plugin,
+                        "reasons": _reasons(ev),
+                    }
+                return gettext("The pod was rejected: %(reasons)s.") % {"reasons": _reasons(ev)}
+            if names is not None:
+                return gettext("PreFilter narrowed the candidates to %(nodes)s.") % {
+                    "nodes": _names(names)
+                }
+            return gettext("PreFilter passed; every node is a candidate.")
+        if code == "Skip":
+            return gettext("%(plugin)s has nothing to check for this pod (Skip).") % {
+                "plugin": plugin
+            }
+        if code == "Success":
+            narrowed = ev.get("node_names")
+            if narrowed is not None:
+                return gettext("%(plugin)s allows only %(nodes)s.") % {
+                    "plugin": plugin,
+                    "nodes": _names(narrowed),
+                }
+            return gettext("%(plugin)s prepared its state for Filter.") % {"plugin": plugin}
+        return gettext("%(plugin)s answered %(code)s: %(reasons)s.") % {
+            "plugin": plugin,
+            "code": code,
+            "reasons": _reasons(ev),
+        }
+    if kind == "Filter":
+        codes = ev.get("codes") or []
+        ran = [i for i, c in enumerate(codes) if c is not None]
+        rejected = [i for i in ran if codes[i] != "Success"]
+        if not plugin:
+            return gettext("%(feasible)s feasible out of %(evaluated)s evaluated.") % {
+                "feasible": _nodes(len(ran) - len(rejected)),
+                "evaluated": len(ran),
+            }
+        if not rejected:
+            return gettext("%(plugin)s passed all %(nodes)s it checked.") % {
+                "plugin": plugin,
+                "nodes": _nodes(len(ran)),
+            }
+        shown = [
+            f"{nodes[i] if i < len(nodes) else i}: {'; '.join(ev['reasons'][i] or [codes[i]])}"
+            for i in rejected[:5]
+        ]
+        values = {
+            "plugin": plugin,
+            "nodes": _nodes(len(rejected)),
+            "shown": ", ".join(shown),
+            "more": len(rejected) - 5,
+        }
+        if len(rejected) > 5:
+            return gettext("%(plugin)s rejected %(nodes)s: %(shown)s and %(more)s more.") % values
+        return gettext("%(plugin)s rejected %(nodes)s: %(shown)s.") % values
+    if kind == devices.MATCHES:
+        return devices.why_matches(ev)
+    if kind == devices.ALLOCATION:
+        return devices.why_allocation(ev)
+    if kind == "PostFilter":
+        if ev.get("nominated_node"):
+            victims = ", ".join(ev.get("victims") or []) or gettext("none")
+            n = len(ev.get("candidates") or [])
+            values = {"node": ev["nominated_node"], "victims": victims, "count": n}
+            if n > 1:
+                return (
+                    ngettext(
+                        "Preemption nominated %(node)s among %(count)s candidate node; "
+                        "victims: %(victims)s.",
+                        "Preemption nominated %(node)s among %(count)s candidate nodes; "
+                        "victims: %(victims)s.",
+                        n,
+                    )
+                    % values
+                )
+            return gettext("Preemption nominated %(node)s; victims: %(victims)s.") % values
+        reasons = _reasons(ev).rstrip(".") or "-"
+        who = plugin or "PostFilter"
+        values = {"who": who, "code": code, "reasons": reasons}
+        if "not helpful" in reasons.lower():
+            return gettext("%(who)s: preemption is not helpful (%(code)s): %(reasons)s.") % values
+        if who != "DefaultPreemption":
+            return (
+                gettext("%(who)s did not make the pod schedulable (%(code)s): %(reasons)s.")
+                % values
+            )
+        return gettext("No preemption possible (%(code)s): %(reasons)s.") % values
+    if kind == "PreScore":
+        if code == "Skip":
+            return gettext("%(plugin)s has nothing to score for this pod (Skip).") % {
+                "plugin": plugin
+            }
+        return gettext("%(plugin)s prepared its state for Score (%(code)s).") % {
+            "plugin": plugin,
+            "code": code,
+        }
+    if kind == "Score":
+        pairs = list(zip(ev["nodes"], ev["raw"], strict=False))
+        if not pairs:
+            return gettext("%(plugin)s scored no node.") % {"plugin": plugin}
+        lo, hi = min(ev["raw"]), max(ev["raw"])
+        # The highest raw score; among equals the name first in order, where a name that
+        # another extends comes after it (the padding makes "ab" sort before "a").
+        high = max(v for _, v in pairs)
+        best = min((p for p in pairs if p[1] == high), key=lambda p: p[0] + "\U0010ffff")
+        return gettext(
+            "%(plugin)s gave raw scores %(low)s..%(high)s over %(nodes)s; "
+            "highest raw: %(best)s (%(score)s)."
+        ) % {
+            "plugin": plugin,
+            "low": lo,
+            "high": hi,
+            "nodes": _nodes(len(pairs)),
+            "best": best[0],
+            "score": best[1],
+        }
+    if kind == "NormalizeScore":
+        return normalize_why(ev["plugin"], ev["raw"], ev["normalized"], int(ev.get("weight", 1)))
+    if kind == "Combine":
+        if not ev.get("scored", True):
+            return gettext("Only one feasible node: %(node)s is chosen without scoring.") % {
+                "node": ev.get("selected")
+            }
+        tops = ev.get("top") or []
+        text = gettext(
+            "Weighted sum: each plugin's normalized score × its weight, added per node. "
+            "Highest total: %(node)s."
+        )
+        if len(tops) > 1:
+            text = gettext(
+                "Weighted sum: each plugin's normalized score × its weight, added per node. "
+                "Highest total: %(node)s (tie among %(tied)s)."
+            )
+        return text % {"node": ev.get("selected"), "tied": ", ".join(tops)}
+    if kind == "CycleEnd":
+        if ev.get("result") == "Scheduled":
+            return gettext("Scheduled on %(node)s; the binding cycle follows.") % {
+                "node": ev.get("node")
+            }
+        if ev.get("message") and ev.get("result") == "Error":  # upstream's English
+            return pgettext("a cycle's Error in upstream's English", "%(message)s") % {
+                "message": ev["message"]
+            }
+        if ev.get("message"):  # upstream's FitError, in its English as kubectl shows it
+            return pgettext("a cycle's FitError in upstream's English", "%(message)s") % {
+                "message": ev["message"]
+            }
+        return ev.get("result", "")
+    if kind in BINDING_TYPES:
+        if kind == "Permit" and code == "Wait":
+            return gettext("%(plugin)s made the pod wait on %(node)s (timeout %(timeout)s s).") % {
+                "plugin": plugin,
+                "node": ev.get("node"),
+                "timeout": ev.get("timeout"),
+            }
+        values = {"who": plugin or kind, "node": ev.get("node"), "code": code}
+        if _reasons(ev):
+            return gettext("%(who)s on %(node)s: %(code)s (%(reasons)s).") % {
+                **values,
+                "reasons": _reasons(ev),
+            }
+        return gettext("%(who)s on %(node)s: %(code)s.") % values
+    return ""
