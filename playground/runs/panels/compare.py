@@ -241,11 +241,16 @@ def aligned_heatmaps(
     nodes = list(dict.fromkeys(n for t in tables for n in t["nodes"][:top_n]))
     plugins = list(dict.fromkeys(p for t in tables for p in t["plugins"]))
     return tuple(  # type: ignore[return-value]
-        figures.score_heatmap(_reindex(t, nodes, plugins), top_n=len(nodes))
-        if t and t["plugins"]
-        else None
+        _heatmap(_reindex(t, nodes, plugins)) if t and t["plugins"] else None
         for t in (table_a, table_b)
     )
+
+
+def _heatmap(table: dict[str, Any]) -> dict[str, Any]:
+    """A heatmap figure with its aligned score table: the page draws the table with the run
+    page's builder (which keeps users' plugin and node names plain text beside its own grey
+    markup); the figure is what other readers (tests, exports) take."""
+    return {**figures.score_heatmap(table, top_n=len(table["nodes"])), "table": table}
 
 
 # -- placements and the summary ----------------------------------------------------------------
