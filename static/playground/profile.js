@@ -20,7 +20,12 @@ function start() {
 
   async function refresh() {
     const mine = ++seq;
-    const response = await fetch(url, { method: "POST", body: new FormData(form), headers: { "X-CSRFToken": csrf } });
+    let response;
+    try {
+      response = await fetch(url, { method: "POST", body: new FormData(form), headers: { "X-CSRFToken": csrf } });
+    } catch {
+      return; // no answer (the page is being left, or the server is away): the next edit asks again
+    }
     if (!response.ok || mine !== seq) return;
     const body = await response.json();
     form.querySelectorAll(".field-errors").forEach((ul) => {
