@@ -14,9 +14,12 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
 
 def _wait(driver, condition):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, WAIT).until(condition)
+    return WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(
+        condition
+    )
 
 
 def _css(driver, css):

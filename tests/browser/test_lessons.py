@@ -79,9 +79,12 @@ def _shoot_and_check(driver, path, min_texts):
 
 
 def _wait(driver, condition, timeout=WAIT):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout).until(condition)
+    return WebDriverWait(
+        driver, timeout, ignored_exceptions=(StaleElementReferenceException,)
+    ).until(condition)
 
 
 def _css(driver, css):

@@ -63,9 +63,12 @@ def _viewport(driver, width, height):
 
 
 def _wait(driver, condition, timeout=WAIT):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout).until(condition)
+    return WebDriverWait(
+        driver, timeout, ignored_exceptions=(StaleElementReferenceException,)
+    ).until(condition)
 
 
 def _js(driver, script, *args):
