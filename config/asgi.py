@@ -17,7 +17,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from config.origin import LoopbackOnlyWhileDebug, SameOriginValidator  # noqa: E402
-from playground.runs.routing import websocket_urlpatterns  # noqa: E402
+from playground.routing import websocket_urlpatterns  # noqa: E402
 
 application = LoopbackOnlyWhileDebug(
     ProtocolTypeRouter(

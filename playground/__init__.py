@@ -24,6 +24,7 @@ keeps what sits above or below every feature.
 - ``tasks``: the Celery tasks' registration;
 - ``views``: the pages above every feature (home, sign-up, the cluster page);
 - ``urls``: the root's routes, then each feature's;
+- ``routing``: the websocket routes: each feature's, then a polite refusal of any other path;
 - ``admin``: the Django admin's registrations;
 - ``apps``: the app's configuration.
 """

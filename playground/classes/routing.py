@@ -1,4 +1,4 @@
-"""Websocket route of live classes (listed by playground/runs/routing.py before its catch-all)."""
+"""Websocket route of live classes (included by playground/routing.py before its catch-all)."""
 
 from django.urls import re_path
 

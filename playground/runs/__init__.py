@@ -2,7 +2,7 @@
 
 A run goes through the layers below once each: ``http/`` (the Run button) -> ``services``
 (stored, counted, queued through ``execution/dispatch``) -> ``execution/`` (a worker runs the
-engine) -> ``storage/`` (cycle rows) and ``stream`` (websocket messages) -> ``panels/`` (a
+engine) -> ``storage/`` (cycle rows) and ``live/`` (websocket messages) -> ``panels/`` (a
 cycle's page data) -> ``http/`` (``cycles/<n>.json``) -> the chart in the browser.
 
 - ``services``: start, command, cancel and execute a run (the engine, storage, broadcasts);
@@ -10,11 +10,7 @@ cycle's page data) -> ``http/`` (``cycles/<n>.json``) -> the chart in the browse
 - ``try_change``: "try a change": a finished run re-run with one profile change;
 - ``said``: sentences the worker stores in English, shown in the reader's language;
 - ``refs``: signed run references in URLs and websocket paths;
-- ``stream``: channel groups and websocket messages, and the broadcast helpers;
-- ``catchup``: stored stream envelopes read once per page for websocket readers;
-- ``consumers``: the run websocket (``ws/runs/<ref>/``);
-- ``routing``: the websocket routes;
-- ``figures``: the score heatmap and combine bars of one cycle (Plotly figures);
+- ``live/``: the run as it happens: channel groups, websocket messages, the run websocket;
 - ``execution/``: executing a run: the Celery task, the runners, the engine loop, fair shares;
 - ``storage/``: a run's cycles and small events as rows: written in bulk, read back as columns;
 - ``panels/``: page data built from stored records: a cycle's panels, run-wide ones, compare;

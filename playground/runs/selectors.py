@@ -14,8 +14,9 @@ from django.utils.translation import gettext_lazy
 
 from ..clusters import selectors as cluster_selectors
 from ..models import Cluster, Run, RunCycle, RunEvent, SharedLessonRun
-from . import said, stream
+from . import said
 from .execution import script
+from .live import stream
 from .storage import packs
 from .storage.columns import decode_cycle, summary_message
 from .storage.rebuilt import stored_record

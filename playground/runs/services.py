@@ -51,9 +51,9 @@ from .execution.attempt import (
 )
 from .execution.recovery import run_requeue_expired, run_requeue_pending
 from .execution.script import ScriptError, ScriptStep, check_targets, parse_script, script_json
+from .live.stream import broadcast_many, finished_message
 from .said import SAID, Said, with_said
 from .selectors import stored_last_seq
-from .stream import broadcast_many, finished_message
 
 log = logging.getLogger(__name__)
 # Why a run failed without an execution, stored in English with the msgid (said.py).

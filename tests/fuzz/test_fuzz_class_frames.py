@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from playground.classes import services
 from playground.classes.models import ClassAnswer, ClassQuestion, ClassStudent, LiveClass
 from playground.lessons.loader import lesson_by_slug
-from playground.runs.routing import websocket_urlpatterns
+from playground.routing import websocket_urlpatterns
 
 TIMEOUT = 5
 

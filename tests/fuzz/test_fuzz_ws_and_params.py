@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 from playground.clusters import services
 from playground.models import Run, RunCommand, RunCycle, RunEvent
 from playground.profiles import services as profile_services
+from playground.routing import websocket_urlpatterns
 from playground.runs import services as runs
-from playground.runs.consumers import COMMANDS
+from playground.runs.live.consumers import COMMANDS
 from playground.runs.refs import run_ref
-from playground.runs.routing import websocket_urlpatterns
 
 TIMEOUT = 5
 

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
+  HEAT_COLORSCALE,
   SAME_COLOUR,
   columnShades,
   combineFigure,
@@ -145,4 +146,19 @@ test("the selected node's hostile name is bold plain text, its annotation on its
   assert.ok(!tick.slice(3, -4).includes("<"), tick);
   assert.equal(fig.layout.annotations[2].y, fig.data[0].y[2]);
   assert.equal(fig.layout.annotations[2].font.color, "#0a7d32");
+});
+
+test("the heatmap's colours are sequential: a higher score is darker", () => {
+  const stops = HEAT_COLORSCALE.map(([at]) => at);
+  const lightness = HEAT_COLORSCALE.map(([, c]) =>
+    [1, 3, 5].reduce((sum, i) => sum + parseInt(c.slice(i, i + 2), 16), 0),
+  );
+  assert.deepEqual(
+    stops,
+    [...stops].sort((a, b) => a - b),
+  );
+  assert.deepEqual(
+    lightness,
+    [...lightness].sort((a, b) => b - a),
+  );
 });

@@ -12,7 +12,7 @@ from django.urls import reverse
 from playground.clusters import services
 from playground.inputs.params import MAX_ID, bounded_int
 from playground.models import Cluster, Pod, Profile
-from playground.runs.routing import websocket_urlpatterns
+from playground.routing import websocket_urlpatterns
 from playground.services import demo_load
 
 HUGE = "99999999999999999999"
@@ -156,7 +156,7 @@ async def test_a_forged_reference_through_the_whole_stack_is_refused():
 @pytest.mark.parametrize("frame", ["[" * 4000, '{"command": ' + "[" * 3000 + "}"])
 async def test_a_frame_nested_too_deeply_gets_an_error_reply(frame):
     from playground import throttle
-    from playground.runs.consumers import RunConsumer
+    from playground.runs.live.consumers import RunConsumer
 
     consumer = RunConsumer()
     consumer.run_id = 1

@@ -78,87 +78,26 @@ def test_filter_matrix_marks_the_first_rejector_and_keeps_the_fit_error(mixed):
     assert matrix["feasible"] == []
 
 
-def test_heatmap_values_are_the_score_events_in_each_mode(mixed):
+def test_score_table_values_are_the_score_events_in_each_mode(mixed):
+    """The table the browser draws the heatmap and the combine bars from (score_figures.js,
+    tested in tests/js/score_figures.test.mjs): one column per Score event, rows by total."""
     _, events = mixed
     cycle = _cycle_of(events, "default/web")
     scores = [e for e in cycle if e["type"] == "Score"]
+    combine = next(e for e in cycle if e["type"] == "Combine")
     table = charts.score_table(cycle)
+    assert table["plugins"] == [ev["plugin"] for ev in scores]
+    assert table["weights"] == [ev["weight"] for ev in scores]
     for mode in charts.SCORE_MODES:
-        fig = charts.score_heatmap(table, mode=mode)
-        heat = fig["data"][0]
-        assert heat["type"] == "heatmap"
         for j, ev in enumerate(scores):
             expected = dict(zip(ev["nodes"], ev[mode], strict=True))
-            assert {n: heat["customdata"][i][j] for i, n in enumerate(heat["y"])} == expected
-            assert heat["x"][j].startswith(f"{ev['plugin']} (×{ev['weight']})")
-        assert heat["text"] == [[str(v) for v in row] for row in heat["customdata"]]
-        assert heat["zmin"] == 0 and heat["zmax"] == 1
-
-
-def test_heatmap_shades_each_column_apart_and_names_a_constant_one():
-    """A column of 300 on every node neither washes out the others nor looks like a decider."""
-    table = {
-        "nodes": ["a", "b", "c"],
-        "plugins": ["TaintToleration", "NodeResourcesFit", "ImageLocality"],
-        "weights": [3, 1, 1],
-        "values": {"weighted": [[300, 80, 0], [300, 60, 0], [300, 40, None]]},
-    }
-    fig = charts.score_heatmap(table, mode="weighted")
-    heat = fig["data"][0]
-    assert heat["z"] == [[0.0, 1.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, None]]
-    # The labels stay short (the note would stand them upright, taller than the chart); the
-    # constant columns are grey and named in the note above the chart.
-    assert heat["x"] == ["TaintToleration (×3)", "NodeResourcesFit (×1)", "ImageLocality (×1)"]
-    ticks = fig["layout"]["xaxis"]["ticktext"]
-    assert "color:" in ticks[0] and "color:" in ticks[2] and ticks[1] == "NodeResourcesFit (×1)"
-    assert fig["layout"]["meta"]["same_everywhere"] == ["TaintToleration", "ImageLocality"]
-    assert fig["layout"]["meta"]["note"] == (
-        "In grey, same on every node shown, so they cannot decide here: "
-        "TaintToleration, ImageLocality."
-    )
-    assert heat["text"][2] == ["300", "40", ""]
-    # One node shown: nothing to compare, so no column is called the same everywhere.
-    one = charts.score_heatmap(table, mode="weighted", top_n=1)
-    assert one["layout"]["xaxis"]["ticktext"][0] == "TaintToleration (×3)"
-    assert one["layout"]["meta"]["note"] == ""
-
-
-def test_raw_heatmap_says_each_column_keeps_its_plugins_unit(mixed):
-    _, events = mixed
-    table = charts.score_table(_cycle_of(events, "default/web"))
-    raw = charts.score_heatmap(table, mode="raw")["layout"]["title"]["text"]
-    weighted = charts.score_heatmap(table, mode="weighted")["layout"]["title"]["text"]
-    assert "each plugin's own unit" in raw and "own unit" not in weighted
-    assert weighted == "Scores (weighted), shaded per column"
-
-
-def test_heatmap_shows_the_top_n_nodes_by_total(mixed):
-    _, events = mixed
-    table = charts.score_table(_cycle_of(events, "default/web"))
-    combine = next(e for e in _cycle_of(events, "default/web") if e["type"] == "Combine")
+            assert {n: table["values"][mode][i][j] for i, n in enumerate(table["nodes"])} == (
+                expected
+            )
     totals = dict(zip(combine["nodes"], combine["totals"], strict=True))
-    best_two = sorted(totals, key=lambda n: (-totals[n], n))[:2]
-    fig = charts.score_heatmap(table, top_n=2)
-    assert fig["data"][0]["y"] == best_two
+    assert table["nodes"] == sorted(totals, key=lambda n: (-totals[n], n))
+    assert table["totals"] == [totals[n] for n in table["nodes"]]
     assert table["nodes"][0] == combine["selected"]
-    with pytest.raises(ValueError):
-        charts.score_heatmap(table, mode="bogus")
-
-
-def test_combine_bars_stack_to_the_totals_and_mark_the_winner(mixed):
-    _, events = mixed
-    table = charts.score_table(_cycle_of(events, "default/web"))
-    fig = charts.combine_bar(table)
-    assert fig["layout"]["barmode"] == "stack"
-    for i in range(len(fig["data"][0]["y"])):
-        assert sum(trace["x"][i] for trace in fig["data"]) == table["totals"][i]
-    assert {a["y"]: a["text"] for a in fig["layout"]["annotations"]} == {
-        n: str(t) for n, t in zip(table["nodes"], table["totals"], strict=True)
-    }
-    marks = dict(
-        zip(fig["layout"]["yaxis"]["tickvals"], fig["layout"]["yaxis"]["ticktext"], strict=True)
-    )
-    assert marks["big"] == "<b>big (selected)</b>"
 
 
 def test_winner_explanation_names_the_plugins_that_made_the_difference(mixed):
@@ -205,8 +144,6 @@ def test_a_tie_is_explained_as_a_tie():
     total = table["totals"][0]
     assert why["text"].startswith(f"2 nodes tied at {total}: a, b; picked a: ")
     assert "first tied node by name" in why["text"]
-    axis = charts.combine_bar(table)["layout"]["yaxis"]
-    assert dict(zip(axis["tickvals"], axis["ticktext"], strict=True))["b"] == "b (tie)"
 
 
 def _preemption_objects() -> list[dict[str, Any]]:

@@ -90,31 +90,21 @@ def test_aligned_heatmaps_share_rows_and_columns():
     ]
     assert tables[0]["nodes"] != tables[1]["nodes"]  # each sorted by its own totals
     heat_a, heat_b = compare.aligned_heatmaps(tables[0], tables[1])
-    ha, hb = heat_a["data"][0], heat_b["data"][0]
-    assert ha["y"] == hb["y"] == tables[0]["nodes"]
-    assert [x.split(" (")[0] for x in ha["x"]] == [x.split(" (")[0] for x in hb["x"]]
+    ta, tb = heat_a["table"], heat_b["table"]
+    assert ta["nodes"] == tb["nodes"] == tables[0]["nodes"]
+    assert ta["plugins"] == tb["plugins"]
     # Bin-packing does not score NodeResourcesBalancedAllocation: an empty column there.
-    j = next(i for i, x in enumerate(hb["x"]) if x.startswith("NodeResourcesBalancedAllocation"))
-    assert hb["x"][j] == "NodeResourcesBalancedAllocation (off)"
-    assert [row[j] for row in hb["z"]] == [None, None]
-    assert [row[j] for row in hb["text"]] == ["", ""]
-    for heat, table in ((ha, tables[0]), (hb, tables[1])):
-        for i, node in enumerate(heat["y"]):
+    j = tb["plugins"].index("NodeResourcesBalancedAllocation")
+    assert tb["weights"][j] == 0
+    assert [row[j] for row in tb["values"]["weighted"]] == [None, None]
+    for aligned, table in ((ta, tables[0]), (tb, tables[1])):
+        for i, node in enumerate(aligned["nodes"]):
             k = table["nodes"].index(node)
-            for j, label in enumerate(heat["x"]):
-                plugin = label.split(" (")[0]
+            for j, plugin in enumerate(aligned["plugins"]):
                 if plugin in table["plugins"]:
                     col = table["plugins"].index(plugin)
-                    assert heat["customdata"][i][j] == table["values"]["weighted"][k][col]
-
-
-def test_heatmap_colours_are_sequential_higher_darker():
-    stops = charts.score_heatmap(
-        {"nodes": ["a"], "plugins": ["X"], "weights": [1], "values": {"weighted": [[1]]}}
-    )["data"][0]["colorscale"]
-    lightness = [sum(int(c[i : i + 2], 16) for i in (1, 3, 5)) for _, c in stops]
-    assert [s for s, _ in stops] == sorted(s for s, _ in stops)
-    assert lightness == sorted(lightness, reverse=True)
+                    got = aligned["values"]["weighted"][i][j]
+                    assert got == table["values"]["weighted"][k][col]
 
 
 def test_pods_per_node_figure_past_its_limit_draws_the_nodes_that_differ_most():

@@ -19,11 +19,11 @@ from django.contrib.auth.models import AnonymousUser
 from playground.clusters import services
 from playground.models import Cluster, Profile, Run, RunCycle, RunEvent
 from playground.profiles import services as profile_services
+from playground.routing import websocket_urlpatterns
 from playground.runs import services as runs
-from playground.runs import stream as events
 from playground.runs.execution import tasks
+from playground.runs.live import stream as events
 from playground.runs.refs import run_ref
-from playground.runs.routing import websocket_urlpatterns
 from playground.services import demo_load
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -252,7 +252,7 @@ async def test_a_read_racing_a_commit_stops_at_the_hole(pending_run):
 
 async def test_readers_of_one_run_share_each_page_read(finished_run, user, monkeypatch):
     """Five readers connecting at once: each full page is read from the database once."""
-    from playground.runs import catchup
+    from playground.runs.live import catchup
 
     catchup.clear()
     monkeypatch.setattr(catchup, "PAGE", 4)
@@ -281,7 +281,7 @@ async def test_readers_of_one_run_share_each_page_read(finished_run, user, monke
 
 async def test_live_batches_are_relayed_as_encoded_once(pending_run, user, monkeypatch):
     """Three readers, two contiguous live batches: the task's JSON is relayed, not re-encoded."""
-    from playground.runs.consumers import RunConsumer
+    from playground.runs.live.consumers import RunConsumer
 
     readers = [_communicator(pending_run.pk, user) for _ in range(3)]
     for reader in readers:

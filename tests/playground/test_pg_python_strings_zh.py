@@ -11,7 +11,6 @@ from django.utils import translation
 
 from playground import engine
 from playground.clusters.node_forms import NodeForm
-from playground.runs import figures
 from playground.runs.execution.limits import anonymous_refusal
 from playground.runs.panels import compare, verdicts
 from playground.runs.panels.sampling import sampling_sentence
@@ -80,13 +79,11 @@ def test_the_winner_sentence_and_the_chart_titles_follow_the_language():
         assert verdicts.winner_explanation(table)["text"] == (
             "b 以 200 分之差胜过 a（300 比 100）：NodeAffinity +200。"
         )
-        assert figures.heat_title("raw") == "分数（原始：各插件自己的单位），按列着色"
         chart = compare.pods_per_node_figure({"rows": []}, "A", "B")
         assert chart["layout"]["title"]["text"] == "每次运行后各节点上的 Pod 数"
     assert verdicts.winner_explanation(table)["text"] == (
         "b won by 200 over a (300 to 100): NodeAffinity +200."
     )
-    assert figures.heat_title("raw") == "Scores (raw: each plugin's own unit), shaded per column"
 
 
 @pytest.mark.django_db

@@ -18,10 +18,10 @@ from django.urls import reverse
 from playground.clusters import services
 from playground.models import Cluster, Profile, Run
 from playground.profiles import services as profile_services
+from playground.routing import websocket_urlpatterns
 from playground.runs import selectors
 from playground.runs import services as runs
 from playground.runs.refs import run_ref
-from playground.runs.routing import websocket_urlpatterns
 from playground.services import demo_load
 
 SECRET = {

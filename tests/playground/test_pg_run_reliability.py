@@ -16,8 +16,8 @@ from playground.clusters import services
 from playground.models import Run
 from playground.profiles import services as profile_services
 from playground.runs import services as runs
-from playground.runs import stream
 from playground.runs.execution import dispatch
+from playground.runs.live import stream
 from playground.runs.storage.packs import expand
 
 pytestmark = pytest.mark.django_db

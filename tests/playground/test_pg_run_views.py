@@ -81,15 +81,18 @@ def test_cycles_json_pages_and_searches_the_cycle_list(client, recorded):
     assert [c["pod"] for c in found["cycles"]] == [pod] * found["count"]
 
 
-def test_cycle_json_heatmap_is_the_score_events(client, recorded):
+def test_cycle_json_score_table_is_the_score_events(client, recorded):
     run, events = recorded
     scores = [e for e in events if e["type"] == "Score" and e["cycle"] == 2]
     body = client.get(reverse("playground:run_cycle", args=[run.pk, 2]), {"mode": "raw"}).json()
-    heat = body["heatmap"]["data"][0]
+    table = body["scores"]
+    assert scores and table["plugins"] == [ev["plugin"] for ev in scores]
     for j, ev in enumerate(scores):
-        assert {n: heat["customdata"][i][j] for i, n in enumerate(heat["y"])} == dict(
+        assert {n: table["values"]["raw"][i][j] for i, n in enumerate(table["nodes"])} == dict(
             zip(ev["nodes"], ev["raw"], strict=True)
         )
+    # the figures are drawn in the browser from this table, never built on the server
+    assert "heatmap" not in body and "combine" not in body
     assert [s["seq"] for s in body["steps"]][0] == body["steps"][0]["seq"]
     assert body["binding_state"] == "Bound"
     assert client.get(reverse("playground:run_cycle", args=[run.pk, 99])).status_code == 404

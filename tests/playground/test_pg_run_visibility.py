@@ -18,9 +18,9 @@ from django.urls import reverse
 from playground.clusters import services
 from playground.models import Profile, RunCommand
 from playground.profiles import services as profile_services
+from playground.routing import websocket_urlpatterns
 from playground.runs import services as runs
 from playground.runs.refs import run_id_from_ref, run_ref
-from playground.runs.routing import websocket_urlpatterns
 from playground.services import demo_load
 
 

@@ -193,7 +193,7 @@ def test_a_run_builds_envelopes_only_when_someone_watches(
     from asgiref.sync import async_to_sync
     from channels.layers import get_channel_layer
 
-    from playground.runs import stream
+    from playground.runs.live import stream
 
     sent: list[list[dict]] = []
     real_broadcast = execution.broadcast_many

@@ -19,12 +19,12 @@ from test_pg_run_outcome import _run, _setup
 from playground.clusters import services
 from playground.models import Run
 from playground.profiles import services as profile_services
+from playground.routing import websocket_urlpatterns
 from playground.runs import services as runs
 from playground.runs.execution.outcome import REPEATED_ERROR_CYCLES, ErrorTally
+from playground.runs.live.stream import finished_message
 from playground.runs.refs import run_ref
-from playground.runs.routing import websocket_urlpatterns
 from playground.runs.said import Said, envelope_shown, shown
-from playground.runs.stream import finished_message
 
 ZH = "zh-CN,zh;q=0.9"
 ENGINE = "custom plugin MyFilter filter expression: no such key: nope"  # upstream's English

@@ -43,6 +43,7 @@ from scheduler_core.tools.rebuild import (
 
 from ... import engine, plugins
 from ...models import Node, Pod, Run, RunCommand, RunCycle, RunEvent, RunInput
+from ..live.stream import broadcast_many, finished_message, progress_message, watched
 from ..panels.charts import CYCLE_TYPES
 from ..said import SAID, Said, with_said
 from ..selectors import stored_last_seq
@@ -51,7 +52,6 @@ from ..storage.columns import CycleEncoder, summary
 from ..storage.packs import PACK, PACK_MAX, UNPACKED, expand
 from ..storage.rebuilt import recipe
 from ..storage.records import encode_record, recipe_row
-from ..stream import broadcast_many, finished_message, progress_message, watched
 from .limits import permit_max_wait_seconds
 from .midcycle import Interrupted, MidCycle, checkpoint_extender_calls
 from .outcome import ErrorTally

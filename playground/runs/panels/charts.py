@@ -1,4 +1,4 @@
-"""Plotly figures and page data built from decision records (event dicts), never from the engine.
+"""Page data built from decision records (event dicts), never from the engine.
 
 Every function takes event dicts as ``scheduler_core.events.Event.to_dict()`` writes them (the
 payloads of a run's RunEvent rows, or the websocket stream) and returns plain JSON-ready values:
@@ -15,15 +15,16 @@ from typing import Any, Final
 from django.utils.translation import gettext
 
 from ...dra import panels as devices
-from ..figures import DEFAULT_TOP_N as DEFAULT_TOP_N
-from ..figures import SCORE_MODES as SCORE_MODES
-from ..figures import combine_bar as combine_bar
-from ..figures import score_heatmap as score_heatmap
 from . import step_text
 from .point_help import PLUGIN_HELP, POINT_HELP
 from .sampling import sampling_sentence
 from .step_text import BINDING_TYPES as BINDING_TYPES
 from .verdicts import normalize_summary, post_filter_parts, preemption, winner_explanation
+
+# The score table's three readings, and how many nodes a page shows by default: the heatmap and
+# the combine bars are drawn from the table in the browser (static/playground/score_figures.js).
+SCORE_MODES: Final = ("raw", "normalized", "weighted")
+DEFAULT_TOP_N: Final = 20
 
 Event = Mapping[str, Any]
 
@@ -355,9 +356,7 @@ def _upstream_order(out: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # -- one cycle, all panels ---------------------------------------------------------------------
 
 
-def cycle_detail(
-    events: Iterable[Event], cycle: int, *, mode: str = "weighted", top_n: int = DEFAULT_TOP_N
-) -> dict[str, Any] | None:
+def cycle_detail(events: Iterable[Event], cycle: int) -> dict[str, Any] | None:
     """Everything the run page shows for one cycle, or None if the cycle has no events yet."""
     evs = cycle_events(events, cycle)
     if not evs:
@@ -393,8 +392,6 @@ def cycle_detail(
         ],
         "filter": filter_matrix(evs),
         "scores": table,
-        "heatmap": score_heatmap(table, mode=mode, top_n=top_n) if table["plugins"] else None,
-        "combine": combine_bar(table, top_n=top_n) if table["plugins"] else None,
         "winner": winner_explanation(table),
         "normalize": normalize_summary(table) if table["scored"] else [],
         "preemption": preemption(evs),

@@ -17,9 +17,10 @@ from django.utils.translation import gettext, ngettext
 from scheduler_core import config as engine_config
 
 from ...models import Run
-from .. import figures, selectors
+from .. import selectors
 from ..execution import script
 from . import charts, overview
+from .charts import DEFAULT_TOP_N, SCORE_MODES
 
 ABSENT: Final = "—"
 RESOURCES: Final = ("cpu", "memory", "pods")
@@ -214,7 +215,7 @@ def _reindex(table: Mapping[str, Any], nodes: list[str], plugins: list[str]) -> 
             ]
             for n in nodes
         ]
-        for mode in figures.SCORE_MODES
+        for mode in SCORE_MODES
     }
     return {
         **table,
@@ -229,7 +230,7 @@ def aligned_heatmaps(
     table_a: Mapping[str, Any] | None,
     table_b: Mapping[str, Any] | None,
     *,
-    top_n: int = figures.DEFAULT_TOP_N,
+    top_n: int = DEFAULT_TOP_N,
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """Two heatmaps with the same rows and columns: A's top N nodes then B's, A's plugins then B's.
 
@@ -247,10 +248,9 @@ def aligned_heatmaps(
 
 
 def _heatmap(table: dict[str, Any]) -> dict[str, Any]:
-    """A heatmap figure with its aligned score table: the page draws the table with the run
-    page's builder (which keeps users' plugin and node names plain text beside its own grey
-    markup); the figure is what other readers (tests, exports) take."""
-    return {**figures.score_heatmap(table, top_n=len(table["nodes"])), "table": table}
+    """An aligned score table: the page draws it with the run page's heatmap builder
+    (static/playground/score_figures.js), the one place a score figure is made."""
+    return {"table": table}
 
 
 # -- placements and the summary ----------------------------------------------------------------

@@ -174,7 +174,7 @@ def cycle_page(
     events: Iterable[charts.Event], cycle: int, params: PageParams
 ) -> dict[str, Any] | None:
     """Every panel of one cycle as the run page draws it, or None for an unknown cycle."""
-    detail = charts.cycle_detail(events, cycle, mode=params.mode, top_n=params.top_n)
+    detail = charts.cycle_detail(events, cycle)
     if detail is None:
         return None
     table = detail["scores"]

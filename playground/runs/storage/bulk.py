@@ -13,8 +13,8 @@ from django.db import connection
 
 from ...inputs.jsontext import dumps
 from ...models import Run, RunCycle, RunEvent
+from ..live.stream import event_message
 from ..selectors import SUMMARY_FIELDS
-from ..stream import event_message
 from .columns import summary_message
 from .packs import PACK
 

@@ -20,7 +20,7 @@ from django.contrib.auth.models import AnonymousUser
 from playground import throttle
 from playground.classes import services
 from playground.classes.models import ClassAnswer
-from playground.runs.routing import websocket_urlpatterns
+from playground.routing import websocket_urlpatterns
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

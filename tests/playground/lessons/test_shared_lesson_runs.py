@@ -21,10 +21,10 @@ from django.utils.text import capfirst
 from playground.lessons import services
 from playground.lessons.loader import course, lesson_by_slug
 from playground.models import Run, SharedLessonRun
+from playground.routing import websocket_urlpatterns
 from playground.runs import selectors
 from playground.runs.execution import limits
 from playground.runs.refs import run_ref
-from playground.runs.routing import websocket_urlpatterns
 from playground.runs.services import RunRefused
 
 pytestmark = pytest.mark.django_db

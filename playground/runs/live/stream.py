@@ -40,7 +40,7 @@ from typing import Any, Final
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
-from ..inputs.jsontext import dumps, loads
+from ...inputs.jsontext import dumps, loads
 
 MESSAGES_TYPE: Final = "run.messages"  # handled by RunConsumer.run_messages
 CHUNK: Final = 200  # envelopes per channel-layer message (and so per websocket frame)

@@ -23,8 +23,9 @@ from typing import Any, Final
 
 from channels.db import database_sync_to_async
 
-from ..inputs.jsontext import dumps
-from . import selectors, stream
+from ...inputs.jsontext import dumps
+from .. import selectors
+from . import stream
 
 PAGE: Final = 500  # envelopes per catch-up frame
 TTL: Final = 120.0  # seconds a page is kept

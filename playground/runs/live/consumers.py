@@ -32,10 +32,11 @@ from django.utils import translation
 from django.utils.translation import gettext
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-from .. import throttle
-from ..inputs.params import MAX_ID, bounded_int
-from ..models import Run
-from . import catchup, said, selectors, services, stream
+from ... import throttle
+from ...inputs.params import MAX_ID, bounded_int
+from ...models import Run
+from .. import said, selectors, services
+from . import catchup, stream
 
 MAX_FRAME_CHARS: Final = 4096
 COMMANDS: Final = ("cancel", "allow", "reject", "change")
