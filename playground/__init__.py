@@ -12,10 +12,10 @@ keeps what sits above or below every feature.
 - ``inputs/``: what users hand in (manifests, YAML and JSON, uploads, parameters), within bounds;
 - ``management/``: the ``manage.py`` commands (serve, lessons, explain_runs, benches, ...);
 - ``migrations/``: the database schema's history;
-- ``models``: every feature's stored rows (Cluster, Node, Pod, Profile, Run, ...);
+- ``models``: every feature's stored rows, re-exported from each feature's ``models``;
+- ``owned``: the shape users' objects share: owned by a user or demo, shareable, copied from;
 - ``engine``: the one adapter from stored rows to the engine's inputs;
-- ``demo``: the demo content loaded on a fresh database;
-- ``services``: writes that span features (loading the demo);
+- ``demo/``: the demo content a fresh database gets, and loading it (a write across features);
 - ``selectors``: reads every feature shares: what a user may see;
 - ``forms``: sign-up, and helpers of line-per-item text fields shared by features;
 - ``plugins``: the playground's own plugins added to the registry (ApprovalGate at Permit);

@@ -1,6 +1,7 @@
 """Clusters: nodes, pods and other objects a user builds, imports, shares and runs against.
 
 - ``urls``: its URL routes, included by ``playground/urls.py``;
+- ``models``: ``Cluster`` and its objects (``Node``, ``Pod``, ``KubeObject``), stored as manifests;
 - ``forms``: a cluster's name and description, and the import of manifests;
 - ``form_fields``: what the node and pod forms share: well-known labels, quantities, the YAML pane;
 - ``node_forms``: the node form: labels, taints, capacity and images without YAML;

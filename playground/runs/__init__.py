@@ -17,6 +17,5 @@ cycle's page data) -> ``http/`` (``cycles/<n>.json``) -> the chart in the browse
 - ``explain/``: a stored run replayed to explain a decision, and the explain check;
 - ``http/``: the run pages and JSON endpoints, their forms and URL routes.
 
-The models (``Run``, ``RunCycle``, ``RunEvent``, ``RunCommand``) stay in ``playground.models``
-for migrations.
+- ``models``: ``Run`` and what it records (snapshot, events, cycles, commands, inputs).
 """

@@ -9,8 +9,8 @@ import pytest
 from builders import record_run
 from django.urls import reverse
 
+from playground.demo import demo_load
 from playground.models import Cluster, Profile
-from playground.services import demo_load
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

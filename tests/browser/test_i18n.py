@@ -16,8 +16,8 @@ from conftest import chromium
 from django.urls import reverse
 
 from playground.clusters import services
+from playground.demo import demo_load
 from playground.models import Profile
-from playground.services import demo_load
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

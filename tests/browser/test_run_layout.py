@@ -15,8 +15,8 @@ from django.urls import reverse
 
 from playground import demo
 from playground.clusters import services
+from playground.demo import demo_load
 from playground.models import Profile
-from playground.services import demo_load
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

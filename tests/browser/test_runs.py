@@ -7,10 +7,10 @@ from daphne_server import start_daphne
 from django.urls import reverse
 
 from playground.clusters import services
+from playground.demo import demo_load
 from playground.models import Cluster, Run, RunEvent
 from playground.runs.refs import run_ref
 from playground.runs.storage.packs import expand
-from playground.services import demo_load
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

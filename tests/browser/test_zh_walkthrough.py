@@ -216,7 +216,7 @@ def walk(zh_browser, live_server, django_user_model):  # noqa: F811
     """Signed in (so every page and control shows), Chinese by the browser's Accept-Language."""
     from django.test import Client
 
-    from playground.services import demo_load
+    from playground.demo import demo_load
 
     demo_load()
     user = django_user_model.objects.create_user("zh-reader", password="unused-pass-123")
@@ -430,9 +430,9 @@ def test_a_pod_waiting_at_permit_is_allowed_from_a_chinese_run_page(
     Allow/Reject buttons in Chinese, nothing spilling, then Allow binds the pod."""
     from django.test import Client
 
+    from playground.demo import demo_load
     from playground.models import Cluster, Run
     from playground.runs import services as runs
-    from playground.services import demo_load
 
     demo_load()
     user = django_user_model.objects.create_user("zh-gate", password="unused-pass-123")

@@ -28,12 +28,12 @@ from websockets.sync.client import connect
 
 from playground.classes import bench
 from playground.classes import services as classes
+from playground.demo import demo_load
 from playground.lessons.loader import lesson_by_slug
 from playground.management.commands.bench_class import lecturer_cookie
 from playground.models import Cluster, Profile
 from playground.runs import services as runs
 from playground.runs.refs import run_ref
-from playground.services import demo_load
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

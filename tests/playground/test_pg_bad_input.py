@@ -10,10 +10,10 @@ from channels.testing import WebsocketCommunicator
 from django.urls import reverse
 
 from playground.clusters import services
+from playground.demo import demo_load
 from playground.inputs.params import MAX_ID, bounded_int
 from playground.models import Cluster, Pod, Profile
 from playground.routing import websocket_urlpatterns
-from playground.services import demo_load
 
 HUGE = "99999999999999999999"
 

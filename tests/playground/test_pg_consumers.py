@@ -17,6 +17,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 
 from playground.clusters import services
+from playground.demo import demo_load
 from playground.models import Cluster, Profile, Run, RunCycle, RunEvent
 from playground.profiles import services as profile_services
 from playground.routing import websocket_urlpatterns
@@ -24,7 +25,6 @@ from playground.runs import services as runs
 from playground.runs.execution import tasks
 from playground.runs.live import stream as events
 from playground.runs.refs import run_ref
-from playground.services import demo_load
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -9,13 +9,13 @@ from django.urls import reverse
 
 from playground.clusters import services
 from playground.custom_plugins import services as plugin_services
+from playground.demo import demo_load
 from playground.models import Cluster, CustomPlugin, Profile, Run
 from playground.profiles import selectors as profile_selectors
 from playground.profiles import services as profile_services
 from playground.runs import selectors as run_selectors
 from playground.runs import services as runs
 from playground.runs.panels import charts
-from playground.services import demo_load
 
 pytestmark = pytest.mark.django_db
 

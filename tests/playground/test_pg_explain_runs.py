@@ -7,9 +7,9 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from playground.demo import demo_load
 from playground.runs.explain import check as explain_check
 from playground.runs.explain.check import Report, _agree
-from playground.services import demo_load
 
 
 @pytest.mark.django_db(transaction=True)

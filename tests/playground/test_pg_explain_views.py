@@ -7,9 +7,9 @@ from builders import make_node, make_pod, record_run
 from django.urls import reverse
 
 from playground.clusters import services
+from playground.demo import demo_load
 from playground.models import Cluster, Profile, RunCommand
 from playground.profiles import services as profile_services
-from playground.services import demo_load
 
 pytestmark = pytest.mark.django_db
 

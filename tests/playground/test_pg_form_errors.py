@@ -7,7 +7,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from playground import services
+from playground.demo import demo_load
 from playground.models import Cluster, Profile
 
 pytestmark = pytest.mark.django_db
@@ -65,7 +65,7 @@ def test_a_valid_form_shows_no_summary(alice_client):
 
 
 def test_run_with_changes_defaults_to_the_default_profile(alice_client):
-    services.demo_load()
+    demo_load()
     cluster = Cluster.objects.filter(is_demo=True).first()
     response = alice_client.get(reverse("playground:run_with_changes", args=[cluster.pk]))
     assert response.status_code == 200

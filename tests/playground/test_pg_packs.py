@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from builders import record_run, stored_events
 
+from playground.demo import demo_load
 from playground.models import Cluster, Profile, RunEvent
 from playground.runs import selectors
 from playground.runs.storage import packs
-from playground.services import demo_load
 
 pytestmark = pytest.mark.django_db
 

@@ -107,9 +107,9 @@ def test_an_engine_message_stays_english_with_a_chinese_note_before_it():
 
 @pytest.mark.django_db
 def test_the_home_page_names_the_demo_clusters_and_profiles_in_the_visitors_language(client):
-    from playground import services
+    from playground.demo import demo_load
 
-    services.demo_load()
+    demo_load()
     chinese = client.get("/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
     assert "三个可用区" in chinese and "被污点保护的 GPU 池" in chinese
     assert "装箱（Bin-packing）" in chinese

@@ -10,9 +10,9 @@ from django.test import Client
 from django.urls import reverse
 
 from playground import demo
+from playground.demo import demo_load
 from playground.models import Cluster, Profile, Run, RunSnapshot
 from playground.runs.panels import queue_view
-from playground.services import demo_load
 from scheduler_core.loop.scheduler import Scheduler
 
 

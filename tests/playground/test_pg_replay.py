@@ -16,6 +16,7 @@ from django.urls import reverse
 from playground import plugins
 from playground.clusters import services
 from playground.custom_plugins.models import CustomPlugin
+from playground.demo import demo_load
 from playground.lessons.loader import lesson_by_slug
 from playground.lessons.services import lesson_load
 from playground.models import Cluster, Profile, Run, RunCycle, RunInput
@@ -24,7 +25,6 @@ from playground.runs import selectors
 from playground.runs import services as runs
 from playground.runs.execution.script import parse_script
 from playground.runs.explain.replay import replay_whole
-from playground.services import demo_load
 from tests.scheduler_core.extender_server import ExtenderServer
 
 pytestmark = pytest.mark.django_db

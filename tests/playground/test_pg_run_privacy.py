@@ -16,13 +16,13 @@ from django.test import Client
 from django.urls import reverse
 
 from playground.clusters import services
+from playground.demo import demo_load
 from playground.models import Cluster, Profile, Run
 from playground.profiles import services as profile_services
 from playground.routing import websocket_urlpatterns
 from playground.runs import selectors
 from playground.runs import services as runs
 from playground.runs.refs import run_ref
-from playground.services import demo_load
 
 SECRET = {
     "profiles": [

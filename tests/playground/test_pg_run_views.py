@@ -13,13 +13,13 @@ from django.urls import reverse
 
 from playground import plugins
 from playground.clusters import services
+from playground.demo import demo_load
 from playground.models import Cluster, Profile, Run, RunCommand, RunCycle, RunEvent
 from playground.profiles import services as profile_services
 from playground.runs import selectors
 from playground.runs.execution import attempt as execution
 from playground.runs.panels import paging
 from playground.runs.services import EventCycles
-from playground.services import demo_load
 
 pytestmark = pytest.mark.django_db
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from playground import demo, plugins
 from playground.clusters import services
+from playground.demo import demo_load
 from playground.models import (
     Cluster,
     Pod,
@@ -27,7 +28,6 @@ from playground.runs import selectors
 from playground.runs import services as runs
 from playground.runs.execution import attempt as execution
 from playground.runs.execution import handoff
-from playground.services import demo_load
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.status import Code
 from scheduler_core.objects.api import Pod as EnginePod

@@ -5,11 +5,11 @@ import yaml
 from builders import make_deployment, make_node, make_pod
 
 from playground.clusters import selectors, services
+from playground.demo import demo_load
 from playground.inputs.manifests import ManifestProblems
 from playground.models import Cluster, KubeObject, Node, Pod, Profile
 from playground.profiles import selectors as profile_selectors
 from playground.profiles import services as profile_services
-from playground.services import demo_load
 
 pytestmark = pytest.mark.django_db
 

@@ -8,9 +8,9 @@ from django.test import Client
 from django.urls import reverse
 
 from playground.clusters import services
+from playground.demo import demo_load
 from playground.models import Cluster, Node, Profile
 from playground.profiles import services as profile_services
-from playground.services import demo_load
 
 pytestmark = pytest.mark.django_db
 

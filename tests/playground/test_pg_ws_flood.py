@@ -16,12 +16,12 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 
 from playground import throttle
+from playground.demo import demo_load
 from playground.models import Cluster, Profile
 from playground.routing import websocket_urlpatterns
 from playground.runs import selectors
 from playground.runs import services as runs
 from playground.runs.refs import run_ref
-from playground.services import demo_load
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -24,10 +24,10 @@ class Command(BaseCommand):
         parser.add_argument("--verbose-failures", type=int, default=30)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from playground import services
+        from playground.demo import demo_load
         from playground.runs.explain import check as explain_check
 
-        services.demo_load()
+        demo_load()
         report = explain_check.Report()
         client = Client(SERVER_NAME="localhost")
         client.force_login(explain_check._checker())

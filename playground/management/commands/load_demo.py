@@ -2,14 +2,14 @@
 
 from django.core.management.base import BaseCommand
 
-from playground import services
+from playground.demo import demo_load
 
 
 class Command(BaseCommand):
     help = "Create or refresh the demo clusters, profiles and lessons; safe to run repeatedly."
 
     def handle(self, *args: object, **options: object) -> None:
-        counts = services.demo_load()
+        counts = demo_load()
         self.stdout.write(
             self.style.SUCCESS(
                 f"Demo content ready: {counts['clusters']} clusters, "

@@ -82,7 +82,7 @@ def test_signed_in_progress_counts_first_tries_and_marks_the_lesson_done(client,
 
 
 def test_starting_the_lessons_run_shows_the_questions_step_beside_the_lesson(client):
-    from playground.services import demo_load
+    from playground.demo import demo_load
 
     demo_load()
     lesson = course()[0]
@@ -152,8 +152,8 @@ def test_a_solved_question_shows_its_explanation_when_the_step_is_opened_again(c
 
 
 def test_the_framed_run_follows_the_narrative_steps_pointer(client):
+    from playground.demo import demo_load
     from playground.lessons.checks import run_step
-    from playground.services import demo_load
 
     demo_load()
     lesson = course()[0]
@@ -213,8 +213,8 @@ def test_queue_lesson_run_makes_its_scripted_change_and_the_glossary_links_to_it
 def test_the_run_started_from_a_later_question_opens_that_questions_step(client):
     """Lesson 6 step 4: the second question's button opens cycle 3's Score, not the step's own
     cycle 4 Filter, and each question's link names its own step."""
+    from playground.demo import demo_load
     from playground.lessons.checks import run_step
-    from playground.services import demo_load
 
     demo_load()
     lesson = lesson_by_slug("topology-spread")

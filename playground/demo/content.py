@@ -6,7 +6,7 @@ from typing import Any, Final
 
 from django.utils.translation import gettext_noop
 
-from .dra import demo as demo_dra
+from ..dra import demo as demo_dra
 
 
 def _nodes(
@@ -504,7 +504,7 @@ def ensure_large_cluster() -> Any:
     """The large demo cluster, created on first use (bulk inserts, well under a second)."""
     from django.db import transaction
 
-    from .models import Cluster, Node, Pod
+    from ..models import Cluster, Node, Pod
 
     with transaction.atomic():
         cluster, created = Cluster.objects.get_or_create(
@@ -524,8 +524,8 @@ def ensure_large_cluster() -> Any:
 
 
 # The shipped custom CEL plugins (playground.custom_plugins) and a cluster to run them on.
-from .custom_plugins.demo import CLUSTER as _CUSTOM_CLUSTER  # noqa: E402
-from .custom_plugins.demo import PROFILE as _CUSTOM_PROFILE  # noqa: E402
+from ..custom_plugins.demo import CLUSTER as _CUSTOM_CLUSTER  # noqa: E402
+from ..custom_plugins.demo import PROFILE as _CUSTOM_PROFILE  # noqa: E402
 
 CLUSTERS.append(_CUSTOM_CLUSTER)
 PROFILES.append(_CUSTOM_PROFILE)

@@ -1,23 +1,21 @@
-"""Writes that span features: loading the built-in demo content.
-
-Each feature keeps its own writes: ``clusters/services.py``, ``profiles/services.py``,
-``runs/services.py``, ``lessons/services.py``, ``custom_plugins/services.py``.
+"""Loading the built-in demo content: a write that spans features, each doing its own part
+(``clusters/services.py``, ``profiles/services.py``, ``lessons/services.py``,
+``custom_plugins/services.py``) in one transaction.
 """
 
 from __future__ import annotations
 
 from django.db import transaction
 
-from .clusters.services import demo_cluster_put
-from .profiles.services import demo_profile_put
+from ..clusters.services import demo_cluster_put
+from ..custom_plugins.services import demo_load as custom_plugins_demo_load
+from ..lessons.services import lessons_load
+from ..profiles.services import demo_profile_put
+from . import content as demo
 
 
 def demo_load() -> dict[str, int]:
     """Create or refresh the built-in clusters, profiles and lessons (idempotent)."""
-    from . import demo
-    from .custom_plugins.services import demo_load as custom_plugins_demo_load
-    from .lessons.services import lessons_load
-
     counts = {"clusters": 0, "profiles": 0}
     with transaction.atomic():
         counts["custom_plugins"] = custom_plugins_demo_load()
