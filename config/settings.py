@@ -414,8 +414,9 @@ PLAYGROUND_PERMIT_MAX_WAIT_SECONDS = float(
 # host:port pairs, addresses or networks (comma separated) may be private (SSRF guard,
 # scheduler_core/extenders/policy.py). httpTimeout is capped at EXTENDER_MAX_TIMEOUT_SECONDS.
 # The sample extender of the extenders lesson is allowed on top, in both modes: every process
-# that runs a run serves it itself on 127.0.0.1:18913 (playground/lessons/extender.py), so the
-# lesson works under docker-compose's defaults too. PLAYGROUND_SAMPLE_EXTENDER=0 turns it off.
+# that runs a run serves it itself on 127.0.0.1:18913
+# (playground/runs/execution/sample_extender.py), so the lesson works under docker-compose's
+# defaults too. PLAYGROUND_SAMPLE_EXTENDER=0 turns it off.
 SAMPLE_EXTENDER_ENABLED = os.environ.get("PLAYGROUND_SAMPLE_EXTENDER", "1") != "0"
 EXTENDER_ALLOWED_HOSTS = [
     h.strip() for h in os.environ.get("EXTENDER_ALLOWED_HOSTS", "").split(",") if h.strip()

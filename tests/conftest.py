@@ -155,7 +155,7 @@ def pytest_configure(config):
     root = Path(__file__).resolve().parent.parent
     # If the port is taken, whoever holds it serves the same stateless sample: this one exits.
     config._sample_extender = subprocess.Popen(
-        [sys.executable, "-m", "playground.lessons.extender"],
+        [sys.executable, "-m", "playground.runs.execution.sample_extender"],
         cwd=root,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

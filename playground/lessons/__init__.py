@@ -7,7 +7,6 @@ The lessons themselves are folders under ``course/``.
 - ``text``: Markdown rendered for the pages, flattened into sentences for the checks;
 - ``spoilers``: whether the text read before a question gives its answer away;
 - ``checks``: what the engine does with a lesson, and whether an answer agrees with it;
-- ``extender``: the sample HTTP scheduler extender of the extenders lesson;
 - ``models``: ``LessonProgress`` and ``SharedLessonRun``;
 - ``forms``: an answer to one question, a run to start;
 - ``services``: writes: lessons as demo content, their runs, progress;

@@ -22,7 +22,7 @@ from ..profiles.services import demo_profile_put
 from ..runs import selectors as run_selectors
 from ..runs import services as runs
 from ..runs.execution import limits
-from . import extender
+from ..runs.execution import sample_extender as extender
 from .checks import Failure, LessonRun, check_lesson, engine_answer, matches, run_lesson, shown
 from .loader import Lesson, Question, course
 from .models import LessonProgress, SharedLessonRun

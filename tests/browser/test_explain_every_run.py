@@ -20,9 +20,9 @@ from test_runs import (  # noqa: F401 (fixtures)
 )
 
 from playground.custom_plugins import services as plugin_services
+from playground.management import explain_check
 from playground.models import Run
 from playground.profiles import services as profile_services
-from playground.runs.explain import check as explain_check
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -8,8 +8,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from playground.demo import demo_load
-from playground.runs.explain import check as explain_check
-from playground.runs.explain.check import Report, _agree
+from playground.management import explain_check
+from playground.management.explain_check import Report, _agree
 
 
 @pytest.mark.django_db(transaction=True)

@@ -25,7 +25,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         from playground.demo import demo_load
-        from playground.runs.explain import check as explain_check
+        from playground.management import explain_check
 
         demo_load()
         report = explain_check.Report()

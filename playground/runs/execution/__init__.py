@@ -10,5 +10,6 @@
 - ``midcycle``: inside a long scheduling cycle: the lease renewed and a cancel honoured;
 - ``outcome``: what a run's end says; a run that keeps erroring is stopped;
 - ``tape``: everything that reached the engine from outside while the run went, in order;
-- ``script``: a script of cluster changes between cycles: parsed, checked and applied.
+- ``script``: a script of cluster changes between cycles: parsed, checked and applied;
+- ``sample_extender``: the lessons' sample HTTP extender, served by the process that runs a run.
 """

@@ -52,6 +52,7 @@ from ..storage.columns import CycleEncoder, summary
 from ..storage.packs import PACK, PACK_MAX, UNPACKED, expand
 from ..storage.rebuilt import recipe
 from ..storage.records import encode_record, recipe_row
+from . import sample_extender
 from .limits import permit_max_wait_seconds
 from .midcycle import Interrupted, MidCycle, checkpoint_extender_calls
 from .outcome import ErrorTally
@@ -386,7 +387,6 @@ class Execution:
 
     def execute(self) -> None:
         from ...custom_plugins.services import custom_specs_for, registry_with
-        from ...lessons import extender as sample_extender
 
         # The process that runs the run serves the lessons' sample extender (a Celery worker
         # of the full stack as much as the embedded server).

@@ -136,7 +136,9 @@ def serving(config: Mapping[str, Any]) -> Iterator[None]:
 
 
 def serve_forever() -> None:
-    """Serve the sample extender in the foreground (``python -m playground.lessons.extender``).
+    """Serve the sample extender in the foreground.
+
+    ``python -m playground.runs.execution.sample_extender``.
 
     CI runs its test lanes side by side; one server for their whole length means no lane's
     process ends while another's run is still calling the one it happened to start."""

@@ -11,7 +11,7 @@ from http.server import ThreadingHTTPServer
 
 import pytest
 
-from playground.lessons import extender
+from playground.runs.execution import sample_extender as extender
 
 NODES = {
     "Nodes": {

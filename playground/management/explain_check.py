@@ -24,9 +24,12 @@ from django.db import close_old_connections
 from django.test import Client
 from django.urls import reverse
 
-from ...models import Cluster, Profile, Run, RunCycle
-from .. import selectors
-from ..execution.script import parse_script
+from .. import demo
+from ..lessons.loader import load_course
+from ..models import Cluster, Node, Pod, Profile, Run, RunCycle
+from ..runs import selectors
+from ..runs.execution.script import parse_script
+from ..runs.services import run_decide_permit, run_start
 
 CHECK_USER: Final = "explain-check"
 # Nodes asked about per cycle when a cycle has more: the selected one, the first rejected by
@@ -70,7 +73,6 @@ def _checker() -> Any:
 
 def _permit_answerer(run_id: int, stop: threading.Event) -> None:
     """Answer the run's Permit waits as a user would: allow, and reject every second pod."""
-    from ..services import run_decide_permit
 
     answered: set[str] = set()
     deadline = time.monotonic() + PERMIT_ANSWER_SECONDS
@@ -93,7 +95,6 @@ def _permit_answerer(run_id: int, stop: threading.Event) -> None:
 
 def build_run(spec: RunSpec, *, owner: str) -> Run:
     """Start the run ``spec`` describes and return it finished (runs here go eagerly)."""
-    from ..services import run_start
 
     cluster = Cluster.objects.filter(is_demo=True, name=spec.cluster).first()
     profile = Profile.objects.filter(is_demo=True, name=spec.profile).first()
@@ -279,9 +280,6 @@ def specs(*, fast: bool = False) -> list[RunSpec]:
 
 
 def _all_specs() -> list[RunSpec]:
-    from ... import demo
-    from ...lessons.loader import load_course
-
     out: list[RunSpec] = []
     demo_clusters = [name for name, _, _ in demo.CLUSTERS]
     profiles = [name for name, _, _ in demo.PROFILES]
@@ -305,9 +303,6 @@ def _all_specs() -> list[RunSpec]:
 
 def scripted_specs() -> list[RunSpec]:
     """Runs of the three-zone cluster with one change of each kind at several points."""
-    from ... import demo
-    from ...models import Node, Pod
-
     cluster = demo.CLUSTERS[0][0]
     stored = Cluster.objects.get(is_demo=True, name=cluster)
     first_node = (
