@@ -144,3 +144,11 @@ def test_the_direction_check_sees_an_upward_import(tmp_path):
     (app / "runs" / "attempt.py").write_text("def go():\n    from ..lessons import loader\n")
     (app / "lessons" / "loader.py").write_text("from ..runs import attempt\n")
     assert upward_imports(app) == ["runs/attempt.py:2 runs -> lessons"]
+
+
+def test_the_tests_mirror_the_feature_packages():
+    """tests/playground/<feature>/ holds a feature's tests; the folder names a real package."""
+    tests = Path(__file__).resolve().parent
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    features = {p.name for p in ROOT.iterdir() if (p / "__init__.py").exists()}
+    assert folders and folders <= features, sorted(folders - features)

@@ -489,7 +489,7 @@ def test_a_take_over_stops_the_execution_that_held_the_lease(
 def test_every_way_of_starting_a_run_goes_through_run_submit():
     """Runs are stored in two places, each of which queues them through run_submit (the one
     place that counts the owner's runs); nothing else hands a run to a worker."""
-    root = Path(__file__).resolve().parents[2] / "playground"
+    root = Path(__file__).resolve().parents[3] / "playground"
     sources = {str(p.relative_to(root)): p.read_text() for p in root.rglob("*.py")}
     creators = sorted(p for p, text in sources.items() if "Run.objects.create(" in text)
     assert creators == ["runs/services.py", "runs/try_change.py"]

@@ -18,7 +18,7 @@ from scheduler_core.__main__ import main
 pytestmark = pytest.mark.django_db
 
 CLAIM_TEMPLATE_FILE = (
-    Path(__file__).parents[1] / "scheduler_core/workloads/claim_template_cluster.yaml"
+    Path(__file__).parents[2] / "scheduler_core/workloads/claim_template_cluster.yaml"
 )
 
 NODES = """

@@ -12,7 +12,7 @@ from scheduler_core.config.migrate import migrate
 
 pytestmark = pytest.mark.django_db
 
-CORPUS = Path(__file__).parents[1] / "scheduler_core/config/migrate_corpus"
+CORPUS = Path(__file__).parents[2] / "scheduler_core/config/migrate_corpus"
 FILES = sorted(p.name for p in CORPUS.iterdir() if p.suffix in (".yaml", ".json"))
 
 
