@@ -17,13 +17,14 @@ import yaml
 from django.utils.translation import pgettext
 
 from scheduler_core import config as engine_config
-from scheduler_core.errors import ManifestError
+from scheduler_core.errors import ManifestError, UnknownPluginError
 from scheduler_core.extenders.policy import (
     ExtenderBudget,
     ExtenderPolicy,
     config_problems,
 )
 from scheduler_core.framework.registry import Registry
+from scheduler_core.plugins import names
 from scheduler_core.workloads.admission import (
     DRA_KINDS,
     check_dra_manifest,
@@ -33,6 +34,8 @@ from scheduler_core.workloads.admission import (
 )
 
 from .inputs import yaml_limits
+from .plugins import PLUGIN_NAMES
+from .plugins import registry as playground_registry
 
 __all__ = [
     "ConfigResult",
@@ -89,8 +92,6 @@ def evaluate_config(
     the in-tree ones and the playground's own; a profile owner's adds their custom plugins).
     """
     if registry is None:
-        from .plugins import registry as playground_registry
-
         registry = playground_registry()
     if isinstance(source, bytes):
         source = source.decode("utf-8", errors="replace")
@@ -149,7 +150,6 @@ def _framework_problems(
     cfg: Any, written: dict[str, Any], registry: Registry
 ) -> tuple[FieldProblem, ...]:
     """What kube-scheduler refuses when it builds each profile's framework (NewFramework)."""
-    from scheduler_core.errors import UnknownPluginError
     from scheduler_core.framework.runtime import (
         Framework,
         FrameworkError,
@@ -306,9 +306,6 @@ def default_config_dict() -> dict[str, Any]:
 def plugin_names(registry: Registry | None = None) -> list[str]:
     """In-tree plugin names and the playground's own (``playground.plugins``), sorted; with a
     registry, its names too (a user's custom plugins)."""
-    from scheduler_core.plugins import names
-
-    from .plugins import PLUGIN_NAMES
 
     in_tree = {
         value for key, value in vars(names).items() if key.isupper() and isinstance(value, str)

@@ -26,6 +26,7 @@ from ..lessons.checks import matches, normalize, shown
 from ..lessons.languages import in_language, language_of
 from ..lessons.loader import Lesson, RunPointer, lesson_by_slug
 from ..models import Run, RunCycle
+from . import selectors
 from .models import ClassAnswer, ClassQuestion, ClassStudent, LiveClass
 
 User = AbstractBaseUser | AnonymousUser
@@ -423,7 +424,6 @@ def _ask_winner(live_class: LiveClass, cycle: Any) -> ClassQuestion:
     )
     if row is None:
         raise ClassError(_("The run has no cycle %(n)d.") % {"n": cycle}, "cycle")
-    from . import selectors
 
     choices = selectors.winner_choices(live_class.run_id, cycle, row["node"])
     winner = row["node"] or "none"

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.utils.translation import gettext, gettext_lazy
 
 from ..forms import textarea
+from .services import too_big_message
 
 
 class ClusterForm(forms.Form):
@@ -72,7 +73,6 @@ class ImportForm(forms.Form):
         self.oversized = oversized or []
 
     def clean_file(self) -> Any:
-        from .services import too_big_message
 
         upload = self.cleaned_data.get("file")
         limit = settings.PLAYGROUND_IMPORT_MAX_BYTES

@@ -8,6 +8,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext, gettext_lazy
 
+from playground import engine
 from scheduler_core.custom.plugin import NORMALIZE_MODES, POINTS
 
 from .services import check_definition
@@ -68,7 +69,6 @@ class CustomPluginForm(forms.Form):
         name = self.cleaned_data["name"].strip()
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.\-]*", name):
             raise forms.ValidationError(gettext("a plugin name: letters, digits, '.', '-' or '_'"))
-        from playground import engine
 
         if name in engine.plugin_names():
             raise forms.ValidationError(

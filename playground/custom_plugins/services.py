@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.utils.translation import gettext
 
+from playground import plugins
 from scheduler_core.custom.examples import EXAMPLES
 from scheduler_core.custom.plugin import (
     CelPluginError,
@@ -228,7 +229,6 @@ def registry_for(
 def custom_specs_for(user: User, extra: Iterable[CustomPluginSpec] = ()) -> list[CustomPluginSpec]:
     """The custom plugin definitions a profile of ``user`` resolves (``extra`` overriding), leaving
     out names of in-tree or playground plugins: what a run stores with itself when it starts."""
-    from playground import plugins
 
     base = plugins.registry()
     by_name = {s.name: s for s in specs_for(user)}
@@ -238,6 +238,5 @@ def custom_specs_for(user: User, extra: Iterable[CustomPluginSpec] = ()) -> list
 
 def registry_with(specs: Sequence[CustomPluginSpec], *, meter: Meter | None = None) -> Registry:
     """The in-tree plugins, the playground's own and exactly these custom plugins."""
-    from playground import plugins
 
     return plugins.registry().merged(registry_of(list(specs), meter))

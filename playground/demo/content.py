@@ -7,6 +7,7 @@ from typing import Any, Final
 from django.utils.translation import gettext_noop
 
 from ..dra import demo as demo_dra
+from ..models import Cluster, Node, Pod
 
 
 def _nodes(
@@ -503,8 +504,6 @@ def large_cluster_manifests(
 def ensure_large_cluster() -> Any:
     """The large demo cluster, created on first use (bulk inserts, well under a second)."""
     from django.db import transaction
-
-    from ..models import Cluster, Node, Pod
 
     with transaction.atomic():
         cluster, created = Cluster.objects.get_or_create(

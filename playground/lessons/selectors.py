@@ -12,7 +12,8 @@ import yaml
 from django.urls import reverse
 from django.utils.translation import get_language, gettext
 
-from ..models import Run
+from ..inputs import manifests
+from ..models import Cluster, Run
 from .checks import run_step
 from .languages import in_language
 from .loader import (
@@ -206,7 +207,6 @@ def question_hash(lesson: Lesson, question: Question) -> str:
 
 def lesson_cluster_id(lesson: Lesson) -> int | None:
     """The lesson's demo cluster (loaded by load_demo), if it is there."""
-    from ..models import Cluster
 
     return (
         Cluster.objects.filter(is_demo=True, owner=None, name=lesson.cluster_name)
@@ -226,7 +226,6 @@ def cluster_summary(text: str) -> dict[str, Any]:
 @functools.cache
 def _cluster_summary(text: str, language: str | None) -> dict[str, Any]:
     """``cluster_summary`` once per text and language (its words are translated)."""
-    from ..inputs import manifests
 
     nodes, pods = [], []
     for obj in manifests.parse_documents(text).objects:

@@ -10,7 +10,8 @@ import yaml
 from django import forms
 from django.utils.translation import gettext, gettext_lazy
 
-from scheduler_core.config import wire
+from scheduler_core.config import ConfigError, wire
+from scheduler_core.config.migrate import V1, migrate
 
 from .. import engine
 from ..clusters.pod_parsing import format_spread, parse_node_terms, parse_spread
@@ -407,8 +408,6 @@ class ConfigurationForm(forms.Form):
 
     def _brought_forward(self, value: dict[str, Any]) -> dict[str, Any]:
         """An older configuration or a Policy, converted to v1 (``self.migration`` says how)."""
-        from scheduler_core.config import ConfigError
-        from scheduler_core.config.migrate import V1, migrate
 
         if value.get("apiVersion") in (None, V1) and value.get("kind") != "Policy":
             return value

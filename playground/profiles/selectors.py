@@ -7,6 +7,9 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import Http404
 
+from .. import engine
+from ..custom_plugins import selectors as plugin_selectors
+from ..custom_plugins.services import registry_for
 from ..inputs import manifests
 from ..models import Profile
 from ..selectors import User, visible
@@ -28,15 +31,12 @@ def profile_export_yaml(profile: Profile, *, effective: bool = False) -> str:
 
     Custom plugins it uses follow as ``kind: CustomPlugin`` documents (import reads them back).
     """
-    from .. import engine
 
     config: dict[str, Any] = {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
         **{k: v for k, v in profile.config.items() if k not in ("apiVersion", "kind")},
     }
-    from ..custom_plugins import selectors as plugin_selectors
-    from ..custom_plugins.services import registry_for
 
     if effective:
         result = engine.evaluate_config(config, registry=registry_for(profile.owner))

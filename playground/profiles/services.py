@@ -13,6 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from .. import engine
+from ..custom_plugins.services import registry_for
 from ..models import Profile
 
 
@@ -32,7 +33,6 @@ def _normalized_config(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def _validated(config: dict[str, Any], owner: Any) -> dict[str, Any]:
-    from ..custom_plugins.services import registry_for
 
     config = _normalized_config(config)
     result = engine.evaluate_config(config, registry=registry_for(owner))

@@ -12,6 +12,8 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils.translation import gettext_lazy
 
+from scheduler_core.objects.quantity import NANO
+
 from ..clusters import selectors as cluster_selectors
 from ..models import Cluster, Run, RunCycle, RunEvent, SharedLessonRun
 from . import said
@@ -364,7 +366,6 @@ def run_resources(
         Node,
         Pod,
     )
-    from scheduler_core.objects.quantity import NANO
 
     manifests = run.snapshot or cluster_selectors.cluster_manifests(run.cluster)
     manifests = [*manifests, *script.added_manifests(run.script)]  # nodes a script adds

@@ -37,6 +37,10 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
 from .. import engine
+from ..clusters import services as cluster_services
+from ..clusters.selectors import cluster_manifests
+from ..clusters.services import writable_cluster
+from ..custom_plugins.services import registry_for
 from ..models import Cluster, Profile, Run, RunCommand
 from .execution import dispatch, handoff, limits
 from .execution.attempt import (
@@ -128,7 +132,6 @@ def _snapshot(cluster: Cluster, pod_keys: Iterable[str] | None) -> tuple[list[An
 
     Pending pods outside ``pod_keys`` are left out of the snapshot altogether.
     """
-    from ..clusters.selectors import cluster_manifests
 
     wanted = None if pod_keys is None else list(dict.fromkeys(pod_keys))
     everything = cluster_manifests(cluster)
@@ -148,7 +151,6 @@ def _snapshot(cluster: Cluster, pod_keys: Iterable[str] | None) -> tuple[list[An
 
 
 def _check_config(profile: Profile) -> dict[str, Any]:
-    from ..custom_plugins.services import registry_for
 
     result = engine.evaluate_config(profile.config, registry=registry_for(profile.owner))
     if not result.ok:
@@ -548,8 +550,6 @@ def run_apply_placements(*, run: Run, user: AbstractBaseUser) -> tuple[Cluster, 
     deleted. Raises RunCommandRefused when the run has not
     succeeded, was applied already, or the user may not change the cluster.
     """
-    from ..clusters import services as cluster_services
-    from ..clusters.services import writable_cluster
 
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run.pk)

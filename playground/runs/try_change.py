@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils.translation import gettext, gettext_lazy
 
 from .. import engine
+from ..custom_plugins.services import registry_for
 from ..models import Profile, Run
 from .execution import limits
 from .services import RunRefused, run_submit
@@ -143,7 +144,6 @@ def _field(path: str) -> str:
 def run_try_change(*, user: AbstractBaseUser, run: Run, change: ProfileChange) -> Run:
     """Save the changed profile as the user's and start its run over the same snapshot and
     script; the new run's ``compare_with`` is ``run``. Raises ChangeInvalid, storing nothing."""
-    from ..custom_plugins.services import registry_for
 
     if not user.is_authenticated:
         raise ChangeInvalid("kind", gettext("sign up or log in to try a change"))

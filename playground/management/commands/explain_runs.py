@@ -7,6 +7,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.test import Client
 
+from playground.demo import demo_load
+from playground.management import explain_check
+
 
 class Command(BaseCommand):
     help = (
@@ -24,8 +27,6 @@ class Command(BaseCommand):
         parser.add_argument("--verbose-failures", type=int, default=30)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from playground.demo import demo_load
-        from playground.management import explain_check
 
         demo_load()
         report = explain_check.Report()

@@ -7,7 +7,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from playground.lessons.checks import Checked, Failure, check_lesson, summary
+from playground.lessons.languages import glossary_problems
 from playground.lessons.loader import LANGUAGES, LessonError, load_course
+from playground.lessons.selectors import glossary_entries
+from playground.lessons.services import lesson_runs
 
 
 class Command(BaseCommand):
@@ -33,7 +37,6 @@ class Command(BaseCommand):
         parser.add_argument("slugs", nargs="*", help="only these lessons (NN or slug)")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from playground.lessons.checks import Checked
 
         try:
             lessons = load_course()
@@ -47,9 +50,6 @@ class Command(BaseCommand):
                 if lesson.slug in wanted or f"{lesson.number:02d}" in wanted
             ]
         if options["show"]:
-            from playground.lessons.checks import summary
-            from playground.lessons.services import lesson_runs
-
             for lesson in lessons:
                 for profile, run in lesson_runs(lesson=lesson).items():
                     self.stdout.write(f"== {lesson.number:02d}-{lesson.slug} [{profile}]")
@@ -111,8 +111,6 @@ class Command(BaseCommand):
 
 
 def _glossary_problems(languages: tuple[str, ...]) -> list[tuple[str, str, str]]:
-    from playground.lessons.languages import glossary_problems
-    from playground.lessons.selectors import glossary_entries
 
     entries = glossary_entries()
     return [
@@ -124,8 +122,6 @@ def _glossary_problems(languages: tuple[str, ...]) -> list[tuple[str, str, str]]
 
 def _checked(lessons: list[Any], languages: tuple[str, ...]) -> list[tuple[Any, list[Any]]]:
     """Each lesson with its failures in ``languages`` (a lesson the engine refuses fails)."""
-    from playground.lessons.checks import Failure, check_lesson
-    from playground.lessons.services import lesson_runs
 
     out = []
     for lesson in lessons:

@@ -8,6 +8,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from playground.runs.services import run_recover_stale, run_requeue_pending
+
 LOOPBACK_NAMES = ("localhost", "ip6-localhost")
 
 
@@ -56,7 +58,6 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=1)
         if not options["no_demo"]:
             call_command("load_demo")
-        from playground.runs.services import run_recover_stale, run_requeue_pending
 
         if settings.CELERY_TASK_ALWAYS_EAGER:
             # Embedded: this process is the only worker, so runs an earlier one left

@@ -42,6 +42,7 @@ from scheduler_core.tools.rebuild import (
 )
 
 from ... import engine, plugins
+from ...custom_plugins.services import custom_specs_for, registry_with
 from ...models import Node, Pod, Run, RunCommand, RunCycle, RunEvent, RunInput
 from ..live.stream import broadcast_many, finished_message, progress_message, watched
 from ..panels.charts import CYCLE_TYPES
@@ -386,7 +387,6 @@ class Execution:
             raise ScriptError([("script", f"a change could not be made: {err}")]) from err
 
     def execute(self) -> None:
-        from ...custom_plugins.services import custom_specs_for, registry_with
 
         # The process that runs the run serves the lessons' sample extender (a Celery worker
         # of the full stack as much as the embedded server).

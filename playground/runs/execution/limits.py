@@ -44,7 +44,12 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils.translation import gettext, gettext_noop, ngettext
 
+from scheduler_core import config as engine_config
+from scheduler_core.framework.runtime import Framework
+
+from ...custom_plugins.services import registry_for
 from ...models import Run
+from ...throttle import client_address
 from ..said import Said
 
 log = logging.getLogger(__name__)
@@ -139,7 +144,6 @@ def owner_key(*, user: Any = None, address: str = "") -> str:
 def request_owner(request: Any) -> str:
     """The owner of the runs a request starts (an anonymous visitor's address as the login
     throttle sees it: behind ``PLAYGROUND_TRUSTED_PROXIES``, the one the proxies were given)."""
-    from ...throttle import client_address
 
     return owner_key(user=request.user, address=client_address(request))
 
@@ -171,10 +175,6 @@ def waits_for_user(config: dict[str, Any], owner: Any) -> bool:
 
 
 def _waits(config: dict[str, Any], owner: Any, *, extenders: bool) -> bool:
-    from scheduler_core import config as engine_config
-    from scheduler_core.framework.runtime import Framework
-
-    from ...custom_plugins.services import registry_for
 
     try:
         cfg = engine_config.load_config(config or {})

@@ -18,6 +18,7 @@ from django.utils.translation import gettext, gettext_lazy
 from scheduler_core.errors import ManifestError
 from scheduler_core.loop.scheduler import Scheduler
 
+from ... import engine
 from ...inputs import kube
 
 ACTIONS: Final = (
@@ -102,7 +103,6 @@ def _namespace(manifest: Any) -> str:
 
 
 def _check_manifest(kind: str, value: Any, where: str) -> list[tuple[str, str]]:
-    from ... import engine
 
     if not isinstance(value, dict):
         return [(where, f"must be a {kind} manifest (a mapping)")]

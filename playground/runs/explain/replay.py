@@ -22,6 +22,7 @@ from scheduler_core.extenders.extender import extenders_from_config
 from scheduler_core.loop.scheduler import Scheduler
 
 from ... import engine, plugins
+from ...custom_plugins.services import registry_for, registry_with
 from ...models import Run, RunCommand, RunInput
 from ..execution.script import ScriptPlayer, parse_script
 from ..execution.tape import TapeMismatch, TapePlayer
@@ -59,7 +60,6 @@ def replay_whole(run: Run) -> Scheduler:
 
 def _set_up(run: Run) -> tuple[Scheduler, TapePlayer, ScriptPlayer]:
     """The scheduler as the run's execution set it up, its tape and its script."""
-    from ...custom_plugins.services import registry_for, registry_with
 
     if not run.snapshot:
         raise NotReplayable(

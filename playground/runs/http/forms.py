@@ -12,6 +12,8 @@ import yaml
 from django import forms
 from django.utils.translation import gettext, gettext_lazy
 
+from ...custom_plugins.services import registry_for
+from ...engine import plugin_names
 from ...inputs import kube, yaml_limits
 from .. import try_change
 from ..execution import script
@@ -166,7 +168,5 @@ class TryChangeForm(forms.Form):
 
 def try_change_form(run: Any, data: Any = None) -> TryChangeForm:
     """The "Try a change" form of a run page: every plugin the run's profile owner can use."""
-    from ...custom_plugins.services import registry_for
-    from ...engine import plugin_names
 
     return TryChangeForm(data, plugins=plugin_names(registry_for(run.profile.owner)))
