@@ -14,7 +14,7 @@ keeps what sits above or below every feature.
 - ``migrations/``: the database schema's history;
 - ``models``: every feature's stored rows, re-exported from each feature's ``models``;
 - ``owned``: the shape users' objects share: owned by a user or demo, shareable, copied from;
-- ``engine``: the one adapter from stored rows to the engine's inputs;
+- ``engine``: the engine's checks every feature uses: configurations and manifests;
 - ``demo/``: the demo content a fresh database gets, and loading it (a write across features);
 - ``selectors``: reads every feature shares: what a user may see;
 - ``forms``: sign-up, and helpers of line-per-item text fields shared by features;

@@ -1,9 +1,11 @@
-"""The one place the playground touches scheduler_core.
+"""The checks every feature asks of the engine: configurations and manifests.
 
-Everything else in the app calls these functions: configuration loading, defaulting and
-validation come from ``scheduler_core.config``; manifests are checked by
-``scheduler_core.workloads.admission`` (what the API server refuses, then the engine's
-``from_manifest``), the checks ``simulate`` makes too.
+Configuration loading, defaulting and validation (``scheduler_core.config``), with the
+playground's own plugins registered, and the manifest checks ``simulate`` makes too
+(``scheduler_core.workloads.admission``: what the API server refuses, then the engine's
+``from_manifest``). Forms and services of every feature call these. Running the engine itself
+is the run worker's (``runs/execution/attempt.py``); explanations replay it
+(``runs/explain/replay.py``); page data reads only its recorded events.
 """
 
 from __future__ import annotations
