@@ -60,10 +60,13 @@ class Limits:
     signup_window: int
 
 
-def limits() -> Limits:
-    def get(name: str, default: int) -> int:
-        return int(getattr(settings, name, default))
+def _setting(name: str, default: int) -> int:
+    """A budget from the settings (every one is an environment variable there), or its default."""
+    return int(getattr(settings, name, default))
 
+
+def limits() -> Limits:
+    get = _setting
     return Limits(
         per_pair=get("LOGIN_FAILURES_PER_PAIR", 5),
         per_pair_slowed=get("LOGIN_FAILURES_PER_PAIR_SLOWED", 2),
@@ -384,9 +387,7 @@ class JoinLimits:
 
 
 def join_limits() -> JoinLimits:
-    def get(name: str, default: int) -> int:
-        return int(getattr(settings, name, default))
-
+    get = _setting
     return JoinLimits(
         per_address=get("JOINS_PER_ADDRESS", 100),
         guesses=get("JOIN_GUESSES_PER_ADDRESS", 30),
