@@ -16,7 +16,7 @@ from django.utils.translation import gettext
 
 from scheduler_core.config import ConfigError
 from scheduler_core.config.migrate import IN_TREE, migrate
-from scheduler_core.config.reading import read_document
+from scheduler_core.config.migrate.reading import read_document
 from scheduler_core.custom.plugin import CustomPluginSpec
 
 from .. import engine

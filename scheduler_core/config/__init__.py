@@ -9,9 +9,7 @@ Modules:
   ``decode``/``encode``: the strict decoder and the encoder behind ``io``;
 - ``defaults``: defaulting; ``validation`` and ``validate_args``: every problem found, as
   ``field_errors`` prints them;
-- migration of older files: ``migrate`` (the entry), ``reading`` and ``legacy_shape`` (reading an
-  old file within bounds), ``migrate_steps`` (one function per version step), ``policy`` (the
-  legacy Policy as plugins), ``migrate_finish`` (what v1.35 still needs or refuses);
+- ``migrate/``: migration of older files and legacy Policies to v1, one version step at a time;
 - ``__main__``: ``python -m scheduler_core.config migrate FILE``.
 """
 

@@ -225,7 +225,7 @@ def test_policy_requested_to_capacity_ratio_priority_becomes_fit_strategy() -> N
 
 
 def test_each_needed_point_is_one_the_v1_35_plugin_has_and_so_are_its_users() -> None:
-    from scheduler_core.config.migrate_finish import NEEDS, POINT_ATTRS
+    from scheduler_core.config.migrate.finish import NEEDS, POINT_ATTRS
     from scheduler_core.framework.runtime import Framework
     from scheduler_core.plugins import in_tree_registry
 

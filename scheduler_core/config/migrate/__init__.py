@@ -4,12 +4,17 @@ Upstream kube-scheduler v1.35 refuses every version but v1. A learning tool take
 what they mean today. The conversion runs the documented migrations one version at a time
 (v1alpha1 -> v1alpha2 -> v1beta1 -> v1beta2 -> v1beta3 -> v1), each step recording one line per
 change; the legacy Policy is first turned into the v1beta1 plugin sets the legacy registry built
-from it (``scheduler_core.config.policy``) and then takes the same road.
+from it (``scheduler_core.config.migrate.policy``) and then takes the same road.
 
-The file is read as kube-scheduler reads it (``reading``: JSON or the first YAML document,
-bounded) and its field types checked (``legacy_shape``); the steps are ``migrate_steps``; the
-last pass (``migrate_finish``) enables the extension points v1.35 plugins need, drops what v1.35
-refuses and reports what it would still refuse. Sources of the mapping: KEP-785, the per-version
+This package's entry is ``migrate`` (here); its modules:
+
+- ``reading``: the file read as kube-scheduler reads it (JSON or the first YAML document, bounded);
+- ``legacy_shape``: its field types checked, version by version;
+- ``policy``: the legacy Policy turned into the v1beta1 plugin sets;
+- ``steps``: one function per version step;
+- ``finish``: the last pass: enables the extension points v1.35 plugins need, drops what v1.35
+  refuses and reports what it would still refuse.
+ Sources of the mapping: KEP-785, the per-version
 ``default_plugins.go``, ``defaults.go`` and ``conversion.go`` under pkg/scheduler/apis/config/ in
 kubernetes v1.18-v1.25, and ``framework/plugins/legacy_registry.go`` (v1.19-v1.22) for predicates
 and priorities.
@@ -24,11 +29,11 @@ from typing import Any, Final
 
 import yaml
 
-from scheduler_core.config.legacy_shape import check_configuration
-from scheduler_core.config.migrate_finish import check_accepted, complete_points, drop_refused
-from scheduler_core.config.migrate_steps import IN_TREE, STEPS, custom_plugins, tidy
-from scheduler_core.config.policy import policy_to_v1beta1
-from scheduler_core.config.reading import check_depth, read_document
+from scheduler_core.config.migrate.finish import check_accepted, complete_points, drop_refused
+from scheduler_core.config.migrate.legacy_shape import check_configuration
+from scheduler_core.config.migrate.policy import policy_to_v1beta1
+from scheduler_core.config.migrate.reading import check_depth, read_document
+from scheduler_core.config.migrate.steps import IN_TREE, STEPS, custom_plugins, tidy
 from scheduler_core.config.types import ConfigError, FieldError
 
 GROUP: Final = "kubescheduler.config.k8s.io"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from scheduler_core.config.legacy_shape import ShapeChecker
+from scheduler_core.config.migrate.legacy_shape import ShapeChecker
 from scheduler_core.config.types import ConfigError, FieldError
 from scheduler_core.plugins import names
 
