@@ -23,6 +23,35 @@ export function el(tag, attrs, ...children) {
   return node;
 }
 
+// A table of ``items``, one body row each (``rowOf(item)`` gives the <tr>), at most ``limit`` of
+// them: the rest are counted in a footer row across every column (``more(n)`` words it, in the
+// page's language). ``heads``: the header cells (none: no header row); ``columns``: how many
+// columns a row has when there is no header.
+export function table(attrs, heads, items, rowOf, { limit = Infinity, more = null, caption = null, columns = 0 } = {}) {
+  const shown = items.slice(0, limit);
+  const left = items.length - shown.length;
+  return el(
+    "table",
+    attrs,
+    caption === null ? null : el("caption", {}, caption),
+    heads.length
+      ? el(
+          "thead",
+          {},
+          el(
+            "tr",
+            {},
+            heads.map((h) => el("th", {}, h)),
+          ),
+        )
+      : null,
+    el("tbody", {}, shown.map(rowOf)),
+    left > 0 && more
+      ? el("tfoot", {}, el("tr", {}, el("td", { colspan: String(heads.length || columns), class: "help" }, more(left))))
+      : null,
+  );
+}
+
 // A plugin name that may wrap between its words (NodeResources·Balanced·Allocation), so a
 // narrow column shows it whole on two lines instead of cutting it.
 export function breakable(name) {

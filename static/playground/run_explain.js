@@ -5,7 +5,7 @@
 // NormalizeScore sections and the preemption candidates and criteria. run.js starts it with
 // its state and URLs, and its "run:panels" event says a cycle's panels were drawn. Data only ever goes into textContent.
 import { gettext, interpolate, listed } from "./i18n.js";
-import { $, el } from "./dom.js";
+import { $, el, table } from "./dom.js";
 // `page`: run.js's state, cfg and withShare.
 export function startExplain(page) {
   const MAX_ROWS = 50; // rows of one input table; the rest is counted
@@ -46,41 +46,25 @@ export function startExplain(page) {
     }
     const keys = Object.keys(v);
     if (!keys.length) return document.createTextNode("none");
-    return el(
-      "table",
+    return table(
       { class: "list compact explain-kv" },
-      el(
-        "tbody",
-        {},
-        keys
-          .slice(0, MAX_ROWS)
-          .map((k) =>
-            el(
-              "tr",
-              { "data-key": k },
-              el("th", {}, k),
-              el("td", {}, valueNode(resource ? amount(resource, k, v[k]) : v[k], isObject(v[k]) ? k : null)),
-            ),
-          ),
-        keys.length > MAX_ROWS
-          ? el(
-              "tr",
-              {},
-              el(
-                "td",
-                { colspan: "2", class: "help" },
-                interpolate(gettext("… %(more)s more"), { more: keys.length - MAX_ROWS }),
-              ),
-            )
-          : null,
-      ),
+      [],
+      keys,
+      (k) =>
+        el(
+          "tr",
+          { "data-key": k },
+          el("th", {}, k),
+          el("td", {}, valueNode(resource ? amount(resource, k, v[k]) : v[k], isObject(v[k]) ? k : null)),
+        ),
+      { limit: MAX_ROWS, more: moreText, columns: 2 },
     );
   }
 
+  const moreText = (n) => interpolate(gettext("… %(more)s more"), { more: n });
+
   function more(n) {
-    return n > MAX_ROWS
-      ? el("li", { class: "help" }, interpolate(gettext("… %(more)s more"), { more: n - MAX_ROWS }))
-      : null;
+    return n > MAX_ROWS ? el("li", { class: "help" }, moreText(n - MAX_ROWS)) : null;
   }
 
   // A resource row's amounts as the formula writes them: millicores, or bytes in Ki/Mi/Gi.
@@ -107,40 +91,17 @@ export function startExplain(page) {
         if (!cols.includes(k)) cols.push(k);
       }),
     );
-    return el(
-      "table",
+    return table(
       { class: "list compact explain-rows" },
-      el(
-        "thead",
-        {},
+      cols,
+      rows,
+      (r) =>
         el(
           "tr",
           {},
-          cols.map((c) => el("th", {}, c)),
+          cols.map((c) => el("td", { "data-key": c }, valueNode(amount(r.resource, c, r[c])))),
         ),
-      ),
-      el(
-        "tbody",
-        {},
-        rows.slice(0, MAX_ROWS).map((r) =>
-          el(
-            "tr",
-            {},
-            cols.map((c) => el("td", { "data-key": c }, valueNode(amount(r.resource, c, r[c])))),
-          ),
-        ),
-        rows.length > MAX_ROWS
-          ? el(
-              "tr",
-              {},
-              el(
-                "td",
-                { colspan: String(cols.length), class: "help" },
-                interpolate(gettext("… %(more)s more"), { more: rows.length - MAX_ROWS }),
-              ),
-            )
-          : null,
-      ),
+      { limit: MAX_ROWS, more: moreText },
     );
   }
 
@@ -196,79 +157,31 @@ export function startExplain(page) {
     const rows = readRows(reads);
     if (!rows.length)
       return el("p", { class: "help" }, gettext("none: the expression reads no field of the node, the pod or args."));
-    return el(
-      "table",
+    return table(
       { class: "list compact explain-reads" },
-      el("thead", {}, el("tr", {}, el("th", {}, gettext("Field")), el("th", {}, gettext("Value")))),
-      el(
-        "tbody",
-        {},
-        rows
-          .slice(0, MAX_ROWS)
-          .map(([k, v]) =>
-            el("tr", { "data-key": k }, el("th", {}, el("code", {}, k)), el("td", {}, el("code", {}, celText(v)))),
-          ),
-      ),
-      rows.length > MAX_ROWS
-        ? el(
-            "tfoot",
-            {},
-            el(
-              "tr",
-              {},
-              el(
-                "td",
-                { colspan: "2", class: "help" },
-                interpolate(gettext("… %(more)s more"), { more: rows.length - MAX_ROWS }),
-              ),
-            ),
-          )
-        : null,
+      [gettext("Field"), gettext("Value")],
+      rows,
+      ([k, v]) =>
+        el("tr", { "data-key": k }, el("th", {}, el("code", {}, k)), el("td", {}, el("code", {}, celText(v)))),
+      { limit: MAX_ROWS, more: moreText },
     );
   }
 
   // Per node, one or more numbers side by side (before → after, host priorities), this node marked.
   function perNodeTable(id, node, heads, columns) {
     const names = Object.keys(columns[0] || {});
-    return el(
-      "table",
+    return table(
       { class: `list compact explain-per-node ${id}` },
-      el(
-        "thead",
-        {},
+      heads,
+      names,
+      (n) =>
         el(
           "tr",
-          {},
-          heads.map((h) => el("th", {}, h)),
+          { "data-node": n, class: n === node ? "this-node" : "" },
+          el("th", {}, n === node ? interpolate(gettext("%(node)s (this node)"), { node: n }) : n),
+          columns.map((c) => el("td", {}, scalarText(c[n]))),
         ),
-      ),
-      el(
-        "tbody",
-        {},
-        names.slice(0, MAX_ROWS).map((n) =>
-          el(
-            "tr",
-            { "data-node": n, class: n === node ? "this-node" : "" },
-            el("th", {}, n === node ? interpolate(gettext("%(node)s (this node)"), { node: n }) : n),
-            columns.map((c) => el("td", {}, scalarText(c[n]))),
-          ),
-        ),
-      ),
-      names.length > MAX_ROWS
-        ? el(
-            "tfoot",
-            {},
-            el(
-              "tr",
-              {},
-              el(
-                "td",
-                { colspan: String(heads.length), class: "help" },
-                interpolate(gettext("… %(more)s more"), { more: names.length - MAX_ROWS }),
-              ),
-            ),
-          )
-        : null,
+      { limit: MAX_ROWS, more: moreText },
     );
   }
 
