@@ -24,6 +24,7 @@ import yaml
 from scheduler_core.bench import main as bench_main
 from scheduler_core.config.migrate import V1, migrate, parse
 from scheduler_core.conformance import main as conformance_main
+from scheduler_core.dra import versions as dra_versions
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.loop.scheduler import Scheduler
 from scheduler_core.workloads import PlanProblems, plan_objects
@@ -48,7 +49,22 @@ def load_manifests(path: str) -> list[dict[str, Any]]:
             out += items
         else:
             out.append(d)
-    return out
+    return [_dra_v1(path, d) for d in out]
+
+
+def _dra_v1(path: str, manifest: dict[str, Any]) -> dict[str, Any]:
+    """A DRA object of an older version as v1, as the playground's import converts it (said on
+    stderr); any other object as it is."""
+    if not dra_versions.is_older_dra(manifest):
+        return manifest
+    meta = manifest.get("metadata") or {}
+    what = f"{manifest.get('kind')} {meta.get('name') if isinstance(meta, dict) else ''}"
+    try:
+        converted, source = dra_versions.to_v1(manifest)
+    except dra_versions.ConversionError as err:
+        raise SystemExit(f"{path}: {what}: {err}") from err
+    print(f"cluster: {what}: converted from {source} to {dra_versions.V1}", file=sys.stderr)
+    return converted
 
 
 def expand_manifests(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ import yaml
 from django.conf import settings
 from django.utils.translation import gettext
 
+from scheduler_core.dra import versions as dra_versions
 from scheduler_core.workloads import check_object as check_engine_object
 
 from . import jsontext, yaml_limits
@@ -533,6 +534,20 @@ def _collect(
             )
         )
         return
+    if dra_versions.is_older_dra(data):
+        try:
+            obj.manifest, source = dra_versions.to_v1(data)
+        except dra_versions.ConversionError as err:
+            problems.append(obj.problem(err.path, err.message))
+            return
+        result.warnings.append(
+            obj.problem(
+                "apiVersion",
+                gettext("written for %(source)s: converted to %(v1)s as the API server converts it")
+                % {"source": source, "v1": dra_versions.V1},
+            )
+        )
+        data = obj.manifest
     result.objects.append(obj)
     for path in _unknown_fields(data):
         result.warnings.append(

@@ -3,6 +3,7 @@
 Modules:
 
 - ``types``: typed DeviceClass, ResourceSlice and ResourceClaim built from manifests;
+- ``versions``: objects written for resource.k8s.io/v1beta1 or v1beta2 converted to v1;
 - ``manager``: the claims, slices and classes the scheduler sees, and the taken devices;
 - ``cel_env``: Kubernetes' CEL environment for device selectors;
 - ``allocator``: the structured allocator (devices for a pod's claims on one node);

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import pytest
 import yaml
@@ -21,6 +22,8 @@ from playground.runs import selectors as run_selectors
 from playground.runs import services as runs
 from playground.runs.panels import charts
 from scheduler_core.loop.scheduler import Scheduler
+
+ROOT = Path(__file__).resolve().parents[3]
 
 DEMO = list(yaml.safe_load_all(demo_dra.MANIFESTS))
 
@@ -416,3 +419,38 @@ def test_explanation_tells_a_constraint_apart_from_missing_devices():
         "Enough matching devices, yet no allocation on gpu-1 (cannot allocate all claims): "
         "a matchAttribute constraint, or requests competing for the same devices."
     )
+
+
+@pytest.mark.django_db
+def test_a_v1beta1_file_is_stored_as_v1_with_a_note_saying_it_was_converted(user):
+    text = (ROOT / "tests/scheduler_core/dra/v1beta1_cluster.yaml").read_text()
+    cluster = services.cluster_create(owner=user, name="older dra")
+    _, report = services.cluster_import_yaml(cluster=cluster, user=user, text=text)
+    notes = [str(w) for w in report.warnings]
+    assert len(notes) == 3 and all("converted to resource.k8s.io/v1" in n for n in notes)
+    line = text.splitlines().index("kind: ResourceSlice")  # its apiVersion: the line above
+    assert f"document 4, line {line}: apiVersion: written for resource.k8s.io/v1beta1" in notes[1]
+    stored = {m["kind"]: m for m in selectors.cluster_manifests(cluster)}
+    assert {m["apiVersion"] for k, m in stored.items() if k != "Pod" and k != "Node"} == {
+        "resource.k8s.io/v1"
+    }
+    assert stored["ResourceSlice"]["spec"]["devices"][0]["capacity"] == {
+        "memory": {"value": "40Gi"}
+    }
+    assert (
+        stored["ResourceClaim"]["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"]
+        == "gpu"
+    )
+
+
+@pytest.mark.django_db
+def test_a_v1beta1_request_v1beta1_refuses_names_its_field_and_stores_nothing(user):
+    text = (ROOT / "tests/scheduler_core/dra/v1beta1_cluster.yaml").read_text()
+    broken = text.replace(
+        "      deviceClassName: gpu\n", "      deviceClassName: gpu\n      exactly: {}\n"
+    )
+    cluster = services.cluster_create(owner=user, name="older dra")
+    with pytest.raises(manifests.ManifestProblems) as err:
+        services.cluster_import_yaml(cluster=cluster, user=user, text=broken)
+    assert "spec.devices.requests[0].exactly: is not a v1beta1 field" in str(err.value)
+    assert not selectors.cluster_manifests(cluster)
