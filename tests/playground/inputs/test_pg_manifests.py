@@ -208,3 +208,21 @@ def test_job_creates_parallelism_pods_with_job_labels():
     assert len(pods) == 2
     assert pods[0]["metadata"]["labels"]["job-name"] == "pi"
     assert pods[0]["spec"]["restartPolicy"] == "Never"
+
+
+def test_csi_node_and_driver_are_read_as_the_objects_node_volume_limits_needs():
+    text = """
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: node-3}
+spec: {drivers: [{name: ebs.csi.aws.com, nodeID: i-3, allocatable: {count: 1}}]}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata: {name: ebs.csi.aws.com}
+spec: {attachRequired: true}
+"""
+    parsed = manifests.parse_documents(text)
+    assert [o.kind for o in parsed.objects] == ["CSINode", "CSIDriver"] and not parsed.warnings
+    assert [o.namespace for o in parsed.objects] == ["", ""]
+    assert all(manifests.check_object(o) == [] for o in parsed.objects)
