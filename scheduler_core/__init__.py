@@ -10,13 +10,15 @@ The public API, importable from the package itself::
 
 - configuration: ``load_config`` (defaults, validation), ``decode_config`` (no defaults),
   ``KubeSchedulerConfiguration``, ``ConfigError``;
-- the loop: ``Scheduler`` (built from manifests), ``Outcome``, ``WaitingPod``, ``CycleRecord``
-  (one scheduling cycle's record), ``SimulatedClock`` / ``RealClock``;
+- the loop: ``Scheduler`` (built from manifests, ``Features`` its feature gates), ``Outcome``,
+  ``WaitingPod``, ``CycleRecord`` (one scheduling cycle's record), ``SimulatedClock`` /
+  ``RealClock``;
 - plugins: ``in_tree_registry`` and ``Registry`` (merge one to add out-of-tree plugins);
 - the decision record: ``Event`` (every event type derives from it), ``cycle_events`` (a cycle's
   record made into events), ``fold_cycle`` (events folded into a conformance trace cycle);
 - conformance: ``trace_case`` (a case's trace, as ``python -m scheduler_core.conformance``
-  prints it) and ``CaseRun`` (drive a case cycle by cycle);
+  prints it), ``CaseRun`` (drive a case cycle by cycle) and ``loop_case`` (a loop case's
+  outcomes, through the Scheduler);
 - errors: ``SchedulerCoreError``, ``ManifestError``.
 
 Packages and modules (see each package's docstring for its modules):
@@ -35,6 +37,7 @@ Packages and modules (see each package's docstring for its modules):
 - ``explain``: explanations of decisions, computed on demand;
 - ``tools``: running cases, rebuilding a cycle, pausing the cycle collector;
 - ``errors``, ``clock``, ``gosort``: exceptions, injectable clocks, Go's sort.Slice;
+- ``features``: the feature gates (``Features``, v1.35's defaults and the traces' set);
 - ``conformance``, ``bench``: the command lines ``python -m scheduler_core.conformance`` and
   ``python -m scheduler_core.bench``; ``python -m scheduler_core`` runs ``simulate``.
 """
@@ -48,8 +51,9 @@ from scheduler_core.config import (
     decode_config,
     load_config,
 )
-from scheduler_core.conformance import trace_case
+from scheduler_core.conformance import loop_case, trace_case
 from scheduler_core.errors import ManifestError, SchedulerCoreError
+from scheduler_core.features import Features
 from scheduler_core.framework.registry import Registry
 from scheduler_core.loop.cycle import CycleRecord
 from scheduler_core.loop.scheduler import Outcome, Scheduler, WaitingPod
@@ -63,6 +67,7 @@ __all__ = [
     "ConfigError",
     "CycleRecord",
     "Event",
+    "Features",
     "KubeSchedulerConfiguration",
     "ManifestError",
     "Outcome",
@@ -77,5 +82,6 @@ __all__ = [
     "fold_cycle",
     "in_tree_registry",
     "load_config",
+    "loop_case",
     "trace_case",
 ]

@@ -1,8 +1,11 @@
 """Run a conformance case and print its trace (see ../shared/conformance/FORMAT.md).
 
     python -m scheduler_core.conformance CASE.json
+    python -m scheduler_core.conformance loop CASE.json
 
-``trace_case(case)`` does the same in process and returns the trace as a dict.
+``trace_case(case)`` does the same in process and returns the trace as a dict; the ``loop`` form
+runs a loop case ("Loop cases") through the scheduling loop and prints its outcomes, as
+``loop_case(case)`` returns them.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from scheduler_core.record.cycle_events import (
     fold_cycle,
 )
 from scheduler_core.tools.case import CaseRun
+from scheduler_core.tools.loop_case import loop_case
+
+__all__ = ["FORMAT", "loop_case", "main", "trace_case"]
 
 FORMAT = 1
 
@@ -43,12 +49,16 @@ def trace_case(case: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
+    args = argv[1:]
+    run = trace_case
+    if len(args) == 2 and args[0] == "loop":
+        run, args = loop_case, args[1:]
+    if len(args) != 1:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    with open(argv[1]) as f:
+    with open(args[0]) as f:
         case = json.load(f)
-    json.dump(trace_case(case), sys.stdout, indent=1)
+    json.dump(run(case), sys.stdout, indent=1)
     sys.stdout.write("\n")
     return 0
 

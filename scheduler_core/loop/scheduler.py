@@ -24,6 +24,7 @@ from scheduler_core.extenders.extender import (
     ignored_extended_resources,
 )
 from scheduler_core.extenders.policy import ExtenderPolicy
+from scheduler_core.features import TRACE_FEATURES, Features
 from scheduler_core.framework.binding_points import Steps
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
@@ -31,7 +32,6 @@ from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.loop.cluster import (
     Cluster,
-    apply_api_defaults,
     split_manifests,
 )
 from scheduler_core.loop.cycle import (
@@ -39,6 +39,7 @@ from scheduler_core.loop.cycle import (
     CycleRunner,
 )
 from scheduler_core.loop.node_changes import NodeChanges
+from scheduler_core.loop.pod_changes import Outcome, PodChanges
 from scheduler_core.loop.sampling import StartIndex
 from scheduler_core.objects.api import (
     ClusterObjects,
@@ -53,9 +54,7 @@ from scheduler_core.plugins.dynamic_resources import (
     pod_claims,
 )
 from scheduler_core.queue import (
-    EVENT_ASSIGNED_POD_ADD,
     EVENT_ASSIGNED_POD_DELETE,
-    EVENT_UNSCHEDULED_POD_ADD,
     ClusterEvent,
     QueuedPodInfo,
     SchedulingQueue,
@@ -67,7 +66,6 @@ from scheduler_core.record.cycle_events import (
 from scheduler_core.record.events import (
     Backoff,
     Bind,
-    ClusterChange,
     Delete,
     DeviceAllocation,
     Enqueue,
@@ -85,6 +83,8 @@ from scheduler_core.record.events import (
     Unschedulable,
 )
 from scheduler_core.tools.gcpause import with_collector_paused
+
+__all__ = ["Outcome", "Scheduler", "WaitingPod"]
 
 _QUEUE_EVENTS: dict[str, type[QueueEvent]] = {
     "Enqueue": Enqueue,
@@ -117,17 +117,7 @@ class WaitingPod:
         return min(self.pending.values()) if self.pending else float("inf")
 
 
-@dataclass(slots=True)
-class Outcome:
-    """What became of one pod so far."""
-
-    node: str | None = None
-    message: str | None = None
-    attempts: int = 0
-    nominated_node: str | None = None
-
-
-class Scheduler(NodeChanges):
+class Scheduler(NodeChanges, PodChanges):
     """The scheduling loop over a cluster: queue, cache, frameworks and binding cycle.
 
     ``cluster`` is a sequence of Kubernetes manifests (Nodes, Pods — pending ones are queued —,
@@ -137,7 +127,9 @@ class Scheduler(NodeChanges):
     taking ``cycle_event_count(record)`` of them; ``cycle_events`` would give its events), and
     ``on_event`` gets the other events.
     ``extender_policy`` says which hosts the configured extenders may reach (public ones only
-    by default).
+    by default). ``features`` are the feature gates: ``Features()`` is v1.35's defaults; the
+    default here, ``TRACE_FEATURES``, keeps preemption synchronous and batching off, as the
+    playground's runs and lessons still assume.
     """
 
     @with_collector_paused  # the set-up builds much and frees nothing
@@ -155,6 +147,9 @@ class Scheduler(NodeChanges):
         evaluate_all_nodes: bool = False,
         plugin_events: Mapping[str, Sequence[ClusterEvent]] | None = None,
         filter_rows: bool = True,
+        objects: ClusterObjects | None = None,
+        features: Features = TRACE_FEATURES,
+        unschedulable_timeout_seconds: float | None = None,
     ) -> None:
         self.config = (
             config if isinstance(config, KubeSchedulerConfiguration) else load_config(config)
@@ -176,8 +171,11 @@ class Scheduler(NodeChanges):
         self.waiting: dict[str, WaitingPod] = {}
         self.events: list[Event] | None = None
         self.pending: dict[str, Pod] = {}  # namespace/name -> pod not bound yet
+        self._init_pod_changes()
+        self.features = features
         node_raws, pod_raws, other = split_manifests(cluster)
-        objects = ClusterObjects.from_lists(**other)
+        if objects is None:
+            objects = ClusterObjects.from_lists(**other)
         self.cluster = Cluster([Node(n) for n in node_raws], (), objects)
         extras = {"cluster": self.cluster, "preemption_sink": self._preempt}
         self.frameworks: dict[str, Framework] = {}
@@ -226,6 +224,12 @@ class Scheduler(NodeChanges):
                 name: {**hints, **extra_events} for name, hints in profile_hints.items()
             },
             on_event=self._queue_event,
+            pop_from_backoff=features.scheduler_pop_from_backoff_q,
+            **(
+                {"pod_max_in_unschedulable_pods_seconds": unschedulable_timeout_seconds}
+                if unschedulable_timeout_seconds is not None
+                else {}
+            ),
         )
         for raw in pod_raws:
             self.add_pod(raw)
@@ -247,61 +251,6 @@ class Scheduler(NodeChanges):
         if cls is not None:
             self._make(cls, pod.key, details=dict(details))
 
-    # -- pods coming and going (nodes: node_changes.NodeChanges) ------------------------------
-
-    def add_pod(self, manifest: Mapping[str, Any], *, record: bool = False) -> Pod:
-        """Add a pod: bound pods join their node, pending ones the queue. ``record`` emits a
-        ClusterChange first (a change between cycles, not the initial pods)."""
-        pod = Pod(apply_api_defaults(manifest))
-        if record:
-            event = EVENT_ASSIGNED_POD_ADD if pod.node_name else EVENT_UNSCHEDULED_POD_ADD
-            self._make(
-                ClusterChange, "", details={"pod": pod.key, "action": "add", "events": [str(event)]}
-            )
-        if pod.node_name:
-            self.cluster.add_pod(pod)
-            self.outcomes.setdefault(pod.key, Outcome()).node = pod.node_name
-            self.queue.assigned_pod_added(pod)
-        else:
-            self.outcomes.setdefault(pod.key, Outcome())
-            self.pending[pod.key] = pod
-            self.queue.add(pod)
-        return pod
-
-    def delete_pod(self, key: str, *, record: bool = False) -> None:
-        """Delete a pod by ``namespace/name``, bound, waiting or pending; ``record`` emits a
-        ClusterChange first."""
-        if record:
-            bound_now = any(p.key == key for p in self.cluster.pods.values())
-            events = [str(EVENT_ASSIGNED_POD_DELETE)] if bound_now else []
-            self._make(
-                ClusterChange, "", details={"pod": key, "action": "delete", "events": events}
-            )
-        if self._waiting_by_key(key) is not None:
-            # Rejecting unreserves and requeues it; the pending-pod branch below removes it.
-            self.reject_waiting_pod(key, "", "pod deleted while waiting on permit")
-        bound = next((p for p in self.cluster.pods.values() if p.key == key), None)
-        if bound is not None:
-            self.cluster.remove_pod(bound)
-            self.queue.assigned_pod_deleted(bound)
-            self._make(Delete, key, details={"node": bound.node_name})
-            self.outcomes.pop(key, None)
-            return
-        pending = self.pending.pop(key, None)
-        if pending is not None:
-            queued = self.queue.get(pending)
-            pod = queued.pod if queued is not None else pending
-            self.queue.delete(pending)
-            self.queue.delete_nominated_pod_if_exists(pending)
-            if pod.nominated_node_name:
-                # Lower-or-equal priority pods counted it on its node as if it were assigned.
-                self.queue.move_all_to_active_or_backoff(
-                    EVENT_ASSIGNED_POD_DELETE,
-                    pre_check=lambda other: other.priority <= pod.priority,
-                    old=pod,
-                )
-        self.outcomes.pop(key, None)
-
     # -- helpers for plugins --------------------------------------------------------------------
 
     def _pre_enqueue(self, pod: Pod) -> Status:
@@ -315,15 +264,6 @@ class Scheduler(NodeChanges):
 
     def _nominated_for(self, node_name: str) -> list[Pod]:
         return self.queue.nominated_pods_for_node(node_name)
-
-    def _preempt(self, pod: Pod, node_name: str, victims: list[Pod]) -> str | None:
-        """PostFilter chose a node: delete the victims, clear lower nominations there."""
-        for victim in victims:
-            self.delete_pod(victim.key)
-        for other in list(self.queue.nominated_pods_for_node(node_name)):
-            if other.priority < pod.priority:
-                self.queue.delete_nominated_pod_if_exists(other)
-        return None
 
     # -- the loop -------------------------------------------------------------------------------
 
@@ -481,15 +421,18 @@ class Scheduler(NodeChanges):
         outcome = self.outcomes.setdefault(qpi.pod.key, Outcome())
         if status.is_rejected():
             outcome.message = f"0/1 nodes are available: 1 {status.message()}."
+            outcome.reason = "Unschedulable"
             qpi.unschedulable_plugins = {status.plugin} if status.plugin else set()
         else:
             outcome.message = status.message()
+            outcome.reason = "SchedulerError"
             qpi.unschedulable_plugins = set()
         self.queue.add_unschedulable_if_not_present(qpi, self.cycle)
 
     def _handle_scheduling_failure(self, qpi: QueuedPodInfo, rec: CycleRecord) -> None:
         outcome = self.outcomes.setdefault(qpi.pod.key, Outcome())
         outcome.message = rec.message
+        outcome.reason = "SchedulerError" if rec.error else "Unschedulable"
         diagnosis = rec.diagnosis
         if rec.error or diagnosis is None:
             qpi.unschedulable_plugins = set()
@@ -516,12 +459,12 @@ class Scheduler(NodeChanges):
     def waiting_pods(self) -> list[WaitingPod]:
         return list(self.waiting.values())
 
-    def _waiting_by_key(self, key: str) -> WaitingPod | None:
+    def waiting_by_key(self, key: str) -> WaitingPod | None:
         return next((wp for wp in self.waiting.values() if wp.pod.key == key), None)
 
     def allow_waiting_pod(self, key: str, plugin: str | None = None) -> bool:
         """Allow a pod waiting at Permit (one plugin, or every pending plugin)."""
-        wp = self._waiting_by_key(key)
+        wp = self.waiting_by_key(key)
         if wp is None:
             return False
         for name in [plugin] if plugin else list(wp.pending):
@@ -534,7 +477,7 @@ class Scheduler(NodeChanges):
         return True
 
     def reject_waiting_pod(self, key: str, plugin: str, message: str) -> bool:
-        wp = self._waiting_by_key(key)
+        wp = self.waiting_by_key(key)
         if wp is None:
             return False
         wp.rejected = Status(Code.UNSCHEDULABLE, (message,), plugin)
@@ -579,7 +522,8 @@ class Scheduler(NodeChanges):
     def run_until_idle(self, *, max_cycles: int | None = None, until: float | None = None) -> int:
         """Schedule until nothing can happen without outside input; returns cycles run.
 
-        With a simulated clock, time jumps to the next backoff expiry or Permit timeout. Pods
+        Whenever the loop is quiet, the first victim still terminating is removed. With a
+        simulated clock, time jumps to the next backoff expiry or Permit timeout. Pods
         left unschedulable are retried only when the cluster changes (or by the 5-minute
         leftover flush when ``until`` allows that much time to pass).
         """
@@ -589,6 +533,9 @@ class Scheduler(NodeChanges):
             self._expire_waiting()
             if self.schedule_one():
                 ran += 1
+                continue
+            if self.finish_next_termination():
+                # Quiet: a victim's kubelet is done with it (graceful deletion).
                 continue
             wake = self.next_wakeup()
             if wake is None or not isinstance(self.clock, SimulatedClock):

@@ -1,0 +1,50 @@
+"""SchedulerAsyncPreemption: victims terminate gracefully while the loop goes on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scheduler_core.features import TRACE_FEATURES, Features
+from scheduler_core.loop.scheduler import Scheduler
+from tests.builders import make_node, make_pod
+
+
+def _cluster() -> list[dict[str, Any]]:
+    return [
+        make_node("n1", cpu="2"),
+        make_pod("low", cpu="2", node_name="n1", priority=0),
+        make_pod("urgent", cpu="2", priority=100),
+    ]
+
+
+def _run_until_quiet(sched: Scheduler) -> None:
+    while sched.schedule_one():
+        pass
+
+
+def test_a_victim_keeps_its_node_until_its_termination_finishes() -> None:
+    sched = Scheduler(None, _cluster(), features=Features())
+    _run_until_quiet(sched)
+    assert sorted(sched.terminating) == ["default/low"]
+    victim = sched.terminating["default/low"]
+    assert victim.deleting and victim.node_name == "n1"
+    assert sched.placements()["default/urgent"] is None
+    assert sched.outcomes["default/urgent"].nominated_node == "n1"
+    assert sched.finish_next_termination()
+    _run_until_quiet(sched)
+    assert sched.placements()["default/urgent"] == "n1"
+    assert sched.preempted == {"default/low"} and sched.preempted_running == {"default/low"}
+    assert not sched.finish_next_termination()
+
+
+def test_without_the_gate_victims_are_deleted_at_once() -> None:
+    sched = Scheduler(None, _cluster(), features=TRACE_FEATURES)
+    _run_until_quiet(sched)
+    assert sched.terminating == {}
+    assert sched.preempted == {"default/low"}
+
+
+def test_run_until_idle_finishes_terminations_when_quiet() -> None:
+    sched = Scheduler(None, _cluster(), features=Features())
+    sched.run_until_idle()
+    assert sched.placements()["default/urgent"] == "n1"
