@@ -33,6 +33,7 @@ from scheduler_core.framework.types import (
     Snapshot,
     fit_error_message,
 )
+from scheduler_core.loop.batching import OpportunisticBatch, ranking_after
 from scheduler_core.loop.sampling import (
     RULE_ALL,
     RULE_NO_SCORING,
@@ -78,6 +79,7 @@ class CycleRecord:
     pre_score_steps: list[tuple[str, Status]] = field(default_factory=list)
     filter_plugins: list[str] = field(default_factory=list)  # Filter plugins that ran, in order
     start_index: int | None = None  # the scheduler's start index at cycle start (sampling on)
+    batch_hint: str | None = None  # the node a batch offered and the pod took, unscored
     next_start_index: int | None = None  # and after the cycle
     sampling: NodesToFind | None = None  # how many nodes Filter looked for, and why
     nominated_node_taken: bool = False  # the nominated node passed: no walk over the others
@@ -171,6 +173,8 @@ class CycleRunner:
         self.extenders = list(extenders)
         self.global_percentage = percentage_of_nodes_to_score
         self.start_index = start_index if start_index is not None else StartIndex()
+        # OpportunisticBatching's state, when the gate is on (set by the Scheduler).
+        self.batch: OpportunisticBatch | None = None
 
     def schedule(
         self, snapshot: Snapshot, pod: Pod, state: CycleState | None = None
@@ -202,6 +206,8 @@ class CycleRunner:
             assert pre.result.node_names is not None
             rec.pre_filter_nodes = sorted(pre.result.node_names)
         feasible: list[NodeInfo] = []
+        hint: str = ""
+        signature: str | None = None
         if not pre.status.is_success():
             if not pre.status.is_rejected():
                 rec.error = True
@@ -211,8 +217,12 @@ class CycleRunner:
             diagnosis.pre_filter_msg = pre.status.message()
             diagnosis.add_plugin_status(pre.status)
         else:
-            if pod.nominated_node_name:
-                ni = snapshot.get(pod.nominated_node_name)
+            if self.batch is not None:
+                hint, signature = self.batch.node_hint(state, pod, snapshot)
+            # A nominated node comes first; a batch's hint is tried the same way.
+            target = pod.nominated_node_name or hint
+            if target:
+                ni = snapshot.get(target)
                 if ni is not None:
                     # Upstream logs an error here and goes on to the full walk.
                     walk = self._walk(rec, state, pod, diagnosis, [ni], start=0)
@@ -220,8 +230,10 @@ class CycleRunner:
                         feasible = self._pass_extenders(rec, pod, diagnosis, walk.feasible)
                     if rec.error:
                         rec.error, rec.message, feasible = False, None, []
-            if feasible:
+            if feasible and pod.nominated_node_name:
                 rec.nominated_node_taken = True
+            elif feasible:
+                rec.batch_hint = hint
             else:
                 nodes = all_nodes
                 if pre.result is not None and not pre.result.all_nodes():
@@ -257,8 +269,13 @@ class CycleRunner:
         if len(feasible) == 1:
             rec.top = [feasible[0].node.name]
             rec.selected = feasible[0].node.name
+            if self.batch is not None:
+                self.batch.store(signature, hint, rec.selected, None)
             return rec
         self._prioritize(rec, state, pod, feasible)
+        if self.batch is not None and rec.selected is not None:
+            rest = ranking_after(rec.totals, rec.selected)
+            self.batch.store(signature, hint, rec.selected, rest)
         return rec
 
     def _walk(

@@ -30,6 +30,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status
+from scheduler_core.loop.batching import OpportunisticBatch
 from scheduler_core.loop.cluster import (
     Cluster,
     split_manifests,
@@ -201,6 +202,9 @@ class Scheduler(NodeChanges, PodChanges):
                 start_index=self.start_index,
                 extenders=self.extenders,
             )
+            if features.opportunistic_batching:
+                runner = self.runners[profile.scheduler_name]
+                runner.batch = OpportunisticBatch(fwk, lambda: self.cycle)
         extra_events = dict(plugin_events or {})
         profile_hints = {name: fwk.queueing_hints() for name, fwk in self.frameworks.items()}
         # For a pod of no profile, a plugin's events as the first profile that has it states them.
@@ -275,6 +279,7 @@ class Scheduler(NodeChanges, PodChanges):
         self.queue.flush()
         qpi = self.queue.pop()
         if qpi is None:
+            self._expire_batches()
             return False
         self.cycle += 1
         pod = qpi.pod
@@ -327,6 +332,12 @@ class Scheduler(NodeChanges, PodChanges):
             return True
         self._binding_cycle(qpi, fwk, state, assumed, node)
         return True
+
+    def _expire_batches(self) -> None:
+        """The loop is quiet: every batch's ranking is too old to reuse."""
+        for runner in self.runners.values():
+            if runner.batch is not None:
+                runner.batch.expire()
 
     def _emit_cycle(self, rec: CycleRecord) -> None:
         if self.on_cycle is not None:
