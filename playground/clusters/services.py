@@ -43,12 +43,19 @@ def cluster_create(*, owner: AbstractBaseUser, name: str, description: str = "")
     return Cluster.objects.create(owner=owner, name=name, description=description)
 
 
+def copy_name(cluster: Cluster) -> str:
+    """A copy's name, told apart from its original on every list: "Three zones (copy)", in the
+    reader's language (a demo's own name too, as its page shows it)."""
+    shown = gettext(cluster.name) if cluster.is_demo else cluster.name
+    return gettext("%(name)s (copy)") % {"name": shown}
+
+
 def cluster_copy(*, cluster: Cluster, owner: AbstractBaseUser, name: str | None = None) -> Cluster:
-    """A private copy of a cluster and everything in it."""
+    """A private copy of a cluster and everything in it, named ``copy_name`` unless named."""
     with transaction.atomic():
         new = Cluster.objects.create(
             owner=owner,
-            name=name or cluster.name,
+            name=name or copy_name(cluster),
             description=cluster.description,
             copied_from=cluster,
         )

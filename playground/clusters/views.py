@@ -152,7 +152,7 @@ def cluster_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def cluster_copy(request: HttpRequest, pk: int) -> HttpResponse:
     cluster = selectors.cluster_for_user(request.user, pk)
-    copy = services.cluster_copy(cluster=cluster, owner=request.user, name=f"{cluster.name} (copy)")
+    copy = services.cluster_copy(cluster=cluster, owner=request.user)
     return redirect("playground:cluster", pk=copy.pk)
 
 
