@@ -18,11 +18,12 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext
 
-from . import forms, throttle
+from . import demo, forms, throttle
 from .clusters import selectors as cluster_selectors
 from .clusters.views import cluster_page_context
 from .dra import selectors as dra_selectors
 from .lessons import selectors as lesson_selectors
+from .models import Cluster, Profile
 from .profiles import selectors as profile_selectors
 from .runs import selectors as run_selectors
 
@@ -55,7 +56,8 @@ def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = cluster_page_context(request, cluster, readonly=False)
     context["devices"] = dra_selectors.cluster_devices(cluster)
     context["is_owner"] = request.user.is_authenticated and cluster.owner_id == request.user.pk
-    context["profiles"] = profile_selectors.profiles_for_user(request.user)
+    context["profiles"] = profiles = list(profile_selectors.profiles_for_user(request.user))
+    context["suggested_profile"] = _suggested_profile(cluster, profiles)
     context["runs"] = run_selectors.runs_for_cluster(user=request.user, cluster=cluster)[
         :RUNS_SHOWN
     ]
@@ -64,6 +66,16 @@ def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
             reverse("playground:shared_cluster", args=[cluster.share_token])
         )
     return render(request, "playground/cluster_detail.html", context)
+
+
+def _suggested_profile(cluster: Cluster, profiles: list[Profile]) -> int | None:
+    """The profile the Run form opens with: the one a demo or lesson cluster (or a user's copy of
+    one) is meant for, else the demo "Default"."""
+    origin = cluster if cluster.is_demo else cluster.copied_from
+    meant = {**demo.SUGGESTED_PROFILES, **lesson_selectors.lesson_profiles_by_cluster()}
+    wanted = meant.get(origin.name, "Default") if origin is not None and origin.is_demo else ""
+    demos = {p.name: p.pk for p in profiles if p.is_demo}
+    return demos.get(wanted) or demos.get("Default")
 
 
 def shared_cluster(request: HttpRequest, token: uuid.UUID) -> HttpResponse:

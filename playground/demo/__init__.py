@@ -10,6 +10,7 @@ from .content import (
     CLUSTERS,
     LARGE_NAME,
     PROFILES,
+    SUGGESTED_PROFILES,
     ensure_large_cluster,
     large_cluster_manifests,
 )
@@ -21,6 +22,7 @@ __all__ = [
     "CLUSTERS",
     "LARGE_NAME",
     "PROFILES",
+    "SUGGESTED_PROFILES",
     "demo_load",
     "ensure_large_cluster",
     "large_cluster_manifests",

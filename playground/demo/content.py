@@ -528,3 +528,10 @@ from ..custom_plugins.demo import PROFILE as _CUSTOM_PROFILE  # noqa: E402
 
 CLUSTERS.append(_CUSTOM_CLUSTER)
 PROFILES.append(_CUSTOM_PROFILE)
+
+# The demo profile a demo cluster is meant to run with, where its description names one; every
+# other cluster opens with "Default" chosen.
+SUGGESTED_PROFILES: Final[dict[str, str]] = {
+    "Approval gate": "Approval gate",
+    _CUSTOM_CLUSTER[0]: _CUSTOM_PROFILE[0],
+}

@@ -92,6 +92,11 @@ def lesson_content_names() -> tuple[frozenset[str], frozenset[str]]:
     return clusters, profiles
 
 
+def lesson_profiles_by_cluster() -> dict[str, str]:
+    """Each lesson cluster's name -> the name of the profile its lesson runs it with first."""
+    return {lesson.cluster_name: lesson.profile_name() for lesson in course()}
+
+
 def split_lesson_content(items: Any, names: frozenset[str]) -> tuple[list[Any], list[Any]]:
     """(other items, the course's own demo items): the home page lists the latter apart."""
     mine: list[Any] = []

@@ -1,5 +1,7 @@
 """HTTP: permissions (404, never 403), sharing, CSRF, uploads, import and profile pages."""
 
+import re
+
 import pytest
 import yaml
 from builders import make_node, make_pod
@@ -9,6 +11,7 @@ from django.urls import reverse
 
 from playground.clusters import services
 from playground.demo import demo_load
+from playground.lessons.loader import course
 from playground.models import Cluster, Node, Profile
 from playground.profiles import services as profile_services
 
@@ -498,3 +501,38 @@ def test_editor_yaml_pane_names_the_field_of_an_older_version_it_cannot_convert(
     body = alice_client.post(url, _profile_post(mode="yaml", config_yaml=bad + "profiles: 5\n"))
     assert body.json()["ok"] is False
     assert "profiles: must be a list, got number" in str(body.json()["errors"])
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("cluster", "profile"),
+    [
+        ("Approval gate", "Approval gate"),
+        ("Blinking lights", "Custom plugins"),
+        ("Three zones", "Default"),
+    ],
+)
+def test_the_run_form_opens_with_the_profile_a_demo_cluster_is_meant_for(
+    client, user, cluster, profile
+):
+    demo_load()
+    client.force_login(user)
+    stored = Cluster.objects.get(is_demo=True, name=cluster)
+    page = client.get(reverse("playground:cluster", args=[stored.pk])).content.decode()
+    chosen = re.search(r'<select name="profile" id="run-profile">.*?</select>', page, re.S).group(0)
+    assert re.findall(r'<option value="\d+" selected>([^<]*)</option>', chosen) == [profile]
+
+
+@pytest.mark.django_db
+def test_a_lesson_cluster_and_a_users_copy_of_a_demo_keep_their_profile(client, user):
+    demo_load()
+    client.force_login(user)
+    lesson = next(lesson for lesson in course() if lesson.slug == "preemption")
+    stored = Cluster.objects.get(is_demo=True, name=lesson.cluster_name)
+    copy = services.cluster_copy(
+        cluster=Cluster.objects.get(is_demo=True, name="Approval gate"), owner=user
+    )
+    for target, profile in ((stored, lesson.profile_name()), (copy, "Approval gate")):
+        page = client.get(reverse("playground:cluster", args=[target.pk])).content.decode()
+        chosen = re.search(r'<select name="profile" id="run-profile">.*?</select>', page, re.S)
+        assert re.findall(r"selected>([^<]*)</option>", chosen.group(0)) == [profile]
