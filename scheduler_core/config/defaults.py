@@ -2,8 +2,8 @@
 
 Mirrors pkg/scheduler/apis/config/v1/defaults.go and default_plugins.go in kube-scheduler
 v1.35, with the v1.35 default feature gates: DynamicResourceAllocation and
-DRASchedulerFilterTimeout on; NodeDeclaredFeatures, GangScheduling,
-DRADeviceBindingConditions and StorageCapacityScoring off.
+DRASchedulerFilterTimeout on; NodeDeclaredFeatures, DRADeviceBindingConditions and
+StorageCapacityScoring off; GangScheduling as the ``features`` given say (off by default).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from scheduler_core.config.types import (
     ResourceSpec,
     VolumeBindingArgs,
 )
+from scheduler_core.features import V1_35_DEFAULTS, Features
 from scheduler_core.plugins import names
 
 DEFAULT_SCHEDULER_NAME: Final = "default-scheduler"
@@ -94,9 +95,13 @@ _CLIENT_CONNECTION_DEFAULTS: Final[dict[str, Any]] = {
 _ZERO_VALUES: Final[tuple[object, ...]] = ("", 0, 0.0, "0s", None)
 
 
-def default_plugins() -> Plugins:
-    """Return the default plugins of a profile: everything in ``multi_point``."""
-    return Plugins(multi_point=PluginSet(enabled=DEFAULT_MULTI_POINT))
+def default_plugins(features: Features = V1_35_DEFAULTS) -> Plugins:
+    """Return the default plugins of a profile: everything in ``multi_point``, GangScheduling
+    appended when its feature gate is on (applyFeatureGates)."""
+    enabled = DEFAULT_MULTI_POINT
+    if features.gang_scheduling:
+        enabled = (*enabled, Plugin(names.GANG_SCHEDULING))
+    return Plugins(multi_point=PluginSet(enabled=enabled))
 
 
 def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
@@ -166,13 +171,13 @@ def _weights_or_one(resources: tuple[ResourceSpec, ...]) -> tuple[ResourceSpec, 
     return tuple(r if r.weight else ResourceSpec(r.name, 1) for r in resources)
 
 
-def default_profile(profile: Profile) -> Profile:
+def default_profile(profile: Profile, features: Features = V1_35_DEFAULTS) -> Profile:
     """Merge the default plugins into a profile and add args for its in-tree plugins.
 
     The user's pluginConfig entries come first, defaulted; then one entry per enabled
     plugin that has an args type and no entry yet, sorted by plugin name.
     """
-    plugins = merge_plugins(default_plugins(), profile.plugins)
+    plugins = merge_plugins(default_plugins(features), profile.plugins)
     configs = [PluginConfig(pc.name, _args_or_default(pc)) for pc in profile.plugin_config]
     configured = {pc.name for pc in configs}
     for name in enabled_plugin_names(plugins):
@@ -191,8 +196,11 @@ def _args_or_default(pc: PluginConfig) -> PluginArgs | None:
     return default_args(pc.args)
 
 
-def set_defaults(cfg: KubeSchedulerConfiguration) -> KubeSchedulerConfiguration:
-    """Return ``cfg`` with upstream v1 defaulting applied; ``cfg`` itself is unchanged.
+def set_defaults(
+    cfg: KubeSchedulerConfiguration, features: Features = V1_35_DEFAULTS
+) -> KubeSchedulerConfiguration:
+    """Return ``cfg`` with upstream v1 defaulting applied under ``features`` (the feature
+    gates); ``cfg`` itself is unchanged.
 
     Applying it twice gives the same result as applying it once.
     """
@@ -203,7 +211,7 @@ def set_defaults(cfg: KubeSchedulerConfiguration) -> KubeSchedulerConfiguration:
     percentage = cfg.percentage_of_nodes_to_score
     return dataclasses.replace(
         cfg,
-        profiles=tuple(default_profile(p) for p in profiles),
+        profiles=tuple(default_profile(p, features) for p in profiles),
         percentage_of_nodes_to_score=(
             DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE if percentage is None else percentage
         ),

@@ -31,6 +31,7 @@ from scheduler_core.config.validation import validate_config
 from scheduler_core.config.wire import (
     KIND,
 )
+from scheduler_core.features import V1_35_DEFAULTS, Features
 
 # Bounds on what one configuration may cost to read: a configuration nests about 12 levels deep
 # and needs no YAML aliases, while thousands of levels overflow the recursive YAML composer and
@@ -41,13 +42,16 @@ MAX_ALIASES: Final = 100
 # --- public entry points ----------------------------------------------------------------
 
 
-def load_config(source: str | bytes | Mapping[str, Any] | None) -> KubeSchedulerConfiguration:
+def load_config(
+    source: str | bytes | Mapping[str, Any] | None, *, features: Features = V1_35_DEFAULTS
+) -> KubeSchedulerConfiguration:
     """Read, default and validate a configuration.
 
     ``source`` is YAML or JSON text, or an already parsed mapping; None or empty text gives
-    the defaults. Raises ConfigError listing every decoding or validation problem.
+    the defaults (under ``features``, the feature gates). Raises ConfigError listing every
+    decoding or validation problem.
     """
-    cfg = set_defaults(decode_config(source))
+    cfg = set_defaults(decode_config(source), features)
     errors = validate_config(cfg)
     if errors:
         raise ConfigError(errors)

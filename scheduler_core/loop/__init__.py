@@ -8,5 +8,6 @@ Mirrors pkg/scheduler/schedule_one.go, scheduler.go and backend/cache of kube-sc
 - ``sampling``: how many nodes Filter looks at, from where, and the walk that stops early;
 - ``cluster``: the cluster the engine schedules into (a stand-in for the scheduler cache);
 - ``node_changes``: adding, updating and removing nodes between cycles, with their events;
-- ``pod_changes``: pods added, updated and deleted, and preemption victims evicted.
+- ``pod_changes``: pods added, updated and deleted, and preemption victims evicted;
+- ``pod_groups``: Workloads and the gangs their pods form (the workload manager).
 """

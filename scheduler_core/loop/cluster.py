@@ -167,6 +167,7 @@ KIND_LISTS: dict[str, str] = {
     "ResourceClaim": "resource_claims",
     "ResourceSlice": "resource_slices",
     "DeviceClass": "device_classes",
+    "Workload": "workloads",
 }
 
 

@@ -88,6 +88,9 @@ class PodChanges:
         else:
             self.pending[pod.key] = pod
             self.queue.add(pod)
+            if self.features.gang_scheduling:
+                # A new pod may complete a gang its siblings wait for (addPodToSchedulingQueue).
+                self.queue.move_all_to_active_or_backoff(EVENT_UNSCHEDULED_POD_ADD, new=pod)
         return pod
 
     def update_pod(self, manifest: Mapping[str, Any]) -> Pod:

@@ -41,6 +41,7 @@ from scheduler_core.loop.cycle import (
 )
 from scheduler_core.loop.node_changes import NodeChanges
 from scheduler_core.loop.pod_changes import Outcome, PodChanges
+from scheduler_core.loop.pod_groups import PodGroups
 from scheduler_core.loop.sampling import StartIndex
 from scheduler_core.objects.api import (
     ClusterObjects,
@@ -118,7 +119,7 @@ class WaitingPod:
         return min(self.pending.values()) if self.pending else float("inf")
 
 
-class Scheduler(NodeChanges, PodChanges):
+class Scheduler(NodeChanges, PodChanges, PodGroups):
     """The scheduling loop over a cluster: queue, cache, frameworks and binding cycle.
 
     ``cluster`` is a sequence of Kubernetes manifests (Nodes, Pods — pending ones are queued —,
@@ -193,6 +194,7 @@ class Scheduler(NodeChanges, PodChanges):
             # The handle's waiting-pod access (upstream GetWaitingPod/RejectWaitingPod): plugins
             # reach waiting_pods(), allow_waiting_pod() and reject_waiting_pod() through it.
             fwk.extras["waiting_pods"] = self
+            fwk.extras["pod_groups"] = self  # GangScheduling's workload manager
             self.frameworks[profile.scheduler_name] = fwk
             fwk.extras["extenders"] = self.extenders
             self.runners[profile.scheduler_name] = CycleRunner(

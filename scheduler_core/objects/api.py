@@ -551,6 +551,8 @@ class ClusterObjects:
     namespaces: dict[str, KubeObject] = field(default_factory=dict)
     csi_nodes: dict[str, KubeObject] = field(default_factory=dict)
     dra: DraManager = field(default_factory=DraManager)  # claims, slices, device classes
+    # scheduling.k8s.io/v1alpha1 Workloads (GenericWorkload), "ns/name"
+    workloads: dict[str, KubeObject] = field(default_factory=dict)
 
     @classmethod
     def from_lists(cls, **lists: Sequence[Manifest]) -> ClusterObjects:
@@ -577,6 +579,9 @@ class ClusterObjects:
         for raw in lists.get("csi_nodes") or ():
             o = KubeObject(raw)
             objs.csi_nodes[o.name] = o
+        for raw in lists.get("workloads") or ():
+            o = KubeObject(raw)
+            objs.workloads[f"{o.namespace or 'default'}/{o.name}"] = o
         objs.dra = DraManager.from_lists(
             lists.get("resource_claims") or (),
             lists.get("resource_slices") or (),

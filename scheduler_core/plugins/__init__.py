@@ -9,7 +9,7 @@ package when a plugin has several modules.
   ``node_volume_limits``, ``volume_zone``, ``default_preemption``, ``dynamic_resources``,
   ``image_locality``, ``default_binder``;
 - packages: ``node_resources`` (NodeResourcesFit, NodeResourcesBalancedAllocation),
-  ``inter_pod_affinity``, ``pod_topology_spread``, ``volume_binding``;
+  ``inter_pod_affinity``, ``pod_topology_spread``, ``volume_binding``, ``gang_scheduling``;
 - shared helpers (upstream's plugins/helper): ``helpers`` (score normalisation, taint matching),
   ``helpers_shape`` (piecewise-linear score functions), ``volume_storage`` (claims, classes and
   volumes, for the volume plugins and DynamicResources).
@@ -44,6 +44,7 @@ IN_TREE_MODULES: Final[dict[str, str]] = {
     names.DYNAMIC_RESOURCES: "dynamic_resources",
     names.IMAGE_LOCALITY: "image_locality",
     names.DEFAULT_BINDER: "default_binder",
+    names.GANG_SCHEDULING: "gang_scheduling.plugin",
 }
 
 

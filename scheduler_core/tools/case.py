@@ -52,6 +52,7 @@ def case_objects(case: Mapping[str, Any]) -> ClusterObjects:
         resource_claims=case.get("resourceClaims") or (),
         resource_slices=case.get("resourceSlices") or (),
         device_classes=case.get("deviceClasses") or (),
+        workloads=case.get("workloads") or (),
     )
 
 

@@ -49,7 +49,7 @@ class LoopCaseRun:
     def __init__(self, case: Mapping[str, Any]) -> None:
         self.case = case
         self.features = Features.from_gates(case.get("featureGates"))
-        config = load_config(case.get("config"))
+        config = load_config(case.get("config"), features=self.features)
         self.clock = TickingClock()
         running = list(case.get("nodes") or ()) + list(case.get("pods") or ())
         self.scheduler = Scheduler(
@@ -99,11 +99,13 @@ class LoopCaseRun:
             self._add_pending_or_running(obj)
         elif action == "add" and kind == "Node":
             sched.add_node(obj)
+        elif action == "add" and kind == "Workload":
+            sched.add_workload(obj)
         elif action == "update" and kind == "Node":
             sched.update_node(_keep_node_status(obj, sched))
         elif action == "update" and kind == "Pod":
             sched.update_pod(obj)
-        elif action == "delete" and kind in ("Pod", "Node"):
+        elif action == "delete" and kind in ("Pod", "Node", "Workload"):
             self._delete(obj, where)
         else:
             raise SchedulerCoreError(f"{where}.{action}.kind: cannot {action} a {kind!r}")
@@ -119,6 +121,8 @@ class LoopCaseRun:
         kind = ref["kind"]
         if kind == "Node":
             self.scheduler.remove_node(name)
+        elif kind == "Workload":
+            self.scheduler.delete_workload(f"{namespace}/{name}")
         else:
             key = f"{namespace}/{name}"
             self.scheduler.delete_pod(key, record=True)

@@ -44,3 +44,10 @@ def test_from_gates_sets_the_named_gates_over_the_defaults() -> None:
 def test_from_gates_names_the_bad_field(gates: dict[str, object], message: str) -> None:
     with pytest.raises(SchedulerCoreError, match=message):
         Features.from_gates(gates)
+
+
+def test_loop_case_with_an_unknown_gate_is_an_error_naming_it() -> None:
+    from scheduler_core.tools.loop_case import loop_case
+
+    out = loop_case({"name": "x", "featureGates": {"Nope": True}, "nodes": [], "queue": []})
+    assert out["error"] == "featureGates.Nope: unknown feature gate"
