@@ -4,12 +4,14 @@
 // numbers come from cycles/<n>.json (playground/runs/paging.py).
 import { $, el, breakable } from "./dom.js";
 import { gettext, interpolate, listed } from "./i18n.js";
+import { nameSegments } from "./format.js";
 import { draw } from "./plot_text.js";
 import { combineFigure, heatmapFigure, modeWords } from "./score_figures.js";
 
 export function runScores(api) {
   const { state, pager, reloadDetail } = api;
   const MODE_WORDS = modeWords();
+  const TIES_NAMED = 10; // as playground/runs/panels/verdicts.py names them
   // Presenter mode draws the charts' text at the size of its tables' (run_stepper.css).
   function fontSize() {
     return document.body.classList.contains("presenter") ? 18 : 12;
@@ -174,9 +176,39 @@ export function runScores(api) {
     reloadDetail();
   }
 
+  // The winner's sentence, each node name kept on one line; a tie of more nodes than the
+  // sentence names (verdicts.TIES_NAMED) lists them all below it, folded.
+  function renderWinner(winner) {
+    const p = $("winner");
+    if (!winner) {
+      p.replaceChildren();
+      return;
+    }
+    const ties = winner.ties || [];
+    p.replaceChildren(
+      ...nameSegments(winner.text, [...ties, winner.selected]).map((s) =>
+        s.name ? el("span", { class: "node-name" }, s.text) : s.text,
+      ),
+    );
+    if (ties.length > TIES_NAMED) {
+      p.append(
+        el(
+          "details",
+          { class: "tie-list" },
+          el("summary", {}, interpolate(gettext("All %(count)s tied nodes"), { count: ties.length })),
+          el(
+            "ul",
+            {},
+            ties.map((n) => el("li", { class: "node-name" }, n)),
+          ),
+        ),
+      );
+    }
+  }
+
   function renderCombine(d) {
     const t = d.scores;
-    $("winner").textContent = d.winner ? d.winner.text : "";
+    renderWinner(d.winner);
     if (!t.plugins.length) {
       Plotly.purge("combine");
       $("combine").hidden = true;

@@ -119,6 +119,14 @@ def test_run_a_demo_cluster_read_the_heatmap_and_step_through(site):
                 zip(ev["nodes"], ev[mode], strict=True)
             )
     assert _css(driver, "#winner").text.startswith("6 nodes tied at ")
+    # Each node name is kept on one line (the page never breaks "node-a1" at its hyphen), and a
+    # tie of six names them all in the sentence, with no folded list.
+    spans = driver.execute_script(
+        "return [...document.querySelectorAll('#winner .node-name')].map((s) =>"
+        " [s.textContent, getComputedStyle(s).whiteSpace]);"
+    )
+    assert len(spans) == 7 and {ws for _, ws in spans} == {"nowrap"}
+    assert not driver.find_elements("css selector", "#winner details")
 
     # Step through: one plugin, one extension point, and back.
     assert _step(driver) == 0

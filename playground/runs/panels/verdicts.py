@@ -38,6 +38,17 @@ TIE_RULE: Final = gettext_lazy(
 )
 
 
+# A tie names at most this many nodes in its sentence; the page lists them all below it.
+TIES_NAMED: Final = 10
+
+
+def _tied(top: Sequence[str]) -> str:
+    named = ", ".join(top[:TIES_NAMED])
+    if len(top) <= TIES_NAMED:
+        return named
+    return gettext("%(named)s and %(more)s more") % {"named": named, "more": len(top) - TIES_NAMED}
+
+
 def _minus(n: int) -> str:
     return f"+{n}" if n >= 0 else f"−{-n}"
 
@@ -144,7 +155,7 @@ def winner_explanation(table: Mapping[str, Any]) -> dict[str, Any]:
             % {
                 "count": len(top),
                 "total": total,
-                "tied": ", ".join(top),
+                "tied": _tied(top),
                 "node": selected,
                 "rule": TIE_RULE,
             },

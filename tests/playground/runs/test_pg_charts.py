@@ -477,3 +477,14 @@ def test_the_score_table_is_the_same_whether_the_plugins_list_the_nodes_alike_or
 def test_the_score_step_names_the_highest_raw_node_first_in_order_among_equals():
     ev = _score("A", 1, ["b", "ab", "a", "c"], [3, 9, 9, 1], [0, 0, 0, 0])
     assert "highest raw: ab (9)" in step_text.why(ev, ev["nodes"])
+
+
+def test_a_tie_of_many_nodes_names_ten_and_counts_the_rest():
+    nodes = [make_node(f"node-{i:02d}") for i in range(46)]
+    _, events = _run([*nodes, make_pod("p")])
+    table = charts.score_table(charts.cycle_events(events, 1))
+    why = charts.winner_explanation(table)
+    assert len(why["ties"]) == 46
+    named = ", ".join(f"node-{i:02d}" for i in range(10))
+    assert f": {named} and 36 more; picked node-00: " in why["text"]
+    assert "node-10" not in why["text"]
