@@ -203,7 +203,7 @@ def run_usage_json(request: HttpRequest, pk: int) -> JsonResponse:
         {
             "usage": usage,
             "figures": {
-                res: overview.usage_figure(usage, resource=res) for res in ("cpu", "memory", "pods")
+                res: overview.usage_figure(usage, resource=res) for res in overview.USAGE_RESOURCES
             },
         }
     )

@@ -236,6 +236,18 @@ def cluster_usage(
 
 
 USAGE_TOP_N: Final = 20
+USAGE_RESOURCES: Final = ("cpu", "memory", "pods")
+
+
+def shown_nodes(usage: Mapping[str, Any], top_n: int = USAGE_TOP_N) -> frozenset[str]:
+    """The ``top_n`` nodes every usage chart draws: the most used after the run, by the fullest
+    of their CPU, memory and pods (the snapshot's order among equals)."""
+    rows = usage["rows"]
+    ranked = sorted(
+        range(len(rows)),
+        key=lambda i: (-max(rows[i][res]["after_pct"] for res in USAGE_RESOURCES), i),
+    )
+    return frozenset(rows[i]["node"] for i in ranked[:top_n])
 
 
 def usage_figure(
@@ -243,17 +255,17 @@ def usage_figure(
 ) -> dict[str, Any]:
     """Horizontal bars per node: percent of allocatable in use before and after the run.
 
-    Past ``top_n`` nodes, the most used after the run are drawn (the snapshot's order among
-    equals) and the others become one pair of bars, their mean: a 5,000-node cluster stays
-    readable, and light to draw. One row per node, so every name is written out level.
+    Past ``top_n`` nodes, the most used after the run are drawn and the others become one pair
+    of bars, their mean: a 5,000-node cluster stays readable, and light to draw. The nodes drawn
+    are the same in the CPU, memory and pod charts (``shown_nodes``), so they can be read side by
+    side. One row per node, so every name is written out level.
     """
     rows = list(usage["rows"])
     rest: list[Mapping[str, Any]] = []
     if len(rows) > top_n:
-        ranked = sorted(rows, key=lambda r: -r[resource]["after_pct"])
-        keep = {id(r) for r in ranked[:top_n]}
-        rest = [r for r in rows if id(r) not in keep]
-        rows = [r for r in rows if id(r) in keep]
+        keep = shown_nodes(usage, top_n)
+        rest = [r for r in rows if r["node"] not in keep]
+        rows = [r for r in rows if r["node"] in keep]
     nodes = [r["node"] for r in rows]
     before = [r[resource]["before_pct"] for r in rows]
     after = [r[resource]["after_pct"] for r in rows]

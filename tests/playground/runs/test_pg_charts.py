@@ -358,6 +358,26 @@ def test_cluster_usage_counts_requests_before_and_after():
     assert [t["y"] for t in fig["data"]] == [["n1"], ["n1"]]
 
 
+def test_the_three_usage_charts_draw_the_same_nodes_past_their_limit():
+    # n0..n5: n1 full of CPU, n2 of memory, n3 of pods; the others light. Each chart used to
+    # keep its own fullest nodes; all three now keep the fullest by any resource.
+    nodes = [{"name": f"n{i}", "cpu": 1000, "memory": 1000, "pods": 10} for i in range(6)]
+    pods = [
+        {"pod": "default/cpu", "node": "n1", "cpu": 900, "memory": 0},
+        {"pod": "default/mem", "node": "n2", "cpu": 0, "memory": 900},
+        *({"pod": f"default/p{i}", "node": "n3", "cpu": 0, "memory": 0} for i in range(9)),
+        {"pod": "default/light", "node": "n5", "cpu": 100, "memory": 100},
+    ]
+    usage = overview.cluster_usage(nodes, pods, [])
+    assert overview.shown_nodes(usage, top_n=3) == {"n1", "n2", "n3"}
+    drawn = {
+        res: overview.usage_figure(usage, resource=res, top_n=3)["data"][0]["y"]
+        for res in overview.USAGE_RESOURCES
+    }
+    assert drawn["cpu"] == drawn["memory"] == drawn["pods"]
+    assert drawn["cpu"] == ["n1", "n2", "n3", "the other 3 (mean)"]
+
+
 def test_compare_lines_up_placements_of_two_profiles():
     objects = [make_node("a", cpu="4"), make_node("b", cpu="8"), make_pod("p", cpu="1")]
     spread = None
