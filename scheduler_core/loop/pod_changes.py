@@ -24,7 +24,7 @@ from scheduler_core.framework.events import (
 from scheduler_core.loop.cluster import Cluster, apply_api_defaults
 from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import names
-from scheduler_core.queue import SchedulingQueue
+from scheduler_core.queue import QueuedPodInfo, SchedulingQueue
 from scheduler_core.record.events import ClusterChange, Delete
 
 # The time a victim's deletion starts, as the scheduler's API calls stamp it; nothing reads it
@@ -184,7 +184,19 @@ class PodChanges:
     def _clear_lower_nominations(self, pod: Pod, node_name: str) -> None:
         for other in list(self.queue.nominated_pods_for_node(node_name)):
             if other.priority < pod.priority:
-                self.queue.delete_nominated_pod_if_exists(other)
+                queued = self.queue.get(other)
+                if queued is not None:
+                    self._clear_nomination(queued)
+                else:
+                    self.queue.delete_nominated_pod_if_exists(other)
+
+    def _clear_nomination(self, qpi: QueuedPodInfo) -> None:
+        """The pod's status.nominatedNodeName is cleared (ModeOverride with no node)."""
+        qpi.pod = with_nomination(qpi.pod, None)
+        self.queue.delete_nominated_pod_if_exists(qpi.pod)
+        outcome = self.outcomes.get(qpi.pod.key)
+        if outcome is not None:
+            outcome.nominated_node = None
 
     def _evict(self, victim: Pod, preemptor: Pod) -> None:
         """PreemptPod: reject a victim waiting on Permit, else delete it (gracefully with
@@ -237,3 +249,16 @@ class PodChanges:
         self.preempted.add(key)
         if running:
             self.preempted_running.add(key)
+
+
+def with_nomination(pod: Pod, node_name: str | None) -> Pod:
+    """The pod with ``status.nominatedNodeName`` set to ``node_name`` (removed for None); the
+    pod itself when that is what it has."""
+    if (pod.nominated_node_name or None) == node_name:
+        return pod
+    raw = dict(pod.raw)
+    status = {k: v for k, v in (raw.get("status") or {}).items() if k != "nominatedNodeName"}
+    if node_name:
+        status["nominatedNodeName"] = node_name
+    raw["status"] = status
+    return Pod(raw)

@@ -40,7 +40,7 @@ from scheduler_core.loop.cycle import (
     CycleRunner,
 )
 from scheduler_core.loop.node_changes import NodeChanges
-from scheduler_core.loop.pod_changes import Outcome, PodChanges
+from scheduler_core.loop.pod_changes import Outcome, PodChanges, with_nomination
 from scheduler_core.loop.pod_groups import PodGroups
 from scheduler_core.loop.sampling import StartIndex
 from scheduler_core.objects.api import (
@@ -440,6 +440,7 @@ class Scheduler(NodeChanges, PodChanges, PodGroups):
             outcome.message = status.message()
             outcome.reason = "SchedulerError"
             qpi.unschedulable_plugins = set()
+        self._clear_nomination(qpi)
         self.queue.add_unschedulable_if_not_present(qpi, self.cycle)
 
     def _handle_scheduling_failure(self, qpi: QueuedPodInfo, rec: CycleRecord) -> None:
@@ -456,15 +457,12 @@ class Scheduler(NodeChanges, PodChanges, PodGroups):
         if rec.post_filter is not None:
             nominated = rec.post_filter.nominated_node_name or None
         if nominated:
-            raw = dict(qpi.pod.raw)
-            raw["status"] = {**(raw.get("status") or {}), "nominatedNodeName": nominated}
-            nominated_pod = Pod(raw)
-            qpi.pod = nominated_pod
-            self.queue.add_nominated_pod(nominated_pod, nominated)
+            qpi.pod = with_nomination(qpi.pod, nominated)
+            self.queue.add_nominated_pod(qpi.pod, nominated)
             outcome.nominated_node = nominated
-        elif rec.post_filter is not None:
-            self.queue.delete_nominated_pod_if_exists(qpi.pod)
-            outcome.nominated_node = None
+        elif rec.post_filter is not None or rec.post_filter_status is None or rec.error:
+            # Only a PostFilter that ran and gave no result leaves the nomination as it was.
+            self._clear_nomination(qpi)
         self.queue.add_unschedulable_if_not_present(qpi, self.cycle)
 
     # -- Permit: waiting pods -------------------------------------------------------------------

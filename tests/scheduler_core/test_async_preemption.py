@@ -48,3 +48,24 @@ def test_run_until_idle_finishes_terminations_when_quiet() -> None:
     sched = Scheduler(None, _cluster(), features=Features())
     sched.run_until_idle()
     assert sched.placements()["default/urgent"] == "n1"
+
+
+def test_a_pod_that_cannot_fit_without_preemption_help_loses_its_nomination() -> None:
+    """Without a PostFilter to keep it, a failed pod's nomination is cleared."""
+    pod = make_pod("nominated", cpu="8", priority=0)
+    pod["status"] = {"nominatedNodeName": "n1"}
+    no_post_filter = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [
+            {
+                "schedulerName": "default-scheduler",
+                "plugins": {"postFilter": {"disabled": [{"name": "*"}]}},
+            }
+        ],
+    }
+    sched = Scheduler(no_post_filter, [make_node("n1", cpu="2"), pod], features=Features())
+    _run_until_quiet(sched)
+    queued = sched.queue.get(sched.pending["default/nominated"])
+    assert queued is not None and queued.pod.nominated_node_name == ""
+    assert sched.queue.nominated_node_names() == frozenset()
