@@ -14,10 +14,8 @@ from ..lessons import selectors as lesson_selectors
 from ..lessons import text as lesson_text
 from ..lessons.languages import in_language
 from ..lessons.loader import Lesson, lesson_by_slug
-from ..models import Run, RunCycle
-from ..runs import selectors as run_selectors
-from ..runs.panels import charts
-from . import services
+from ..models import RunCycle
+from . import run_steps, services
 from .models import ClassAnswer, ClassQuestion, ClassStudent, LiveClass
 
 CYCLES_LISTED: Final = 2000  # a presenter lists at most this many of a run's cycles
@@ -187,13 +185,6 @@ def state(live_class: LiveClass, *, role: str, student_id: int | None = None) ->
 # -- a run class ---------------------------------------------------------------------------------
 
 
-def _cycle_steps(run_id: int, cycle: int) -> list[dict[str, Any]]:
-    run = Run.objects.filter(pk=run_id).defer("config", "placements").first()
-    if run is None:
-        return []
-    return charts.steps(run_selectors.run_cycle_events(run=run, cycle=cycle))
-
-
 def cycle_steps(run_id: int, cycle: int) -> list[dict[str, Any]]:
     """The run page's steps of one cycle: index, point, plugin, label, what the extension point
     does (``help``) and what this plugin decided (``why``)."""
@@ -206,36 +197,8 @@ def cycle_steps(run_id: int, cycle: int) -> list[dict[str, Any]]:
             "help": str(s.get("help") or ""),
             "why": str(s.get("why") or ""),
         }
-        for s in _cycle_steps(run_id, cycle)
+        for s in run_steps.steps_of(run_id, cycle)
     ]
-
-
-def run_step_index(run_id: int, cycle: int, point: str, plugin: str | None) -> int | None:
-    for s in _cycle_steps(run_id, cycle):
-        if s["point"] == point and (plugin is None or s["plugin"] == plugin):
-            return int(s["index"])
-    return None
-
-
-def winner_choices(run_id: int, cycle: int, winner: str | None) -> list[str]:
-    """The nodes to choose from: all of the run's nodes, or in a big cluster the best totals
-    of the cycle's Combine step (the winner among them); "none" when no node took the pod."""
-    nodes = list(Run.objects.filter(pk=run_id).values_list("node_names", flat=True).first() or [])
-    if len(nodes) > services.WINNER_CHOICES_MAX:
-        run = Run.objects.filter(pk=run_id).first()
-        events = run_selectors.run_cycle_events(run=run, cycle=cycle) if run else []
-        combine = next((e for e in events if e["type"] == "Combine"), {})
-        ranked = sorted(
-            zip(combine.get("nodes") or [], combine.get("totals") or [], strict=False),
-            key=lambda nt: -nt[1],
-        )
-        nodes = [n for n, _t in ranked[: services.WINNER_CHOICES_MAX - 1]]
-        if winner and winner not in nodes:
-            nodes.append(winner)
-        nodes.sort()
-    if not winner:
-        nodes.append("none")
-    return nodes
 
 
 def run_cycles(run_id: int) -> list[dict[str, Any]]:

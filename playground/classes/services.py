@@ -26,7 +26,7 @@ from ..lessons.checks import matches, normalize, shown
 from ..lessons.languages import in_language, language_of
 from ..lessons.loader import Lesson, RunPointer, lesson_by_slug
 from ..models import Run, RunCycle
-from . import selectors
+from . import run_steps
 from .models import ClassAnswer, ClassQuestion, ClassStudent, LiveClass
 
 User = AbstractBaseUser | AnonymousUser
@@ -42,7 +42,6 @@ SESSION_STUDENTS: Final = "class_students"  # session: class code -> student tok
 STEP_TEXT_MAX: Final = 253
 STUDENTS_MAX: Final = 1000  # per class: the join form is open to anyone with the code
 OPEN_CLASSES_MAX: Final = 10  # open classes per lecturer at once
-WINNER_CHOICES_MAX: Final = 12  # a bigger cluster offers the best-scored nodes of the cycle
 
 
 class ClassError(Exception):
@@ -425,7 +424,7 @@ def _ask_winner(live_class: LiveClass, cycle: Any) -> ClassQuestion:
     if row is None:
         raise ClassError(_("The run has no cycle %(n)d.") % {"n": cycle}, "cycle")
 
-    choices = selectors.winner_choices(live_class.run_id, cycle, row["node"])
+    choices = run_steps.winner_choices(live_class.run_id, cycle, row["node"])
     winner = row["node"] or "none"
     pod = str(row["pod"]).removeprefix("default/")
     if row["node"]:
@@ -441,7 +440,7 @@ def _ask_winner(live_class: LiveClass, cycle: Any) -> ClassQuestion:
             "result": row["result"] or "",
         }
     show = {"cycle": cycle, "point": "Combine", "plugin": None, "node": None}
-    show["runStep"] = selectors.run_step_index(live_class.run_id, cycle, "Combine", None)
+    show["runStep"] = run_steps.run_step_index(live_class.run_id, cycle, "Combine", None)
     return _ask(
         live_class,
         prompt=_("Which node wins cycle %(n)d (pod %(pod)s)?") % {"n": cycle, "pod": pod},
