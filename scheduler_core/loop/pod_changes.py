@@ -102,7 +102,7 @@ class PodChanges:
         pending = self.pending.get(key)
         old = bound if bound is not None else pending
         if old is None:
-            raise SchedulerCoreError(f"update.metadata.name: no pod {key!r}")
+            raise SchedulerCoreError(f"metadata.name: no pod {key!r}")
         queued = self.queue.get(old) if bound is None else None
         if queued is not None:
             old = queued.pod

@@ -57,7 +57,7 @@ class PodGroups:
         """Add (or replace) a Workload: the Workload/Add event."""
         workload = KubeObject(manifest)
         if not workload.name:
-            raise SchedulerCoreError("Workload metadata.name: required")
+            raise SchedulerCoreError("metadata.name: required")
         key = f"{workload.namespace or 'default'}/{workload.name}"
         self.cluster.objects.workloads[key] = workload
         details = {"workload": key, "action": "add", "events": [str(EVENT_WORKLOAD_ADD)]}
@@ -69,7 +69,7 @@ class PodGroups:
         """Delete a Workload by ``namespace/name`` (no plugin registers the event)."""
         old = self.cluster.objects.workloads.pop(key, None)
         if old is None:
-            raise SchedulerCoreError(f"delete: no Workload {key!r}")
+            raise SchedulerCoreError(f"no Workload {key!r}")
         details = {"workload": key, "action": "delete", "events": [str(EVENT_WORKLOAD_DELETE)]}
         self._make(ClusterChange, "", details=details)
         self.queue.move_all_to_active_or_backoff(EVENT_WORKLOAD_DELETE, old=old)

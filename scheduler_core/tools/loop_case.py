@@ -27,7 +27,6 @@ FORMAT: Final = 1
 # Each reading of the oracle's clock moves it on by 1 µs, so timestamps keep the order of events.
 _TICK: Final = 1e-6
 _DEFAULT_ADVANCE: Final = 2
-_MAX_ADVANCE: Final = 60
 # Upper bound on the cycles one settling may run: a loop that does not settle is a bug.
 _CYCLES_PER_POD: Final = 200
 
@@ -66,7 +65,7 @@ class LoopCaseRun:
 
     def outcomes(self) -> Iterator[dict[str, Any]]:
         for raw in self.case.get("queue") or ():
-            self._add_pending(raw)
+            self._add_pod(raw)
         self.settle()
         yield self.outcome("start")
         for n, step in enumerate(self.case.get("steps") or (), start=1):
@@ -74,8 +73,9 @@ class LoopCaseRun:
             self.settle()
             yield self.outcome(f"step {n}")
 
-    def _add_pending(self, raw: Mapping[str, Any]) -> None:
-        pod = self.scheduler.add_pod(raw)
+    def _add_pod(self, raw: Mapping[str, Any], *, record: bool = False) -> None:
+        """Create a pod; a pending one is reported from then on, a running one is not."""
+        pod = self.scheduler.add_pod(raw, record=record)
         if not pod.node_name:
             self.reported[pod.key] = None
 
@@ -83,7 +83,7 @@ class LoopCaseRun:
 
     def step(self, step: Mapping[str, Any], where: str) -> None:
         advance = step.get("advanceSeconds", _DEFAULT_ADVANCE)
-        if not isinstance(advance, int) or not 0 <= advance <= _MAX_ADVANCE:
+        if isinstance(advance, bool) or not isinstance(advance, int) or not 0 <= advance <= 60:
             raise SchedulerCoreError(f"{where}.advanceSeconds: an integer from 0 to 60")
         actions = [k for k in ("add", "update", "delete") if k in step]
         if len(actions) != 1:
@@ -93,10 +93,16 @@ class LoopCaseRun:
         obj = step[action]
         if not isinstance(obj, Mapping):
             raise SchedulerCoreError(f"{where}.{action}: an object")
+        try:
+            self._apply(action, obj)
+        except SchedulerCoreError as err:
+            raise SchedulerCoreError(f"{where}.{action}: {err}") from err
+
+    def _apply(self, action: str, obj: Mapping[str, Any]) -> None:
         kind = obj.get("kind")
         sched = self.scheduler
         if action == "add" and kind == "Pod":
-            self._add_pending_or_running(obj)
+            self._add_pod(obj, record=True)
         elif action == "add" and kind == "Node":
             sched.add_node(obj)
         elif action == "add" and kind == "Workload":
@@ -106,17 +112,14 @@ class LoopCaseRun:
         elif action == "update" and kind == "Pod":
             sched.update_pod(obj)
         elif action == "delete" and kind in ("Pod", "Node", "Workload"):
-            self._delete(obj, where)
+            self._delete(obj)
         else:
-            raise SchedulerCoreError(f"{where}.{action}.kind: cannot {action} a {kind!r}")
+            raise SchedulerCoreError(f"kind: cannot {action} a {kind!r}")
 
-    def _add_pending_or_running(self, raw: Mapping[str, Any]) -> None:
-        self._add_pending(raw)
-
-    def _delete(self, ref: Mapping[str, Any], where: str) -> None:
+    def _delete(self, ref: Mapping[str, Any]) -> None:
         name = ref.get("name")
         if not isinstance(name, str) or not name:
-            raise SchedulerCoreError(f"{where}.delete.name: required")
+            raise SchedulerCoreError("name: required")
         namespace = ref.get("namespace") or "default"
         kind = ref["kind"]
         if kind == "Node":
