@@ -10,7 +10,7 @@ its devices), so that no feature imports another against the direction of
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse
@@ -71,7 +71,7 @@ def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def _suggested_profile(cluster: Cluster, profiles: list[Profile]) -> int | None:
     """The profile the Run form opens with: the one a demo or lesson cluster (or a user's copy of
     one) is meant for, else the demo "Default"."""
-    origin = cluster if cluster.is_demo else cluster.copied_from
+    origin = cluster if cluster.is_demo else cast("Cluster | None", cluster.copied_from)
     meant = {**demo.SUGGESTED_PROFILES, **lesson_selectors.lesson_profiles_by_cluster()}
     wanted = meant.get(origin.name, "Default") if origin is not None and origin.is_demo else ""
     demos = {p.name: p.pk for p in profiles if p.is_demo}

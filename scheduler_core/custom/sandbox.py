@@ -296,7 +296,7 @@ def main() -> None:
     """The worker: reads (environment, source, variables), replies (ok, value or error)."""
     import cel
 
-    from scheduler_core.dra.cel_env import _FUNCTIONS
+    from scheduler_core.dra.cel_functions import _FUNCTIONS
 
     contexts = _Contexts(cel, {"plain": None, "dra": _FUNCTIONS})
     programs: dict[str, Any] = {}

@@ -6,6 +6,7 @@ Modules:
 - ``versions``: objects written for resource.k8s.io/v1beta1 or v1beta2 converted to v1;
 - ``manager``: the claims, slices and classes the scheduler sees, and the taken devices;
 - ``cel_env``: Kubernetes' CEL environment for device selectors;
+- ``cel_functions``: its quantity and semantic-version functions (the sandbox registers them too);
 - ``allocator``: the structured allocator (devices for a pod's claims on one node);
 - ``explain``: why each device did or did not match each request, per node.
 """
