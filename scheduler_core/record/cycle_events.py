@@ -187,7 +187,9 @@ def cycle_event_fields(
             normalized=normalized,
             weighted=weighted,
         )
-    if rec.selected is not None or rec.totals:
+    # A lone feasible node is the cycle's top even when a later point (Reserve) fails and
+    # nothing is selected, as upstream's result names it.
+    if rec.selected is not None or rec.totals or rec.top:
         totals = rec.totals
         if isinstance(totals, Totals):
             same = totals.names() is rec.scored_nodes
