@@ -1,10 +1,11 @@
 """Run a case (conformance/FORMAT.md): a cluster, a configuration and a queue of pods.
 
 Both the conformance trace and the bench command drive the engine through CaseRun, so they take
-the same decisions: every queued pod gets one cycle in queue order with its profile, every node is
-evaluated (unless the case sets ``sampling``: then percentageOfNodesToScore applies), a tie goes
-to the first node by name, and a preemption is carried out at once (victims deleted, the
-preemptor nominated) before the next cycle.
+the same decisions, under the trace conventions' feature gates (``TRACE_FEATURES``, with any the
+case's ``featureGates`` set): every queued pod gets one cycle in queue order with its profile,
+every node is evaluated (unless the case sets ``sampling``: then percentageOfNodesToScore
+applies), a tie goes to the first node by name, and a preemption is carried out at once (victims
+deleted, the preemptor nominated) before the next cycle.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
 from scheduler_core.config import KubeSchedulerConfiguration, load_config
+from scheduler_core.features import TRACE_FEATURES, Features
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.runtime import Framework
@@ -78,7 +80,12 @@ class CaseRun:
 
     def __init__(self, case: Mapping[str, Any], registry: Registry | None = None) -> None:
         self.case = case
-        self.config: KubeSchedulerConfiguration = load_config(case.get("config"))
+        # The trace conventions' gates (synchronous preemption, no batching), with any the
+        # case names set over them.
+        self.features = Features.from_gates(case.get("featureGates"), TRACE_FEATURES)
+        self.config: KubeSchedulerConfiguration = load_config(
+            case.get("config"), features=self.features
+        )
         self.registry = registry or in_tree_registry()
         nodes = [Node(raw) for raw in case.get("nodes") or ()]
         running = [Pod(apply_api_defaults(raw)) for raw in case.get("pods") or ()]

@@ -51,3 +51,14 @@ def test_loop_case_with_an_unknown_gate_is_an_error_naming_it() -> None:
 
     out = loop_case({"name": "x", "featureGates": {"Nope": True}, "nodes": [], "queue": []})
     assert out["error"] == "featureGates.Nope: unknown feature gate"
+
+
+def test_the_trace_mode_runs_under_the_trace_gates_and_a_case_may_set_more() -> None:
+    from scheduler_core.tools.case import CaseRun
+
+    plain = CaseRun({"name": "t", "nodes": [], "queue": []})
+    assert plain.features == TRACE_FEATURES
+    gang = CaseRun({"name": "t", "featureGates": {"GangScheduling": True}})
+    assert gang.features.gang_scheduling and not gang.features.scheduler_async_preemption
+    enabled = [p.name for p in gang.config.profiles[0].plugins.multi_point.enabled]
+    assert enabled[-1] == "GangScheduling"
