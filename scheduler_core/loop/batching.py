@@ -12,7 +12,7 @@ cannot sign, so its profile never batches, as upstream disables signatures for s
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -124,7 +124,15 @@ def sign_pod(fwk: Framework, pod: Pod) -> Signature | None:
 @dataclass(slots=True)
 class _Batch:
     signature: Signature
-    ranking: list[str]  # the rest of the ranking, best first
+    totals: Mapping[str, int]  # the scored nodes' totals
+    chosen: str
+    # The rest of the ranking, best first: sorted when first asked (most batches never are).
+    ranking: list[str] | None = None
+
+    def next_node(self) -> str:
+        if self.ranking is None:
+            self.ranking = ranking_after(self.totals, self.chosen)
+        return self.ranking.pop(0) if self.ranking else ""
 
 
 class OpportunisticBatch:
@@ -151,7 +159,7 @@ class OpportunisticBatch:
         state fits this pod, else ""; and the pod's signature."""
         signature = sign_pod(self.fwk, pod)
         batch = self._batch
-        if batch is None or not batch.ranking or self._current_cycle() != self._last_cycle + 1:
+        if batch is None or batch.ranking == [] or self._current_cycle() != self._last_cycle + 1:
             return "", signature
         if signature is None or signature != batch.signature:
             return "", signature
@@ -161,24 +169,24 @@ class OpportunisticBatch:
         # Only when the last chosen node is full for this pod is the next one the best.
         if not self.fwk.run_filter_plugins(state, pod, chosen).is_rejected():
             return "", signature
-        return batch.ranking.pop(0), signature
+        return batch.next_node(), signature
 
     def store(
         self,
         signature: Signature | None,
         hint: str,
         chosen: str,
-        rest: Sequence[str] | None,
+        totals: Mapping[str, int] | None,
     ) -> None:
-        """StoreScheduleResults: the cycle succeeded on ``chosen``; ``rest`` is the ranking
-        after it (None when there was no scoring)."""
+        """StoreScheduleResults: the cycle succeeded on ``chosen``; ``totals`` are the scored
+        nodes' totals (None when there was no scoring), ranked after ``chosen`` when used."""
         self._last_cycle = self._current_cycle()
         self._last_chosen = chosen
         if hint and hint == chosen:
             self.batched_pods += 1
             return
-        if signature is not None and rest:
-            self._batch = _Batch(signature, list(rest))
+        if signature is not None and totals is not None and len(totals) > 1:
+            self._batch = _Batch(signature, totals, chosen)
         else:
             self._batch = None
 

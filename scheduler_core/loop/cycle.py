@@ -33,7 +33,7 @@ from scheduler_core.framework.types import (
     Snapshot,
     fit_error_message,
 )
-from scheduler_core.loop.batching import OpportunisticBatch, ranking_after
+from scheduler_core.loop.batching import OpportunisticBatch
 from scheduler_core.loop.sampling import (
     RULE_ALL,
     RULE_NO_SCORING,
@@ -274,8 +274,7 @@ class CycleRunner:
             return rec
         self._prioritize(rec, state, pod, feasible)
         if self.batch is not None and rec.selected is not None:
-            rest = ranking_after(rec.totals, rec.selected)
-            self.batch.store(signature, hint, rec.selected, rest)
+            self.batch.store(signature, hint, rec.selected, rec.totals)
         return rec
 
     def _walk(
