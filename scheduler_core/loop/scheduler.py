@@ -169,6 +169,7 @@ class Scheduler(NodeChanges, PodChanges, PodGroups):
         self.config = _with_extender_ignored_resources(self.config)
         self.seq = 0
         self.cycle = 0
+        self.profile_cycles = 0  # cycles that ran a profile (upstream's SchedulingCycle count)
         self.outcomes: dict[str, Outcome] = {}
         self.waiting: dict[str, WaitingPod] = {}
         self.events: list[Event] | None = None
@@ -206,7 +207,7 @@ class Scheduler(NodeChanges, PodChanges, PodGroups):
             )
             if features.opportunistic_batching:
                 runner = self.runners[profile.scheduler_name]
-                runner.batch = OpportunisticBatch(fwk, lambda: self.cycle)
+                runner.batch = OpportunisticBatch(fwk, lambda: self.profile_cycles)
         extra_events = dict(plugin_events or {})
         profile_hints = {name: fwk.queueing_hints() for name, fwk in self.frameworks.items()}
         # For a pod of no profile, a plugin's events as the first profile that has it states them.
@@ -294,6 +295,8 @@ class Scheduler(NodeChanges, PodChanges, PodGroups):
             self._emit_cycle(rec)
             self.queue.done(pod.uid)
             return True
+        # Upstream never queues a pod no profile is responsible for: its cycles are not counted.
+        self.profile_cycles += 1
         fwk = runner.fwk
         state = CycleState()
         rec = runner.schedule(self.cluster.snapshot(), pod, state)

@@ -107,3 +107,23 @@ def test_a_run_of_like_pods_takes_the_next_nodes_of_the_first_ranking_unscored()
 def test_without_the_gate_every_pod_is_scored() -> None:
     records, _ = _run(TRACE_FEATURES)
     assert all(r.batch_hint is None and r.scores for r in records[:2])
+
+
+def test_a_pod_of_no_profile_between_like_pods_does_not_break_the_batch() -> None:
+    records: list[CycleRecord] = []
+    cluster = [make_node(f"n{i}", cpu=str(2 + i)) for i in range(3)]
+    cluster += [
+        _port_pod("web-0"),
+        make_pod("elsewhere", schedulerName="other"),
+        _port_pod("web-1"),
+    ]
+    sched = Scheduler(
+        load_config(LIST_DEFAULTING),
+        cluster,
+        features=Features(),
+        evaluate_all_nodes=True,
+        on_cycle=lambda rec, *_: records.append(rec),
+    )
+    sched.run_until_idle()
+    assert [r.pod for r in records] == ["default/web-0", "default/elsewhere", "default/web-1"]
+    assert records[2].batch_hint is not None and records[2].batch_hint == records[2].selected
