@@ -32,9 +32,11 @@ fuzz:
 
 conformance:
 	$(PY) $(SHARED)/conformance/run.py --inprocess
+	$(PY) $(SHARED)/conformance/run_loop.py --inprocess
 
 ratchet:
 	$(PY) -m tests.conformance.ratchet --update
+	$(PY) -m tests.conformance.loop_ratchet --update
 
 bench:
 	for c in basic-500n-1000p basic-5000n-1000p affinity-5000n-1000p mixed-2000n-1000p; do \
