@@ -154,20 +154,26 @@ class LoopCaseRun:
 
     def _pod_state(self, key: str) -> dict[str, Any]:
         sched = self.scheduler
+        out: dict[str, Any]
         if key in sched.preempted:
             return {"state": "deleted"}
         waiting = sched.waiting_by_key(key)
         if waiting is not None:
-            return {
-                "state": "waitingOnPermit",
-                "node": waiting.node,
-                "nominatedNodeName": waiting.node,
-            }
+            out = {"state": "waitingOnPermit", "node": waiting.node}
+            # NominatedNodeNameForExpectation: the binding cycle tells the API where the pod
+            # waits; without it the pod keeps whatever nomination it had.
+            nominated = (
+                waiting.node
+                if self.features.nominated_node_name_for_expectation
+                else waiting.qpi.pod.nominated_node_name
+            )
+            if nominated:
+                out["nominatedNodeName"] = nominated
+            return out
         outcome = sched.outcomes.get(key)
         pending = sched.pending.get(key)
         if outcome is not None and outcome.node and pending is None:
             return {"state": "bound", "node": outcome.node}
-        out: dict[str, Any]
         queued = sched.queue.get(pending) if pending is not None else None
         if queued is not None and sched.queue.location(queued.pod) == GATED:
             out = {"state": "gated", "plugin": queued.gating_plugin}

@@ -61,3 +61,33 @@ def test_a_deleted_pending_pod_is_left_out_from_then_on() -> None:
 def test_a_bad_step_is_an_error_naming_its_field(step: dict[str, Any], message: str) -> None:
     out = loop_case(_case([step]))
     assert out["error"].startswith(message), out["error"]
+
+
+def _gang_case(gates: dict[str, bool]) -> dict[str, Any]:
+    workload = {
+        "apiVersion": "scheduling.k8s.io/v1alpha1",
+        "kind": "Workload",
+        "metadata": {"name": "train", "namespace": "default"},
+        "spec": {"podGroups": [{"name": "w", "policy": {"gang": {"minCount": 2}}}]},
+    }
+    ref = {"name": "train", "podGroup": "w"}
+    return {
+        "name": "gang",
+        "featureGates": {"GenericWorkload": True, "GangScheduling": True, **gates},
+        "workloads": [workload],
+        "nodes": [make_node("n1", cpu="2")],
+        "queue": [make_pod(f"m{i}", cpu="2", workloadRef=ref) for i in range(2)],
+    }
+
+
+def test_a_gang_member_waiting_on_permit_is_nominated_to_its_node_as_an_expectation() -> None:
+    pods = loop_case(_gang_case({}))["outcomes"][0]["pods"]
+    waiting = [p for p in pods.values() if p["state"] == "waitingOnPermit"]
+    assert waiting == [{"state": "waitingOnPermit", "node": "n1", "nominatedNodeName": "n1"}]
+
+
+def test_without_nominated_node_name_for_expectation_a_waiting_pod_has_no_nomination() -> None:
+    case = _gang_case({"NominatedNodeNameForExpectation": False})
+    pods = loop_case(case)["outcomes"][0]["pods"]
+    waiting = [p for p in pods.values() if p["state"] == "waitingOnPermit"]
+    assert waiting == [{"state": "waitingOnPermit", "node": "n1"}]
