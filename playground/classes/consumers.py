@@ -29,6 +29,7 @@ from weakref import WeakKeyDictionary
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.db import DatabaseError, IntegrityError
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from .. import throttle
@@ -50,6 +51,7 @@ class Who:
     class_id: int = 0
     role: str = ""
     student_id: int | None = None
+    language: str = ""  # the class's: what the server says over the socket is in it
 
     @property
     def owner(self) -> str:
@@ -66,13 +68,13 @@ def _identify(code: str, user: Any, session: Any, query: bytes) -> Who:
         return Who(CLOSE_FORBIDDEN)  # as for an open class: a guess learns nothing
     closed = CLOSE_NOT_FOUND if live_class.ended_at is not None else 0
     if user is not None and user.is_authenticated and user.pk == live_class.lecturer_id:
-        return Who(closed, live_class.pk, "lecturer")
+        return Who(closed, live_class.pk, "lecturer", language=live_class.language)
     token: str | None = (parse_qs(query.decode("latin-1")).get("token") or [""])[0]
     token = token or selectors.session_token(session, live_class.code)
     student = selectors.student_by_token(live_class, token)
     if student is None:
         return Who(CLOSE_FORBIDDEN)
-    return Who(closed, live_class.pk, "student", student.pk)
+    return Who(closed, live_class.pk, "student", student.pk, live_class.language)
 
 
 def _state(who: Who) -> dict[str, Any]:
@@ -285,6 +287,11 @@ class ClassConsumer(throttle.FloodClosing, AsyncJsonWebsocketConsumer):  # type:
             self.scope.get("session"),
             self.scope.get("query_string", b""),
         )
+        if self.who.language:
+            # For this connection's task, and so for the threads its database calls run on
+            # (Django keeps the active language in a context variable they inherit): errors,
+            # refusals and the state come in the language the class is taught in.
+            translation.activate(self.who.language)
         await self.accept()
         if not self.who.status and throttle.owner_blocked(self.who.owner):
             self.who.status = CLOSE_TOO_MANY
