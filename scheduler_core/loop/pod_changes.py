@@ -98,12 +98,15 @@ class PodChanges:
         server holds. A pending pod is updated in the queue, a bound one on its node."""
         new_raw = apply_api_defaults(manifest)
         key = f"{new_raw['metadata']['namespace']}/{new_raw['metadata'].get('name', '')}"
-        bound = self._bound_by_key(key)
         pending = self.pending.get(key)
+        # A pod assumed while it waits on Permit is updated as the pending pod it still is: the
+        # cache ignores an assumed pod's updates.
+        waiting = self.waiting_by_key(key) is not None
+        bound = None if waiting else self._bound_by_key(key)
         old = bound if bound is not None else pending
         if old is None:
             raise SchedulerCoreError(f"metadata.name: no pod {key!r}")
-        queued = self.queue.get(old) if bound is None else None
+        queued = self.queue.get(old) if bound is None and not waiting else None
         if queued is not None:
             old = queued.pod
         raw = dict(new_raw)
@@ -113,7 +116,9 @@ class PodChanges:
             raw["spec"]["nodeName"] = old.node_name
         raw["status"] = old.raw.get("status") or {}
         new = Pod(raw)
-        if bound is not None:
+        if waiting:
+            self.pending[key] = new
+        elif bound is not None:
             self.cluster.remove_pod(bound)
             self.cluster.add_pod(new)
             self.queue.assigned_pod_updated(bound, new)

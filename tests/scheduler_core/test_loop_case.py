@@ -91,3 +91,12 @@ def test_without_nominated_node_name_for_expectation_a_waiting_pod_has_no_nomina
     pods = loop_case(case)["outcomes"][0]["pods"]
     waiting = [p for p in pods.values() if p["state"] == "waitingOnPermit"]
     assert waiting == [{"state": "waitingOnPermit", "node": "n1"}]
+
+
+def test_updating_a_pod_that_waits_on_permit_leaves_it_waiting() -> None:
+    case = _gang_case({})
+    member = next(p for p in case["queue"])
+    relabelled = {**member, "metadata": {**member["metadata"], "labels": {"team": "ml"}}}
+    case["steps"] = [{"update": relabelled}]
+    outcomes = loop_case(case)["outcomes"]
+    assert outcomes[1]["pods"] == outcomes[0]["pods"]
