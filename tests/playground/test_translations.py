@@ -98,6 +98,27 @@ def test_check_fails_on_a_fresh_untranslated_string_then_a_fuzzy_one(tmp_path):
     assert out.strip() == "translations: 3 strings, 0 untranslated, 0 fuzzy"
 
 
+def test_check_sees_every_literal_script_string_even_where_xgettext_loses_track(tmp_path):
+    """xgettext reads the backtick of a regex literal after ")" as a template string opening and
+    skips the strings after it; the check reads the module's gettext calls itself as well."""
+    _write(
+        tmp_path / "static" / "playground" / "classes" / "page.js",
+        'import { gettext, pgettext } from "../i18n.js";\n'
+        "if (ok) /`/.test(s);\n"
+        'const a = gettext("Live");\n'
+        'const b = pgettext("run status", "pending");\n'
+        'const c = ngettext("%(n)s node", "%(n)s nodes", n);\n',
+    )
+    po = tmp_path / "locale" / "zh_Hans" / "LC_MESSAGES"
+    _write(po / "djangojs.po", PO_HEADER + '\nmsgid "Live"\nmsgstr "直播"\n')
+
+    out, err = _run(tmp_path, "--check", "--list")
+    assert err is not None
+    assert "translations: 3 strings, 2 untranslated, 0 fuzzy" in out
+    assert "static/playground/classes/page.js:4: untranslated" in out
+    assert "'pending'" in out and "'%(n)s node'" in out
+
+
 def test_check_leaves_the_tree_untouched(tmp_path):
     _write(tmp_path / "templates" / "page.html", '{% load i18n %}{% translate "Fresh" %}\n')
     _run(tmp_path, "--check")

@@ -6,7 +6,9 @@ JavaScript in locale/. For each area and each language other than the source lan
 the marked strings are extracted afresh from a copy of the area's sources in a temporary directory
 (Django's makemessages there, so the working tree is never written) and compared with the
 committed .po: a string missing from it or with an empty translation is untranslated, an entry
-marked fuzzy is fuzzy (gettext does not use it).
+marked fuzzy is fuzzy (gettext does not use it). The scripts are also read for their literal
+gettext calls directly (``script_strings``), so that a call xgettext's JavaScript parser loses
+track of (an ES module's syntax it misreads) is still checked, not silently left out.
 
     translations --check   prints "translations: N strings, M untranslated, K fuzzy";
                            fails when M or K is not 0
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -193,6 +196,54 @@ def extract(source: Path, domain: str, locale: str, workdir: Path) -> list[Entry
     return entries
 
 
+_JS_STRING: Final = r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`$\\]*`)"""
+_JS_CALL: Final = re.compile(
+    r"(?<![\w$.])(gettext|ngettext|pgettext|npgettext)\(\s*"
+    + _JS_STRING
+    + r"(?:\s*,\s*"
+    + _JS_STRING
+    + ")?"
+)
+
+
+def _js_literal(text: str) -> str:
+    if text.startswith("`"):
+        return text[1:-1]
+    return _unquote(text)
+
+
+def script_strings(source: Path) -> list[Entry]:
+    """The strings marked in the scripts under ``source`` by a gettext call whose arguments are
+    literals, read without xgettext: (context, message) as the catalog keys them."""
+    entries: list[Entry] = []
+    for dirpath, dirnames, filenames in os.walk(source):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
+        for name in sorted(filenames):
+            if not name.endswith(_EXTENSIONS["djangojs"]):
+                continue
+            path = Path(dirpath, name)
+            text = path.read_text(encoding="utf-8")
+            for m in _JS_CALL.finditer(text):
+                first, second = _js_literal(m[2]), m[3] and _js_literal(m[3])
+                context = first if m[1] in ("pgettext", "npgettext") else None
+                msgid = second if context is not None else first
+                if msgid:
+                    line = text.count("\n", 0, m.start()) + 1
+                    ref = f"{path.relative_to(source.parent)}:{line}"
+                    entries.append(Entry(msgctxt=context, msgid=msgid, references=[ref]))
+    return entries
+
+
+def _with_script_strings(fresh: list[Entry], source: Path) -> list[Entry]:
+    """``fresh`` and every literal script string it does not hold (once each)."""
+    keys = {entry.key for entry in fresh}
+    for entry in script_strings(source):
+        if entry.key not in keys:
+            keys.add(entry.key)
+            fresh.append(entry)
+    return fresh
+
+
 def check(root: Path) -> Report:
     """Compare every area's fresh strings with its committed catalog, in every language."""
     report = Report()
@@ -208,6 +259,8 @@ def check(root: Path) -> Report:
                     workdir = Path(tmp, locale)
                     workdir.mkdir(exist_ok=True)
                     fresh = extract(source, domain, locale, workdir)
+                    if domain == "djangojs":
+                        fresh = _with_script_strings(fresh, source)
                     if not fresh:
                         continue
                     po = root / catalog / locale / "LC_MESSAGES" / f"{domain}.po"
