@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
+from scheduler_core.clock import Clock
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.framework.events import WORKLOAD, ClusterEvent
 from scheduler_core.loop.cluster import Cluster
@@ -20,6 +21,8 @@ from scheduler_core.plugins.gang_scheduling.workload import GroupKey, group_key
 from scheduler_core.queue import SchedulingQueue
 from scheduler_core.record.events import ClusterChange
 
+# workloadmanager.DefaultSchedulingTimeoutDuration: how long a gang may take to form.
+DEFAULT_SCHEDULING_TIMEOUT_SECONDS: Final = 300.0
 EVENT_WORKLOAD_ADD: Final = ClusterEvent(WORKLOAD, "Add")
 EVENT_WORKLOAD_DELETE: Final = ClusterEvent(WORKLOAD, "Delete")
 
@@ -30,7 +33,21 @@ class PodGroups:
     cluster: Cluster
     queue: SchedulingQueue
     pending: dict[str, Pod]
+    clock: Clock
     _make: Callable[..., None]
+    # Each gang's scheduling deadline, set when its first member waits at Permit.
+    _group_deadlines: dict[GroupKey, float]
+
+    def scheduling_timeout(self, key: GroupKey) -> float:
+        """SchedulingTimeout: the time left before the group's deadline, which the first call
+        (or the first after it passed) sets five minutes ahead; every member shares it."""
+        deadlines = self._group_deadlines
+        now = self.clock.now()
+        deadline = deadlines.get(key)
+        # At the deadline itself it has passed: a simulated clock does not move on by itself.
+        if deadline is None or deadline <= now:
+            deadline = deadlines[key] = now + DEFAULT_SCHEDULING_TIMEOUT_SECONDS
+        return float(deadline - now)
 
     def workload(self, namespace: str, name: str) -> KubeObject | None:
         return self.cluster.objects.workloads.get(f"{namespace}/{name}")

@@ -175,6 +175,7 @@ class Scheduler(NodeChanges, PodChanges, PodGroups):
         self.events: list[Event] | None = None
         self.pending: dict[str, Pod] = {}  # namespace/name -> pod not bound yet
         self._init_pod_changes()
+        self._group_deadlines = {}
         self.features = features
         node_raws, pod_raws, other = split_manifests(cluster)
         if objects is None:

@@ -31,12 +31,8 @@ from scheduler_core.plugins.gang_scheduling.workload import (
 )
 
 NAME: Final = names.GANG_SCHEDULING
-WAITING_FOR_PODS: Final = (
-    "waiting for minCount pods from a gang to appear in scheduling queue"
-)
+WAITING_FOR_PODS: Final = "waiting for minCount pods from a gang to appear in scheduling queue"
 WAITING_ON_PERMIT: Final = "waiting for minCount pods from a gang to be waiting on permit"
-# The default scheduling timeout of a pod group (workloadmanager.DefaultSchedulingTimeoutDuration).
-SCHEDULING_TIMEOUT_SECONDS: Final = 300.0
 
 
 class PodGroups(Protocol):
@@ -52,6 +48,8 @@ class PodGroups(Protocol):
     def activate_pods(self, pods: Sequence[Pod]) -> None: ...
 
     def allow_waiting_pod(self, key: str, plugin: str | None = None) -> bool: ...
+
+    def scheduling_timeout(self, key: GroupKey) -> float: ...
 
 
 class GangScheduling:
@@ -138,7 +136,7 @@ class GangScheduling:
         placed = [p for p in members if groups.is_assumed_or_bound(p)]
         if len(placed) < min_count:
             groups.activate_pods([p for p in members if not groups.is_assumed_or_bound(p)])
-            return Status(Code.WAIT, (WAITING_ON_PERMIT,)), SCHEDULING_TIMEOUT_SECONDS
+            return Status(Code.WAIT, (WAITING_ON_PERMIT,)), groups.scheduling_timeout(key)
         for other in placed:
             if other.uid != pod.uid:
                 groups.allow_waiting_pod(other.key, NAME)

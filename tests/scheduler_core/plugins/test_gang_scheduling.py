@@ -113,3 +113,22 @@ def test_a_pod_of_another_workload_does_not_complete_the_gang() -> None:
     sched.add_pod(_member("x0", workload="other"), record=True)
     _quiet(sched)
     assert _gated_by(sched, "default/w0") == names.GANG_SCHEDULING
+
+
+def test_members_share_the_gangs_deadline_and_time_out_together() -> None:
+    sched = _scheduler(_workload(), _member("w0", cpu="2"), nodes=2)
+    sched.run_until_idle(until=sched.clock.now())
+    assert [wp.pod.key for wp in sched.waiting_pods()] == []  # gated: one member of three
+    sched.add_pod(_member("w1", cpu="2"), record=True)
+    sched.add_pod(_member("w2", cpu="2"), record=True)
+    _quiet(sched)
+    deadlines = sorted(wp.deadline for wp in sched.waiting_pods())
+    assert len(deadlines) == 2 and deadlines[0] == deadlines[1]
+    events: list[str] = []
+    sched.on_event = lambda ev: events.append(f"{ev.pod} {getattr(ev, 'reasons', '')}")
+    sched.run_until_idle(until=deadlines[0] + 1)
+    timed_out = sorted(e.split()[0] for e in events if "rejected due to timeout" in e)
+    assert len(timed_out) == 2
+    # Requeued, they wait again: under a new deadline, shared again.
+    again = {wp.deadline for wp in sched.waiting_pods()}
+    assert again == {deadlines[0] + 300.0}
