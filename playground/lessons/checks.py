@@ -24,7 +24,7 @@ from ..runs.services import EventCycles
 from .languages import in_language, translation_problems
 from .loader import SOURCE_LANGUAGE, Lesson, Question, RunPointer
 from .spoilers import told_before_asked
-from .text import number
+from .text import count
 
 NONE = "none"
 
@@ -215,9 +215,9 @@ def engine_answer(run: LessonRun, question: Question) -> Any:
 
 def normalize(value: Any, answer_type: str) -> Any:
     """An answer as compared: names are trimmed, lower-cased, without the default namespace;
-    counts are read from digits or words ("two")."""
+    counts are read from digits or words ("two", "两个节点", "87分", "没有": ``text.count``)."""
     if answer_type == "count":
-        return number(str(value))
+        return count(str(value))
     if answer_type == "names":
         # A Chinese input method types the full-width comma or the enumeration comma.
         items = value if isinstance(value, list | tuple) else re.split(r"[,，、]", str(value))

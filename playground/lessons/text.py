@@ -1,10 +1,12 @@
 """The course's text: Markdown rendered for the pages, flattened into sentences for the checks,
-and numbers read from digits or words ("two", "twenty-one", "二十一", "两")."""
+numbers read from digits or words ("two", "twenty-one", "二十一", "两") and counts typed as
+answers ("2个", "八十七分", "2 nodes", "没有")."""
 
 from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from typing import Final
 
 import markdown
@@ -37,6 +39,26 @@ def number(text: str) -> int | None:
     if text in NUMBER_WORDS:
         return NUMBER_WORDS[text]
     return zh_number(text.removesuffix("个").strip())
+
+
+# A count as a learner types it: the number, then maybe a measure word and what is counted
+# ("2个", "87分", "两个节点", "2 nodes", "3 次"); a word for none ("没有", "无", "none") is 0.
+_COUNTED: Final = re.compile(
+    r"^(?P<n>.*?)\s*(?:个|次|分|台|位)?\s*"
+    r"(?:节点|pods?|nodes?|points?|times?|cycles?|victims?|周期|分数)?[。.!！]?$"
+)
+_NONE_WORDS: Final = frozenset({"none", "no", "nothing", "zero", "没有", "无", "零", "一个也没有"})
+
+
+def count(text: str) -> int | None:
+    """A count typed as an answer ("2", "2个", "两个节点", "八十七分", "2 nodes", "没有"), else
+    None. Full-width digits count as digits; a measure word or a noun alone is not a count."""
+    text = " ".join(unicodedata.normalize("NFKC", str(text)).strip().lower().split())
+    found = _COUNTED.match(text)
+    head = found["n"].strip() if found else ""
+    if head in _NONE_WORDS or text in _NONE_WORDS:
+        return 0
+    return number(head) if head else None
 
 
 _ZH_DIGITS: Final = {

@@ -64,6 +64,16 @@ def test_anonymous_answers_are_checked_and_kept_in_the_session(client):
     assert progress == {"solved": True, "first_try": False, "tries": 2}
 
 
+def test_a_count_is_understood_as_a_chinese_reader_types_it(client):
+    """Lesson 7's fit-node-1 is 87; lesson 1 has 2 feasible nodes and 0 pods left pending."""
+    slug = course()[0].slug
+    assert _answer(client, "scoring", "fit-node-1", "八十七分")["correct"] is True
+    assert _answer(client, "scoring", "fit-node-1", "88分")["correct"] is False
+    assert _answer(client, slug, "feasible", "两个节点")["correct"] is True
+    assert _answer(client, slug, "feasible", "2 nodes")["correct"] is True
+    assert _answer(client, slug, "pending-at-end", "没有")["correct"] is True
+
+
 def test_signed_in_progress_counts_first_tries_and_marks_the_lesson_done(client, django_user_model):
     user = django_user_model.objects.create_user("learner", password="unused-pass-123")
     client.force_login(user)
