@@ -187,13 +187,18 @@ class PodChanges:
         return None
 
     def _clear_lower_nominations(self, pod: Pod, node_name: str) -> None:
+        """clearNominatedNodeName: each lower-priority pod nominated to the node has its status
+        patched; the update reaches the queue like any pod update (its hints decide)."""
         for other in list(self.queue.nominated_pods_for_node(node_name)):
-            if other.priority < pod.priority:
-                queued = self.queue.get(other)
-                if queued is not None:
-                    self._clear_nomination(queued)
-                else:
-                    self.queue.delete_nominated_pod_if_exists(other)
+            if other.priority >= pod.priority:
+                continue
+            queued = self.queue.get(other)
+            if queued is not None:
+                self.queue.update(queued.pod, with_nomination(queued.pod, None))
+            self.queue.delete_nominated_pod_if_exists(other)
+            outcome = self.outcomes.get(other.key)
+            if outcome is not None:
+                outcome.nominated_node = None
 
     def _clear_nomination(self, qpi: QueuedPodInfo) -> None:
         """The pod's status.nominatedNodeName is cleared (ModeOverride with no node)."""

@@ -69,3 +69,17 @@ def test_a_pod_that_cannot_fit_without_preemption_help_loses_its_nomination() ->
     queued = sched.queue.get(sched.pending["default/nominated"])
     assert queued is not None and queued.pod.nominated_node_name == ""
     assert sched.queue.nominated_node_names() == frozenset()
+
+
+def test_a_higher_preemptor_on_the_same_node_clears_a_lower_pods_nomination() -> None:
+    cluster = [make_node("n1", cpu="4"), make_pod("low", cpu="3", node_name="n1", priority=0)]
+    sched = Scheduler(None, cluster, features=Features())
+    sched.add_pod(make_pod("mid", cpu="2", priority=50))
+    _run_until_quiet(sched)
+    assert sched.outcomes["default/mid"].nominated_node == "n1"
+    sched.add_pod(make_pod("high", cpu="4", priority=100))
+    _run_until_quiet(sched)
+    assert sched.outcomes["default/high"].nominated_node == "n1"
+    mid = sched.queue.get(sched.pending["default/mid"])
+    assert mid is not None and mid.pod.nominated_node_name == ""
+    assert [p.key for p in sched.queue.nominated_pods_for_node("n1")] == ["default/high"]
