@@ -58,8 +58,8 @@ class PodChanges:
     reject_waiting_pod: Callable[[str, str, str], bool]
     # Victims whose deletion has started (namespace/name -> the terminating pod).
     terminating: dict[str, Pod]
-    # Pods the scheduler deleted and that are gone (namespace/name), and which of them were
-    # running (not scheduled by this scheduler).
+    # Pods the scheduler deleted and that are gone (namespace/name), and every running pod
+    # (one this scheduler did not place) it ever deleted.
     preempted: set[str]
     preempted_running: set[str]
     _running_keys: set[str]
@@ -80,6 +80,7 @@ class PodChanges:
                 ClusterChange, "", details={"pod": pod.key, "action": "add", "events": [str(event)]}
             )
         outcome = self.outcomes.setdefault(pod.key, Outcome())
+        self.preempted.discard(pod.key)  # a pod made again under a victim's name is new
         if pod.node_name:
             self._running_keys.add(pod.key)
             self.cluster.add_pod(pod)

@@ -83,3 +83,12 @@ def test_a_higher_preemptor_on_the_same_node_clears_a_lower_pods_nomination() ->
     mid = sched.queue.get(sched.pending["default/mid"])
     assert mid is not None and mid.pod.nominated_node_name == ""
     assert [p.key for p in sched.queue.nominated_pods_for_node("n1")] == ["default/high"]
+
+
+def test_a_pod_made_again_under_a_victims_name_is_not_deleted() -> None:
+    sched = Scheduler(None, _cluster(), features=Features())
+    sched.run_until_idle()
+    assert "default/low" in sched.preempted
+    sched.add_pod(make_pod("low", cpu="1", priority=0))
+    assert "default/low" not in sched.preempted
+    assert sched.preempted_running == {"default/low"}
