@@ -43,6 +43,8 @@ class Features:
         """``base`` (v1.35's defaults) with the named gates set; an unknown name or a value that
         is not a boolean raises SchedulerCoreError naming the field."""
         out = base if base is not None else cls()
+        if gates is not None and not isinstance(gates, Mapping):
+            raise SchedulerCoreError("featureGates: must be a mapping of gate names to booleans")
         changes: dict[str, bool] = {}
         for name, value in (gates or {}).items():
             field = GATE_NAMES.get(name)

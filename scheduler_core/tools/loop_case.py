@@ -68,7 +68,12 @@ class LoopCaseRun:
             self._add_pod(raw)
         self.settle()
         yield self.outcome("start")
-        for n, step in enumerate(self.case.get("steps") or (), start=1):
+        steps = self.case.get("steps") or ()
+        if not isinstance(steps, list | tuple):
+            raise SchedulerCoreError("steps: must be a list")
+        for n, step in enumerate(steps, start=1):
+            if not isinstance(step, Mapping):
+                raise SchedulerCoreError(f"steps[{n - 1}]: must be an object")
             self.step(step, f"steps[{n - 1}]")
             self.settle()
             yield self.outcome(f"step {n}")

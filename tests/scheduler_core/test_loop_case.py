@@ -100,3 +100,19 @@ def test_updating_a_pod_that_waits_on_permit_leaves_it_waiting() -> None:
     case["steps"] = [{"update": relabelled}]
     outcomes = loop_case(case)["outcomes"]
     assert outcomes[1]["pods"] == outcomes[0]["pods"]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("featureGates", ["GangScheduling"], "featureGates: must be a mapping"),
+        ("steps", {"add": {}}, "steps: must be a list"),
+        ("steps", ["add"], "steps[0]: must be an object"),
+    ],
+    ids=["gates-not-a-mapping", "steps-not-a-list", "step-not-an-object"],
+)
+def test_a_malformed_case_is_an_error_naming_the_field(
+    field: str, value: Any, message: str
+) -> None:
+    out = loop_case({**_case([]), field: value})
+    assert out["error"].startswith(message), out["error"]
