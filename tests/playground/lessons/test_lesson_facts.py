@@ -1,0 +1,42 @@
+"""What the lessons tell students, in every language: the order of the two cycles as upstream runs
+them, and no note meant for who runs the playground."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from playground.lessons.languages import in_language
+from playground.lessons.loader import LANGUAGES, course
+
+# How each language names the binding cycle where lesson 1 lists its extension points.
+BINDING_CYCLE = {"en": "the binding cycle:", "zh-hans": "绑定周期依次是"}
+POINTS = re.compile(r"\b(?:WaitOnPermit|Reserve|Permit|PreBind|Bind|PostBind)\b")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_lesson_one_ends_the_scheduling_cycle_with_reserve_and_permit(language):
+    """Upstream's schedulingCycle runs Reserve and Permit; bindingCycle runs WaitOnPermit,
+    PreBind, Bind and PostBind (pkg/scheduler/schedule_one.go)."""
+    lesson = in_language(course()[0], language)
+    text = "\n".join(step.body for step in lesson.steps)
+    before, marker, after = text.partition(BINDING_CYCLE[language])
+    assert marker, f"lesson 1 ({language}) no longer lists the binding cycle's points"
+    assert POINTS.findall(before)[-2:] == ["Reserve", "Permit"]
+    binding = POINTS.findall(after.split("\n\n")[0])
+    assert binding == ["WaitOnPermit", "PreBind", "Bind", "PostBind"]
+
+
+# Words of a note about running the playground, not about scheduling.
+OPERATOR_WORDS = re.compile(r"Celery|127\.0\.0\.1|embedded mode|嵌入模式|the check runs|检查在运行")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_lesson_note_is_meant_for_operators(language):
+    said = {
+        lesson.slug: in_language(lesson, language).note
+        for lesson in course()
+        if OPERATOR_WORDS.search(in_language(lesson, language).note)
+    }
+    assert not said
