@@ -132,7 +132,7 @@ def sampling_sentence(
                 )
                 % values
             )
-    return gettext(
+    walk = gettext(
         "%(head)s. The walk started at %(start)s, where the previous cycle stopped (positions "
         "count from 0); the next cycle starts at %(next)s."
     ) % {
@@ -140,3 +140,17 @@ def sampling_sentence(
         "start": _at(info["start_index"], info, nodes),
         "next": _at(info["next_start_index"], info, nodes),
     }
+    if evaluated >= candidates:
+        return walk
+    # Upstream's walk (findNodesThatPassFilters) runs on the parallelizer's 16 workers and
+    # cancels once enough are feasible: which nodes make the window, and how many are examined
+    # past it, depend on the workers' timing. The engine walks in order, so a run repeats.
+    return (
+        walk
+        + " "
+        + gettext(
+            "Upstream walks the nodes on 16 parallel workers and stops them once it has enough, so "
+            "which nodes it keeps, and how many it examines, can differ from this playground's "
+            "walk in order."
+        )
+    )

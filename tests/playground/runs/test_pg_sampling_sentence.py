@@ -24,7 +24,10 @@ def test_adaptive_percentage_on_500_nodes_is_explained_with_its_numbers():
         "Filter evaluated 231 of 500 nodes, looking for 230 feasible: percentageOfNodesToScore "
         "is 0 (unset: the adaptive default), so 50 − 500/125 = 46 %, and 500 × 46 % = 230. "
         "The walk started at position 0 (node-000), where the previous cycle stopped "
-        "(positions count from 0); the next cycle starts at position 230 (node-230)."
+        "(positions count from 0); the next cycle starts at position 230 (node-230). "
+        "Upstream walks the nodes on 16 parallel workers and stops them once it has enough, so "
+        "which nodes it keeps, and how many it examines, can differ from this playground's "
+        "walk in order."
     )
     assert "The walk started at position 230 (node-230)" in second["sampling"]
 
@@ -46,10 +49,13 @@ def test_positions_name_their_node_when_the_walk_went_over_the_snapshot_list():
     }
     nodes = [f"node-{i:03d}" for i in range(1, 501)]  # lesson 9 names nodes from 1
     sentence = sampling_sentence(info, nodes)
-    assert sentence.endswith(
+    assert (
         "started at position 0 (node-001), where the previous cycle stopped (positions count "
         "from 0); the next cycle starts at position 230 (node-231)."
-    )
+    ) in sentence
+    # A walk over every node says nothing of upstream's parallel workers: nothing can differ.
+    whole = {**info, "evaluated": 500, "to_find": 500}
+    assert "parallel" in sentence and "parallel" not in sampling_sentence(whole, nodes)
     # Over the nodes PreFilter kept, a position is not the snapshot's: no name, an ordinal.
     kept = {**info, "candidates": 400, "evaluated": 200, "to_find": 184}
     assert "position 230 (the 231st node)" in sampling_sentence(kept, nodes)
