@@ -38,6 +38,15 @@ _QUANTITY_LABELS = {
 }
 
 
+# A list typed in one field: split at commas, and at the full-width comma and the enumeration
+# comma a Chinese input method types ("a，b、c").
+_ITEM_SEPARATOR = re.compile(r"[,，、]")
+
+
+def _items(text: str) -> list[str]:
+    return [item.strip() for item in _ITEM_SEPARATOR.split(text) if item.strip()]
+
+
 class PodForm(YamlPaneMixin, forms.Form):
     name = forms.CharField(max_length=253, label=gettext_lazy("Name"))
     namespace = forms.CharField(max_length=63, initial="default", label=gettext_lazy("Namespace"))
@@ -194,7 +203,7 @@ class PodForm(YamlPaneMixin, forms.Form):
         return line_field(parse_spread, self.cleaned_data["topology_spread"])
 
     def clean_scheduling_gates(self) -> list[str]:
-        gates = [g.strip() for g in self.cleaned_data["scheduling_gates"].split(",") if g.strip()]
+        gates = _items(self.cleaned_data["scheduling_gates"])
         for gate in gates:
             for message in kube.qualified_name_errors(gate):
                 raise forms.ValidationError(f"{gate!r}: {message}")
@@ -231,7 +240,7 @@ class PodForm(YamlPaneMixin, forms.Form):
                     target[key] = row[part]
             if row["other_requests"]:
                 try:
-                    requests.update(resource_lines(row["other_requests"].replace(",", "\n")))
+                    requests.update(resource_lines("\n".join(_items(row["other_requests"]))))
                 except forms.ValidationError as err:
                     self.add_error(f"c{i}_other_requests", err)
             if requests or limits:
@@ -241,7 +250,7 @@ class PodForm(YamlPaneMixin, forms.Form):
                 if limits:
                     container["resources"]["limits"] = limits
             ports = []
-            for item in (p.strip() for p in row["host_ports"].split(",") if p.strip()):
+            for item in _items(row["host_ports"]):
                 number, _, protocol = item.partition("/")
                 if not number.isdigit() or not 1 <= int(number) <= 65535:
                     self.add_error(

@@ -13,6 +13,7 @@ from typing import Any, Final
 from django.utils.translation import gettext, gettext_lazy
 
 from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.explain.words import listed
 from scheduler_core.objects.quantity import (
     milli_value,
     parse_nanos,
@@ -93,9 +94,7 @@ def _pod_term(term: Mapping[str, Any], near: bool) -> str:
     spaces = term.get("namespaces") or ()
     values = {
         "selector": label_selector_text(term.get("labelSelector")),
-        "where": gettext(" in %(namespaces)s") % {"namespaces": ", ".join(spaces)}
-        if spaces
-        else "",
+        "where": gettext(" in %(namespaces)s") % {"namespaces": listed(spaces)} if spaces else "",
         "key": key_name(term.get("topologyKey") or ""),
     }
     if near:
@@ -170,7 +169,7 @@ def pod_setup(manifest: Manifest) -> dict[str, Any]:
     rules += affinity_rules(spec)
     gates = [g.get("name", "") for g in _dicts(spec.get("schedulingGates"))]
     if gates:
-        rules.append((gettext("gated by"), ", ".join(gates)))
+        rules.append((gettext("gated by"), listed(gates)))
     return {"priority": priority, "phase": phase, "phase_implied": implied, "rules": rules}
 
 

@@ -13,6 +13,7 @@ from typing import Any, Final
 from django.utils.translation import gettext
 
 # Names and labels: the one statement is the engine's, shared with ``simulate``.
+from scheduler_core.explain.words import listed
 from scheduler_core.workloads.syntax import (  # noqa: F401 (re-exported to the forms)
     check_labels,
     dns_subdomain_errors,
@@ -58,7 +59,7 @@ def _key_error(key: str, message: str) -> dict[str, str]:
 def _bad_effect(effect: str) -> str:
     return gettext("effect %(effect)s is not one of %(effects)s") % {
         "effect": repr(effect),
-        "effects": ", ".join(TAINT_EFFECTS),
+        "effects": listed(TAINT_EFFECTS),
     }
 
 

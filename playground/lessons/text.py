@@ -103,16 +103,25 @@ def zh_digits(sentence: str, *, counts_only: bool = False) -> str:
     return out.replace("核", " cores ") if counts_only else out
 
 
+# A Chinese ordinal ("第 7 课", "第 2 个周期") is one word: no line break inside it.
+_ORDINAL: Final = re.compile(r"第 (\d+) (?=[\u4e00-\u9fff])")
+
+
+def unbroken(text: str) -> str:
+    """``text`` with the spaces of its Chinese ordinals made non-breaking."""
+    return _ORDINAL.sub("第\u00a0\\1\u00a0", text)
+
+
 @functools.cache
 def html(text: str) -> str:
     """A block of the course's Markdown as HTML (the lesson files are trusted)."""
-    return str(markdown.markdown(text, extensions=["tables", "fenced_code"]))
+    return unbroken(str(markdown.markdown(text, extensions=["tables", "fenced_code"])))
 
 
 @functools.cache
 def inline_html(text: str) -> str:
     """One line of Markdown (a heading) as inline HTML: emphasis and code, no paragraph."""
-    out = str(markdown.markdown(text))
+    out = unbroken(str(markdown.markdown(text)))
     return out.removeprefix("<p>").removesuffix("</p>")
 
 

@@ -239,7 +239,7 @@ def explain_total(ctx: CycleContext, node: str) -> Explanation:
         formula=" + ".join(str(v) for _name, v in parts) + f" = {value}" if parts else "0",
         value=value,
         text=_("%(node)s totals %(value)s: %(parts)s.")
-        % {"node": node, "value": value, "parts": ", ".join(f"{n} {v}" for n, v in parts)},
+        % {"node": node, "value": value, "parts": listed(f"{n} {v}" for n, v in parts)},
     )
 
 
@@ -290,7 +290,7 @@ def explain_selection(ctx: CycleContext) -> Explanation:
         diffs = sorted((d for d in diffs if d[1]), key=lambda d: -abs(d[1]))
         deciding = [{"plugin": name, "difference": d} for name, d in diffs]
         inputs.update({"runnerUp": runner, "margin": margin, "deciding": deciding})
-        parts = ", ".join(f"{name} {d:+d}" for name, d in diffs)
+        parts = listed(f"{name} {d:+d}" for name, d in diffs)
         text = _("%(node)s won by %(margin)s over %(runner)s: %(parts)s.") % {
             "node": selected,
             "margin": margin,

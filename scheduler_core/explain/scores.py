@@ -14,7 +14,7 @@ from scheduler_core.config.types import MAX_CUSTOM_PRIORITY_SCORE
 from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.explain.custom import custom_score, is_custom
 from scheduler_core.explain.record import Explanation, explanation, quantity_text
-from scheduler_core.explain.words import _, clauses
+from scheduler_core.explain.words import _, clauses, listed
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
@@ -267,7 +267,7 @@ def _taints(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], s
             "not tolerate: %(value)s. NormalizeScore reverses the count, so fewer such taints "
             "score higher."
         )
-    text %= {"node": ni.node.name, "value": value, "taints": ", ".join(untolerated)}
+    text %= {"node": ni.node.name, "value": value, "taints": listed(untolerated)}
     formula = _("count of intolerable PreferNoSchedule taints = %(value)s") % {"value": value}
     return inputs, formula, value, text
 

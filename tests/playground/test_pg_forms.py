@@ -135,6 +135,27 @@ def _pod_data(**overrides):
     return data
 
 
+def test_pod_form_lists_split_at_chinese_commas_as_the_prompts_say():
+    """The prompts say "用逗号或顿号分隔": a full-width comma or an enumeration comma splits too."""
+    form = PodForm(
+        _pod_data(
+            c0_host_ports="8080，53/UDP",
+            c0_other_requests="nvidia.com/gpu=1、example.com/foo=2",
+            scheduling_gates="example.com/a、example.com/b，example.com/c",
+        )
+    )
+    assert form.is_valid(), form.errors
+    spec = form.cleaned_data["manifest"]["spec"]
+    assert [p["hostPort"] for p in spec["containers"][0]["ports"]] == [8080, 53]
+    requests = spec["containers"][0]["resources"]["requests"]
+    assert (requests["nvidia.com/gpu"], requests["example.com/foo"]) == ("1", "2")
+    assert [g["name"] for g in spec["schedulingGates"]] == [
+        "example.com/a",
+        "example.com/b",
+        "example.com/c",
+    ]
+
+
 def test_pod_form_builds_every_scheduling_field():
     form = PodForm(_pod_data())
     assert form.is_valid(), form.errors

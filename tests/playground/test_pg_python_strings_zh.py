@@ -41,7 +41,8 @@ def test_a_form_error_names_its_line_and_field_in_chinese_and_keeps_english():
     label, errors = _node_errors("zh-hans")
     assert label == "污点"
     assert errors["taints"] == [
-        "第 1 行：效果 'Nope' 不是 NoSchedule, PreferNoSchedule, NoExecute 之一"
+        # the ordinal unbroken (no line break inside 第 1 行), the effects listed with 、
+        "第\u00a01\u00a0行：效果 'Nope' 不是 NoSchedule、PreferNoSchedule、NoExecute 之一"
     ]
     label, errors = _node_errors("en")
     assert label == "Taints"
@@ -163,3 +164,18 @@ def test_one_english_word_with_two_meanings_gets_each_its_chinese():
         assert translation.gettext("cordoned") == "已封锁（cordoned）"
     with translation.override("en"):
         assert NodeForm().fields["pods"].label == "Pods"
+
+
+@pytest.mark.parametrize(("language", "comma"), [("zh-hans", "、"), ("en", ", ")])
+def test_lists_a_sentence_builds_use_the_languages_enumeration_comma(language, comma):
+    from playground.runs.panels import step_text
+
+    post_filter = {
+        "type": "PostFilter",
+        "nominated_node": "n1",
+        "victims": ["low-1", "low-2"],
+        "candidates": ["n1", "n2"],
+    }
+    with translation.override(language):
+        assert f"low-1{comma}low-2" in step_text.why(post_filter, ["n1", "n2"])
+        assert verdicts._tied(["n1", "n2", "n3"]) == f"n1{comma}n2{comma}n3"

@@ -15,6 +15,7 @@ from typing import Any, Final
 from django.utils.translation import gettext, ngettext
 
 from scheduler_core import config as engine_config
+from scheduler_core.explain.words import listed
 
 from ...models import Run
 from .. import selectors
@@ -40,7 +41,7 @@ def _scalar(value: Any) -> str:
     if isinstance(value, list) and all(
         isinstance(v, Mapping) and set(v) <= {"name", "weight"} for v in value
     ):
-        return ", ".join(
+        return listed(
             f"{v.get('name')} ×{v['weight']}" if v.get("weight") else str(v.get("name"))
             for v in value
         )

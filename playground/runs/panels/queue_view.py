@@ -20,6 +20,8 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.utils.translation import gettext, gettext_lazy
 
+from scheduler_core.explain.words import listed
+
 from ...inputs.jsontext import loads
 from ...models import Run, RunCycle, RunEvent
 from ..storage import packs
@@ -45,7 +47,7 @@ _PLACES: Final = ("active", "backoff", "unschedulable", "gated", "in_flight")
 
 
 def _plugins(names: Sequence[str]) -> str:
-    return ", ".join(names) or gettext("no plugin")
+    return listed(names) or gettext("no plugin")
 
 
 class QueueFold:
@@ -257,7 +259,7 @@ def _hint_text(d: Mapping[str, Any]) -> str:
         text += gettext(" and %(plugin)s's queueing hint said Queue") % {"plugin": plugin}
     skipped = sorted(p for p, answer in (d.get("hints") or {}).items() if answer != "Queue")
     if skipped:
-        text += gettext(" (%(plugins)s said QueueSkip)") % {"plugins": ", ".join(skipped)}
+        text += gettext(" (%(plugins)s said QueueSkip)") % {"plugins": listed(skipped)}
     return text
 
 

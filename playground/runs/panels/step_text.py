@@ -11,6 +11,8 @@ from typing import Any, Final
 
 from django.utils.translation import gettext, ngettext, pgettext
 
+from scheduler_core.explain.words import listed
+
 from ...dra import panels as devices
 from .verdicts import normalize_why
 
@@ -24,7 +26,7 @@ def _nodes(n: int) -> str:
 
 
 def _names(names: Sequence[str]) -> str:
-    return ", ".join(names) or gettext("no node")
+    return listed(names) or gettext("no node")
 
 
 def _reasons(ev: Event) -> str:
@@ -97,7 +99,7 @@ def why(ev: Event, nodes: Sequence[str]) -> str:
         values = {
             "plugin": plugin,
             "nodes": _nodes(len(rejected)),
-            "shown": ", ".join(shown),
+            "shown": listed(shown),
             "more": len(rejected) - 5,
         }
         if len(rejected) > 5:
@@ -109,7 +111,7 @@ def why(ev: Event, nodes: Sequence[str]) -> str:
         return devices.why_allocation(ev)
     if kind == "PostFilter":
         if ev.get("nominated_node"):
-            victims = ", ".join(ev.get("victims") or []) or gettext("none")
+            victims = listed(ev.get("victims") or []) or gettext("none")
             n = len(ev.get("candidates") or [])
             values = {"node": ev["nominated_node"], "victims": victims, "count": n}
             if n > 1:
@@ -181,7 +183,7 @@ def why(ev: Event, nodes: Sequence[str]) -> str:
                 "Weighted sum: each plugin's normalized score × its weight, added per node. "
                 "Highest total: %(node)s (tie among %(tied)s)."
             )
-        return text % {"node": ev.get("selected"), "tied": ", ".join(tops)}
+        return text % {"node": ev.get("selected"), "tied": listed(tops)}
     if kind == "CycleEnd":
         if ev.get("result") == "Scheduled":
             return gettext("Scheduled on %(node)s; the binding cycle follows.") % {

@@ -15,6 +15,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext, gettext_lazy
 
 from scheduler_core.explain import NORMALIZE_RULES
+from scheduler_core.explain.words import listed
 
 Event = Mapping[str, Any]
 
@@ -43,7 +44,7 @@ TIES_NAMED: Final = 10
 
 
 def _tied(top: Sequence[str]) -> str:
-    named = ", ".join(top[:TIES_NAMED])
+    named = listed(top[:TIES_NAMED])
     if len(top) <= TIES_NAMED:
         return named
     return gettext("%(named)s and %(more)s more") % {"named": named, "more": len(top) - TIES_NAMED}
@@ -179,7 +180,7 @@ def winner_explanation(table: Mapping[str, Any]) -> dict[str, Any]:
         if a != b
     ]
     diffs.sort(key=lambda d: (-abs(d["diff"]), d["plugin"]))
-    parts = ", ".join(f"{d['plugin']} {_minus(d['diff'])}" for d in diffs) or gettext(
+    parts = listed(f"{d['plugin']} {_minus(d['diff'])}" for d in diffs) or gettext(
         "no plugin differs"
     )
     margin = total - table["totals"][k]

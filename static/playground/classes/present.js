@@ -241,8 +241,9 @@ if (winnerAsk) {
 $("quick-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   const data = new FormData(ev.target);
+  // split as the prompt says: at commas, full-width commas or enumeration commas (、)
   const choices = String(data.get("choices"))
-    .split(",")
+    .split(/[,，、]/)
     .map((s) => s.trim())
     .filter(Boolean);
   send({

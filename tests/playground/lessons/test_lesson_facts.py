@@ -40,3 +40,11 @@ def test_no_lesson_note_is_meant_for_operators(language):
         if OPERATOR_WORDS.search(in_language(lesson, language).note)
     }
     assert not said
+
+
+def test_a_chinese_ordinal_is_never_broken_across_lines():
+    from playground.lessons.text import html, inline_html
+
+    assert html("见第 7 课，第 2 个周期。") == "<p>见第\u00a07\u00a0课，第\u00a02\u00a0个周期。</p>"
+    assert inline_html("第 1 步：*Filter*") == "第\u00a01\u00a0步：<em>Filter</em>"
+    assert html("node 2 and 3") == "<p>node 2 and 3</p>"
