@@ -2,7 +2,21 @@
 
 Mirrors the scheduler's part of pkg/features (kube_features.go) in v1.35: each field is one gate,
 with v1.35's default. ``Features.from_gates`` reads the ``name: enabled`` mapping a
-``--feature-gates`` flag (or a conformance case's ``featureGates``) gives.
+``--feature-gates`` flag (or a conformance case's ``featureGates``) gives. The Scheduler takes
+them as ``features``; what each changes in a run, and where the engine's records show it:
+
+- SchedulerAsyncPreemption: victims get a deletionTimestamp and keep their node while the loop
+  goes on (``Scheduler.terminating``); when the loop is quiet they go one at a time by name
+  (a Delete event each), and the nominated preemptor lands after the last. Off: they are
+  deleted within the preemptor's cycle.
+- OpportunisticBatching: a pod like the previous one (same signature) whose previous node is
+  now full takes the next node of that cycle's ranking unscored (``CycleRecord.batch_hint``).
+- SchedulerPopFromBackoffQ: with activeQ empty, backoffQ is popped (a Pop from "backoff").
+- NominatedNodeNameForExpectation: a pod waiting on Permit is nominated to its node.
+- GenericWorkload, GangScheduling: Workloads and the GangScheduling plugin (PreEnqueue,
+  Reserve, Permit), which configuration defaulting adds to every profile's plugins.
+- ClearingNominatedNodeNameAfterBinding and SchedulerAsyncAPICalls are read for completeness:
+  a binding always clears the nomination, and API calls are never observable here.
 """
 
 from __future__ import annotations
