@@ -17,7 +17,6 @@ from scheduler_core.clock import SimulatedClock
 from scheduler_core.config import load_config
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.features import Features
-from scheduler_core.loop.cluster import apply_api_defaults
 from scheduler_core.loop.scheduler import Scheduler
 from scheduler_core.objects.api import Pod
 from scheduler_core.queue.queued_pod_info import GATED
@@ -223,4 +222,4 @@ def loop_case(case: Mapping[str, Any]) -> dict[str, Any]:
     return {"format": FORMAT, "case": name, "outcomes": outcomes}
 
 
-__all__ = ["LoopCaseRun", "TickingClock", "apply_api_defaults", "loop_case"]
+__all__ = ["LoopCaseRun", "TickingClock", "loop_case"]
