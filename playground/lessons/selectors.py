@@ -124,8 +124,9 @@ def glossary_entries() -> list[dict[str, Any]]:
 @functools.cache
 def glossary(language: str = SOURCE_LANGUAGE) -> list[dict[str, Any]]:
     """Glossary entries in ``language`` (the English text where an entry is not translated),
-    sorted by the English term, each with ``key`` (the English term, the entry's anchor) and
-    the lesson that teaches it."""
+    in the order of the language (English: by term; Chinese: by the pinyin of a Chinese term,
+    letters and pinyin interleaved), each with ``key`` (the English term, the entry's anchor)
+    and the lesson that teaches it."""
     by_number = {lesson.number: in_language(lesson, language) for lesson in course()}
     entries = []
     for e in glossary_entries():
@@ -138,9 +139,10 @@ def glossary(language: str = SOURCE_LANGUAGE) -> list[dict[str, Any]]:
                 "text": str(own.get("text") or e["text"]),
                 "lesson": by_number.get(int(e["lesson"])),
                 "section": str(e.get("section") or ""),
+                "order": str(own.get("pinyin") or own.get("term") or e["term"]).lower(),
             }
         )
-    return sorted(entries, key=lambda e: e["key"].lower())
+    return sorted(entries, key=lambda e: (e["order"], e["key"].lower()))
 
 
 def glossary_with_runs(

@@ -48,3 +48,19 @@ def test_a_chinese_ordinal_is_never_broken_across_lines():
     assert html("见第 7 课，第 2 个周期。") == "<p>见第\u00a07\u00a0课，第\u00a02\u00a0个周期。</p>"
     assert inline_html("第 1 步：*Filter*") == "第\u00a01\u00a0步：<em>Filter</em>"
     assert html("node 2 and 3") == "<p>node 2 and 3</p>"
+
+
+def test_the_chinese_glossary_is_in_chinese_order():
+    """By pinyin for a Chinese term, letters and pinyin interleaved A to Z: 绑定周期 (bang)
+    before CycleState before 调度队列 (diao) before Filter; English stays by English term."""
+    from playground.lessons.selectors import glossary, glossary_entries
+
+    for entry in glossary_entries():
+        zh = entry.get("zh-hans") or {}
+        if "\u4e00" <= str(zh.get("term", "a"))[0] <= "\u9fff":
+            assert zh.get("pinyin"), f"{zh['term']}: a Chinese term needs its pinyin to be sorted"
+    terms = [e["term"] for e in glossary("zh-hans")]
+    assert terms.index("绑定周期") < terms.index("CycleState") < terms.index("调度队列")
+    assert terms.index("调度队列") < terms.index("Filter") < terms.index("节点亲和性")
+    english = [e["term"].lower() for e in glossary("en")]
+    assert english == sorted(english)

@@ -272,4 +272,5 @@ def test_the_course_page_and_glossary_read_in_chinese_with_the_same_anchors(clie
     assert 'id="term-scheduling-queue"><dt>调度队列</dt>' in body
     zh = {e["key"]: e["term"] for e in glossary(ZH)}
     assert zh["taint"] == "污点（taint）" and zh["Score"] == "Score"
-    assert [e["key"] for e in glossary(ZH)] == [e["key"] for e in glossary("en")]
+    # the same anchors; each language lists them in its own order (test_lesson_facts)
+    assert sorted(e["key"] for e in glossary(ZH)) == sorted(e["key"] for e in glossary("en"))
