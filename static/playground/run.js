@@ -20,6 +20,7 @@ import { runScores } from "./run_scores.js";
 import { runStepper } from "./run_stepper.js";
 import { cfg, cycleUrl, initialView, readHash, take, tookEarly, withShare } from "./run_urls.js";
 import { runWaiting } from "./run_waiting.js";
+import { bindingWord, resultWord } from "./run_words.js";
 const BINDING = new Set(["Reserve", "Permit", "PreBind", "Bind", "PostBind", "Unreserve"]);
 const TIMELINE_PAGE = 100;
 // A run's status in words; the badge's class and data-status keep the value.
@@ -187,7 +188,7 @@ function resultCell(r) {
   const outcome = bindingOutcome(r.bindingEvents);
   return outcome
     ? el("td", { class: "result permit-outcome", title: outcome }, outcome.split(" (")[0])
-    : el("td", { class: "result" }, r.result);
+    : el("td", { class: "result", title: r.result }, resultWord(r.result));
 }
 
 const redraw = debounce(() => {
@@ -368,7 +369,7 @@ function renderTimeline() {
       el("td", { title: r.pod }, shortPod(r.pod)),
       resultCell(r),
       el("td", {}, r.node || ""),
-      el("td", { class: `binding-${(r.binding || "").toLowerCase()}` }, r.binding),
+      el("td", { class: `binding-${(r.binding || "").toLowerCase()}`, title: r.binding || "" }, bindingWord(r.binding)),
     );
     tbody.appendChild(tr);
     // Victims evicted by this cycle's preemption, between it and the next cycle.
@@ -546,7 +547,7 @@ function renderDetail() {
   $("cycle-result").textContent =
     d.result === "Scheduled"
       ? interpolate(gettext("Scheduled on %(node)s."), { node: d.node })
-      : d.message || d.note || d.result;
+      : d.message || d.note || resultWord(d.result);
   $("cycle-sampling").textContent = d.sampling || "";
   $("cycle-sampling").hidden = !d.sampling;
   renderPreFilter(d);
@@ -710,7 +711,7 @@ function renderCombine(d) {
 }
 
 function renderBinding(d) {
-  $("binding-state").textContent = d.binding_state ? `(${d.binding_state})` : "";
+  $("binding-state").textContent = d.binding_state ? `(${bindingWord(d.binding_state)})` : "";
   const ol = $("binding");
   ol.innerHTML = "";
   if (!d.binding.length) {

@@ -1,0 +1,33 @@
+// A cycle's result and a binding state read in the page's language, looked up in the catalog
+// under their own contexts; unknown tokens pass through as they are.
+import assert from "node:assert/strict";
+import { afterEach, test } from "node:test";
+
+import { bindingWord, resultWord } from "../../static/playground/run_words.js";
+
+afterEach(() => {
+  delete globalThis.window;
+});
+
+test("without a catalog the upstream tokens stay", () => {
+  assert.equal(resultWord("Scheduled"), "Scheduled");
+  assert.equal(bindingWord("Bound"), "Bound");
+  assert.equal(bindingWord(""), "");
+  assert.equal(resultWord(undefined), "");
+});
+
+test("with a catalog each token reads in its context", () => {
+  const words = {
+    "cycle result\u0004Scheduled": "已调度",
+    "cycle result\u0004Unschedulable": "不可调度",
+    "binding state\u0004Bound": "已绑定",
+    "binding state\u0004Waiting": "等待中",
+  };
+  globalThis.window = { pgettext: (c, s) => words[`${c}\u0004${s}`] || s };
+  assert.equal(resultWord("Scheduled"), "已调度");
+  assert.equal(resultWord("Unschedulable"), "不可调度");
+  assert.equal(bindingWord("Bound"), "已绑定");
+  assert.equal(bindingWord("Waiting"), "等待中");
+  // a token the page does not know is shown as it came, not dropped
+  assert.equal(bindingWord("Parked"), "Parked");
+});
