@@ -6,6 +6,7 @@
 // its state and URLs, and its "run:panels" event says a cycle's panels were drawn. Data only ever goes into textContent.
 import { gettext, interpolate, listed } from "./i18n.js";
 import { $, el, table } from "./dom.js";
+import { inputKey } from "./run_words.js";
 // `page`: run.js's state, cfg and withShare.
 export function startExplain(page) {
   const MAX_ROWS = 50; // rows of one input table; the rest is counted
@@ -34,8 +35,8 @@ export function startExplain(page) {
   function valueNode(v, resource) {
     if (scalar(v)) return document.createTextNode(scalarText(v));
     if (Array.isArray(v)) {
-      if (!v.length) return document.createTextNode("none");
-      if (v.every(scalar)) return document.createTextNode(v.map(scalarText).join(", "));
+      if (!v.length) return document.createTextNode(gettext("none"));
+      if (v.every(scalar)) return document.createTextNode(listed(v.map(scalarText)));
       if (v.every(isObject)) return rowsTable(v);
       return el(
         "ul",
@@ -45,7 +46,7 @@ export function startExplain(page) {
       );
     }
     const keys = Object.keys(v);
-    if (!keys.length) return document.createTextNode("none");
+    if (!keys.length) return document.createTextNode(gettext("none"));
     return table(
       { class: "list compact explain-kv" },
       [],
@@ -54,7 +55,7 @@ export function startExplain(page) {
         el(
           "tr",
           { "data-key": k },
-          el("th", {}, k),
+          el("th", { title: k }, inputKey(k)),
           el("td", {}, valueNode(resource ? amount(resource, k, v[k]) : v[k], isObject(v[k]) ? k : null)),
         ),
       { limit: MAX_ROWS, more: moreText, columns: 2 },
@@ -93,7 +94,7 @@ export function startExplain(page) {
     );
     return table(
       { class: "list compact explain-rows" },
-      cols,
+      cols.map(inputKey),
       rows,
       (r) =>
         el(

@@ -27,3 +27,57 @@ export function resultWord(token) {
 export function bindingWord(token) {
   return BINDING[token] ? BINDING[token]() : token || "";
 }
+
+// The name of an explanation's input (requested, allocatable, raw, max...) in words; an API field
+// (topologyKey, maxSkew) or a name the page does not know stays as it is.
+const INPUTS = {
+  requested: () => pgettext("explain input", "requested"),
+  allocatable: () => pgettext("explain input", "allocatable"),
+  used: () => pgettext("explain input", "used"),
+  free: () => pgettext("explain input", "free"),
+  request: () => pgettext("explain input", "request"),
+  raw: () => pgettext("explain input", "raw"),
+  min: () => pgettext("explain input", "min"),
+  max: () => pgettext("explain input", "max"),
+  normalized: () => pgettext("explain input", "normalized"),
+  weight: () => pgettext("explain input", "weight"),
+  score: () => pgettext("explain input", "score"),
+  scaled: () => pgettext("explain input", "scaled"),
+  sum: () => pgettext("explain input", "sum"),
+  mean: () => pgettext("explain input", "mean"),
+  count: () => pgettext("explain input", "count"),
+  matched: () => pgettext("explain input", "matched"),
+  matching: () => pgettext("explain input", "matching"),
+  taints: () => pgettext("explain input", "taints"),
+  terms: () => pgettext("explain input", "terms"),
+  reasons: () => pgettext("explain input", "reasons"),
+  node: () => pgettext("explain input", "node"),
+  pod: () => pgettext("explain input", "pod"),
+  nodes: () => pgettext("explain input", "nodes"),
+  pods: () => pgettext("explain input", "pods"),
+  value: () => pgettext("explain input", "value"),
+  resource: () => pgettext("explain input", "resource"),
+  resources: () => pgettext("explain input", "resources"),
+  priority: () => pgettext("explain input", "priority"),
+  victims: () => pgettext("explain input", "victims"),
+  domain: () => pgettext("explain input", "domain"),
+  domains: () => pgettext("explain input", "domains"),
+  counts: () => pgettext("explain input", "counts"),
+  skew: () => pgettext("explain input", "skew"),
+  strategy: () => pgettext("explain input", "strategy"),
+  percentage: () => pgettext("explain input", "percentage"),
+  evaluated: () => pgettext("explain input", "evaluated"),
+  kept: () => pgettext("explain input", "kept"),
+  selected: () => pgettext("explain input", "selected"),
+  reverse: () => pgettext("explain input", "reverse"),
+  points: () => pgettext("explain input", "points"),
+  scale: () => pgettext("explain input", "scale"),
+  values: () => pgettext("explain input", "values"),
+  label: () => pgettext("explain input", "label"),
+  key: () => pgettext("explain input", "key"),
+  own: () => pgettext("explain input", "own"),
+};
+
+export function inputKey(key) {
+  return Object.hasOwn(INPUTS, key) ? INPUTS[key]() : key;
+}

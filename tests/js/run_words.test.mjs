@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 
-import { bindingWord, resultWord } from "../../static/playground/run_words.js";
+import { bindingWord, inputKey, resultWord } from "../../static/playground/run_words.js";
 
 afterEach(() => {
   delete globalThis.window;
@@ -30,4 +30,14 @@ test("with a catalog each token reads in its context", () => {
   assert.equal(bindingWord("Waiting"), "等待中");
   // a token the page does not know is shown as it came, not dropped
   assert.equal(bindingWord("Parked"), "Parked");
+});
+
+test("an explanation's input names read in words, API fields and unknown names as they are", () => {
+  const words = { "explain input\u0004requested": "已请求", "explain input\u0004raw": "原始" };
+  globalThis.window = { pgettext: (c, s) => words[`${c}\u0004${s}`] || s };
+  assert.equal(inputKey("requested"), "已请求");
+  assert.equal(inputKey("raw"), "原始");
+  assert.equal(inputKey("topologyKey"), "topologyKey");
+  // an object's own property name, not an input the page translates
+  assert.equal(inputKey("constructor"), "constructor");
 });
