@@ -150,7 +150,11 @@ class QueueFold:
             }
         if kind == "MoveToActive":
             row.update(queue="active", until=None, plugin=None)
-            return f"{pod}: {QUEUE_NAMES.get(d.get('from'), d.get('from'))} → activeQ{why}."
+            return gettext("%(pod)s: %(from)s → activeQ%(why)s.") % {
+                "pod": pod,
+                "from": QUEUE_NAMES.get(d.get("from"), d.get("from")),
+                "why": why,
+            }
         if kind == "Backoff":
             row.update(queue="backoff", until=d.get("until"), plugin=None)
             ends = gettext("its backoff ends at %(time)s") % {"time": _seconds(d.get("until"))}
@@ -162,9 +166,12 @@ class QueueFold:
                     "why": why,
                     "ends": ends,
                 }
-            return (
-                f"{pod}: {QUEUE_NAMES.get(d.get('from'), d.get('from'))} → backoffQ{why}: {ends}."
-            )
+            return gettext("%(pod)s: %(from)s → backoffQ%(why)s: %(ends)s.") % {
+                "pod": pod,
+                "from": QUEUE_NAMES.get(d.get("from"), d.get("from")),
+                "why": why,
+                "ends": ends,
+            }
         if kind == "Pop":
             row.update(queue="in_flight", attempts=d.get("attempts") or row["attempts"] + 1)
             if d.get("queue") == "backoff":

@@ -8,6 +8,7 @@ from builders import make_node, make_pod, record_run
 from django.db import transaction
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 
 from playground import demo
 from playground.demo import demo_load
@@ -210,6 +211,9 @@ def test_a_cluster_event_that_requeues_a_pod_is_explained_with_its_hint():
         "queueing hint said Queue (NodeAffinity said QueueSkip)."
     )
     assert q["moves"][-1]["row"] == {**q["moves"][-1]["row"], "queue": "active", "priority": 7}
+    with translation.override("zh-hans"):  # the move reads in Chinese, the queue names stay
+        zh = _queue_of(events, 1, {pod: 7})["moves"][4]["text"]
+    assert zh.startswith("default/big：从不可调度池移入 activeQ") and zh.endswith("。")
     second = _queue_of(events, 2, {pod: 7})
     assert _pods(second, "active") == [pod] and second["moves"][0]["row"]["attempts"] == 2
 
