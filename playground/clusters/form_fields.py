@@ -17,6 +17,7 @@ from django.utils.translation import gettext
 from .. import engine
 from ..forms import line_field, textarea
 from ..inputs import kube, manifests
+from ..inputs.upstream import glossed
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"
@@ -33,7 +34,7 @@ def check_quantity(value: str, label: str) -> str:
         try:
             engine.check_quantity(value, label)
         except engine.ManifestError as err:
-            raise forms.ValidationError(err.message) from err
+            raise forms.ValidationError(glossed(err.message)) from err
     return value
 
 
@@ -51,7 +52,7 @@ def resource_lines(text: str) -> dict[str, str]:
         except engine.ManifestError as err:
             raise forms.ValidationError(
                 gettext("line %(line)s: %(name)s: %(error)s")
-                % {"line": number, "name": name, "error": err.message}
+                % {"line": number, "name": name, "error": glossed(err.message)}
             ) from err
     return values
 

@@ -14,6 +14,7 @@ from django.utils.translation import gettext, gettext_lazy
 from .. import engine
 from ..forms import line_field, textarea
 from ..inputs import kube, yaml_limits
+from ..inputs.upstream import glossed
 from .form_fields import (
     YamlPaneMixin,
     parse_single_manifest,
@@ -236,7 +237,7 @@ class PodForm(YamlPaneMixin, forms.Form):
                     try:
                         engine.check_quantity(row[part], key)
                     except engine.ManifestError as err:
-                        self.add_error(f"c{i}_{part}", f"{where}: {key}: {err.message}")
+                        self.add_error(f"c{i}_{part}", f"{where}: {key}: {glossed(err.message)}")
                     target[key] = row[part]
             if row["other_requests"]:
                 try:

@@ -14,15 +14,26 @@ from django.utils.translation import gettext
 
 # Names and labels: the one statement is the engine's, shared with ``simulate``.
 from scheduler_core.explain.words import listed
-from scheduler_core.workloads.syntax import (  # noqa: F401 (re-exported to the forms)
-    check_labels,
-    dns_subdomain_errors,
-    label_value_errors,
-    qualified_name_errors,
-)
+from scheduler_core.workloads import syntax
+from scheduler_core.workloads.syntax import check_labels  # noqa: F401 (re-exported to the forms)
+
+from .upstream import glossed_all
 
 TAINT_EFFECTS: Final = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 NODE_OPERATORS: Final = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+
+# apimachinery's checks, their messages glossed for the reader (``upstream.glossed``).
+def dns_subdomain_errors(name: str) -> list[str]:
+    return glossed_all(syntax.dns_subdomain_errors(name))
+
+
+def label_value_errors(value: str) -> list[str]:
+    return glossed_all(syntax.label_value_errors(value))
+
+
+def qualified_name_errors(key: str) -> list[str]:
+    return glossed_all(syntax.qualified_name_errors(key))
 
 
 class SyntaxProblem(ValueError):

@@ -179,3 +179,22 @@ def test_lists_a_sentence_builds_use_the_languages_enumeration_comma(language, c
     with translation.override(language):
         assert f"low-1{comma}low-2" in step_text.why(post_filter, ["n1", "n2"])
         assert verdicts._tied(["n1", "n2", "n3"]) == f"n1{comma}n2{comma}n3"
+
+
+def test_kubernetes_validation_messages_are_glossed_in_chinese_and_left_alone_in_english():
+    data = {"name": "Node_1", "mode": "form", "labels": "bad key!=v", "cpu": "lots"}
+    with translation.override("zh-hans"):
+        form = NodeForm(data)
+        assert not form.is_valid()
+        zh = {k: list(v) for k, v in form.errors.items()}
+    with translation.override("en"):
+        form = NodeForm(data)
+        assert not form.is_valid()
+        en = {k: list(v) for k, v in form.errors.items()}
+    # the gloss first, then upstream's words, labelled as Kubernetes' own
+    assert zh["name"][0].startswith("名称只能包含小写字母")
+    assert zh["name"][0].endswith(f"（Kubernetes 原文：{en['name'][0]}）")
+    assert "标签键的名称部分" in zh["labels"][0] and "name part must consist" in zh["labels"][0]
+    assert zh["cpu"][0].startswith("数量应写成数字加可选的单位")
+    assert en["cpu"] == ["invalid quantity 'lots': quantities must match the regular expression"]
+    assert en["name"][0].startswith("a lowercase RFC 1123 subdomain must consist")
