@@ -56,8 +56,10 @@ def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = cluster_page_context(request, cluster, readonly=False)
     context["devices"] = dra_selectors.cluster_devices(cluster)
     context["is_owner"] = request.user.is_authenticated and cluster.owner_id == request.user.pk
-    context["profiles"] = profiles = list(profile_selectors.profiles_for_user(request.user))
-    context["suggested_profile"] = _suggested_profile(cluster, profiles)
+    profiles = list(profile_selectors.profiles_for_user(request.user))
+    context["suggested_profile"] = _suggested_profile(cluster, profiles)  # by the stored names
+    context["profiles"] = _in_language(profiles)
+    _in_language([cluster])
     context["runs"] = run_selectors.runs_for_cluster(user=request.user, cluster=cluster)[
         :RUNS_SHOWN
     ]
@@ -83,6 +85,7 @@ def shared_cluster(request: HttpRequest, token: uuid.UUID) -> HttpResponse:
     context = cluster_page_context(request, cluster, readonly=True)
     context["devices"] = dra_selectors.cluster_devices(cluster)
     context["share_token"] = token
+    _in_language([cluster])
     return render(request, "playground/cluster_detail.html", context)
 
 

@@ -119,6 +119,23 @@ def test_the_home_page_names_the_demo_clusters_and_profiles_in_the_visitors_lang
     assert "Three zones" in english and "三个可用区" not in english
 
 
+@pytest.mark.django_db
+def test_a_demo_clusters_page_names_it_and_the_profiles_in_the_visitors_language(
+    client, django_user_model
+):
+    from playground.demo import demo_load
+    from playground.models import Cluster
+
+    demo_load()
+    client.force_login(django_user_model.objects.create_user("reader", password="unused-pw-1"))
+    cluster = Cluster.objects.get(name="Three zones", is_demo=True)
+    chinese = client.get(f"/clusters/{cluster.pk}/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert '<h1 id="cluster-name">三个可用区 ' in chinese
+    assert ">默认</option>" in chinese and ">装箱（Bin-packing）</option>" in chinese
+    english = client.get(f"/clusters/{cluster.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert '<h1 id="cluster-name">Three zones ' in english and ">Default</option>" in english
+
+
 def test_a_cycles_fit_error_stays_english_behind_a_chinese_note():
     from playground.runs.panels import charts
 
