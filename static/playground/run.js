@@ -20,7 +20,7 @@ import { runScores } from "./run_scores.js";
 import { runStepper } from "./run_stepper.js";
 import { cfg, cycleUrl, initialView, readHash, take, tookEarly, withShare } from "./run_urls.js";
 import { runWaiting } from "./run_waiting.js";
-import { bindingWord, resultWord } from "./run_words.js";
+import { bindingWord, reasonText, resultWord } from "./run_words.js";
 const BINDING = new Set(["Reserve", "Permit", "PreBind", "Bind", "PostBind", "Unreserve"]);
 const TIMELINE_PAGE = 100;
 // A run's status in words; the badge's class and data-status keep the value.
@@ -176,7 +176,7 @@ function bindingOutcome(binding) {
     (e) => e.type === "Permit" && !["Success", "Wait", "Skip", undefined, null].includes(e.code),
   );
   if (!ev) return null;
-  const reason = (ev.reasons || []).join("; ") || ev.code;
+  const reason = (ev.reasons || []).map(reasonText).join("; ") || ev.code;
   const what = reason.startsWith("rejected due to timeout")
     ? gettext("Permit timed out")
     : gettext("Rejected at Permit");
@@ -742,7 +742,7 @@ function renderBinding(d) {
         " " +
           interpolate(gettext("%(plugin)s on %(node)s: %(code)s"), { plugin: b.plugin, node: b.node, code: b.code }) +
           extra,
-        b.reasons.length ? ` — ${b.reasons.join("; ")}` : "",
+        b.reasons.length ? ` — ${b.reasons.map(reasonText).join("; ")}` : "",
       ),
     );
   });

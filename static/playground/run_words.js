@@ -2,7 +2,7 @@
 // says them. The token itself (what kube-scheduler and the trace say) stays beside the word as
 // its title, and is what filters and classes compare.
 
-import { pgettext } from "./i18n.js";
+import { gettext, pgettext } from "./i18n.js";
 
 const RESULTS = {
   Scheduled: () => pgettext("cycle result", "Scheduled"),
@@ -80,4 +80,14 @@ const INPUTS = {
 
 export function inputKey(key) {
   return Object.hasOwn(INPUTS, key) ? INPUTS[key]() : key;
+}
+
+// The playground's own ApprovalGate words in a status (upstream's reasons stay as they are).
+const OWN_REASONS = {
+  "waiting for a user to allow or reject the pod": () => gettext("waiting for a user to allow or reject the pod"),
+  "rejected by a user": () => gettext("rejected by a user"),
+};
+
+export function reasonText(reason) {
+  return Object.hasOwn(OWN_REASONS, reason) ? OWN_REASONS[reason]() : reason;
 }

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 
-import { bindingWord, inputKey, resultWord } from "../../static/playground/run_words.js";
+import { bindingWord, inputKey, reasonText, resultWord } from "../../static/playground/run_words.js";
 
 afterEach(() => {
   delete globalThis.window;
@@ -40,4 +40,11 @@ test("an explanation's input names read in words, API fields and unknown names a
   assert.equal(inputKey("topologyKey"), "topologyKey");
   // an object's own property name, not an input the page translates
   assert.equal(inputKey("constructor"), "constructor");
+});
+
+test("the ApprovalGate's own words are translated, upstream's reasons are not", () => {
+  const words = { "rejected by a user": "被用户拒绝" };
+  globalThis.window = { gettext: (s) => words[s] || s };
+  assert.equal(reasonText("rejected by a user"), "被用户拒绝");
+  assert.equal(reasonText("Insufficient cpu"), "Insufficient cpu");
 });

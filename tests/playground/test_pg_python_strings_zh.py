@@ -215,3 +215,15 @@ def test_kubernetes_validation_messages_are_glossed_in_chinese_and_left_alone_in
     assert zh["cpu"][0].startswith("数量应写成数字加可选的单位")
     assert en["cpu"] == ["invalid quantity 'lots': quantities must match the regular expression"]
     assert en["name"][0].startswith("a lowercase RFC 1123 subdomain must consist")
+
+
+def test_the_run_page_knows_the_approval_gates_own_words():
+    """run_words.js translates the playground's own Permit words by their text: the same text."""
+    from pathlib import Path
+
+    from playground.plugins import WAIT_REASON
+    from playground.runs.execution.tape import REJECTED_BY_USER
+
+    script = (Path(__file__).resolve().parents[2] / "static/playground/run_words.js").read_text()
+    for said in (WAIT_REASON, REJECTED_BY_USER):
+        assert f'gettext("{said}")' in script, said
