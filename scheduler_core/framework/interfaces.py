@@ -103,7 +103,7 @@ class ScoreExtensions(Protocol):
 
 # -- The batch surface: optional, one protocol per method. The runtime prefers a batch method to
 # the per-node one, and a plugin states its rule once, in the batch method: its per-node method is
-# the batch of one (filter_one, score_one, normalize_scores below).
+# derived, the batch of one (the FilterByBatch, ScoreByColumns and ScoreByBatch bases below).
 
 # Score values of a batch: a list of ints, or an int64 array (numpy) from score_columns.
 ScoreValues = Any
@@ -156,6 +156,32 @@ def score_one(
     batch gave no score, as a failed one may)."""
     scores, status = batch(state, pod, (node_info,))
     return (int(scores[0]) if len(scores) else 0), status
+
+
+class FilterByBatch:
+    """Base of a plugin whose Filter rule is its ``filter_batch``: the per-node Filter (what
+    preemption's dry runs and the explanations call) is derived, the batch of one."""
+
+    def filter(self: BatchFilter, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        return filter_one(self, state, pod, node_info)
+
+
+class ScoreByColumns:
+    """Base of a plugin whose Score rule is its ``score_columns``: the per-node Score is derived."""
+
+    def score(
+        self: ColumnScore, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> tuple[int, Status]:
+        return score_one(self.score_columns, state, pod, node_info)
+
+
+class ScoreByBatch:
+    """Base of a plugin whose Score rule is its ``score_batch``: the per-node Score is derived."""
+
+    def score(
+        self: BatchScore, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> tuple[int, Status]:
+        return score_one(self.score_batch, state, pod, node_info)
 
 
 @runtime_checkable

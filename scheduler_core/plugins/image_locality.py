@@ -13,7 +13,7 @@ import numpy as np
 
 from scheduler_core.framework.columns import Array, NodeColumns, columns_of
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, score_one
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, ScoreByColumns
 from scheduler_core.framework.status import SUCCESS, Status
 from scheduler_core.framework.types import ImageStateSummary, NodeInfo
 from scheduler_core.objects.api import Pod
@@ -60,14 +60,11 @@ def _image_scores(cols: NodeColumns, image: str, total_nodes: int) -> Array:
     return found
 
 
-class ImageLocality:
+class ImageLocality(ScoreByColumns):
     name = NAME
 
     def __init__(self, handle: Handle) -> None:
         self.handle = handle
-
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        return score_one(self.score_columns, state, pod, node_info)
 
     def score_columns(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

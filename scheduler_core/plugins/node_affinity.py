@@ -13,7 +13,12 @@ import numpy as np
 from scheduler_core.framework.columns import NodeMasks, lanes, true_rows
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import NODE, ClusterEvent, ClusterEventWithHint, QueueingHint
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, filter_one, score_one
+from scheduler_core.framework.interfaces import (
+    MAX_NODE_SCORE,
+    FilterByBatch,
+    Handle,
+    ScoreByColumns,
+)
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
 from scheduler_core.objects.api import (
@@ -112,7 +117,7 @@ def _has_key(mapping: Any, *path: str) -> bool:
     return True
 
 
-class NodeAffinity:
+class NodeAffinity(FilterByBatch, ScoreByColumns):
     name = NAME
 
     def __init__(self, added: Any) -> None:
@@ -158,9 +163,6 @@ class NodeAffinity:
             return PreFilterResult(frozenset(node_names)), SUCCESS
         return None, SUCCESS
 
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        return filter_one(self, state, pod, node_info)
-
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> dict[int, Status]:
@@ -195,9 +197,6 @@ class NodeAffinity:
         s = state.get(_PRE_SCORE_KEY)
         terms = s.terms if isinstance(s, _PreScoreState) else pod.preferred_node_terms
         return self.added_pref_terms or (), terms or ()
-
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        return score_one(self.score_columns, state, pod, node_info)
 
     def score_columns(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import NODE, ClusterEvent, ClusterEventWithHint
-from scheduler_core.framework.interfaces import Handle, filter_one
+from scheduler_core.framework.interfaces import FilterByBatch, Handle
 from scheduler_core.framework.status import Status, unresolvable
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.objects.api import Pod
@@ -20,11 +20,8 @@ NAME: Final = names.NODE_NAME
 ERR_REASON: Final = "node(s) didn't match the requested node name"
 
 
-class NodeName:
+class NodeName(FilterByBatch):
     name = NAME
-
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        return filter_one(self, state, pod, node_info)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -16,7 +16,7 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
-from scheduler_core.framework.interfaces import Handle, filter_one
+from scheduler_core.framework.interfaces import FilterByBatch, Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, error, unschedulable
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
 from scheduler_core.objects.api import (
@@ -43,7 +43,7 @@ def fits_ports(ports: Sequence[HostPort], node_info: NodeInfo) -> bool:
     return not any(node_info.port_conflict(p.ip, p.protocol, p.port) for p in ports)
 
 
-class NodePorts:
+class NodePorts(FilterByBatch):
     name = NAME
 
     def pre_filter(
@@ -61,9 +61,6 @@ class NodePorts:
         self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
     ) -> Status:
         return SUCCESS
-
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        return filter_one(self, state, pod, node_info)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -19,7 +19,7 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
-from scheduler_core.framework.interfaces import Handle, filter_one
+from scheduler_core.framework.interfaces import FilterByBatch, Handle
 from scheduler_core.framework.status import Status, unresolvable
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.objects.api import (
@@ -35,11 +35,8 @@ ERR_REASON_UNSCHEDULABLE: Final = "node(s) were unschedulable"
 _UNSCHEDULABLE_TAINT: Final = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
 
 
-class NodeUnschedulable:
+class NodeUnschedulable(FilterByBatch):
     name = NAME
-
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        return filter_one(self, state, pod, node_info)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

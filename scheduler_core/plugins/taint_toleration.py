@@ -20,7 +20,12 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, filter_one, score_one
+from scheduler_core.framework.interfaces import (
+    MAX_NODE_SCORE,
+    FilterByBatch,
+    Handle,
+    ScoreByColumns,
+)
 from scheduler_core.framework.status import SUCCESS, Status, error, unresolvable
 from scheduler_core.framework.types import NodeInfo, NodeScore
 from scheduler_core.objects.api import (
@@ -54,11 +59,8 @@ class _PreScoreState(FrozenState):
         self.tolerations = tolerations
 
 
-class TaintToleration:
+class TaintToleration(FilterByBatch, ScoreByColumns):
     name = NAME
-
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        return filter_one(self, state, pod, node_info)
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -80,9 +82,6 @@ class TaintToleration:
     def pre_score(self, state: CycleState, pod: Pod, nodes: Any) -> Status:
         state.write(_PRE_SCORE_KEY, _PreScoreState(_prefer_tolerations(pod)))
         return SUCCESS
-
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        return score_one(self.score_columns, state, pod, node_info)
 
     def score_columns(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -20,7 +20,12 @@ from scheduler_core.config.types import InterPodAffinityArgs
 from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import ClusterEventWithHint
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, filter_one, score_one
+from scheduler_core.framework.interfaces import (
+    MAX_NODE_SCORE,
+    FilterByBatch,
+    Handle,
+    ScoreByBatch,
+)
 from scheduler_core.framework.status import (
     SKIP,
     SUCCESS,
@@ -63,7 +68,7 @@ from scheduler_core.plugins.inter_pod_affinity.tally import (
 )
 
 
-class InterPodAffinity:
+class InterPodAffinity(FilterByBatch, ScoreByBatch):
     name = NAME
 
     def __init__(self, args: InterPodAffinityArgs, handle: Handle) -> None:
@@ -152,9 +157,6 @@ class InterPodAffinity:
 
     # -- Filter ---------------------------------------------------------------------------------
 
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        return filter_one(self, state, pod, node_info)
-
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> dict[int, Status]:
@@ -229,9 +231,6 @@ class InterPodAffinity:
             return SKIP
         state.write(PRE_SCORE_KEY, PreScoreState(scores.by_key))
         return SUCCESS
-
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        return score_one(self.score_batch, state, pod, node_info)
 
     @staticmethod
     def score_pairs(state: CycleState, node_info: NodeInfo) -> list[tuple[str, str, int]] | None:

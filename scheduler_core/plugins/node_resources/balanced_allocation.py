@@ -13,7 +13,7 @@ import numpy as np
 
 from scheduler_core.config.types import NodeResourcesBalancedAllocationArgs
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, score_one
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, ScoreByColumns
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, error
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.objects.api import Pod
@@ -120,7 +120,7 @@ def _is_best_effort(pod_requests: Sequence[int]) -> bool:
     return all(r == 0 for r in pod_requests)
 
 
-class BalancedAllocation:
+class BalancedAllocation(ScoreByColumns):
     name = NAME
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs) -> None:
@@ -141,9 +141,6 @@ class BalancedAllocation:
             return SKIP
         state.write(_PRE_SCORE_KEY, _PreScoreState(requests, self.scorer.entries(requests)))
         return SUCCESS
-
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        return score_one(self.score_columns, state, pod, node_info)
 
     def score_entries(self, state: CycleState, pod: Pod) -> tuple[Entry, ...] | None:
         """The resources Score counts (pod request, weight), or None for a best-effort pod."""

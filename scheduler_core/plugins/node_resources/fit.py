@@ -30,7 +30,7 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
-from scheduler_core.framework.interfaces import Handle, filter_one, score_one
+from scheduler_core.framework.interfaces import Handle, ScoreByColumns, filter_one
 from scheduler_core.framework.status import SUCCESS, Code, Status, error
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
 from scheduler_core.objects import quantity as q
@@ -268,7 +268,7 @@ def _build_scorer(args: NodeResourcesFitArgs) -> Scorer:
     raise FitPluginError(f"scoring strategy {strategy.type} is not supported")
 
 
-class Fit:
+class Fit(ScoreByColumns):
     name = NAME
 
     def __init__(self, args: NodeResourcesFitArgs) -> None:
@@ -377,9 +377,6 @@ class Fit:
             return s
         # Score without PreScore: upstream computes the requests on the spot.
         return self._new_pre_score_state(pod)
-
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        return score_one(self.score_columns, state, pod, node_info)
 
     def score_columns(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

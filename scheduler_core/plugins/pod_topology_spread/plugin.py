@@ -29,7 +29,7 @@ from scheduler_core.framework.columns import (
 )
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.events import ClusterEventWithHint
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, filter_one
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, FilterByBatch, Handle
 from scheduler_core.framework.status import (
     SKIP,
     SUCCESS,
@@ -148,7 +148,7 @@ class _PreScoreState(FrozenState):
         self.domains = domains  # the number of domains each weight was taken from
 
 
-class PodTopologySpread:
+class PodTopologySpread(FilterByBatch):
     name = NAME
 
     def __init__(
@@ -227,9 +227,6 @@ class PodTopologySpread:
         self_match = tuple(1 if c.selector.matches(pod.labels) else 0 for c in constraints)
         state.write(_PRE_FILTER_KEY, _PreFilterState(tuple(constraints), self_match, counts, paths))
         return None, SUCCESS
-
-    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        return filter_one(self, state, pod, node_info)
 
     @staticmethod
     def skew_checks(state: CycleState, node_info: NodeInfo) -> list[SkewCheck] | None:
