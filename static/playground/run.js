@@ -497,7 +497,7 @@ async function fetchDetail(cycle) {
 
 async function selectCycle(cycle, step) {
   state.selected = cycle;
-  state.filterPage = 0;
+  state.filterPage = null;
   state.scorePage = 0;
   const detail = await fetchDetail(cycle);
   if (state.selected !== cycle || !detail) return;

@@ -22,7 +22,7 @@ export function initialView() {
   return {
     mode: "weighted",
     topN: 20,
-    filterPage: 0,
+    filterPage: null, // null: the server opens the page holding the evaluated nodes
     scorePage: 0,
     scoreSort: { key: "total", dir: "desc" }, // key: "total", "node" or a Score plugin's name
     filterSort: "snapshot",
@@ -35,13 +35,13 @@ export function cycleUrl(cycle, view) {
   const p = new URLSearchParams({
     mode: view.mode,
     top: String(view.topN),
-    fpage: String(view.filterPage),
     fsort: view.filterSort,
     spage: String(view.scorePage),
     ssort: view.scoreSort.key,
     sdir: view.scoreSort.dir,
     smode: view.scoreSort.mode || "weighted",
   });
+  if (view.filterPage !== null) p.set("fpage", String(view.filterPage));
   if (view.filterQuery) p.set("fq", view.filterQuery);
   if (view.scoreQuery) p.set("sq", view.scoreQuery);
   return withShare(`${cfg.cycle}${cycle}.json`, p);

@@ -33,7 +33,7 @@ class PageParams:
 
     mode: str = "weighted"
     top_n: int = charts.DEFAULT_TOP_N
-    filter_page: int = 0
+    filter_page: int | None = None  # None: the page that holds most of the evaluated nodes
     filter_sort: str = "snapshot"
     filter_query: str = ""
     score_page: int = 0
@@ -55,7 +55,7 @@ class PageParams:
         return cls(
             mode=mode if mode in charts.SCORE_MODES else "weighted",
             top_n=number("top", charts.DEFAULT_TOP_N, 1, MAX_TOP_N),
-            filter_page=number("fpage", 0, 0, 10**9),
+            filter_page=number("fpage", 0, 0, 10**9) if "fpage" in get else None,
             filter_sort=fsort if fsort in FILTER_SORTS else "snapshot",
             filter_query=str(get.get("fq", ""))[:200].strip(),
             score_page=number("spage", 0, 0, 10**9),
@@ -73,6 +73,17 @@ def _page(items: list[Any], page: int, size: int) -> tuple[list[Any], int, int]:
     return items[page * size : (page + 1) * size], page, pages
 
 
+def _busiest_page(rows: list[dict[str, Any]], size: int) -> int:
+    """The page holding most of the nodes Filter evaluated (the first such page on a tie): with
+    sampling, the evaluated window may start pages into the snapshot, and a first page of "not
+    evaluated" rows would hide it."""
+    counts: dict[int, int] = {}
+    for i, row in enumerate(rows):
+        if row["verdict"] is not None:
+            counts[i // size] = counts.get(i // size, 0) + 1
+    return max(sorted(counts), key=lambda page: counts[page], default=0)
+
+
 def filter_page(matrix: Mapping[str, Any], params: PageParams) -> dict[str, Any]:
     """One page of the filter matrix, with the counts of the whole cycle."""
     rows: list[dict[str, Any]] = list(matrix["rows"])
@@ -84,7 +95,10 @@ def filter_page(matrix: Mapping[str, Any], params: PageParams) -> dict[str, Any]
         rows.sort(key=lambda r: r["node"])
     elif params.filter_sort == "rejected":
         rows.sort(key=lambda r: r["verdict"] == "Success")
-    shown, page, pages = _page(rows, params.filter_page, params.page_size)
+    page = params.filter_page
+    if page is None:
+        page = _busiest_page(rows, params.page_size)
+    shown, page, pages = _page(rows, page, params.page_size)
     return {
         "plugins": matrix["plugins"],
         "rows": shown,

@@ -136,6 +136,25 @@ def test_cycle_json_pages_sorts_and_searches_on_the_server(alice_client, wide_ru
     assert len(json.dumps(body)) < 120_000
 
 
+def test_the_filter_matrix_opens_on_the_page_of_the_evaluated_window():
+    # 500 nodes, Filter evaluated 231 of them from position 230: the window covers pages 2 to 4
+    # of 100 rows (counted from 0), most of it on page 3.
+    evaluated = set(range(230, 461))
+    rows = [
+        {"node": f"n{i:03d}", "verdict": "Success" if i in evaluated else None, "cells": []}
+        for i in range(500)
+    ]
+    matrix = {"plugins": [], "rows": rows, "feasible": [], "evaluated": 231, "message": None}
+    opened = paging.filter_page(matrix, paging.PageParams.from_query({"size": "100"}))
+    assert opened["page"] == 3 and opened["rows"][0]["node"] == "n300"
+    # a page the reader asks for is the page shown, even one of "not evaluated" rows
+    asked = paging.filter_page(matrix, paging.PageParams.from_query({"size": "100", "fpage": "0"}))
+    assert asked["page"] == 0
+    # nothing evaluated (PreFilter stopped the cycle): the first page
+    none = {**matrix, "rows": [{**r, "verdict": None} for r in rows]}
+    assert paging.filter_page(none, paging.PageParams.from_query({"size": "100"}))["page"] == 0
+
+
 def test_page_params_fall_back_to_defaults():
     params = paging.PageParams.from_query(
         {"mode": "bad", "top": "9999", "fsort": "x", "fpage": "-3"}
