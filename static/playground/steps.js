@@ -81,7 +81,15 @@ export function queueAtStep(d, step) {
   const upto = Math.max(-1, ...steps.slice(0, step + 1).map((s) => s.seq));
   const before = step > 0 ? Math.max(-1, ...steps.slice(0, step).map((s) => s.seq)) : -Infinity;
   const moved = new Set();
-  let now = q.now;
+  // The clock at the step: the latest time among the steps reached and the moves done (a
+  // binding cycle's steps may come seconds after the cycle began, a Permit wait's end).
+  let now = Math.max(
+    q.now,
+    ...steps
+      .slice(0, step + 1)
+      .map((s) => s.time)
+      .filter((t) => typeof t === "number"),
+  );
   const moves = q.moves.map((m) => {
     const done = last || m.seq <= upto;
     const fresh = done && !(m.seq <= before); // reached at this very step

@@ -127,3 +127,10 @@ test("the queue replayed up to a step: moves done, the step's own moves fresh, r
   assert.equal(end.now, 12);
   assert.equal(queueAtStep({ steps: STEPS }, 0), null);
 });
+
+test("a late step shows its own time, as a binding cycle's steps come after a Permit wait", () => {
+  const d = detail();
+  const late = { ...d, steps: d.steps.map((s, i) => (i === d.steps.length - 1 ? { ...s, time: 40 } : s)) };
+  assert.equal(queueAtStep(late, late.steps.length - 1).now, 40);
+  assert.equal(queueAtStep(late, 0).now, 10, "an earlier step keeps the clock it had");
+});

@@ -316,6 +316,7 @@ def steps(cycle_evs: Sequence[Event]) -> list[dict[str, Any]]:
             {
                 "index": len(out),
                 "seq": ev["seq"],
+                "time": ev.get("time"),
                 "point": kind,
                 "plugin": plugin,
                 "code": ev.get("code"),
