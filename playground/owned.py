@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
 
 
 class OwnedOrDemo(models.Model):
@@ -26,6 +27,13 @@ class OwnedOrDemo(models.Model):
     is_demo = models.BooleanField(default=False, db_index=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
+
+    @property
+    def shown_name(self) -> str:
+        """The name as the reader reads it: a demo's in the reader's language (the demo content
+        marks its names for translation), a user's as typed."""
+        name = str(getattr(self, "name", ""))
+        return gettext(name) if self.is_demo and name else name
 
     class Meta:
         abstract = True

@@ -110,7 +110,7 @@ def profile_label(*, user: User, run: Run) -> tuple[str, bool]:
     profile = run.profile
     mine = user is not None and user.is_authenticated and profile.owner_id == user.pk
     if profile.is_demo or mine:
-        return profile.name, True
+        return profile.shown_name, True
     return str(PRIVATE_PROFILE), False
 
 

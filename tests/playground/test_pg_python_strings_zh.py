@@ -227,3 +227,23 @@ def test_the_run_page_knows_the_approval_gates_own_words():
     script = (Path(__file__).resolve().parents[2] / "static/playground/run_words.js").read_text()
     for said in (WAIT_REASON, REJECTED_BY_USER):
         assert f'gettext("{said}")' in script, said
+
+
+@pytest.mark.django_db
+def test_run_headers_name_a_demo_cluster_and_profile_in_the_readers_language(django_user_model):
+    """What the run page and the compare page head with: shown_name and profile_label."""
+    from types import SimpleNamespace
+
+    from playground.demo import demo_load
+    from playground.models import Cluster, Profile
+    from playground.runs.selectors import profile_label
+
+    demo_load()
+    cluster = Cluster.objects.get(name="Three zones", is_demo=True)
+    profile = Profile.objects.get(name="Default", is_demo=True)
+    mine = Cluster(name="Default", is_demo=False)  # a user's name stays as typed
+    run = SimpleNamespace(profile=profile)
+    with translation.override("zh-hans"):
+        assert (cluster.shown_name, mine.shown_name) == ("三个可用区", "Default")
+        assert profile_label(user=None, run=run) == ("默认", True)
+    assert cluster.shown_name == "Three zones" and profile_label(user=None, run=run)[0] == "Default"
