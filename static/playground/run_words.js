@@ -76,6 +76,9 @@ const INPUTS = {
   label: () => pgettext("explain input", "label"),
   key: () => pgettext("explain input", "key"),
   own: () => pgettext("explain input", "own"),
+  kind: () => pgettext("explain input", "kind"),
+  rule: () => pgettext("explain input", "rule"),
+  intolerable: () => pgettext("explain input", "intolerable"),
 };
 
 export function inputKey(key) {
