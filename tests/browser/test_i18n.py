@@ -226,7 +226,7 @@ def test_the_profile_form_in_chinese_keeps_its_text_in_its_boxes(zh, django_user
     assert _lang(driver) == "zh-hans"
     assert _css(driver, "main h1").text == "新建调度器配置"
     assert _css(driver, "#save").text == "保存配置"
-    assert _css(driver, "#add-profile").text == "再添加一个调度配置（profile）"
+    assert _css(driver, "#add-profile").text == "再添加一个调度方案（profile）"
     assert [h.text for h in driver.find_elements("css selector", ".profile-entry h3")] == [
         "插件",
         "插件参数",
