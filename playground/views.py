@@ -44,9 +44,9 @@ def home(request: HttpRequest) -> HttpResponse:
         "playground/home.html",
         {
             "clusters": _in_language(clusters),
-            "lesson_clusters": lesson_clusters,
+            "lesson_clusters": _in_language(lesson_clusters),
             "profiles": _in_language(profiles),
-            "lesson_profiles": lesson_profiles,
+            "lesson_profiles": _in_language(lesson_profiles),
         },
     )
 
@@ -95,7 +95,8 @@ def _in_language(rows: Any) -> list[Any]:
     rows = list(rows)
     for row in rows:
         if row.is_demo:  # gettext("") would give the catalog's header
-            row.name = gettext(row.name) if row.name else row.name
+            lesson_name = lesson_selectors.lesson_demo_name(row.name)
+            row.name = lesson_name or (gettext(row.name) if row.name else row.name)
             row.description = gettext(row.description) if row.description else row.description
     return rows
 

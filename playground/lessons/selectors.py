@@ -97,6 +97,23 @@ def lesson_profiles_by_cluster() -> dict[str, str]:
     return {lesson.cluster_name: lesson.profile_name() for lesson in course()}
 
 
+def lesson_demo_name(name: str) -> str | None:
+    """A lesson's demo cluster or profile name in the reader's language ("Lesson 01: The
+    scheduling cycle at a glance" -> "第 1 课：调度周期一览"), None for any other name."""
+    language = get_language() or SOURCE_LANGUAGE
+    if language.startswith(SOURCE_LANGUAGE):
+        return None  # the stored name is the source language's
+    for lesson in course():
+        shown = in_language(lesson, language)
+        if name == lesson.cluster_name:
+            return gettext("Lesson %(n)s: %(title)s") % {"n": lesson.number, "title": shown.title}
+        for profile in lesson.profiles:
+            if name == lesson.profile_name(profile):
+                said = gettext("Lesson %(n)s") % {"n": lesson.number}
+                return said if profile == DEFAULT_PROFILE else f"{said} ({profile})"
+    return None
+
+
 def split_lesson_content(items: Any, names: frozenset[str]) -> tuple[list[Any], list[Any]]:
     """(other items, the course's own demo items): the home page lists the latter apart."""
     mine: list[Any] = []

@@ -39,20 +39,15 @@ What is explained, plugin by plugin:
 Modules: ``api`` (explanations for a node of a cycle, a case replayed to a cycle), ``context``
 (the cycle an explanation reads), ``record`` (an explanation's shape), ``words`` (sentences in
 the reader's language), ``reasons`` (upstream's reason strings in a sentence), ``filters`` and
-``scores`` (the per-plugin Filter and Score explainers), ``topology`` (PodTopologySpread and
-InterPodAffinity), ``volumes`` (the volume plugins), ``dra`` (DynamicResources), ``custom``
-(custom CEL plugins), ``extenders`` (HTTP extenders' answers), ``framework_steps`` (NormalizeScore,
-weight, total, selection), ``not_evaluated`` (nodes Filter never looked at), ``preemption``
-(PostFilter), ``replay`` (a Scheduler driven to a cycle), ``check`` (every explanation checked
-against the engine); ``__main__``: ``python -m scheduler_core.explain``.
+``scores`` (the Filter and Score drivers, with the short per-plugin explainers), ``plugins/``
+(the longer ones: topology, volumes, DRA, custom CEL plugins, extenders), ``framework_steps``
+(NormalizeScore, weight, total, selection), ``not_evaluated`` (nodes Filter never looked at),
+``preemption`` (PostFilter), ``replay`` (a Scheduler driven to a cycle), ``check`` (every
+explanation checked against the engine); ``__main__``: ``python -m scheduler_core.explain``.
 """
 
 from __future__ import annotations
 
-# Imported for their explainers, which they register.
-from scheduler_core.explain import dra as _dra  # noqa: F401
-from scheduler_core.explain import topology as _topology  # noqa: F401
-from scheduler_core.explain import volumes as _volumes  # noqa: F401
 from scheduler_core.explain.api import at_cycle, explain_node
 from scheduler_core.explain.context import CycleContext, ExplainError, FilterView
 from scheduler_core.explain.filters import explain_filter
@@ -64,6 +59,11 @@ from scheduler_core.explain.framework_steps import (
     explain_total,
     explain_weight,
 )
+
+# Imported for their explainers, which they register.
+from scheduler_core.explain.plugins import dra as _dra  # noqa: F401
+from scheduler_core.explain.plugins import topology as _topology  # noqa: F401
+from scheduler_core.explain.plugins import volumes as _volumes  # noqa: F401
 from scheduler_core.explain.preemption import explain_preemption
 from scheduler_core.explain.record import Explanation
 from scheduler_core.explain.replay import at_scheduler_cycle

@@ -6,13 +6,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from scheduler_core.explain.context import CycleContext, ExplainError, observing
-from scheduler_core.explain.dra import explain_binding
-from scheduler_core.explain.extenders import (
-    explain_extender,
-    extender_columns,
-    extender_score_steps,
-    is_extender,
-)
 from scheduler_core.explain.filters import explain_filter
 from scheduler_core.explain.framework_steps import (
     explain_normalize,
@@ -22,6 +15,13 @@ from scheduler_core.explain.framework_steps import (
     explain_weight,
 )
 from scheduler_core.explain.not_evaluated import explain_not_evaluated
+from scheduler_core.explain.plugins.dra import explain_binding
+from scheduler_core.explain.plugins.extenders import (
+    explain_extender,
+    extender_columns,
+    extender_score_steps,
+    is_extender,
+)
 from scheduler_core.explain.preemption import explain_preemption
 from scheduler_core.explain.record import Explanation
 from scheduler_core.explain.scores import explain_score

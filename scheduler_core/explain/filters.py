@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scheduler_core.explain.context import CycleContext, ExplainError, FilterView
-from scheduler_core.explain.custom import custom_filter, is_custom
+from scheduler_core.explain.plugins.custom import custom_filter, is_custom
 from scheduler_core.explain.record import Explanation, explanation, quantity_text, verdict
 from scheduler_core.explain.words import _, clauses, listed, sentences
 from scheduler_core.framework.status import SUCCESS

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from scheduler_core.explain.context import CycleContext, ExplainError
-from scheduler_core.explain.custom import custom_normalize_note, is_custom
+from scheduler_core.explain.plugins.custom import custom_normalize_note, is_custom
 from scheduler_core.explain.record import Explanation, explanation
 from scheduler_core.explain.words import _, gettext_noop, listed
 from scheduler_core.framework import interfaces as fi

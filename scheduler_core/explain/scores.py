@@ -12,7 +12,7 @@ from typing import Any
 
 from scheduler_core.config.types import MAX_CUSTOM_PRIORITY_SCORE
 from scheduler_core.explain.context import CycleContext, ExplainError
-from scheduler_core.explain.custom import custom_score, is_custom
+from scheduler_core.explain.plugins.custom import custom_score, is_custom
 from scheduler_core.explain.record import Explanation, explanation, quantity_text
 from scheduler_core.explain.words import _, clauses, listed
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
