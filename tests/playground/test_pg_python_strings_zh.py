@@ -58,7 +58,9 @@ def test_the_sampling_sentence_reads_in_chinese_with_its_numbers():
         "Filter 评估了 500 个节点中的 231 个，目标是找到 230 个可行节点："
         "percentageOfNodesToScore 为 0（未设置：自适应默认值），因此 50 − 500/125 = 46 %，"
         "且 500 × 46 % = 230。遍历从位置 0（node-000）开始，即上一个周期停下的地方（位置从 0 "
-        "计数）；下一个周期从位置 230（node-230）开始。"
+        "计数）；下一个周期从位置 230（node-230）开始。上游用 16 个并行工作者遍历节点，"
+        "找够数量后就让它们停下，所以它保留哪些节点、检查了多少个节点，"
+        "都可能与本 playground 按顺序的遍历不同。"
     )
     assert sampling_sentence(SAMPLING, NODES).startswith(
         "Filter evaluated 231 of 500 nodes, looking for 230 feasible:"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.utils.translation import get_language, gettext
+from django.utils.translation import get_language, gettext, pgettext
 
 
 def _percentage(info: Mapping[str, Any]) -> str:
@@ -145,12 +145,10 @@ def sampling_sentence(
     # Upstream's walk (findNodesThatPassFilters) runs on the parallelizer's 16 workers and
     # cancels once enough are feasible: which nodes make the window, and how many are examined
     # past it, depend on the workers' timing. The engine walks in order, so a run repeats.
-    return (
-        walk
-        + " "
-        + gettext(
-            "Upstream walks the nodes on 16 parallel workers and stops them once it has enough, so "
-            "which nodes it keeps, and how many it examines, can differ from this playground's "
-            "walk in order."
-        )
+    note = gettext(
+        "Upstream walks the nodes on 16 parallel workers and stops them once it has enough, so "
+        "which nodes it keeps, and how many it examines, can differ from this playground's "
+        "walk in order."
     )
+    # Two sentences: a space between them in English, none in Chinese.
+    return pgettext("two sentences", "%(first)s %(second)s") % {"first": walk, "second": note}
