@@ -4,6 +4,8 @@
   with a broker, i.e. in the full stack; served to loopback clients only, see config/asgi.py),
   ``DJANGO_SECRET_KEY`` (required with a broker, and refused when weak unless DEBUG; embedded
   mode generates one in ``var/secret_key``), ``DJANGO_ALLOWED_HOSTS`` (comma separated).
+- ``PLAYGROUND_PUBLIC_URL``: the address students' devices reach for a live class's join link
+  (also allowed as a host and CSRF origin); ``manage.py serve --room`` sets it when unset.
 - ``DJANGO_HTTPS=1``: behind a TLS-terminating proxy (X-Forwarded-Proto): HTTPS redirect, HSTS
   (``DJANGO_HSTS_SECONDS``), secure cookies. docker-compose.yml sets it.
 - ``DB_ENGINE=postgres`` with ``PGHOST``/``PGPORT``/``PGDATABASE``/``PGUSER``/``PGPASSWORD``
@@ -128,6 +130,48 @@ ALLOWED_HOSTS = [h.strip() for h in _HOSTS.split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
 ]
+
+
+def public_url_parts(url: str) -> tuple[str, str]:
+    """(origin, host for ALLOWED_HOSTS) of PLAYGROUND_PUBLIC_URL; an error names the variable."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018  (raises on a port that is not a number)
+    except ValueError as err:
+        raise ImproperlyConfigured(f"PLAYGROUND_PUBLIC_URL {url!r} is not a URL: {err}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ImproperlyConfigured(
+            f"PLAYGROUND_PUBLIC_URL {url!r} must be http:// or https:// with a host, "
+            "e.g. http://192.168.1.20:8000"
+        )
+    if parts.path.strip("/") or parts.query or parts.fragment:
+        raise ImproperlyConfigured(
+            f"PLAYGROUND_PUBLIC_URL {url!r} must be an origin only (no path, query or fragment)"
+        )
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"{parts.scheme}://{parts.netloc.lower()}", host
+
+
+def allow_public_url(url: str, allowed_hosts: list[str], trusted_origins: list[str]) -> str:
+    """Add the public address's host and origin to the lists; return its origin."""
+    origin, host = public_url_parts(url)
+    if host not in allowed_hosts:
+        allowed_hosts.append(host)
+    if origin not in trusted_origins:
+        trusted_origins.append(origin)
+    return origin
+
+
+# The address students' devices use to reach this server (live classes' join link and QR code),
+# e.g. http://192.168.1.20:8000 or a proxy's https://class.example.org. Empty: the address the
+# page was requested on. ``manage.py serve --room`` sets it to the detected network address.
+PLAYGROUND_PUBLIC_URL = os.environ.get("PLAYGROUND_PUBLIC_URL", "").strip()
+if PLAYGROUND_PUBLIC_URL:
+    PLAYGROUND_PUBLIC_URL = allow_public_url(
+        PLAYGROUND_PUBLIC_URL, ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS
+    )
 
 HTTPS = _env_bool("DJANGO_HTTPS", False)
 if HTTPS:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import csv
+import ipaddress
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 import segno
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -72,7 +75,21 @@ def class_new(request: HttpRequest) -> HttpResponse:
 
 
 def _join_url(request: HttpRequest, code: str) -> str:
-    return request.build_absolute_uri(reverse("playground:class_join")) + f"?code={code}"
+    """The link students open: on PLAYGROUND_PUBLIC_URL when set (serve --room sets it)."""
+    path = reverse("playground:class_join") + f"?code={code}"
+    public = settings.PLAYGROUND_PUBLIC_URL
+    return public + path if public else request.build_absolute_uri(path)
+
+
+def _only_this_machine(url: str) -> bool:
+    """Whether a join link names a loopback host, which no student's device can open."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host in ("localhost", "ip6-localhost") or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 @require_GET
@@ -90,6 +107,7 @@ def present(request: HttpRequest, code: str) -> HttpResponse:
             "live_class": live_class,
             "lesson": lesson,
             "join_url": join_url,
+            "join_local_only": _only_this_machine(join_url),
             "qr_svg": qr,
             "config": selectors.page_config(live_class, role="lecturer"),
         },

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 
 from django.conf import settings
 from django.core.management import call_command
@@ -24,6 +25,42 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def network_address() -> str | None:
+    """This machine's address on its default route (no packet is sent); None when it has none.
+
+    Connecting a UDP socket only picks the outgoing interface. 192.0.2.1 is a documentation
+    address (TEST-NET-1), so no real host is ever named.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))
+            address = str(probe.getsockname()[0])
+        except OSError:
+            return None
+    return None if is_loopback(address) or address == "0.0.0.0" else address
+
+
+def room_public_url(host: str, port: int, configured: str) -> str:
+    """The join link's origin in room mode: PLAYGROUND_PUBLIC_URL, the --host, or detected."""
+    if configured:
+        return configured
+    if host not in WILDCARDS and not is_loopback(host):
+        address = host
+    else:
+        detected = network_address()
+        if detected is None:
+            raise CommandError(
+                "--room: this machine has no network address that students' devices could "
+                "reach. Connect it to the room's network, or name the address with --host or "
+                "PLAYGROUND_PUBLIC_URL (e.g. http://192.168.1.20:8000)."
+            )
+        address = detected
+    shown = f"[{address}]" if ":" in address else address
+    return f"http://{shown}:{port}"
+
+
+WILDCARDS = ("0.0.0.0", "::", "")
+
 HANDSHAKE_TIMEOUT = 30  # seconds; daphne drops a handshake not accepted by then (5 s default)
 
 
@@ -31,7 +68,17 @@ class Command(BaseCommand):
     help = "Migrate, load demo data and serve the playground with daphne (HTTP + websockets)."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument(
+            "--host",
+            default=None,
+            help="address to listen on (default 127.0.0.1; with --room every interface, 0.0.0.0)",
+        )
+        parser.add_argument(
+            "--room",
+            action="store_true",
+            help="a live class in a room: listen on the network, and give students a join link "
+            "and QR code with this machine's network address (or PLAYGROUND_PUBLIC_URL)",
+        )
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument("--no-demo", action="store_true", help="skip load_demo")
         parser.add_argument(
@@ -45,7 +92,9 @@ class Command(BaseCommand):
         from daphne.endpoints import build_endpoint_description_strings
         from daphne.server import Server
 
-        host, port = str(options["host"]), int(options["port"])  # type: ignore[call-overload]
+        room = bool(options["room"])
+        host = str(options["host"] or ("0.0.0.0" if room else "127.0.0.1"))
+        port = int(options["port"])  # type: ignore[call-overload]
         debug = bool(options["debug"]) or settings.DEBUG
         if debug and not is_loopback(host):
             # However DEBUG was switched on (--debug, DJANGO_DEBUG, a settings module): its
@@ -55,6 +104,14 @@ class Command(BaseCommand):
                 f"not {host}"
             )
         settings.DEBUG = debug
+        if room:
+            from config.settings import allow_public_url
+
+            settings.PLAYGROUND_PUBLIC_URL = allow_public_url(
+                room_public_url(host, port, settings.PLAYGROUND_PUBLIC_URL),
+                settings.ALLOWED_HOSTS,
+                settings.CSRF_TRUSTED_ORIGINS,
+            )
         call_command("migrate", interactive=False, verbosity=1)
         if not options["no_demo"]:
             call_command("load_demo")
@@ -67,6 +124,10 @@ class Command(BaseCommand):
             # A broker and workers: queued runs are theirs to run, never failed by a restart.
             run_requeue_pending()
         self.stdout.write(f"Serving on http://{host}:{port}/ (Ctrl-C to stop)")
+        if room:
+            self.stdout.write(
+                f"Live classes: students join at {settings.PLAYGROUND_PUBLIC_URL}/join/"
+            )
         from config.asgi import application
 
         Server(
