@@ -94,9 +94,11 @@ def _in_language(rows: Any) -> list[Any]:
     the stored rows keep the English, which also names them), the others as they are."""
     rows = list(rows)
     for row in rows:
-        if row.is_demo:  # gettext("") would give the catalog's header
-            lesson_name = lesson_selectors.lesson_demo_name(row.name)
-            row.name = lesson_name or (gettext(row.name) if row.name else row.name)
+        lesson_words = lesson_selectors.lesson_demo_words(row.name) if row.is_demo else None
+        if lesson_words is not None:
+            row.name, row.description = lesson_words
+        elif row.is_demo:  # gettext("") would give the catalog's header
+            row.name = gettext(row.name) if row.name else row.name
             row.description = gettext(row.description) if row.description else row.description
     return rows
 

@@ -97,20 +97,27 @@ def lesson_profiles_by_cluster() -> dict[str, str]:
     return {lesson.cluster_name: lesson.profile_name() for lesson in course()}
 
 
-def lesson_demo_name(name: str) -> str | None:
-    """A lesson's demo cluster or profile name in the reader's language ("Lesson 01: The
-    scheduling cycle at a glance" -> "第 1 课：调度周期一览"), None for any other name."""
+def lesson_demo_words(name: str) -> tuple[str, str] | None:
+    """A lesson's demo cluster or profile (by its stored name) as the reader reads it: its name
+    and description in the reader's language ("Lesson 01: The scheduling cycle at a glance" ->
+    "第 1 课：调度周期一览"); None for any other name, or for a reader of the source language."""
     language = get_language() or SOURCE_LANGUAGE
     if language.startswith(SOURCE_LANGUAGE):
-        return None  # the stored name is the source language's
+        return None  # the stored words are the source language's
     for lesson in course():
         shown = in_language(lesson, language)
+        said = {"n": lesson.number, "title": shown.title}
         if name == lesson.cluster_name:
-            return gettext("Lesson %(n)s: %(title)s") % {"n": lesson.number, "title": shown.title}
+            return gettext("Lesson %(n)s: %(title)s") % said, shown.summary
         for profile in lesson.profiles:
             if name == lesson.profile_name(profile):
-                said = gettext("Lesson %(n)s") % {"n": lesson.number}
-                return said if profile == DEFAULT_PROFILE else f"{said} ({profile})"
+                lesson_name = gettext("Lesson %(n)s") % said
+                if profile != DEFAULT_PROFILE:
+                    lesson_name = gettext("%(lesson)s (%(profile)s)") % {
+                        "lesson": lesson_name,
+                        "profile": profile,
+                    }
+                return lesson_name, gettext("The profile of lesson %(n)s: %(title)s") % said
     return None
 
 

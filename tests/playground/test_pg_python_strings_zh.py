@@ -121,6 +121,7 @@ def test_the_home_page_names_the_demo_clusters_and_profiles_in_the_visitors_lang
     assert "Three zones" in english and "三个可用区" not in english
     # the course's own clusters and configurations by their lesson's Chinese title
     assert "第\u00a01\u00a0课：调度周期一览" in chinese
+    assert "第\u00a08\u00a0课的调度方案：" in chinese and "The profile of lesson 8" not in chinese
     assert "Lesson 01: The scheduling cycle at a glance" in english
 
 
