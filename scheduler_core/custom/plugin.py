@@ -45,7 +45,7 @@ from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.status import SUCCESS, Code, Status
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
 from scheduler_core.objects.api import Pod
-from scheduler_core.plugins.helpers import default_normalize_score
+from scheduler_core.plugins.shared.helpers import default_normalize_score
 
 # Extension point keys of a definition, in framework order.
 POINTS: Final = (

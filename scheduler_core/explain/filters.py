@@ -15,8 +15,8 @@ from scheduler_core.explain.record import Explanation, explanation, quantity_tex
 from scheduler_core.explain.words import _, clauses, listed, sentences
 from scheduler_core.framework.status import SUCCESS
 from scheduler_core.plugins import names
-from scheduler_core.plugins.helpers import do_not_schedule_taint, find_untolerated_taint
 from scheduler_core.plugins.node_resources.fit import fits_request, pre_filter_request
+from scheduler_core.plugins.shared.helpers import do_not_schedule_taint, find_untolerated_taint
 
 # A detail function: (context, the plugin, the deciding pass) -> (inputs, formula, text).
 Detail = Callable[[CycleContext, Any, FilterView], tuple[dict[str, Any], str, str]]

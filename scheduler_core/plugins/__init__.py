@@ -10,9 +10,8 @@ package when a plugin has several modules.
   ``image_locality``, ``default_binder``;
 - packages: ``node_resources`` (NodeResourcesFit, NodeResourcesBalancedAllocation),
   ``inter_pod_affinity``, ``pod_topology_spread``, ``volume_binding``, ``gang_scheduling``;
-- shared helpers (upstream's plugins/helper): ``helpers`` (score normalisation, taint matching),
-  ``helpers_shape`` (piecewise-linear score functions), ``volume_storage`` (claims, classes and
-  volumes, for the volume plugins and DynamicResources).
+- ``shared/``: what several plugins share (upstream's plugins/helper): score normalisation and
+  taint matching, piecewise-linear score functions, claims, classes and volumes.
 """
 
 from __future__ import annotations

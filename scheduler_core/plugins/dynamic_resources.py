@@ -49,13 +49,13 @@ from scheduler_core.objects.labels import (
     node_selector,
 )
 from scheduler_core.plugins import names
-from scheduler_core.plugins.helpers import (
+from scheduler_core.plugins.shared.helpers import (
     FrozenState,
     ScoreValues,
     normalize_node_scores,
     normalize_values,
 )
-from scheduler_core.plugins.volume_storage import quote
+from scheduler_core.plugins.shared.volumes import quote
 
 NAME: Final = names.DYNAMIC_RESOURCES
 MSG_NO_NEW_CLAIMS: Final = "no new claims to deallocate"

@@ -33,7 +33,7 @@ from scheduler_core.objects.labels import (
     preferred_scheduling_terms,
 )
 from scheduler_core.plugins import names
-from scheduler_core.plugins.helpers import (
+from scheduler_core.plugins.shared.helpers import (
     FrozenState,
     ScoreValues,
     normalize_node_scores,

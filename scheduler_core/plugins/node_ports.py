@@ -25,7 +25,7 @@ from scheduler_core.objects.api import (
     Pod,
 )
 from scheduler_core.plugins import names
-from scheduler_core.plugins.helpers import FrozenState
+from scheduler_core.plugins.shared.helpers import FrozenState
 
 NAME: Final = names.NODE_PORTS
 ERR_REASON: Final = "node(s) didn't have free ports for the requested pod ports"

@@ -28,7 +28,7 @@ from scheduler_core.objects.api import (
     Taint,
 )
 from scheduler_core.plugins import names
-from scheduler_core.plugins.helpers import tolerations_tolerate_taint
+from scheduler_core.plugins.shared.helpers import tolerations_tolerate_taint
 
 NAME: Final = names.NODE_UNSCHEDULABLE
 ERR_REASON_UNSCHEDULABLE: Final = "node(s) were unschedulable"

@@ -38,7 +38,7 @@ from scheduler_core.objects.api import (
     Pod,
 )
 from scheduler_core.plugins import names
-from scheduler_core.plugins.volume_storage import (
+from scheduler_core.plugins.shared.volumes import (
     claim_storage_class,
     ephemeral_owner_error,
     pod_claim_names,

@@ -35,7 +35,7 @@ from scheduler_core.objects.api import (
     Toleration,
 )
 from scheduler_core.plugins import names
-from scheduler_core.plugins.helpers import (
+from scheduler_core.plugins.shared.helpers import (
     FrozenState,
     ScoreValues,
     do_not_schedule_taint,

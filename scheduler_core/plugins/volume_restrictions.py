@@ -33,7 +33,7 @@ from scheduler_core.objects.api import (
     Pod,
 )
 from scheduler_core.plugins import names
-from scheduler_core.plugins.volume_storage import is_pod_claim, quote
+from scheduler_core.plugins.shared.volumes import is_pod_claim, quote
 
 NAME: Final = names.VOLUME_RESTRICTIONS
 ERR_REASON_DISK_CONFLICT: Final = "node(s) had no available disk"

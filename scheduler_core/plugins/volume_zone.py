@@ -26,8 +26,8 @@ from scheduler_core.objects.api import (
     Pod,
 )
 from scheduler_core.plugins import names
-from scheduler_core.plugins.helpers import FrozenState
-from scheduler_core.plugins.volume_storage import (
+from scheduler_core.plugins.shared.helpers import FrozenState
+from scheduler_core.plugins.shared.volumes import (
     WAIT_FOR_FIRST_CONSUMER,
     claim_storage_class,
     is_pod_claim,

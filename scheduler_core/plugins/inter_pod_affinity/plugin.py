@@ -38,7 +38,6 @@ from scheduler_core.objects.api import (
     Pod,
     WeightedAffinityTerm,
 )
-from scheduler_core.plugins.helpers import normalize_node_scores
 from scheduler_core.plugins.inter_pod_affinity import hints
 from scheduler_core.plugins.inter_pod_affinity.state import (  # noqa: F401 (reasons re-exported)
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
@@ -66,6 +65,7 @@ from scheduler_core.plugins.inter_pod_affinity.tally import (
     score_pairs,
     with_pods,
 )
+from scheduler_core.plugins.shared.helpers import normalize_node_scores
 
 
 class InterPodAffinity(FilterByBatch, ScoreByBatch):

@@ -26,7 +26,7 @@ from scheduler_core.objects.api import (
 )
 from scheduler_core.objects.labels import Selector
 from scheduler_core.plugins import names
-from scheduler_core.plugins.helpers import FrozenState
+from scheduler_core.plugins.shared.helpers import FrozenState
 
 NAME: Final = names.INTER_POD_AFFINITY
 ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: Final = (

@@ -18,12 +18,12 @@ from scheduler_core.framework.status import SKIP, SUCCESS, Status, error
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import names
-from scheduler_core.plugins.helpers import FrozenState
 from scheduler_core.plugins.node_resources.resource_allocation import (
     Entry,
     ResourceAllocationScorer,
     counted,
 )
+from scheduler_core.plugins.shared.helpers import FrozenState
 
 NAME: Final = names.NODE_RESOURCES_BALANCED_ALLOCATION
 _PRE_SCORE_KEY: Final = f"PreScore{NAME}"

@@ -44,7 +44,6 @@ from scheduler_core.objects.api import (
     is_scalar_resource,
 )
 from scheduler_core.plugins import names
-from scheduler_core.plugins.helpers import FrozenState
 from scheduler_core.plugins.node_resources.least_allocated import least_allocated_scorer
 from scheduler_core.plugins.node_resources.most_allocated import most_allocated_scorer
 from scheduler_core.plugins.node_resources.requested_to_capacity_ratio import (
@@ -56,6 +55,7 @@ from scheduler_core.plugins.node_resources.resource_allocation import (
     Scorer,
     pod_requests,
 )
+from scheduler_core.plugins.shared.helpers import FrozenState
 
 NAME: Final = names.NODE_RESOURCES_FIT
 ERR_REASON_TOO_MANY_PODS: Final = "Too many pods"

@@ -13,9 +13,9 @@ import numpy as np
 
 from scheduler_core.config.types import MAX_CUSTOM_PRIORITY_SCORE, UtilizationShapePoint
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE
-from scheduler_core.plugins.helpers import go_round_array
-from scheduler_core.plugins.helpers_shape import FunctionShapePoint, build_broken_linear_function
 from scheduler_core.plugins.node_resources.resource_allocation import Scorer, go_quo_array
+from scheduler_core.plugins.shared.helpers import go_round_array
+from scheduler_core.plugins.shared.shape import FunctionShapePoint, build_broken_linear_function
 
 MAX_UTILIZATION: Final = 100
 

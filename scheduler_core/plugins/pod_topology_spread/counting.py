@@ -22,12 +22,12 @@ from scheduler_core.objects.api import (
 )
 from scheduler_core.objects.labels import Selector
 from scheduler_core.plugins import names
-from scheduler_core.plugins.helpers import (
+from scheduler_core.plugins.node_affinity import RequiredNodeAffinity
+from scheduler_core.plugins.pod_topology_spread.constraints import Constraint
+from scheduler_core.plugins.shared.helpers import (
     do_not_schedule_taint,
     find_untolerated_taint,
 )
-from scheduler_core.plugins.node_affinity import RequiredNodeAffinity
-from scheduler_core.plugins.pod_topology_spread.constraints import Constraint
 
 MAX_INT32: Final = 2**31 - 1
 

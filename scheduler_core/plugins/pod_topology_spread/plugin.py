@@ -45,10 +45,6 @@ from scheduler_core.objects.api import (
 )
 from scheduler_core.objects.labels import SelectorError
 from scheduler_core.plugins import names
-from scheduler_core.plugins.helpers import (
-    FrozenState,
-    go_round_array,
-)
 from scheduler_core.plugins.pod_topology_spread.constraints import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
@@ -66,6 +62,10 @@ from scheduler_core.plugins.pod_topology_spread.counting import (
     node_matching_counts,
 )
 from scheduler_core.plugins.pod_topology_spread.hints import PodTopologySpreadHints
+from scheduler_core.plugins.shared.helpers import (
+    FrozenState,
+    go_round_array,
+)
 
 NAME: Final = names.POD_TOPOLOGY_SPREAD
 ERR_REASON_CONSTRAINTS_NOT_MATCH: Final = "node(s) didn't match pod topology spread constraints"

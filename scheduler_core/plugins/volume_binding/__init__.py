@@ -6,5 +6,5 @@ Mirrors plugins/volumebinding in kube-scheduler v1.35. Modules:
 - ``hints``: the cluster events it registers and their queueing hints.
 
 The claim and volume helpers it shares with the other volume plugins are in
-``scheduler_core.plugins.volume_storage``.
+``scheduler_core.plugins.shared.volumes``.
 """

@@ -27,7 +27,7 @@ from scheduler_core.objects.api import (
     Pod,
 )
 from scheduler_core.plugins.node_volume_limits import MIGRATED_PLUGINS_ANNOTATION
-from scheduler_core.plugins.volume_storage import pod_claim_names
+from scheduler_core.plugins.shared.volumes import pod_claim_names
 
 
 def events_to_register() -> list[ClusterEventWithHint]:

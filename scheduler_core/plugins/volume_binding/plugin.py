@@ -1,7 +1,7 @@
 """VolumeBinding: place pods where their PersistentVolumeClaims are (or can be) bound.
 
 Mirrors plugins/volumebinding (volume_binding.go, binder.go, scorer.go) in kube-scheduler v1.35
-(the storage helpers it shares with the other volume plugins are in ``volume_storage``). Bound
+(the storage helpers it shares with the other volume plugins: ``plugins/shared/volumes``). Bound
 claims must have a PV whose node affinity admits the node; unbound WaitForFirstConsumer claims need
 a matching available PV or a class that can provision on the node. Reserve assumes the chosen
 bindings in the cluster's objects (the PV gets the claim reference, a claim to provision gets the
@@ -40,8 +40,7 @@ from scheduler_core.objects.labels import (
     label_selector,
 )
 from scheduler_core.plugins import names
-from scheduler_core.plugins.volume_binding import hints
-from scheduler_core.plugins.volume_storage import (
+from scheduler_core.plugins.shared.volumes import (
     ANN_SELECTED_NODE,
     NOT_SUPPORTED_PROVISIONER,
     WAIT_FOR_FIRST_CONSUMER,
@@ -62,6 +61,7 @@ from scheduler_core.plugins.volume_storage import (
     storage_request,
     with_annotation,
 )
+from scheduler_core.plugins.volume_binding import hints
 
 NAME: Final = names.VOLUME_BINDING
 

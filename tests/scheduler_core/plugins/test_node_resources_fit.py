@@ -26,8 +26,6 @@ from scheduler_core.objects.api import (
     Node,
     Pod,
 )
-from scheduler_core.plugins.helpers import go_round
-from scheduler_core.plugins.helpers_shape import FunctionShapePoint, build_broken_linear_function
 from scheduler_core.plugins.node_resources import fit
 from scheduler_core.plugins.node_resources.least_allocated import least_allocated_scorer
 from scheduler_core.plugins.node_resources.most_allocated import most_allocated_scorer
@@ -35,6 +33,8 @@ from scheduler_core.plugins.node_resources.resource_allocation import (
     NON_ZERO_DEFAULTS,
     pod_requests,
 )
+from scheduler_core.plugins.shared.helpers import go_round
+from scheduler_core.plugins.shared.shape import FunctionShapePoint, build_broken_linear_function
 
 # -- builders --------------------------------------------------------------------------------
 

@@ -19,10 +19,10 @@ from scheduler_core.objects.api import (
     Node,
     Pod,
 )
-from scheduler_core.plugins.helpers import go_round
 from scheduler_core.plugins.pod_topology_spread import constraints as ptc
 from scheduler_core.plugins.pod_topology_spread import counting as ptk
 from scheduler_core.plugins.pod_topology_spread import plugin as pts
+from scheduler_core.plugins.shared.helpers import go_round
 
 SKEW = unschedulable(pts.ERR_REASON_CONSTRAINTS_NOT_MATCH)
 NO_LABEL = unresolvable(pts.ERR_REASON_NODE_LABEL_NOT_MATCH)

@@ -20,7 +20,7 @@ from scheduler_core.objects.api import (
     Node,
     Pod,
 )
-from scheduler_core.plugins import volume_storage as vs
+from scheduler_core.plugins.shared import volumes as vs
 from scheduler_core.plugins.volume_binding import plugin as vb
 
 ZONE = "topology.kubernetes.io/zone"
