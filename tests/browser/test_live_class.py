@@ -43,6 +43,18 @@ def _viewport(driver, width, height):
     )
 
 
+def _open_lesson_class(site):  # noqa: F811
+    """The lecturer (1280x800) opens a class on lesson 7 and is live; the class's code."""
+    from playground.classes.models import LiveClass
+
+    _viewport(site.driver, WIDTH, HEIGHT)
+    site.open("/lessons/scoring/")
+    _css(site.driver, "#start-class button").click()
+    _wait(site.driver, lambda d: d.current_url.endswith("/present/"))
+    _live(site.driver)
+    return LiveClass.objects.get().code
+
+
 def _live(driver):
     _wait(driver, lambda d: _css(d, "#conn-status").get_attribute("data-state") == "open")
 
@@ -69,17 +81,11 @@ def _fits(driver, *selectors):
 def test_a_lecturer_and_three_students_follow_predict_and_see_the_reveal(site, students):  # noqa: F811
     from selenium.webdriver.support.ui import Select
 
-    from playground.classes.models import ClassAnswer, LiveClass
+    from playground.classes.models import ClassAnswer
 
     lecturer = site.driver
-    _viewport(lecturer, WIDTH, HEIGHT)
     try:
-        site.open("/lessons/scoring/")
-        _css(lecturer, "#start-class button").click()
-        _wait(lecturer, lambda d: d.current_url.endswith("/present/"))
-        live_class = LiveClass.objects.get()
-        code = live_class.code
-        _live(lecturer)
+        code = _open_lesson_class(site)
         join_link = _css(lecturer, "#join-link").get_attribute("href")
         assert join_link == f"{site.base}/join/?code={code}"
         assert lecturer.find_elements("css selector", "#join-qr svg")
@@ -282,3 +288,59 @@ def test_a_class_opened_in_chinese_teaches_in_chinese_and_tallies_the_values(sit
     finally:
         lecturer.delete_cookie("django_language")
         stack.close()
+
+
+PHONE = (390, 844)
+
+
+def _box(driver, selector):
+    """(height, width, font px, top) of an element as laid out."""
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]); const r = e.getBoundingClientRect();"
+        "return [r.height, r.width, parseFloat(getComputedStyle(e).fontSize), r.top];",
+        selector,
+    )
+
+
+def test_on_a_phone_a_new_question_comes_into_view_and_targets_are_tappable(site):  # noqa: F811
+    from selenium.webdriver.support.ui import Select
+
+    lecturer = site.driver
+    try:
+        code = _open_lesson_class(site)
+        with chromium(size=PHONE) as phone:
+            _viewport(phone, *PHONE)
+            phone.get(_css(lecturer, "#join-link").get_attribute("href"))
+            for selector in ("#id_code", "#id_nickname"):
+                height, _, font, _ = _box(phone, selector)
+                assert font >= 16 and height >= 44, (selector, height, font)
+            assert _box(phone, "#join-button")[0] >= 44
+            _css(phone, "#id_nickname").send_keys("Ann")
+            _css(phone, "#join-button").click()
+            _wait(phone, lambda d: d.current_url == f"{site.base}/classes/{code}/")
+            _live(phone)
+            for selector in ("#look-prev", "#look-next"):
+                height, width, _, _ = _box(phone, selector)
+                assert height >= 44 and width >= 44, (selector, height, width)
+            min_height = phone.execute_script(
+                "return getComputedStyle(document.getElementById('run-step-link')).minHeight"
+            )
+            assert min_height == "44px"
+            # the student reads the step at the top; the question panel is below the fold
+            assert _box(phone, "#question-panel")[3] > PHONE[1]
+            assert not _css(phone, "#question-banner").is_displayed()
+
+            Select(_css(lecturer, "#lesson-question")).select_by_value("winner")
+            _css(lecturer, "#ask-lesson").click()
+            _wait(phone, lambda d: d.find_elements("css selector", ".choice"))
+            assert _css(phone, "#question-banner").is_displayed()
+            _wait(phone, lambda d: 0 <= _box(d, "#question-panel")[3] < PHONE[1] / 2)
+            for choice in phone.find_elements("css selector", ".choice"):
+                assert choice.size["height"] >= 44, choice.text
+            ARTIFACTS.mkdir(exist_ok=True)
+            phone.save_screenshot(str(ARTIFACTS / "live-class-phone-question-390x844.png"))
+            _css(phone, '.choice[data-choice="node-1"]').click()
+            _wait(phone, lambda d: not _css(d, "#question-banner").is_displayed())
+            assert "node-1" in _css(phone, "#my-answer").text
+    finally:
+        lecturer.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

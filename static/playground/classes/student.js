@@ -30,6 +30,7 @@ function onMessage(m) {
     Object.assign(state, { question: m.question, myAnswer: null, revealed: null });
     drawStep();
     drawQuestion();
+    announceQuestion();
   } else if (m.type === "answered") {
     if (state.question && m.questionId === state.question.id) state.myAnswer = m.choice;
     drawQuestion();
@@ -137,6 +138,27 @@ function drawQuestion() {
     box.hidden = true;
   }
 }
+
+// A new question is hard to miss on a phone, where the question sits below the step: the page
+// scrolls to it, and a banner stays at the top until the student answers or taps it.
+function announceQuestion() {
+  const panel = $("question-panel");
+  const banner = $("question-banner");
+  banner.hidden = false;
+  panel.classList.add("new-question");
+  panel.scrollIntoView({ block: "start", behavior: "smooth" });
+}
+
+function dismissBanner() {
+  $("question-banner").hidden = true;
+  $("question-panel").classList.remove("new-question");
+}
+
+$("question-banner").addEventListener("click", () => {
+  $("question-panel").scrollIntoView({ block: "start" });
+  dismissBanner();
+});
+$("question-panel").addEventListener("click", dismissBanner);
 
 $("free-answer").addEventListener("submit", (ev) => {
   ev.preventDefault();
