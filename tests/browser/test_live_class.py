@@ -126,6 +126,9 @@ def test_a_lecturer_and_three_students_follow_predict_and_see_the_reveal(site, s
             _css(driver, f'.choice[data-choice="{choice}"]').click()
             _wait(driver, lambda d, c=choice: c in _css(d, "#my-answer").text)
         _wait(lecturer, lambda d: _css(d, "#answered-count").get_attribute("data-n") == "3")
+        # the room's answers stay hidden until the lecturer shows them or reveals
+        assert not _css(lecturer, "#tally-chart").is_displayed()
+        _css(lecturer, "#show-tally").click()
         bars = _wait(
             lecturer,
             lambda d: d.execute_script(
@@ -139,7 +142,14 @@ def test_a_lecturer_and_three_students_follow_predict_and_see_the_reveal(site, s
         lecturer.save_screenshot(str(ARTIFACTS / "live-class-presenter-1280x800.png"))
 
         # the reveal: every student sees the answer, the explanation and the run step's link
-        _css(lecturer, "#reveal").click()
+        reveal = _css(lecturer, "#reveal")
+        assert reveal.is_enabled() and reveal.text == "Reveal the answer"
+        reveal.click()
+        _wait(lecturer, lambda d: not _css(d, "#reveal").is_enabled())
+        assert reveal.text == "Answer revealed ✓"
+        assert reveal.value_of_css_property("cursor") == "default"
+        _css(lecturer, "#show-tally").click()  # hiding it again: a revealed tally stays shown
+        assert _css(lecturer, "#tally-chart").is_displayed()
         for driver, choice in zip(students, ANSWERS.values(), strict=True):
             _wait(driver, lambda d: _css(d, "#reveal-box").is_displayed())
             assert "node-1" in _css(driver, "#reveal-answer").text
@@ -269,6 +279,7 @@ def test_a_class_opened_in_chinese_teaches_in_chinese_and_tallies_the_values(sit
         none.click()
         _wait(student, lambda d: "无" in _css(d, "#my-answer").text)
         assert _css(student, "#my-answer").text.startswith("Your answer")  # English page
+        _css(lecturer, "#show-tally").click()
         bars = _wait(
             lecturer,
             lambda d: d.execute_script(

@@ -206,6 +206,7 @@ function drawQuestion() {
   root.dataset.questionId = q ? String(q.id) : "";
   $("question-prompt").textContent = q ? `${q.number}. ${q.prompt}` : gettext("No question is open.");
   $("reveal").disabled = !q || !!state.revealed || state.ended;
+  $("reveal").dataset.revealed = String(!!(q && state.revealed));
   const box = $("reveal-box");
   if (state.revealed && q && state.revealed.questionId === q.id) {
     L.drawReveal(box, state.revealed);
@@ -218,8 +219,11 @@ function drawQuestion() {
 function drawChart() {
   const q = state.question;
   const node = $("tally-chart");
-  if (!q || typeof Plotly === "undefined") {
-    node.hidden = !q;
+  // Hidden until the reveal unless the lecturer shows it: the room answers without following
+  // the crowd.
+  const shown = !!q && (!!state.revealed || $("show-tally").checked);
+  if (!shown || typeof Plotly === "undefined") {
+    node.hidden = !shown;
     return;
   }
   node.hidden = false;
@@ -258,3 +262,4 @@ $("quick-form").addEventListener("submit", (ev) => {
   });
 });
 $("reveal").addEventListener("click", () => send({ action: "reveal" }));
+$("show-tally").addEventListener("change", drawChart);
