@@ -13,6 +13,8 @@ COPY templates ./templates
 COPY static ./static
 COPY locale ./locale
 COPY manage.py ./
+# Pages name the hashed, gzip- and Brotli-compressed files collectstatic writes (config/static.py).
+ENV PLAYGROUND_STATIC_COLLECTED=1
 RUN pip install --no-cache-dir -e . \
     && DJANGO_SECRET_KEY=build python manage.py compilemessages -v0 \
     && DJANGO_SECRET_KEY=build python manage.py collectstatic --noinput -v0

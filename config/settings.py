@@ -28,6 +28,9 @@ import plotly
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from config.static import COLLECTED_STORAGE as COLLECTED_STATIC_STORAGE
+from config.static import SOURCE_STORAGE as SOURCE_STATIC_STORAGE
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -215,7 +218,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
-    "django.contrib.staticfiles",
+    "config.static.PlaygroundStaticFilesConfig",  # django.contrib.staticfiles
     "channels",
     "csp",
     "playground",
@@ -349,6 +352,18 @@ STATICFILES_DIRS = [
     ("plotly", Path(plotly.__file__).parent / "package_data"),
 ]
 WHITENOISE_USE_FINDERS = True
+# Only the hashed files are kept (and compressed); plain names are still served from the sources.
+WHITENOISE_KEEP_ONLY_HASHED_FILES = True
+# PLAYGROUND_STATIC_COLLECTED=1 where collectstatic has run (the image; serve sets it itself):
+# pages then name hashed, compressed files (config/static.py).
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": COLLECTED_STATIC_STORAGE
+        if _env_bool("PLAYGROUND_STATIC_COLLECTED", False)
+        else SOURCE_STATIC_STORAGE
+    },
+}
 
 # Uploads and pasted manifests: the same cap for both, checked again by the import form.
 PLAYGROUND_IMPORT_MAX_BYTES = int(os.environ.get("PLAYGROUND_IMPORT_MAX_BYTES", 2 * 1024 * 1024))

@@ -5,8 +5,9 @@ loopback device also carries 192.0.2.10/24 (TEST-NET-1, a documentation range: n
 the namespace is ever named or reached). Inside it, ``serve --room`` detects 192.0.2.10 as the
 machine's network address; a lecturer opens a class and reads the presenter page through that
 address; the QR code's modules are read back from the SVG and must be the QR code of the join
-link; a student opens the join link; then ``bench_class`` joins three students over HTTP and
-websockets at that address, steps, asks, answers and reveals.
+link; plotly.js comes hashed, Brotli-compressed and immutable; a student opens the join link;
+then ``bench_class`` joins three students over HTTP and websockets at that address, steps, asks,
+answers and reveals.
 """
 
 from __future__ import annotations
@@ -79,12 +80,18 @@ html = page.decode()
 link = re.search(r'id="join-link" href="([^"]+)"', html).group(1).replace("&amp;", "&")
 svg = re.search(r'<svg[^>]*class="segno".*?</svg>', html, re.S).group(0)
 join_status, _, join_page = bench.http_request(url, "GET", link.split(url, 1)[-1])
+plotly = re.search(r'src="(/static/plotly/[^"]+)"', html).group(1)
+_, plotly_headers, plotly_body = bench.http_request(
+    url, "GET", plotly, headers={"Accept-Encoding": "gzip, br"}
+)
 student_status, body = bench.student_join(url, code, "Ann")
 print(json.dumps({
     "url": url, "code": code, "present": status, "link": link, "svg": svg,
     "warning": 'id="join-local-only"' in html,
     "join": join_status, "join_has_code": code in join_page.decode(),
     "student": student_status, "token": bool(body.get("token")),
+    "plotly": [plotly, plotly_headers.get("content-encoding"), len(plotly_body),
+               plotly_headers.get("cache-control", "")],
 }))
 """
 
@@ -144,6 +151,11 @@ def test_students_join_and_answer_through_the_room_address(tmp_path):
     assert qr_modules(seen["svg"]) != encoded(f"http://127.0.0.1:{PORT}/join/?code={seen['code']}")
     assert seen["join"] == 200 and seen["join_has_code"]
     assert seen["student"] == 201 and seen["token"]
+    # plotly.js from the collected static files: hashed, Brotli (4.8 MB plain), cached for good
+    path, encoding, size, cache = seen["plotly"]
+    assert re.fullmatch(r"/static/plotly/plotly\.min\.[0-9a-f]{12}\.js", path)
+    assert encoding == "br" and size <= 2_000_000
+    assert "immutable" in cache and int(cache.split("max-age=")[1].split(",")[0]) >= 86400
 
     result = json.loads(logs["bench.log"].strip().splitlines()[-1])
     assert result["errors"] == 0, logs["bench.log"][-3000:]
