@@ -187,7 +187,16 @@ document.addEventListener("keydown", (ev) => {
   if (ev.target.closest("input, select, textarea")) return;
   if (ev.key === "ArrowRight" || ev.key === "PageDown") move(1);
   if (ev.key === "ArrowLeft" || ev.key === "PageUp") move(-1);
+  if (ev.key === "f" && !ev.ctrlKey && !ev.metaKey && !ev.altKey) toggleLarge();
 });
+
+// The projector view: large type for the back row of a big room; the join panel steps aside.
+function toggleLarge() {
+  const on = root.classList.toggle("large");
+  $("large-view").setAttribute("aria-pressed", String(on));
+  drawChart();
+}
+$("large-view").addEventListener("click", toggleLarge);
 if ($("cycle-select")) {
   $("cycle-select").addEventListener("change", async (ev) => {
     const cycle = Number(ev.target.value);
@@ -228,6 +237,7 @@ function drawChart() {
   }
   node.hidden = false;
   const fig = L.tallyFigure(q, state.tally, state.revealed);
+  if (root.classList.contains("large")) Object.assign(fig.layout, { height: 420, font: { size: 24 } });
   node.dataset.counts = JSON.stringify(Object.fromEntries(fig.keys.map((k, i) => [k, fig.counts[i]])));
   draw(node, fig);
 }
