@@ -302,11 +302,14 @@ async def bench(
 
     answered_all = {s.index for s in online}
     for qid in plan.questions:
+        acks_before, tallies_before = len(result.ack_latencies), len(result.tally_latencies)
         acked = await _question(qid, lecturer, online, ids, rng, result, answer_ranks)
         answered_all &= acked
+        # this question's own latencies, not the running totals the summary reports
+        acks, tallies = result.ack_latencies[acks_before:], result.tally_latencies[tallies_before:]
         log(
             f"question {qid}: {len(acked)} answers, acknowledged p95 "
-            f"{_ms(p95(result.ack_latencies))}, tally p95 {_ms(p95(result.tally_latencies))}"
+            f"{_ms(p95(acks))}, tally p95 {_ms(p95(tallies))}"
         )
     result.answered = len(answered_all) if plan.questions else 0
 

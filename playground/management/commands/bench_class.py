@@ -137,18 +137,29 @@ def default_lesson() -> Lesson:
 
 
 class Command(BaseCommand):
-    help = "A live class on a lesson with N websocket students; prints one JSON line last."
+    help = (
+        "A live class on a lesson with N simulated students over real HTTP and websockets: "
+        "every step, every question answered, every reveal. Progress lines first; the last "
+        "line is JSON: students, joined, answered (students who answered every question), "
+        "errors, stepP95Seconds (lecturer's step to every student), tallyP95Seconds (an "
+        "answer sent to the lecturer's tally counting it), revealP95Seconds, runsStarted."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--students", type=int, default=50)
+        parser.add_argument(
+            "--students", type=int, default=50, help="simulated students (default 50)"
+        )
         parser.add_argument(
             "--url",
             action="append",
             default=[],
-            help="a web process (http://host:port), repeatable; default: start one",
+            help="a web process (http://host:port) on this database, repeatable: students are "
+            "spread over them; default: start one (manage.py serve on a free loopback port)",
         )
         parser.add_argument("--lesson", default="", help="a lesson's slug (default: lesson 7)")
-        parser.add_argument("--seed", type=int, default=7, help="the students' random answers")
+        parser.add_argument(
+            "--seed", type=int, default=7, help="seed of the students' random answers (default 7)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         students = int(options["students"])

@@ -72,3 +72,15 @@ def test_the_embedded_server_gets_this_processes_database():
         assert env["SQLITE_PATH"] == str(settings.DATABASES["default"]["NAME"])
     else:
         assert env["PGDATABASE"] == settings.DATABASES["default"]["NAME"]
+
+
+def test_the_help_explains_every_flag_and_json_field():
+    from playground.management.commands.bench_class import Command
+
+    parser = Command().create_parser("manage.py", "bench_class")
+    text = parser.format_help()
+    for field in ("stepP95Seconds", "tallyP95Seconds", "revealP95Seconds", "runsStarted"):
+        assert field in text
+    for action in parser._actions:
+        if action.dest in ("students", "url", "lesson", "seed"):
+            assert action.help, action.dest
