@@ -270,8 +270,9 @@ def _cell(text: str) -> str:
 
 
 def results_rows(live_class: LiveClass) -> Iterator[list[str]]:
-    """The CSV's rows: one per question and student, in question then join order."""
-    yield ["question", "prompt", "nickname", "answer", "correct", "answered_at"]
+    """The CSV's rows: one per question and student, in question then join order; each row
+    carries its question's right answer, so the file reads without the class."""
+    yield ["question", "prompt", "nickname", "answer", "correct", "answered_at", "right_answer"]
     students = list(
         ClassStudent.objects.filter(live_class=live_class)
         .order_by("joined_at", "id")
@@ -294,4 +295,5 @@ def results_rows(live_class: LiveClass) -> Iterator[list[str]]:
                 _cell(a["choice"]) if a else "",
                 "true" if a and a["correct"] else "false",
                 when,
+                _cell(q.answer),
             ]

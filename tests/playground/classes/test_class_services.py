@@ -285,14 +285,23 @@ def test_results_csv_rows_name_every_student_for_every_question(lesson_class, us
         class_id=lesson_class.pk, student_id=bob.pk, question_id=q2.pk, choice="87"
     )
     rows = list(selectors.results_rows(lesson_class))
-    assert rows[0] == ["question", "prompt", "nickname", "answer", "correct", "answered_at"]
-    got = [(r[0], r[2], r[3], r[4]) for r in rows[1:]]
-    assert got == [
-        ("1", "Ann", "node-1", "true"),
-        ("1", "Bob", "node-3", "false"),
-        ("2", "Ann", "", "false"),
-        ("2", "Bob", "87", "true"),
+    assert rows[0] == [
+        "question",
+        "prompt",
+        "nickname",
+        "answer",
+        "correct",
+        "answered_at",
+        "right_answer",
     ]
+    got = [(r[0], r[2], r[3], r[4], r[6]) for r in rows[1:]]
+    assert got == [
+        ("1", "Ann", "node-1", "true", q1.answer),
+        ("1", "Bob", "node-3", "false", q1.answer),
+        ("2", "Ann", "", "false", q2.answer),
+        ("2", "Bob", "87", "true", q2.answer),
+    ]
+    assert (q1.answer, q2.answer) == ("node-1", "87")
     assert rows[1][1] == q1.prompt and rows[1][5] and rows[3][5] == ""
 
 

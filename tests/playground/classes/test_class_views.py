@@ -129,8 +129,10 @@ def test_results_csv_and_end(alice_client, lesson_class, user):
     response = alice_client.get(f"/classes/{lesson_class.code}/results.csv")
     assert response["Content-Type"].startswith("text/csv")
     rows = list(csv.reader(io.StringIO(response.content.decode())))
-    assert rows[0] == ["question", "prompt", "nickname", "answer", "correct", "answered_at"]
+    assert rows[0][:6] == ["question", "prompt", "nickname", "answer", "correct", "answered_at"]
+    assert rows[0][6] == "right_answer"
     assert rows[1][:5] == ["1", q.prompt, "Ann", "node-2", "false"]
+    assert rows[1][6] == "node-1"
     assert alice_client.post(f"/classes/{lesson_class.code}/end/").status_code == 302
     lesson_class.refresh_from_db()
     assert lesson_class.ended_at is not None
