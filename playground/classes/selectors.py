@@ -297,3 +297,27 @@ def results_rows(live_class: LiveClass) -> Iterator[list[str]]:
                 when,
                 _cell(q.answer),
             ]
+
+
+def lecturer_classes(user: Any) -> list[dict[str, Any]]:
+    """The user's classes, newest first, open and ended: what "My classes" lists."""
+    rows = (
+        LiveClass.objects.filter(lecturer=user)
+        .select_related("run")
+        .annotate(joined=Count("students", distinct=True), asked=Count("questions", distinct=True))
+        .order_by("-created_at", "-id")
+    )
+    out = []
+    for c in rows:
+        lesson = lesson_of(c)
+        out.append(
+            {
+                "class": c,
+                "subject": (
+                    f"{lesson.number}. {lesson.title}" if lesson else (c.run.label if c.run else "")
+                ),
+                "joined": c.joined,
+                "asked": c.asked,
+            }
+        )
+    return out

@@ -6,6 +6,7 @@ from . import views
 
 urlpatterns = [
     path("join/", views.join, name="class_join"),
+    path("classes/", views.my_classes, name="class_list"),
     path("classes/new/", views.class_new, name="class_new"),
     path("classes/<str:code>/", views.student_page, name="class_student"),
     path("classes/<str:code>/present/", views.present, name="class_present"),

@@ -92,6 +92,17 @@ def _only_this_machine(url: str) -> bool:
         return False
 
 
+@login_required
+@require_GET
+def my_classes(request: HttpRequest) -> HttpResponse:
+    """The lecturer's classes, open and ended, with their counts and results."""
+    return render(
+        request,
+        "playground/classes/mine.html",
+        {"rows": selectors.lecturer_classes(request.user)},
+    )
+
+
 @require_GET
 def present(request: HttpRequest, code: str) -> HttpResponse:
     live_class = _lecturer_class(request, code)

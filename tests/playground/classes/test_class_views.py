@@ -156,3 +156,32 @@ def test_the_lesson_page_offers_a_live_class_to_signed_in_users(client, alice_cl
     assert 'id="start-class"' not in Client().get("/lessons/scoring/").content.decode()
     page = alice_client.get("/lessons/scoring/").content.decode()
     assert 'id="start-class"' in page and 'value="scoring"' in page
+
+
+def test_my_classes_lists_the_lecturers_open_and_ended_classes(
+    alice_client, lesson_class, user, other_user, lesson7
+):
+    from django.test import Client
+
+    ann = services.student_join(code=lesson_class.code, nickname="Ann")
+    q = services.question_ask_lesson(live_class=lesson_class, user=user, qid="winner")
+    services.answer_submit(
+        class_id=lesson_class.pk, student_id=ann.pk, question_id=q.pk, choice="node-1"
+    )
+    ended = services.class_open(lecturer=user, lesson=lesson7)
+    services.class_end(live_class=ended, user=user)
+    theirs = services.class_open(lecturer=other_user, lesson=lesson7)
+
+    html = alice_client.get("/classes/").content.decode()
+    assert lesson_class.code in html and ended.code in html and theirs.code not in html
+    assert html.index(ended.code) < html.index(lesson_class.code)  # newest first
+    row = html[html.index(f'data-code="{lesson_class.code}"') :].split("</tr>")[0]
+    assert "<td>1</td><td>1</td>" in row.replace("\n    ", "") and "Open" in row
+    assert "Ended" in html[html.index(f'data-code="{ended.code}"') :].split("</tr>")[0]
+    assert f"/classes/{ended.code}/results.csv" in html
+    present = alice_client.get(f"/classes/{lesson_class.code}/present/").content.decode()
+    assert 'id="my-classes-link" href="/classes/"' in present.replace(
+        'href="/classes/" id="my-classes-link"', 'id="my-classes-link" href="/classes/"'
+    )
+    response = Client().get("/classes/")
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
