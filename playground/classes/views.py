@@ -38,7 +38,18 @@ def _class(code: str) -> LiveClass:
 
 
 def _lecturer_class(request: HttpRequest, code: str) -> LiveClass:
-    live_class = _class(code)
+    """The lecturer's class by its code; ``?id=`` names one class exactly, so an ended class's
+    page and results stay reachable after its code was given to a new class."""
+    pk = request.GET.get("id", "")
+    if pk:
+        if not pk.isdigit():
+            raise Http404("id must be a class number")
+        found = LiveClass.objects.filter(pk=int(pk), code=services.code_clean(code)).first()
+        if found is None:
+            raise Http404("No such class")
+        live_class = found
+    else:
+        live_class = _class(code)
     if not request.user.is_authenticated or request.user.pk != live_class.lecturer_id:
         raise PermissionDenied(_("Only the class's lecturer may open this page."))
     return live_class

@@ -158,16 +158,21 @@ def test_the_lesson_page_offers_a_live_class_to_signed_in_users(client, alice_cl
     assert 'id="start-class"' in page and 'value="scoring"' in page
 
 
+def _ann_answers_the_winner(live_class, user):
+    """Ann joins and answers lesson 7's "which node wins?" with node-1 (right)."""
+    ann = services.student_join(code=live_class.code, nickname="Ann")
+    q = services.question_ask_lesson(live_class=live_class, user=user, qid="winner")
+    services.answer_submit(
+        class_id=live_class.pk, student_id=ann.pk, question_id=q.pk, choice="node-1"
+    )
+
+
 def test_my_classes_lists_the_lecturers_open_and_ended_classes(
     alice_client, lesson_class, user, other_user, lesson7
 ):
     from django.test import Client
 
-    ann = services.student_join(code=lesson_class.code, nickname="Ann")
-    q = services.question_ask_lesson(live_class=lesson_class, user=user, qid="winner")
-    services.answer_submit(
-        class_id=lesson_class.pk, student_id=ann.pk, question_id=q.pk, choice="node-1"
-    )
+    _ann_answers_the_winner(lesson_class, user)
     ended = services.class_open(lecturer=user, lesson=lesson7)
     services.class_end(live_class=ended, user=user)
     theirs = services.class_open(lecturer=other_user, lesson=lesson7)
@@ -178,10 +183,31 @@ def test_my_classes_lists_the_lecturers_open_and_ended_classes(
     row = html[html.index(f'data-code="{lesson_class.code}"') :].split("</tr>")[0]
     assert "<td>1</td><td>1</td>" in row.replace("\n    ", "") and "Open" in row
     assert "Ended" in html[html.index(f'data-code="{ended.code}"') :].split("</tr>")[0]
-    assert f"/classes/{ended.code}/results.csv" in html
+    assert f"/classes/{ended.code}/results.csv?id={ended.pk}" in html
     present = alice_client.get(f"/classes/{lesson_class.code}/present/").content.decode()
     assert 'id="my-classes-link" href="/classes/"' in present.replace(
         'href="/classes/" id="my-classes-link"', 'id="my-classes-link" href="/classes/"'
     )
     response = Client().get("/classes/")
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+def test_an_ended_class_stays_reachable_after_its_code_is_reused(
+    alice_client, lesson_class, user, other_user, lesson7
+):
+    _ann_answers_the_winner(lesson_class, user)
+    services.class_end(live_class=lesson_class, user=user)
+    reused = services.class_open(lecturer=other_user, lesson=lesson7)
+    LiveClass.objects.filter(pk=reused.pk).update(code=lesson_class.code)
+
+    code = lesson_class.code
+    assert alice_client.get(f"/classes/{code}/results.csv").status_code == 403  # bob's now
+    body = alice_client.get(f"/classes/{code}/results.csv?id={lesson_class.pk}")
+    assert body.status_code == 200
+    rows = list(csv.reader(io.StringIO(body.content.decode())))
+    assert rows[1][2:5] == ["Ann", "node-1", "true"]
+    page = alice_client.get(f"/classes/{code}/present/?id={lesson_class.pk}")
+    assert page.status_code == 200 and 'id="class-ended"' in page.content.decode()
+    assert f"results.csv?id={lesson_class.pk}" in page.content.decode()
+    assert alice_client.get(f"/classes/{code}/results.csv?id={reused.pk}").status_code == 403
+    assert alice_client.get(f"/classes/{code}/results.csv?id=x").status_code == 404
