@@ -6,6 +6,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any, Final
 
+from django.db import models
 from django.db.models import Count
 from django.urls import reverse
 from django.utils import timezone
@@ -321,3 +322,30 @@ def lecturer_classes(user: Any) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def final_numbers(live_class: LiveClass) -> dict[str, Any]:
+    """An ended class's numbers: students joined and, per question, answers and % right."""
+    questions = []
+    rows = (
+        ClassQuestion.objects.filter(live_class=live_class)
+        .annotate(
+            answered=Count("answers"),
+            right=Count("answers", filter=models.Q(answers__correct=True)),
+        )
+        .order_by("number")
+    )
+    for q in rows:
+        pct = round(100 * q.right / q.answered) if q.answered else None
+        questions.append(
+            {
+                "number": q.number,
+                "prompt": q.prompt,
+                "answer": q.answer,
+                "answered": q.answered,
+                "right": q.right,
+                "percent": pct,
+            }
+        )
+    joined = ClassStudent.objects.filter(live_class=live_class).count()
+    return {"joined": joined, "questions": questions}

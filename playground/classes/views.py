@@ -130,6 +130,7 @@ def present(request: HttpRequest, code: str) -> HttpResponse:
             "lesson": lesson,
             "join_url": join_url,
             "join_local_only": _only_this_machine(join_url),
+            "final": selectors.final_numbers(live_class) if live_class.ended_at else None,
             "qr_svg": qr,
             "config": selectors.page_config(live_class, role="lecturer"),
         },

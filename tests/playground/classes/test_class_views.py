@@ -211,3 +211,20 @@ def test_an_ended_class_stays_reachable_after_its_code_is_reused(
     assert f"results.csv?id={lesson_class.pk}" in page.content.decode()
     assert alice_client.get(f"/classes/{code}/results.csv?id={reused.pk}").status_code == 403
     assert alice_client.get(f"/classes/{code}/results.csv?id=x").status_code == 404
+
+
+def test_an_ended_class_shows_its_final_numbers(alice_client, lesson_class, user):
+    _ann_answers_the_winner(lesson_class, user)
+    bob = services.student_join(code=lesson_class.code, nickname="Bob")
+    q = lesson_class.questions.get()
+    services.answer_submit(
+        class_id=lesson_class.pk, student_id=bob.pk, question_id=q.pk, choice="node-3"
+    )
+    services.student_join(code=lesson_class.code, nickname="Cy")  # joined, never answered
+    url = f"/classes/{lesson_class.code}/present/"
+    assert 'id="final-numbers"' not in alice_client.get(url).content.decode()  # still open
+    services.class_end(live_class=lesson_class, user=user)
+    html = alice_client.get(url).content.decode()
+    assert '<strong id="final-joined">3</strong>' in html
+    row = html[html.index('data-question="1"') :].split("</tr>")[0]
+    assert "<td>node-1</td><td>2</td><td>1 (50 %)</td>" in row
