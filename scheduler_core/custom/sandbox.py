@@ -90,7 +90,8 @@ def _send(stream: Any, message: Any) -> None:
 class _Worker:
     """One worker process and its pipes."""
 
-    def __init__(self) -> None:
+    def __init__(self, memory_bytes: int) -> None:
+        self.memory_bytes = memory_bytes
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env = {
             **os.environ,
@@ -98,7 +99,7 @@ class _Worker:
             "RUST_BACKTRACE": "0",  # a stopped worker logs one line, not a stack
         }
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "scheduler_core.custom.sandbox"],
+            [sys.executable, "-m", "scheduler_core.custom.sandbox", str(memory_bytes)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
@@ -130,7 +131,7 @@ class _Worker:
             raise LimitExceeded(f"evaluation stopped after {WALL_SECONDS:g} s") from None
         except (EOFError, BrokenPipeError, OSError):
             code = self.kill()
-            raise LimitExceeded(_stopped(code)) from None
+            raise LimitExceeded(_stopped(code, self.memory_bytes)) from None
         except BaseException:  # interrupted mid-call: a late reply would answer the next call
             self.kill()
             raise
@@ -148,18 +149,19 @@ class _Worker:
         return self.process.poll() is None
 
 
-def _stopped(code: int | None) -> str:
+def _stopped(code: int | None, memory_bytes: int) -> str:
     if code == -signal.SIGXCPU:
         return f"evaluation stopped: over {CPU_SECONDS} s of CPU time"
     if code in (-signal.SIGABRT, -signal.SIGSEGV, 3):  # Rust aborts when an allocation fails
-        return f"evaluation stopped: over {MEMORY_BYTES // 2**20} MiB of memory"
+        return f"evaluation stopped: over {memory_bytes // 2**20} MiB of memory"
     return f"evaluation stopped (the worker exited with {code})"
 
 
 class _Pool:
     """The workers of this process, started as needed, at most ``POOL_SIZE``."""
 
-    def __init__(self) -> None:
+    def __init__(self, memory_bytes: int = MEMORY_BYTES) -> None:
+        self.memory_bytes = memory_bytes
         self.pid = os.getpid()
         self.idle: list[_Worker] = []
         self.started = 0
@@ -178,7 +180,7 @@ class _Pool:
                 self.free.wait()
             self.started += 1
         try:
-            return _Worker()
+            return _Worker(self.memory_bytes)
         except BaseException:
             self.give(None)
             raise
@@ -217,7 +219,13 @@ def evaluate(source: str, variables: Mapping[str, Any], environment: str = "plai
     Raises what the evaluator raises (KeyError for a missing key, TypeError, ValueError,
     RuntimeError, ...), and LimitExceeded when a limit stopped it.
     """
-    pool = _pool()
+    return evaluate_in(_pool(), source, variables, environment)
+
+
+def evaluate_in(
+    pool: _Pool, source: str, variables: Mapping[str, Any], environment: str = "plain"
+) -> Any:
+    """``evaluate`` in the workers of ``pool`` (a pool of other limits: the tests' own)."""
     worker = pool.take()
     try:
         # Each variable pickled on its own: the worker converts only those that changed.
@@ -236,10 +244,10 @@ def evaluate(source: str, variables: Mapping[str, Any], environment: str = "plai
 # -- the worker's side --------------------------------------------------------------------------
 
 
-def _limit_memory() -> None:
+def _limit_memory(memory_bytes: int) -> None:
     with open("/proc/self/statm") as statm:
         pages = int(statm.read().split()[0])
-    size = pages * resource.getpagesize() + MEMORY_BYTES
+    size = pages * resource.getpagesize() + memory_bytes
     resource.setrlimit(resource.RLIMIT_AS, (size, size))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
@@ -302,7 +310,7 @@ def main() -> None:
     programs: dict[str, Any] = {}
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing else may write to the reply pipe
-    _limit_memory()
+    _limit_memory(int(sys.argv[1]) if len(sys.argv) > 1 else MEMORY_BYTES)
     while True:
         header = stdin.read(_HEADER.size)
         if len(header) < _HEADER.size:

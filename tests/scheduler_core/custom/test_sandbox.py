@@ -84,11 +84,17 @@ def test_converted_variables_are_kept_but_never_stale() -> None:
 
 
 def test_an_evaluation_over_the_memory_limit_is_stopped() -> None:
-    # 300 strings of 8 MB: 2.4 GB, far over the limit, in well under the CPU limit.
-    source = f"size({ZEROS}.map(y, s + s))"
-    with pytest.raises(sandbox.LimitExceeded, match="MiB of memory"):
-        sandbox.evaluate(source, {"s": "x" * 4_000_000})
-    assert sandbox.evaluate("1 + 1", {}) == 2
+    # A pool of 128 MiB: the 16 strings of 8 MB that reach it take ~0.06 s of CPU, far from the
+    # CPU limit even on a slow machine (at 512 MiB, ~0.7 s: a CI run once met the CPU limit).
+    pool = sandbox._Pool(memory_bytes=128 * 2**20)
+    try:
+        assert sandbox.evaluate_in(pool, "size(s)", {"s": "x" * 4_000_000}) == 4_000_000
+        source = f"size({ZEROS}.map(y, s + s))"  # 300 strings of 8 MB: 2.4 GB
+        with pytest.raises(sandbox.LimitExceeded, match="over 128 MiB of memory"):
+            sandbox.evaluate_in(pool, source, {"s": "x" * 4_000_000})
+        assert sandbox.evaluate_in(pool, "1 + 1", {}) == 2
+    finally:
+        pool.close()
 
 
 def test_a_worker_that_ended_while_idle_is_replaced() -> None:
