@@ -9,6 +9,7 @@ started at the same instant.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -193,8 +194,10 @@ class Evaluator:
         violating: list[Candidate] = []
         statuses: dict[str, Status] = {}
         errors: list[str] = []
+        priority = pod.priority
         for ni in potential:
-            if not any(self._preemption_allowed(p, pod) for p in ni.pods):
+            # _preemption_allowed over the node's pods: does any have a lower priority?
+            if min(map(_PRIORITY, ni.pods), default=priority) >= priority:
                 # select_victims_on_node would find no victim before changing anything: skip
                 # the copies.
                 statuses[ni.node.name] = _NO_VICTIMS
@@ -344,6 +347,7 @@ def rank_candidates(
     return by_name[remaining[0]], steps
 
 
+_PRIORITY: Final = operator.attrgetter("priority")
 _NO_VICTIMS: Final = Status(
     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("No preemption victims found for incoming pod",)
 )

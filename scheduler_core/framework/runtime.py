@@ -88,6 +88,7 @@ class Framework(BindingPoints):
         self._score_extensions: dict[int, tuple[object, fi.ScoreExtensions | None]] = {}
         self._filter_batches: dict[int, tuple[object, fi.BatchFilter | None]] = {}
         self._plan: tuple[tuple[int, ...], list[Any]] | None = None  # see _score_plan
+        self._ext_plan: tuple[tuple[int, ...], list[Any]] | None = None  # see _all_extensions
         self.plugins: dict[str, Any] = {}
         build_points(self, profile, registry)
 
@@ -238,32 +239,42 @@ class Framework(BindingPoints):
             found = self._score_extensions[id(pl)] = (pl, ext)
         return found[1]
 
+    def _all_extensions(self) -> list[tuple[str, fi.PreFilterExtensions]]:
+        """The PreFilter plugins with PreFilterExtensions, in order, by name: looked up once
+        for the plugin list in force (preemption's dry runs ask for each pod they remove)."""
+        plugins = self.pre_filter_plugins
+        key = tuple(map(id, plugins))  # the list keeps the plugins, so their ids stay theirs
+        if self._ext_plan is None or self._ext_plan[0] != key:
+            found = [(pl.name, self._extensions_of(pl)) for pl in plugins]
+            self._ext_plan = (key, [(name, ext) for name, ext in found if ext is not None])
+        return self._ext_plan[1]
+
     def run_pre_filter_extension_add_pod(
         self, state: CycleState, pod: Pod, pod_to_add: Pod, node_info: NodeInfo
     ) -> Status:
-        for pl in self.pre_filter_plugins:
-            ext = self._extensions_of(pl)
-            if ext is None or pl.name in state.skip_filter_plugins:
+        skip = state.skip_filter_plugins
+        for name, ext in self._all_extensions():
+            if skip and name in skip:
                 continue
             s = ext.add_pod(state, pod, pod_to_add, node_info)
             if not s.is_success():
                 return Status(
-                    Code.ERROR, (f'running AddPod on PreFilter plugin "{pl.name}": {s.message()}',)
+                    Code.ERROR, (f'running AddPod on PreFilter plugin "{name}": {s.message()}',)
                 )
         return SUCCESS
 
     def run_pre_filter_extension_remove_pod(
         self, state: CycleState, pod: Pod, pod_to_remove: Pod, node_info: NodeInfo
     ) -> Status:
-        for pl in self.pre_filter_plugins:
-            ext = self._extensions_of(pl)
-            if ext is None or pl.name in state.skip_filter_plugins:
+        skip = state.skip_filter_plugins
+        for name, ext in self._all_extensions():
+            if skip and name in skip:
                 continue
             s = ext.remove_pod(state, pod, pod_to_remove, node_info)
             if not s.is_success():
                 return Status(
                     Code.ERROR,
-                    (f'running RemovePod on PreFilter plugin "{pl.name}": {s.message()}',),
+                    (f'running RemovePod on PreFilter plugin "{name}": {s.message()}',),
                 )
         return SUCCESS
 
@@ -297,10 +308,11 @@ class Framework(BindingPoints):
         (1: passed), which numpy reads as a bool array without a pass.
         """
         passed = _ALL_PASSED * len(nodes)
+        flags_view: Any = None  # passed as a numpy array, once a node fails
         rejected: dict[str, Status] = {}
         first_error: int | None = None
         alive: Sequence[NodeInfo] = nodes  # never mutated: each pass builds a new list
-        positions: list[int] | None = None  # alive[i] is nodes[positions[i]]; None = identity
+        positions: Any = None  # alive[i] is nodes[positions[i]] (an intp array); None = identity
         skip = state.skip_filter_plugins
         cols = base = columns_of(alive)
         for pl in self.filter_plugins:
@@ -324,9 +336,12 @@ class Framework(BindingPoints):
             if not bad:
                 continue
             # Plugins answer with a few shared Status values: check and label each one once.
-            labelled: dict[int, Status] = {}
-            for key, st in {id(st): st for st in bad.values()}.items():
-                labelled[key] = _filter_status(pl.name, st)
+            # (Per rejected node, only C-level maps run: thousands of nodes can fail at once.)
+            shared = list(bad.values())
+            labelled = {
+                key: _filter_status(pl.name, st)
+                for key, st in dict(zip(map(id, shared), shared, strict=True)).items()
+            }
             codes = {st.code for st in labelled.values()}
             if Code.SUCCESS in codes:
                 gone = sorted(i for i in bad if bad[i].code != Code.SUCCESS)
@@ -334,29 +349,25 @@ class Framework(BindingPoints):
                     continue
             else:
                 gone = sorted(bad)
-            at = gone if positions is None else [positions[i] for i in gone]
-            for pos in at:
-                passed[pos] = False
+            statuses = list(map(labelled.__getitem__, map(id, map(bad.__getitem__, gone))))
+            at = gone if positions is None else positions[gone]
+            if flags_view is None:
+                flags_view = np.frombuffer(passed, dtype=np.uint8)
+            flags_view[at] = 0
             if base is not None:
                 names: list[str] = base[0].names()[base[1][at]].tolist()
             else:
                 names = [nodes[pos].node.name for pos in at]
-            statuses = [labelled[id(bad[i])] for i in gone]
             rejected.update(zip(names, statuses, strict=True))
             for pos, st in zip(at, statuses, strict=True) if Code.ERROR in codes else ():
                 if st.code == Code.ERROR:
                     if first_error is None or pos < first_error:
-                        first_error = pos
+                        first_error = int(pos)
                     break
             mask = np.ones(len(alive), dtype=bool)
             mask[gone] = False
-            flags: list[bool] = mask.tolist()
-            alive = list(compress(alive, flags))
-            positions = (
-                list(compress(positions, flags))
-                if positions is not None
-                else np.flatnonzero(mask).tolist()
-            )
+            alive = list(compress(alive, mask.tolist()))
+            positions = positions[mask] if positions is not None else np.flatnonzero(mask)
             if cols is not None:
                 cols = (cols[0], cols[1][mask])
                 remember_columns(alive, cols[0], cols[1])

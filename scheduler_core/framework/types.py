@@ -6,8 +6,11 @@ kube-scheduler v1.35.
 
 from __future__ import annotations
 
+import operator
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 
 from scheduler_core.framework.columns import NodeColumns
 from scheduler_core.framework.status import Code, Status
@@ -290,13 +293,23 @@ class NodeToStatus:
 
     def nodes_for_status_code(self, snapshot: Snapshot, code: int) -> list[NodeInfo]:
         """The nodes whose status has ``code``, in snapshot order."""
+        # Statuses are a few shared values: test each one once, then pick names in C.
+        shared = list(self.statuses.values())
+        by_id = dict(zip(map(id, shared), shared, strict=True))
+        has_code = {key: st.code == code for key, st in by_id.items()}
+        flags = map(has_code.__getitem__, map(id, shared))
+        infos = snapshot.node_info_list
         if self.absent.code == code:
-            return [ni for ni in snapshot.node_info_list if self.get(ni.node.name).code == code]
-        return [
-            ni
-            for ni in snapshot.node_info_list
-            if ni.node.name in self.statuses and self.statuses[ni.node.name].code == code
-        ]
+            others = set(compress(self.statuses, map(operator.not_, flags)))
+            if not others:
+                return list(infos)
+            return list(
+                compress(infos, map(operator.not_, map(others.__contains__, snapshot.node_names)))
+            )
+        wanted = set(compress(self.statuses, flags))
+        if not wanted:
+            return []
+        return list(compress(infos, map(wanted.__contains__, snapshot.node_names)))
 
 
 @dataclass(slots=True)
@@ -331,9 +344,12 @@ def fit_error_message(num_all_nodes: int, diagnosis: Diagnosis) -> str:
         msg += f" {diagnosis.pre_filter_msg}."
     else:
         reasons: dict[str, int] = {}
-        for status in diagnosis.node_to_status.values():
-            for reason in status.reasons:
-                reasons[reason] = reasons.get(reason, 0) + 1
+        # Nodes share a few Status values: count each value's nodes, then add its reasons once.
+        shared = list(diagnosis.node_to_status.values())
+        by_id = dict(zip(map(id, shared), shared, strict=True))
+        for key, nodes in Counter(map(id, shared)).items():
+            for reason in by_id[key].reasons:
+                reasons[reason] = reasons.get(reason, 0) + nodes
         absent = num_all_nodes - len(diagnosis.node_to_status)
         if absent > 0 and diagnosis.absent_nodes_status is not None:
             for reason in diagnosis.absent_nodes_status.reasons:

@@ -197,7 +197,8 @@ def find_nodes_that_pass_filters(
             rejected = {k: st for k, st in rejected.items() if st.code != Code.ERROR}
         diagnosis.node_to_status.update(rejected)
         # Rejections share a few Status values; each adds its plugin once.
-        for status in {id(st): st for st in rejected.values()}.values():
+        shared = list(rejected.values())
+        for status in dict(zip(map(id, shared), shared, strict=True)).values():
             diagnosis.add_plugin_status(status)
         feasible = found if not feasible else feasible + found
         if done:
