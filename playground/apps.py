@@ -11,7 +11,7 @@ class PlaygroundConfig(AppConfig):
     def ready(self) -> None:
         from django.utils.translation import gettext, ngettext
 
-        from scheduler_core.explain.words import set_translator
+        from scheduler_core.words import set_translator
 
         from . import throttle  # noqa: F401  (connects the login-failure signals)
         from .runs.execution import tasks  # noqa: F401  (registers how a stored run is queued)

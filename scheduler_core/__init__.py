@@ -37,6 +37,7 @@ Packages and modules (see each package's docstring for its modules):
 - ``explain``: explanations of decisions, computed on demand;
 - ``tools``: running cases, rebuilding a cycle, pausing the cycle collector;
 - ``errors``, ``clock``, ``gosort``: exceptions, injectable clocks, Go's sort.Slice;
+- ``words``: the translation hook of every sentence the engine writes (explanations, reasons);
 - ``features``: the feature gates (``Features``, v1.35's defaults and the traces' set);
 - ``conformance``, ``bench``: the command lines ``python -m scheduler_core.conformance`` and
   ``python -m scheduler_core.bench``; ``python -m scheduler_core`` runs ``simulate``.

@@ -13,7 +13,7 @@ from typing import Any, Final
 from django.utils.translation import gettext, gettext_lazy
 
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.explain.words import listed
+from scheduler_core.words import listed
 from scheduler_core.objects.quantity import (
     milli_value,
     parse_nanos,

@@ -13,7 +13,7 @@ from typing import Any, Final
 from django.utils.translation import gettext
 
 # Names and labels: the one statement is the engine's, shared with ``simulate``.
-from scheduler_core.explain.words import listed
+from scheduler_core.words import listed
 from scheduler_core.workloads import syntax
 from scheduler_core.workloads.syntax import check_labels  # noqa: F401 (re-exported to the forms)
 

@@ -27,7 +27,7 @@ Translate = Callable[[str], str]
 def gettext_noop(message: str) -> str:
     """Mark a sentence for makemessages; ``tr`` translates it. The plugin records these
     explanations in the run's events, in English; the explanation view asks for them translated
-    (scheduler_core.explain.plugins.dra passes the explanations' translation hook)."""
+    (scheduler_core.plugins.dynamic_resources.explain passes the explanations' translation hook)."""
     return message
 
 

@@ -36,20 +36,25 @@ What is explained, plugin by plugin:
   start time, PDB violation), pickOneNodeForPreemption's criteria in order, the chosen node,
   or why preemption is not helpful.
 
+Each in-tree plugin explains its own Filter verdict and Score beside its rule (``explain_filter``
+and ``explain_score``, the Protocols of ``scheduler_core.framework.explaining``, typed against
+the plugin's own class); this package drives them and adds what is not one plugin's.
+
 Modules: ``api`` (explanations for a node of a cycle, a case replayed to a cycle), ``context``
-(the cycle an explanation reads), ``record`` (an explanation's shape), ``words`` (sentences in
-the reader's language), ``reasons`` (upstream's reason strings in a sentence), ``filters`` and
-``scores`` (the Filter and Score drivers, with the short per-plugin explainers), ``plugins/``
-(the longer ones: topology, volumes, DRA, custom CEL plugins, extenders), ``framework_steps``
-(NormalizeScore, weight, total, selection), ``not_evaluated`` (nodes Filter never looked at),
-``preemption`` (PostFilter), ``replay`` (a Scheduler driven to a cycle), ``check`` (every
-explanation checked against the engine); ``__main__``: ``python -m scheduler_core.explain``.
+(the cycle an explanation reads), ``record`` (an explanation's shape), ``reasons`` (upstream's
+reason strings in a sentence), ``filters`` and ``scores`` (the Filter and Score drivers: the
+verdict, then the plugin's own explanation), ``plugins/`` (DRA's Reserve and PreBind, custom CEL
+plugins, extenders), ``framework_steps`` (NormalizeScore, weight, total, selection),
+``not_evaluated`` (nodes Filter never looked at), ``preemption`` (PostFilter), ``replay`` (a
+Scheduler driven to a cycle), ``check`` (every explanation checked against the engine);
+``__main__``: ``python -m scheduler_core.explain``. The sentences go through
+``scheduler_core.words`` (the reader's language).
 """
 
 from __future__ import annotations
 
 from scheduler_core.explain.api import at_cycle, explain_node
-from scheduler_core.explain.context import CycleContext, ExplainError, FilterView
+from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.explain.filters import explain_filter
 from scheduler_core.explain.framework_steps import (
     NORMALIZE_RULES,
@@ -59,15 +64,11 @@ from scheduler_core.explain.framework_steps import (
     explain_total,
     explain_weight,
 )
-
-# Imported for their explainers, which they register.
-from scheduler_core.explain.plugins import dra as _dra  # noqa: F401
-from scheduler_core.explain.plugins import topology as _topology  # noqa: F401
-from scheduler_core.explain.plugins import volumes as _volumes  # noqa: F401
 from scheduler_core.explain.preemption import explain_preemption
 from scheduler_core.explain.record import Explanation
 from scheduler_core.explain.replay import at_scheduler_cycle
 from scheduler_core.explain.scores import explain_score
+from scheduler_core.framework.explaining import FilterView
 
 __all__ = [
     "NORMALIZE_RULES",

@@ -11,30 +11,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.explain.words import gettext_noop
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.explaining import FilterView
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.types import NodeInfo, Snapshot
 from scheduler_core.loop.cycle import CycleRecord
 from scheduler_core.objects.api import Pod
+from scheduler_core.words import gettext_noop
 
 
 class ExplainError(SchedulerCoreError):
     """An explanation was asked for something the cycle did not do (unknown node or plugin)."""
-
-
-@dataclass(frozen=True, slots=True)
-class FilterView:
-    """One pass of Filter over a node: its NodeInfo and CycleState, and what makes it special.
-
-    A node with nominated pods of equal or higher priority is filtered twice, first with those
-    pods added, then (only if that passes) as it is: upstream's RunFilterPluginsWithNominatedPods.
-    """
-
-    label: str
-    state: CycleState
-    node_info: NodeInfo
-    added: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

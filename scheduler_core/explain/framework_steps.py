@@ -11,11 +11,11 @@ from typing import Any, Final
 from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.explain.plugins.custom import custom_normalize_note, is_custom
 from scheduler_core.explain.record import Explanation, explanation
-from scheduler_core.explain.words import _, gettext_noop, listed
 from scheduler_core.framework import interfaces as fi
 from scheduler_core.framework.runtime import PluginScores
 from scheduler_core.framework.types import NodeScore
 from scheduler_core.plugins import names
+from scheduler_core.words import _, gettext_noop, listed
 
 # How each in-tree plugin normalises, in words: (kind, formula template). A plugin missing here
 # has no NormalizeScore (kind "none") unless it brings its own ("own").

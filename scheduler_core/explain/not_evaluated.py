@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.explain.record import Explanation, explanation
-from scheduler_core.explain.words import _
+from scheduler_core.words import _
 
 
 def explain_not_evaluated(ctx: CycleContext, node: str) -> Explanation:

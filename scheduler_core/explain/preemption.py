@@ -10,7 +10,6 @@ from typing import Any
 
 from scheduler_core.explain.context import CycleContext
 from scheduler_core.explain.record import Explanation, explanation
-from scheduler_core.explain.words import _, gettext_noop, listed, sentences
 from scheduler_core.framework.preemption import (
     Candidate,
     Evaluator,
@@ -22,6 +21,7 @@ from scheduler_core.framework.status import Code
 from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import names
 from scheduler_core.plugins.default_preemption import DefaultPreemption
+from scheduler_core.words import _, gettext_noop, listed, sentences
 
 
 def explain_preemption(ctx: CycleContext) -> Explanation:

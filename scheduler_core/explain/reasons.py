@@ -12,9 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from scheduler_core.explain.words import _, gettext_noop, listed, sentences
 from scheduler_core.plugins import (
-    dynamic_resources,
     node_affinity,
     node_name,
     node_ports,
@@ -24,10 +22,12 @@ from scheduler_core.plugins import (
     volume_restrictions,
     volume_zone,
 )
+from scheduler_core.plugins.dynamic_resources import plugin as dynamic_resources
 from scheduler_core.plugins.inter_pod_affinity import state as inter_pod_affinity_state
 from scheduler_core.plugins.node_resources import fit
 from scheduler_core.plugins.pod_topology_spread import plugin as pod_topology_spread
 from scheduler_core.plugins.volume_binding import plugin as volume_binding
+from scheduler_core.words import _, gettext_noop, listed, sentences
 
 # Reason -> what it means, for every fixed reason of the in-tree Filter plugins and preemption.
 EXACT: Final[dict[str, str]] = {

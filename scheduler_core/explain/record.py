@@ -46,19 +46,3 @@ def explanation(
 def verdict(status: Status) -> dict[str, Any]:
     """A Filter verdict as the trace writes it: the code's upstream name and the reasons."""
     return {"code": status.code.upstream, "reasons": list(status.reasons)}
-
-
-def quantity_text(resource: str, amount: int) -> str:
-    """An amount in the unit NodeInfo keeps it: millicores for cpu, bytes or a count otherwise."""
-    if resource == "cpu":
-        return f"{amount}m"
-    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
-        return _bytes(amount)
-    return str(amount)
-
-
-def _bytes(amount: int) -> str:
-    for unit, size in (("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
-        if amount and amount % size == 0:
-            return f"{amount // size}{unit}"
-    return str(amount)

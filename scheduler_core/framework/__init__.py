@@ -11,5 +11,8 @@ v1.35. Plugins import this package, never the queue or the loop.
   extension points; ``score_weights``: the weight check NewFramework runs;
 - ``runtime``: Framework, running each extension point; ``plugin_scores``: one Score plugin's
   results; ``binding_points``: Reserve, Permit, PreBind, Bind, PostBind;
-- ``preemption``: the preemption evaluator DefaultPreemption uses (framework/preemption).
+- ``preemption``: the preemption evaluator DefaultPreemption uses (framework/preemption);
+- ``explaining``: what a plugin's explanation of its own verdict or score reads and returns
+  (not upstream: the Protocols ``ExplainsFilter`` and ``ExplainsScore`` the plugins implement
+  beside their rules, so ``explain`` calls them without knowing the plugin).
 """

@@ -49,7 +49,7 @@ from scheduler_core.objects.api import (
     Pod,
 )
 from scheduler_core.plugins import in_tree_registry
-from scheduler_core.plugins.dynamic_resources import (
+from scheduler_core.plugins.dynamic_resources.plugin import (
     claim_summary,
     device_matches,
     has_claims,

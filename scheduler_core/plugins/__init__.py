@@ -40,7 +40,7 @@ IN_TREE_MODULES: Final[dict[str, str]] = {
     names.POD_TOPOLOGY_SPREAD: "pod_topology_spread.plugin",
     names.INTER_POD_AFFINITY: "inter_pod_affinity.plugin",
     names.DEFAULT_PREEMPTION: "default_preemption",
-    names.DYNAMIC_RESOURCES: "dynamic_resources",
+    names.DYNAMIC_RESOURCES: "dynamic_resources.plugin",
     names.IMAGE_LOCALITY: "image_locality",
     names.DEFAULT_BINDER: "default_binder",
     names.GANG_SCHEDULING: "gang_scheduling.plugin",

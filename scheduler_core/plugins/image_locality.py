@@ -13,11 +13,13 @@ import numpy as np
 
 from scheduler_core.framework.columns import Array, NodeColumns, columns_of
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.explaining import ExplainInputs, ScoreParts
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, ScoreByColumns
 from scheduler_core.framework.status import SUCCESS, Status
 from scheduler_core.framework.types import ImageStateSummary, NodeInfo
 from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import names
+from scheduler_core.words import _
 
 NAME: Final = names.IMAGE_LOCALITY
 _MB: Final = 1024 * 1024
@@ -79,7 +81,7 @@ class ImageLocality(ScoreByColumns):
             # No node has an image: every node scores what an empty sum does.
             return np.full(len(nodes), _empty_sum_priority(n), dtype=np.int64), SUCCESS
         sums = np.zeros(len(nodes), dtype=np.int64)
-        for _, scores in self._image_terms(pod, nodes, found):
+        for _node, scores in self._image_terms(pod, nodes, found):
             sums += scores
         return calculate_priority(sums, n), SUCCESS
 
@@ -98,6 +100,55 @@ class ImageLocality(ScoreByColumns):
         total = self.handle.snapshot.num_nodes()
         images = [normalized_image_name(c.image) for c in pod.init_containers + pod.containers]
         return [(image, _image_column(nodes, found, image, total)) for image in images]
+
+    def explain_score(self, ctx: ExplainInputs, ni: NodeInfo) -> ScoreParts:
+        """How Score came to its raw score for ``ni``: the inputs, the arithmetic."""
+        total = ctx.snapshot.num_nodes()
+        containers = ctx.pod.init_containers + ctx.pod.containers
+        rows = []
+        sum_scores = 0
+        for image, scaled in self.image_scores(ctx.pod, ni):  # Score's own terms
+            st = ni.image_states.get(image)
+            sum_scores += scaled
+            rows.append(
+                {
+                    "image": image,
+                    "onNode": st is not None,
+                    "size": st.size if st is not None else 0,
+                    "nodesWithImage": st.num_nodes if st is not None else 0,
+                    "scaled": scaled,
+                }
+            )
+        n = len(containers)
+        value, _status = self.score(ctx.state, ctx.pod, ni)
+        high = MAX_CONTAINER_THRESHOLD * n
+        scaled_text = (
+            " + ".join(f"{r['size']}×{r['nodesWithImage']}/{total}" for r in rows if r["onNode"])
+            or "0"
+        )
+        formula = _(
+            "sum = %(scaled)s = %(sum)s; clamp to [%(low)s, %(high)s]; "
+            "100 × (sum − %(low)s) / (%(high)s − %(low)s) = %(value)s"
+        ) % {
+            "scaled": scaled_text,
+            "sum": sum_scores,
+            "low": MIN_THRESHOLD,
+            "high": high,
+            "value": value,
+        }
+        text = _(
+            "ImageLocality on %(node)s: of the pod's %(images)s image(s), %(there)s are already "
+            "there; each counts its size times the share of the %(total)s nodes holding it, summed "
+            "to %(sum)s bytes, then scaled between 23 MiB and %(images)s × 1000 MiB to %(value)s."
+        ) % {
+            "node": ni.node.name,
+            "images": n,
+            "there": sum(1 for r in rows if r["onNode"]),
+            "total": total,
+            "sum": sum_scores,
+            "value": value,
+        }
+        return {"images": rows, "totalNodes": total}, formula, value, text
 
 
 @functools.lru_cache(maxsize=64)

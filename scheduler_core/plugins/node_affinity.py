@@ -13,6 +13,7 @@ import numpy as np
 from scheduler_core.framework.columns import NodeMasks, lanes, true_rows
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import NODE, ClusterEvent, ClusterEventWithHint, QueueingHint
+from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView, ScoreParts
 from scheduler_core.framework.interfaces import (
     MAX_NODE_SCORE,
     FilterByBatch,
@@ -39,6 +40,7 @@ from scheduler_core.plugins.shared.helpers import (
     normalize_node_scores,
     normalize_values,
 )
+from scheduler_core.words import _
 
 NAME: Final = names.NODE_AFFINITY
 ERR_REASON_POD: Final = "node(s) didn't match Pod's node affinity/selector"
@@ -238,6 +240,46 @@ class NodeAffinity(FilterByBatch, ScoreByColumns):
         if old is None or not required.matches_node(old):
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
+
+    def explain_filter(self, ctx: ExplainInputs, view: FilterView) -> FilterParts:
+        """Why Filter let ``view``'s node pass or rejected it: the inputs, the rule."""
+        spec = ctx.pod.raw.get("spec") or {}
+        required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        )
+        inputs = {
+            "nodeSelector": dict(spec.get("nodeSelector") or {}),
+            "requiredNodeAffinity": required,
+            "addedAffinity": self.added_node_selector is not None,
+            "nodeLabels": dict(view.node_info.node.labels),
+        }
+        return (
+            inputs,
+            _("nodeSelector matches AND (any required term matches)"),
+            _(
+                "The node's labels are checked against the pod's nodeSelector and every required "
+                "node-affinity term (terms are ORed, expressions within a term ANDed)."
+            ),
+        )
+
+    def explain_score(self, ctx: ExplainInputs, ni: NodeInfo) -> ScoreParts:
+        """How Score came to its raw score for ``ni``: the inputs, the arithmetic."""
+        added, own = self.preferred_terms(ctx.state, ctx.pod)
+        rows = []
+        for origin, terms in (("addedAffinity", added), ("pod", own)):
+            hits = {id(t) for t in matching_terms(terms, ni)}
+            for i, t in enumerate(terms):
+                rows.append(
+                    {"from": origin, "term": i, "weight": t.weight, "matched": id(t) in hits}
+                )
+        value, _status = self.score(ctx.state, ctx.pod, ni)
+        matched = [r for r in rows if r["matched"]]
+        formula = (" + ".join(str(r["weight"]) for r in matched) or "0") + f" = {value}"
+        text = _(
+            "NodeAffinity adds the weights of the preferred terms %(node)s matches: %(matched)s of "
+            "%(terms)s term(s) match, for %(value)s."
+        ) % {"node": ni.node.name, "matched": len(matched), "terms": len(rows), "value": value}
+        return {"terms": rows, "nodeLabels": dict(ni.node.labels)}, formula, value, text
 
 
 def new(args: Any, handle: Handle) -> NodeAffinity:

@@ -16,6 +16,7 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
+from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView
 from scheduler_core.framework.interfaces import FilterByBatch, Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, error, unschedulable
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
@@ -26,6 +27,7 @@ from scheduler_core.objects.api import (
 )
 from scheduler_core.plugins import names
 from scheduler_core.plugins.shared.helpers import FrozenState
+from scheduler_core.words import _, listed
 
 NAME: Final = names.NODE_PORTS
 ERR_REASON: Final = "node(s) didn't have free ports for the requested pod ports"
@@ -97,6 +99,29 @@ class NodePorts(FilterByBatch):
         if fits_ports(pod.host_ports, holder):
             return QueueingHint.QUEUE_SKIP
         return QueueingHint.QUEUE
+
+    def explain_filter(self, ctx: ExplainInputs, view: FilterView) -> FilterParts:
+        """Why Filter let ``view``'s node pass or rejected it: the inputs, the rule."""
+        ni = view.node_info
+        wanted = [
+            f"{p.protocol}/{p.port}" + (f"@{p.ip}" if p.ip else "") for p in ctx.pod.host_ports
+        ]
+        taken = [
+            f"{p.protocol}/{p.port}"
+            for p in ctx.pod.host_ports
+            if ni.port_conflict(p.ip, p.protocol, p.port)
+        ]
+        inputs = {
+            "hostPorts": wanted,
+            "inUse": sorted(f"{k[0]}/{k[1]}" for k in ni.used_ports),
+            "conflicting": taken,
+        }
+        text = (
+            _("Host port(s) %(ports)s already used on the node.") % {"ports": listed(taken)}
+            if taken
+            else _("None of the pod's host ports is in use on the node.")
+        )
+        return inputs, _("no requested host port is in use"), text
 
 
 _REJECTED: Final = unschedulable(ERR_REASON)

@@ -19,6 +19,7 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
+from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView
 from scheduler_core.framework.interfaces import FilterByBatch, Handle
 from scheduler_core.framework.status import Status, unresolvable
 from scheduler_core.framework.types import NodeInfo
@@ -29,6 +30,7 @@ from scheduler_core.objects.api import (
 )
 from scheduler_core.plugins import names
 from scheduler_core.plugins.shared.helpers import tolerations_tolerate_taint
+from scheduler_core.words import _
 
 NAME: Final = names.NODE_UNSCHEDULABLE
 ERR_REASON_UNSCHEDULABLE: Final = "node(s) were unschedulable"
@@ -79,6 +81,20 @@ class NodeUnschedulable(FilterByBatch):
         if pod.uid == new.uid and tolerations_tolerate_taint(new.tolerations, _UNSCHEDULABLE_TAINT):
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
+
+    def explain_filter(self, ctx: ExplainInputs, view: FilterView) -> FilterParts:
+        """Why Filter let ``view``'s node pass or rejected it: the inputs, the rule."""
+        cordoned = bool(view.node_info.node.unschedulable)
+        inputs = {"spec.unschedulable": cordoned}
+        text = (
+            _(
+                "The node is cordoned (spec.unschedulable); only a pod tolerating "
+                "node.kubernetes.io/unschedulable:NoSchedule may go there."
+            )
+            if cordoned
+            else _("The node is not cordoned.")
+        )
+        return inputs, _("not unschedulable, or the unschedulable taint is tolerated"), text
 
 
 _REJECTED: Final = unresolvable(ERR_REASON_UNSCHEDULABLE)

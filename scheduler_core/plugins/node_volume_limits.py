@@ -23,6 +23,7 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
+from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import (
     SKIP,
@@ -44,6 +45,7 @@ from scheduler_core.plugins.shared.volumes import (
     pod_claim_names,
     quote,
 )
+from scheduler_core.words import _
 
 NAME: Final = names.NODE_VOLUME_LIMITS
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED: Final = "node(s) exceed max volume count"
@@ -361,6 +363,30 @@ class NodeVolumeLimits:
             if count > before.get(name, 0):
                 return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
+
+    def explain_filter(self, ctx: ExplainInputs, view: FilterView) -> FilterParts:
+        """Why Filter let ``view``'s node pass or rejected it: the inputs, the rule."""
+        counts, _per_driver = self.driver_counts(ctx.pod, view.node_info)
+        rows = [
+            {"driver": c.driver, "attached": c.attached, "new": c.new, "limit": c.limit}
+            for c in counts
+        ]
+        lines = [
+            f"{c.driver}: {c.attached} + {c.new} {'>' if c.attached + c.new > c.limit else '≤'} "
+            f"{c.limit}"
+            for c in counts
+            if c.limit is not None
+        ]
+        text = (
+            _(
+                "Volumes per CSI driver, attached on the node plus new with the pod, against the "
+                "node's limit: %(lines)s."
+            )
+            % {"lines": "; ".join(lines)}
+            if lines
+            else _("No attach limit applies to the pod's new volumes on this node.")
+        )
+        return {"drivers": rows}, "; ".join(lines), text
 
 
 def _driver_counts(csi_node: KubeObject) -> dict[str, int]:

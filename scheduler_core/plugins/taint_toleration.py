@@ -20,6 +20,7 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
+from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView, ScoreParts
 from scheduler_core.framework.interfaces import (
     MAX_NODE_SCORE,
     FilterByBatch,
@@ -44,6 +45,7 @@ from scheduler_core.plugins.shared.helpers import (
     normalize_values,
     tolerations_tolerate_taint,
 )
+from scheduler_core.words import _, listed
 
 NAME: Final = names.TAINT_TOLERATION
 ERR_REASON_UNTOLERATED: Final = "node(s) had untolerated taint(s)"
@@ -142,6 +144,52 @@ class TaintToleration(FilterByBatch, ScoreByColumns):
     ) -> QueueingHint:
         """Queue when the pod itself got a new toleration."""
         return QueueingHint.QUEUE if new.uid == pod.uid else QueueingHint.QUEUE_SKIP
+
+    def explain_filter(self, ctx: ExplainInputs, view: FilterView) -> FilterParts:
+        """Why Filter let ``view``'s node pass or rejected it: the inputs, the rule."""
+        node = view.node_info.node
+        bad = find_untolerated_taint(node.taints, ctx.pod.tolerations, do_not_schedule_taint)
+        inputs = {
+            "taints": [f"{t.key}={t.value}:{t.effect}" for t in node.taints],
+            "tolerations": [
+                f"{t.key or '*'} {t.operator or 'Equal'} {t.value}:{t.effect or '*'}"
+                for t in ctx.pod.tolerations
+            ],
+            "untolerated": f"{bad.key}={bad.value}:{bad.effect}" if bad else None,
+        }
+        if bad is None:
+            text = _("Every NoSchedule/NoExecute taint of the node is tolerated by the pod.")
+        else:
+            text = _("The taint %(taint)s is not tolerated by any toleration of the pod.") % {
+                "taint": inputs["untolerated"]
+            }
+        return inputs, _("first NoSchedule/NoExecute taint no toleration tolerates"), text
+
+    def explain_score(self, ctx: ExplainInputs, ni: NodeInfo) -> ScoreParts:
+        """How Score came to its raw score for ``ni``: the inputs, the arithmetic."""
+        value, _status = self.score(ctx.state, ctx.pod, ni)
+        prefer = [t for t in ni.node.taints if t.effect == "PreferNoSchedule"]
+        counted = self.intolerable_taints(ctx.state, ctx.pod, ni)  # what Score counted
+        untolerated = [f"{t.key}={t.value}:{t.effect}" for t in counted]
+        inputs = {
+            "preferNoScheduleTaints": [f"{t.key}={t.value}:{t.effect}" for t in prefer],
+            "intolerable": untolerated,
+        }
+        if untolerated:
+            text = _(
+                "TaintToleration counts the PreferNoSchedule taints of %(node)s that the pod does "
+                "not tolerate: %(value)s (%(taints)s). NormalizeScore reverses the count, so fewer "
+                "such taints score higher."
+            )
+        else:
+            text = _(
+                "TaintToleration counts the PreferNoSchedule taints of %(node)s that the pod does "
+                "not tolerate: %(value)s. NormalizeScore reverses the count, so fewer such taints "
+                "score higher."
+            )
+        text %= {"node": ni.node.name, "value": value, "taints": listed(untolerated)}
+        formula = _("count of intolerable PreferNoSchedule taints = %(value)s") % {"value": value}
+        return inputs, formula, value, text
 
 
 def _prefer_tolerations(pod: Pod) -> tuple[Toleration, ...]:

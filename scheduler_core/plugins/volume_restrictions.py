@@ -18,6 +18,7 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
+from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import (
     SKIP,
@@ -34,6 +35,7 @@ from scheduler_core.objects.api import (
 )
 from scheduler_core.plugins import names
 from scheduler_core.plugins.shared.volumes import is_pod_claim, quote
+from scheduler_core.words import _, listed
 
 NAME: Final = names.VOLUME_RESTRICTIONS
 ERR_REASON_DISK_CONFLICT: Final = "node(s) had no available disk"
@@ -216,6 +218,19 @@ class VolumeRestrictions:
         if set(pod.pvc_names()) & set(old.pvc_names()):
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
+
+    def explain_filter(self, ctx: ExplainInputs, view: FilterView) -> FilterParts:
+        """Why Filter let ``view``'s node pass or rejected it: the inputs, the rule."""
+        claims = list(ctx.pod.pvc_names())
+        return (
+            {"claims": claims},
+            "",
+            (
+                _("The pod's claims: %(claims)s.") % {"claims": listed(claims)}
+                if claims
+                else _("The pod uses no claim.")
+            ),
+        )
 
 
 def new(args: Any, handle: Handle) -> VolumeRestrictions:

@@ -18,6 +18,7 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
+from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
@@ -33,6 +34,7 @@ from scheduler_core.plugins.shared.volumes import (
     is_pod_claim,
     quote,
 )
+from scheduler_core.words import _, sentence_of
 
 NAME: Final = names.VOLUME_ZONE
 ERR_REASON_CONFLICT: Final = "node(s) had no available volume zone"
@@ -156,7 +158,7 @@ class VolumeZone:
         labels = node_info.node.labels
         if not any(key in labels for key in TOPOLOGY_LABELS):
             return SUCCESS
-        for _, _, ok in zone_checks(topologies, labels):
+        for _key, _value, ok in zone_checks(topologies, labels):
             if not ok:
                 return unresolvable(ERR_REASON_CONFLICT)
         return SUCCESS
@@ -205,6 +207,29 @@ class VolumeZone:
         if old is None or _zones(old) != _zones(new):
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
+
+    def explain_filter(self, ctx: ExplainInputs, view: FilterView) -> FilterParts:
+        """Why Filter let ``view``'s node pass or rejected it: the inputs, the rule."""
+        labels = view.node_info.node.labels
+        checks = zone_checks(self.topologies(view.state), labels)
+        rows = [
+            {"pv": t.pv_name, "label": t.key, "allowed": sorted(t.values), "node": v, "matches": ok}
+            for t, v, ok in checks
+        ]
+        texts = [
+            (
+                _("%(pv)s is in %(key)s %(values)s; the node has %(value)s")
+                if v is not None
+                else _("%(pv)s is in %(key)s %(values)s; the node has no such label")
+            )
+            % {"pv": t.pv_name, "key": t.key, "values": "/".join(sorted(t.values)), "value": v}
+            for t, v, _ok in checks
+        ]
+        return (
+            {"volumes": rows},
+            _("the node's zone/region is one each bound volume allows"),
+            sentence_of(texts) or _("The pod has no bound volume with a zone."),
+        )
 
 
 def _zones(pv: KubeObject) -> list[tuple[str, frozenset[str]]]:

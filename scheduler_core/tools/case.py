@@ -35,7 +35,7 @@ from scheduler_core.objects.api import (
     Pod,
 )
 from scheduler_core.plugins import in_tree_registry
-from scheduler_core.plugins.dynamic_resources import claim_summary, pod_claims
+from scheduler_core.plugins.dynamic_resources.plugin import claim_summary, pod_claims
 
 
 def case_objects(case: Mapping[str, Any]) -> ClusterObjects:

@@ -15,7 +15,7 @@ from typing import Any, Final
 from django.utils.translation import gettext, ngettext
 
 from scheduler_core import config as engine_config
-from scheduler_core.explain.words import listed
+from scheduler_core.words import listed
 
 from ...models import Run
 from .. import selectors

@@ -20,7 +20,7 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.utils.translation import gettext, gettext_lazy
 
-from scheduler_core.explain.words import listed
+from scheduler_core.words import listed
 
 from ...inputs.jsontext import loads
 from ...models import Run, RunCycle, RunEvent

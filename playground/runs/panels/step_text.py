@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from django.utils.translation import gettext, ngettext, pgettext
 
-from scheduler_core.explain.words import listed
+from scheduler_core.words import listed
 
 from ...dra import panels as devices
 from .verdicts import normalize_why

@@ -15,7 +15,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext, gettext_lazy
 
 from scheduler_core.explain import NORMALIZE_RULES
-from scheduler_core.explain.words import listed
+from scheduler_core.words import listed
 
 Event = Mapping[str, Any]
 

@@ -1,9 +1,10 @@
-"""The explainers of plugins whose details need more than a few lines, registered with the
-Filter and Score drivers (``explain.filters``, ``explain.scores``) when imported.
+"""The explanations of what is not an in-tree plugin's own Filter or Score.
 
-- ``topology``: PodTopologySpread and InterPodAffinity (counts per domain, skew, terms);
-- ``volumes``: VolumeBinding, VolumeZone, NodeVolumeLimits and VolumeRestrictions;
-- ``dra``: DynamicResources (devices per request, selectors, allocation; Reserve and PreBind);
+An in-tree plugin explains its Filter verdict and its Score beside its rule (``explain_filter``
+and ``explain_score``, against the Protocols of ``scheduler_core.framework.explaining``); the
+drivers ``explain.filters`` and ``explain.scores`` call them. Here:
+
+- ``dra``: DynamicResources' Reserve and PreBind (the devices kept on the chosen node);
 - ``custom``: custom CEL plugins (the expression, what it read, its value);
 - ``extenders``: HTTP extenders' answers (filter, prioritize, bind).
 """

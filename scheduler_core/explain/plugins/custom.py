@@ -12,8 +12,8 @@ from typing import Any
 
 from scheduler_core.custom.plugin import CustomPlugin
 from scheduler_core.explain.context import CycleContext
-from scheduler_core.explain.words import _
 from scheduler_core.framework.types import NodeInfo
+from scheduler_core.words import _
 
 
 def is_custom(pl: Any) -> bool:

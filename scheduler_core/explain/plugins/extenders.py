@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from scheduler_core.explain.context import CycleContext, ExplainError
 from scheduler_core.explain.record import Explanation, explanation
-from scheduler_core.explain.words import _
 from scheduler_core.extenders.extender import (
     EXTENDER_NAME,
     EXTENDER_SCORE_SCALE,
     MAX_EXTENDER_PRIORITY,
 )
 from scheduler_core.framework.runtime import PluginScores
+from scheduler_core.words import _
 
 PREFIX = f"{EXTENDER_NAME}:"
 

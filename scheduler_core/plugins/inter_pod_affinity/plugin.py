@@ -20,6 +20,7 @@ from scheduler_core.config.types import InterPodAffinityArgs
 from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import ClusterEventWithHint
+from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView, ScoreParts
 from scheduler_core.framework.interfaces import (
     MAX_NODE_SCORE,
     FilterByBatch,
@@ -38,7 +39,7 @@ from scheduler_core.objects.api import (
     Pod,
     WeightedAffinityTerm,
 )
-from scheduler_core.plugins.inter_pod_affinity import hints
+from scheduler_core.plugins.inter_pod_affinity import explain, hints
 from scheduler_core.plugins.inter_pod_affinity.state import (  # noqa: F401 (reasons re-exported)
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
@@ -276,6 +277,14 @@ class InterPodAffinity(FilterByBatch, ScoreByBatch):
         if isinstance(s, str):
             return error(s)
         return normalize_node_scores(self.normalize_batch, state, pod, scores)
+
+    # -- Explained (not upstream) ------------------------------------------------------------
+
+    def explain_filter(self, ctx: ExplainInputs, view: FilterView) -> FilterParts:
+        return explain.affinity_filter(self, ctx, view)
+
+    def explain_score(self, ctx: ExplainInputs, ni: NodeInfo) -> ScoreParts:
+        return explain.affinity_score(self, ctx, ni)
 
 
 def new(args: Any, handle: Handle) -> InterPodAffinity:

@@ -13,11 +13,13 @@ import numpy as np
 
 from scheduler_core.config.types import NodeResourcesBalancedAllocationArgs
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.explaining import ExplainInputs, ScoreParts
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, ScoreByColumns
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, error
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.objects.api import Pod
 from scheduler_core.plugins import names
+from scheduler_core.plugins.node_resources import explain
 from scheduler_core.plugins.node_resources.resource_allocation import (
     Entry,
     ResourceAllocationScorer,
@@ -165,6 +167,13 @@ class BalancedAllocation(ScoreByColumns):
         if not self.scorer.resources:
             return np.zeros(0, dtype=np.int64), error("resources not found")
         return self.scorer.score_nodes(s.entries, nodes), SUCCESS
+
+    # -- Explained (not upstream) ------------------------------------------------------------
+
+    def explain_score(self, ctx: ExplainInputs, ni: NodeInfo) -> ScoreParts:
+        """The share of each resource requested with the pod, and their spread."""
+        entries = self.score_entries(ctx.state, ctx.pod)
+        return explain.balanced_score(self.scorer, entries, ni, balanced_resource_scorer)
 
 
 def new(args: NodeResourcesBalancedAllocationArgs | None, handle: Handle) -> BalancedAllocation:

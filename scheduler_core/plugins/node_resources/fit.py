@@ -30,6 +30,7 @@ from scheduler_core.framework.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
+from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView, ScoreParts
 from scheduler_core.framework.interfaces import Handle, ScoreByColumns, filter_one
 from scheduler_core.framework.status import SUCCESS, Code, Status, error
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
@@ -44,6 +45,7 @@ from scheduler_core.objects.api import (
     is_scalar_resource,
 )
 from scheduler_core.plugins import names
+from scheduler_core.plugins.node_resources import explain
 from scheduler_core.plugins.node_resources.least_allocated import least_allocated_scorer
 from scheduler_core.plugins.node_resources.most_allocated import most_allocated_scorer
 from scheduler_core.plugins.node_resources.requested_to_capacity_ratio import (
@@ -442,6 +444,21 @@ class Fit(ScoreByColumns):
         if old is None or _grew(pod, old, new):
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
+
+    # -- Explained (not upstream) ------------------------------------------------------------
+
+    def explain_filter(self, ctx: ExplainInputs, view: FilterView) -> FilterParts:
+        """The pod's request against what the node has free, and the shortages Filter found."""
+        request = pre_filter_request(view.state)
+        if request is None:
+            return {}, "", ""
+        short = fits_request(request, view.node_info)
+        return explain.fit_filter(request, view.node_info, short)
+
+    def explain_score(self, ctx: ExplainInputs, ni: NodeInfo) -> ScoreParts:
+        """Each resource's score under the strategy, and their weighted mean."""
+        entries = self.score_entries(ctx.state, ctx.pod)
+        return explain.allocation_score(self.scorer, entries, ni, explain.rtcr_shape(self.args))
 
 
 def _grew(pod: Pod, old: Node, new: Node) -> bool:

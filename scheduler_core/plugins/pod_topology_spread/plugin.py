@@ -29,6 +29,7 @@ from scheduler_core.framework.columns import (
 )
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.events import ClusterEventWithHint
+from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView, ScoreParts
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, FilterByBatch, Handle
 from scheduler_core.framework.status import (
     SKIP,
@@ -45,6 +46,7 @@ from scheduler_core.objects.api import (
 )
 from scheduler_core.objects.labels import SelectorError
 from scheduler_core.plugins import names
+from scheduler_core.plugins.pod_topology_spread import explain
 from scheduler_core.plugins.pod_topology_spread.constraints import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
@@ -418,6 +420,14 @@ class PodTopologySpread(FilterByBatch):
         for ns, v in zip(scores, _normalize([ns.score for ns in scores], ignored), strict=True):
             ns.score = v
         return SUCCESS
+
+    # -- Explained (not upstream) ------------------------------------------------------------
+
+    def explain_filter(self, ctx: ExplainInputs, view: FilterView) -> FilterParts:
+        return explain.spread_filter(self, ctx, view)
+
+    def explain_score(self, ctx: ExplainInputs, ni: NodeInfo) -> ScoreParts:
+        return explain.spread_score(self, ctx, ni, score_terms(ctx.state, ni))
 
 
 def _hard_checks(s: _PreFilterState, nodes: Sequence[NodeInfo]) -> Iterator[_HardCheck]:

@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.events import ClusterEventWithHint
+from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView
 from scheduler_core.framework.interfaces import Handle
 from scheduler_core.framework.status import (
     SKIP,
@@ -62,6 +63,7 @@ from scheduler_core.plugins.shared.volumes import (
     with_annotation,
 )
 from scheduler_core.plugins.volume_binding import hints
+from scheduler_core.words import _, sentence_of
 
 NAME: Final = names.VOLUME_BINDING
 
@@ -177,7 +179,7 @@ class VolumeBinding:
             state.write(_STATE_KEY, _State())
             return None, SKIP
         found: list[KubeObject] = []
-        for claim_name, ephemeral, _ in claims:
+        for claim_name, ephemeral, _source in claims:
             pvc = objs.pvcs.get(f"{pod.namespace}/{claim_name}")
             if pvc is None:
                 if ephemeral:
@@ -285,7 +287,7 @@ class VolumeBinding:
         static: list[tuple[KubeObject, KubeObject]] = []
         dynamic: list[KubeObject] = []
 
-        for _, pv, affinity in s.bound_claims:
+        for _claim, pv, affinity in s.bound_claims:
             if pv is None:
                 pvs_found = False
                 break
@@ -444,11 +446,41 @@ class VolumeBinding:
     def _pod_volumes_bound(self, pod: Pod) -> bool:
         """arePodVolumesBound over the cluster's current claims."""
         objs = self.handle.snapshot.objects
-        for claim_name, _, _ in pod_claim_names(pod):
+        for claim_name, _ephemeral, _source in pod_claim_names(pod):
             pvc = objs.pvcs.get(f"{pod.namespace}/{claim_name}")
             if pvc is None or not is_claim_fully_bound(pvc):
                 return False
         return True
+
+    def explain_filter(self, ctx: ExplainInputs, view: FilterView) -> FilterParts:
+        """Why Filter let ``view``'s node pass or rejected it: the inputs, the rule."""
+        found = self.node_volumes(view.state, view.node_info)
+        if found is None:
+            return {}, "", ""
+        texts = []
+        for b in found["boundClaims"]:
+            where = {"claim": b["claim"], "pv": b["pv"]}
+            if b["pv"] is None:
+                line = _("%(claim)s is bound to a PersistentVolume that does not exist")
+            elif b["nodeAffinityMatches"]:
+                line = _("%(claim)s is bound to %(pv)s, whose node affinity matches")
+            else:
+                line = _("%(claim)s is bound to %(pv)s, whose node affinity does not match")
+            texts.append(line % where)
+        for claim in found["unboundClaims"]:
+            pv = found["staticBindings"].get(claim)
+            if pv is not None:
+                line = _("%(claim)s would bind to the available volume %(pv)s")
+            elif claim in found["toProvision"]:
+                line = _("%(claim)s would be provisioned by its StorageClass")
+            else:
+                line = _("%(claim)s finds no volume to bind on this node")
+            texts.append(line % {"claim": claim, "pv": pv})
+        formula = _(
+            "bound claims' PVs reachable from the node; each unbound claim matched to an available "
+            "PV or provisionable"
+        )
+        return found, formula, sentence_of(texts)
 
 
 class _BinderError(Exception):

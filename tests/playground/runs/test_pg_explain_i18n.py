@@ -98,7 +98,7 @@ def test_preemption_that_would_not_help_has_a_note_for_its_nodes(user):
 
 
 def test_the_engines_lists_use_the_chinese_enumeration_comma():
-    from scheduler_core.explain.words import listed
+    from scheduler_core.words import listed
 
     with translation.override("zh-hans"):
         assert listed(["n1", "n2"]) == "n1、n2"

@@ -14,7 +14,7 @@ import scheduler_core.plugins
 from scheduler_core.explain import at_cycle, explain_filter, explain_preemption
 from scheduler_core.explain.preemption import _CRITERIA_WORDS
 from scheduler_core.explain.reasons import reason_note, reasons_note
-from scheduler_core.explain.words import clauses, listed, sentences, set_translator
+from scheduler_core.words import clauses, listed, sentences, set_translator
 from scheduler_core.framework.preemption import CANDIDATE_CRITERIA
 from tests.builders import make_node, make_pod
 

@@ -19,7 +19,7 @@ from scheduler_core.objects.api import (
     Node,
     Pod,
 )
-from scheduler_core.plugins import dynamic_resources as dra
+from scheduler_core.plugins.dynamic_resources import plugin as dra
 
 
 @dataclass

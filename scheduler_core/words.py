@@ -80,3 +80,8 @@ def sentences(items: Iterable[str]) -> str:
         if item:
             out = _("%(sentence)s %(next)s") % {"sentence": out, "next": item} if out else item
     return out
+
+
+def sentence_of(items: list[str]) -> str:
+    """Clauses joined into one sentence, with its full stop (empty without clauses)."""
+    return _("%(clauses)s.") % {"clauses": clauses(items)} if items else ""

@@ -1,137 +1,25 @@
-"""PodTopologySpread and InterPodAffinity explained: pods counted per topology domain.
+"""InterPodAffinity explained: matching pods per topology domain, and who adds what to a score.
 
-The counts are the ones PreFilter and PreScore wrote to the cycle state; the plugins' own
-skew checks and score terms give the numbers.
+The plugin calls these from its ``explain_filter``/``explain_score``; the counts are the ones
+PreFilter and PreScore wrote to the cycle state, and each pair's weight is Score's own.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scheduler_core.explain.context import CycleContext, FilterView
-from scheduler_core.explain.filters import filter_detail
-from scheduler_core.explain.scores import explainer
-from scheduler_core.explain.words import _, clauses, gettext_noop, listed
+from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView, ScoreParts
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
 from scheduler_core.plugins.inter_pod_affinity.tally import existing_terms_weights
-from scheduler_core.plugins.pod_topology_spread.plugin import score_terms
+from scheduler_core.words import _, clauses, gettext_noop, listed, sentence_of
 
-# -- PodTopologySpread ----------------------------------------------------------------------------
-
-
-@filter_detail(names.POD_TOPOLOGY_SPREAD)
-def _spread_filter(ctx: CycleContext, pl: Any, view: FilterView) -> tuple[dict[str, Any], str, str]:
-    checks = pl.skew_checks(view.state, view.node_info) or []
-    rows, lines, texts = [], [], []
-    for c in checks:
-        rows.append(
-            {
-                "topologyKey": c.topology_key,
-                "domain": c.value,
-                "matchingInDomain": c.matching,
-                "selfMatch": c.self_match,
-                "minMatching": c.min_match,
-                "skew": c.skew if c.value is not None else None,
-                "maxSkew": c.max_skew,
-                "minDomains": c.min_domains,
-                "countsPerDomain": c.counts,
-            }
-        )
-        if c.value is None:
-            lines.append(_("%(key)s: node has no such label") % {"key": c.topology_key})
-            texts.append(
-                _("the node has no %(key)s label, so it is outside every domain")
-                % {"key": c.topology_key}
-            )
-            break
-        op = ">" if c.exceeds else "≤"
-        lines.append(
-            f"{c.topology_key}={c.value}: skew = {c.matching} + {c.self_match} − {c.min_match} "
-            f"= {c.skew} {op} maxSkew {c.max_skew}"
-        )
-        where = {
-            "key": c.topology_key,
-            "domain": c.value,
-            "matching": c.matching,
-            "min": c.min_match,
-            "domains": len(c.counts),
-            "minDomains": c.min_domains,
-            "skew": c.skew,
-            "op": op,
-            "maxSkew": c.max_skew,
-        }
-        enough = c.enough_domains
-        texts.append(_(_SPREAD_TEXTS[bool(c.self_match), enough]) % where)
-        if c.exceeds:
-            break
-    return {"constraints": rows}, "; ".join(lines), _sentence(texts)
+if TYPE_CHECKING:
+    from scheduler_core.plugins.inter_pod_affinity.plugin import InterPodAffinity
 
 
-@explainer(names.POD_TOPOLOGY_SPREAD)
-def _spread_score(ctx: CycleContext, pl: Any, ni: NodeInfo) -> tuple[dict[str, Any], str, int, str]:
-    found = score_terms(ctx.state, ni)
-    value, _status = pl.score(ctx.state, ctx.pod, ni)
-    if found is None:
-        text = _("PodTopologySpread gave %(node)s %(value)s.") % {
-            "node": ni.node.name,
-            "value": value,
-        }
-        return {}, f"Score = {value}", value, text
-    terms, ignored, domains, total = found
-    if ignored:
-        return (
-            {"ignored": True},
-            _("node ignored → 0"),
-            value,
-            _(
-                "%(node)s lacks the label of a soft constraint, so PodTopologySpread ignores it: "
-                "raw 0 and normalized 0."
-            )
-            % {"node": ni.node.name},
-        )
-    rows = [
-        {
-            "topologyKey": k,
-            "domain": v,
-            "matching": cnt,
-            "weight": w,
-            "maxSkew": m,
-            "domains": domains.get(k),
-        }
-        for k, v, cnt, w, m, *_rest in terms
-    ]
-    weights = "; ".join(
-        f"weight({k}) = ln({domains[k]} + 2) = {w:.4f}"
-        for k, _v, _cnt, w, *_rest in terms
-        if k in domains
-    )
-    parts = " + ".join(f"{cnt}×{w:.4f} + ({m} − 1)" for _k, _v, cnt, w, m, *_rest in terms) or "0"
-    formula = f"round({parts}) = round({total:.4f}) = {value}"
-    if weights:
-        formula = f"{weights}; {formula}"
-    text = _(
-        "PodTopologySpread on %(node)s: for each soft constraint, the matching pods in the "
-        "node's domain times the constraint's weight (log of the number of domains + 2), plus "
-        "maxSkew − 1; %(counts)s. Raw %(value)s; fewer pods score higher after NormalizeScore."
-    ) % {
-        "node": ni.node.name,
-        "counts": clauses(
-            _("%(key)s=%(domain)s: %(count)s pod(s)") % {"key": k, "domain": v, "count": cnt}
-            for k, v, cnt, *_rest in terms
-        ),
-        "value": value,
-    }
-    return {"constraints": rows}, formula, value, text
-
-
-# -- InterPodAffinity -----------------------------------------------------------------------------
-
-
-@filter_detail(names.INTER_POD_AFFINITY)
-def _affinity_filter(
-    ctx: CycleContext, pl: Any, view: FilterView
-) -> tuple[dict[str, Any], str, str]:
+def affinity_filter(pl: InterPodAffinity, ctx: ExplainInputs, view: FilterView) -> FilterParts:
+    """Each required term's matching pods in the node's domain, and existing anti-affinity."""
     s = pl.pre_filter_state(view.state)
     if s is None:
         return {}, "", ""
@@ -181,13 +69,11 @@ def _affinity_filter(
         "matches itself); no anti-affinity term's domain has one; no existing pod's "
         "anti-affinity covers the node"
     )
-    return inputs, formula, _sentence(texts) or _("The pod has no pod affinity.")
+    return inputs, formula, sentence_of(texts) or _("The pod has no pod affinity.")
 
 
-@explainer(names.INTER_POD_AFFINITY)
-def _affinity_score(
-    ctx: CycleContext, pl: Any, ni: NodeInfo
-) -> tuple[dict[str, Any], str, int, str]:
+def affinity_score(pl: InterPodAffinity, ctx: ExplainInputs, ni: NodeInfo) -> ScoreParts:
+    """The topology pairs of ``ni`` and who adds what to each."""
     pairs = pl.score_pairs(ctx.state, ni) or []
     # Each pair's weight and the sum are Score's own; the breakdown names who adds what.
     rows = [{**_pair_breakdown(ctx, pl, key, value), "weight": w} for key, value, w in pairs]
@@ -230,7 +116,9 @@ def _affinity_score(
     return inputs, formula, value, text
 
 
-def _pair_breakdown(ctx: CycleContext, pl: Any, key: str, value: str) -> dict[str, Any]:
+def _pair_breakdown(
+    ctx: ExplainInputs, pl: InterPodAffinity, key: str, value: str
+) -> dict[str, Any]:
     """Who adds what to one topology pair: the pod's terms matching pods in the domain, and
     the terms of the pods there that match the pod (worked out once per pair and cycle)."""
     cached = ctx.cache.get((names.INTER_POD_AFFINITY, key, value))
@@ -239,7 +127,7 @@ def _pair_breakdown(ctx: CycleContext, pl: Any, key: str, value: str) -> dict[st
     return dict(cached)
 
 
-def _pair(ctx: CycleContext, pl: Any, key: str, value: str) -> dict[str, Any]:
+def _pair(ctx: ExplainInputs, pl: InterPodAffinity, key: str, value: str) -> dict[str, Any]:
     pod = ctx.pod
     domain = [n for n in ctx.snapshot.node_info_list if n.node.labels.get(key) == value]
     out: list[dict[str, Any]] = []
@@ -281,33 +169,6 @@ def _describe(c: dict[str, Any]) -> str:
         }
     return f"{c['term']} {c['weight']:+d}"
 
-
-def _sentence(texts: list[str]) -> str:
-    """Clauses joined into one sentence (empty without clauses)."""
-    return _("%(clauses)s.") % {"clauses": clauses(texts)} if texts else ""
-
-
-# A constraint's Filter clause: (the pod matches itself, minDomains domains exist) -> sentence.
-_SPREAD_TEXTS = {
-    (False, True): gettext_noop(
-        "%(key)s=%(domain)s holds %(matching)s matching pod(s); the emptiest domain has %(min)s; "
-        "skew %(skew)s %(op)s maxSkew %(maxSkew)s"
-    ),
-    (True, True): gettext_noop(
-        "%(key)s=%(domain)s holds %(matching)s matching pod(s) and the pod itself matches; the "
-        "emptiest domain has %(min)s; skew %(skew)s %(op)s maxSkew %(maxSkew)s"
-    ),
-    (False, False): gettext_noop(
-        "%(key)s=%(domain)s holds %(matching)s matching pod(s); only %(domains)s of minDomains "
-        "%(minDomains)s domains exist, so the minimum counts as 0; skew %(skew)s %(op)s maxSkew "
-        "%(maxSkew)s"
-    ),
-    (True, False): gettext_noop(
-        "%(key)s=%(domain)s holds %(matching)s matching pod(s) and the pod itself matches; only "
-        "%(domains)s of minDomains %(minDomains)s domains exist, so the minimum counts as 0; "
-        "skew %(skew)s %(op)s maxSkew %(maxSkew)s"
-    ),
-}
 
 # An existing pod's term that counts for the pod (inter_pod_affinity.tally's words), per kind.
 _EXISTING_TERMS = {

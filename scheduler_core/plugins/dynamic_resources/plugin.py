@@ -29,6 +29,7 @@ from scheduler_core.framework.events import (
     ClusterEvent,
     ClusterEventWithHint,
 )
+from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView, ScoreParts
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, Handle, PostFilterResult
 from scheduler_core.framework.status import (
     SKIP,
@@ -49,6 +50,7 @@ from scheduler_core.objects.labels import (
     node_selector,
 )
 from scheduler_core.plugins import names
+from scheduler_core.plugins.dynamic_resources import explain
 from scheduler_core.plugins.shared.helpers import (
     FrozenState,
     ScoreValues,
@@ -382,6 +384,14 @@ class DynamicResources:
                 return error(f"claim {claim.key} got allocated elsewhere in the meantime")
             s.claims[index] = manager.reserve(claim, allocation, pod.name, pod.uid)
         return SUCCESS
+
+    # -- Explained (not upstream) ------------------------------------------------------------
+
+    def explain_filter(self, ctx: ExplainInputs, view: FilterView) -> FilterParts:
+        return explain.filter_parts(ctx, view)
+
+    def explain_score(self, ctx: ExplainInputs, ni: NodeInfo) -> ScoreParts:
+        return explain.score_parts(self, ctx, ni)
 
 
 def device_matches(state: CycleState, nodes: Sequence[NodeInfo]) -> dict[str, Any] | None:
