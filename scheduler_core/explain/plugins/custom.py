@@ -8,7 +8,7 @@ shows the definition's expression for the extension point, the bound inputs (``n
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeGuard
 
 from scheduler_core.custom.plugin import CustomPlugin
 from scheduler_core.explain.context import CycleContext
@@ -16,7 +16,8 @@ from scheduler_core.framework.types import NodeInfo
 from scheduler_core.words import _
 
 
-def is_custom(pl: Any) -> bool:
+def is_custom(pl: object) -> TypeGuard[CustomPlugin]:
+    """``pl`` is a custom CEL plugin (what the explanation may then read of it is typed)."""
     return isinstance(pl, CustomPlugin)
 
 
