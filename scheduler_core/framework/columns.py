@@ -16,6 +16,7 @@ so that a cycle recounts only the nodes whose pods changed since the last one.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -251,11 +252,7 @@ class NodeColumns:
             todo = changed.tolist()
         infos = self.infos
         for i in todo:
-            n = 0
-            for pod in infos[i].pods:
-                if predicate(pod):
-                    n += 1
-            counts[i] = n
+            counts[i] = sum(map(predicate, infos[i].pods))
         return counts
 
     def remember(self, key: Hashable, value: Any) -> None:
@@ -315,6 +312,7 @@ class NodeColumns:
 
 
 _MAX_POD_COUNTS: Final = 256
+_FEW_VALUES: Final = 8  # LabelColumn.table fills up to this many values one at a time
 _MAX_REQUIREMENTS: Final = 1024
 
 
@@ -358,10 +356,19 @@ class LabelColumn:
                     out[j] = v
             return out
         index = self.index
-        for value, v in per_value.items():
-            at = index.get(value)
-            if at is not None:
-                out[at + 1] = v
+        if len(per_value) <= _FEW_VALUES:
+            for value, v in per_value.items():
+                at = index.get(value)
+                if at is not None:
+                    out[at + 1] = v
+            return out
+        # Many values (a hostname-like key): placed in one numpy assignment.
+        rows = np.fromiter(
+            map(index.get, per_value, repeat(-1)), dtype=np.intp, count=len(per_value)
+        )
+        known = rows >= 0
+        values = np.array(list(per_value.values()), dtype=dtype)
+        out[rows[known] + 1] = values[known]
         return out
 
     def read(self, per_value: Mapping[str, int], ids: Array) -> Array:

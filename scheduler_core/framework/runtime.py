@@ -344,12 +344,18 @@ class Framework(BindingPoints):
             }
             codes = {st.code for st in labelled.values()}
             if Code.SUCCESS in codes:
-                gone = sorted(i for i in bad if bad[i].code != Code.SUCCESS)
-                if not gone:
+                kept = sorted(i for i in bad if bad[i].code != Code.SUCCESS)
+                if not kept:
                     continue
+                statuses = list(map(labelled.__getitem__, map(id, map(bad.__getitem__, kept))))
+                gone = np.array(kept, dtype=np.intp)
             else:
-                gone = sorted(bad)
-            statuses = list(map(labelled.__getitem__, map(id, map(bad.__getitem__, gone))))
+                statuses = list(map(labelled.__getitem__, map(id, shared)))
+                gone = np.fromiter(bad, dtype=np.intp, count=len(shared))
+                if len(gone) > 1 and not (gone[1:] > gone[:-1]).all():  # in node order
+                    order = np.argsort(gone, kind="stable")
+                    gone = gone[order]
+                    statuses = [statuses[i] for i in order.tolist()]
             at = gone if positions is None else positions[gone]
             if flags_view is None:
                 flags_view = np.frombuffer(passed, dtype=np.uint8)
@@ -357,12 +363,12 @@ class Framework(BindingPoints):
             if base is not None:
                 names: list[str] = base[0].names()[base[1][at]].tolist()
             else:
-                names = [nodes[pos].node.name for pos in at]
+                names = [nodes[pos].node.name for pos in at.tolist()]
             rejected.update(zip(names, statuses, strict=True))
-            for pos, st in zip(at, statuses, strict=True) if Code.ERROR in codes else ():
+            for pos, st in zip(at.tolist(), statuses, strict=True) if Code.ERROR in codes else ():
                 if st.code == Code.ERROR:
                     if first_error is None or pos < first_error:
-                        first_error = int(pos)
+                        first_error = pos
                     break
             mask = np.ones(len(alive), dtype=bool)
             mask[gone] = False

@@ -150,8 +150,8 @@ class Selector:
         if self._nothing:
             return False
         eq = self._equals
-        if eq is not None:
-            return all(labels.get(k) == v for k, v in eq.items())
+        if eq is not None:  # every (key, value) among the labels': one C-level subset test
+            return eq.items() <= labels.items()
         return all(r.matches(labels) for r in self.requirements)
 
     def add(self, extra: Sequence[Requirement]) -> Selector:
