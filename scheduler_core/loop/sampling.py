@@ -169,7 +169,7 @@ def find_nodes_that_pass_filters(
         passed, rejected, err_at = _filter_window(fwk, state, pod, window, nominated)
         walked += len(window)
         wanted = stop_at - len(feasible)
-        flags = np.asarray(passed, dtype=bool)
+        flags = np.frombuffer(passed, dtype=np.bool_)  # the 0/1 bytes as bools, not copied
         count = int(np.count_nonzero(flags))
         every = count == len(flags)  # the whole window passed: nothing to pick out
         passes += count

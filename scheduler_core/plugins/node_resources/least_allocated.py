@@ -27,5 +27,5 @@ def _room_scores(requested: Any, capacity: Any, counts: Any) -> Any:
     return go_quo_array(room, capacity, nonneg=True, positive=counts is None)
 
 
-# The weighted mean of the room-left scores over the resources each node has.
-least_allocated_scorer: Final[Scorer] = weighted_mean_scorer(_room_scores)
+# The weighted mean of the room-left scores (never negative) over the resources each node has.
+least_allocated_scorer: Final[Scorer] = weighted_mean_scorer(_room_scores, nonneg=True)

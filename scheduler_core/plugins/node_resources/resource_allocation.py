@@ -105,7 +105,8 @@ class WeightedMean:
         """Add a resource's scores (an array this object may keep and change) where it
         ``counts`` (see counted)."""
         if counts is None:
-            score *= weight
+            if weight != 1:
+                score *= weight
             if self.total is None:
                 self.total = score
             else:
@@ -116,24 +117,28 @@ class WeightedMean:
             self.total = weighted if self.total is None else self.total + weighted
             self.weights = self.weights + counts * weight
 
-    def result(self) -> Any:
-        """The total over the weight sum (Go's truncation), 0 where nothing counted."""
+    def result(self, *, nonneg: bool = False) -> Any:
+        """The total over the weight sum (Go's truncation), 0 where nothing counted.
+        ``nonneg``: the caller knows no total is negative."""
         if self.total is None:
             return np.zeros(self.n, dtype=np.int64)
-        return go_quo_array(self.total, self.weights)
+        return go_quo_array(self.total, self.weights, nonneg=nonneg)
 
 
-def weighted_mean_scorer(per_resource: Callable[[Any, Any, Any], Any]) -> Scorer:
+def weighted_mean_scorer(
+    per_resource: Callable[[Any, Any, Any], Any], *, nonneg: bool = False
+) -> Scorer:
     """The scorer of LeastAllocated and MostAllocated: ``per_resource(requested, capacity,
     counts)`` scores each resource on every node (counts: see counted), and the node's score is
-    the WeightedMean of those over the resources it has."""
+    the WeightedMean of those over the resources it has. ``nonneg``: ``per_resource`` never
+    gives a negative score (then, with no negative weight, no total is negative either)."""
 
     def scorer(requested: Sequence[Any], allocatable: Sequence[Any], weights: Sequence[int]) -> Any:
         mean = WeightedMean(len(requested[0]) if requested else 0)
         for req, cap, weight in zip(requested, allocatable, weights, strict=True):
             counts = counted(cap)
             mean.add(per_resource(req, cap, counts), counts, weight)
-        return mean.result()
+        return mean.result(nonneg=nonneg and all(w >= 0 for w in weights))
 
     return scorer
 
