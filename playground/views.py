@@ -26,6 +26,7 @@ from .lessons import selectors as lesson_selectors
 from .models import Cluster, Profile
 from .profiles import selectors as profile_selectors
 from .runs import selectors as run_selectors
+from .runs.http.forms import FeatureGatesForm
 
 RUNS_SHOWN = 50  # runs listed on a cluster page, newest first
 
@@ -59,6 +60,7 @@ def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
     profiles = list(profile_selectors.profiles_for_user(request.user))
     context["suggested_profile"] = _suggested_profile(cluster, profiles)  # by the stored names
     context["profiles"] = _in_language(profiles)
+    context["gates_form"] = FeatureGatesForm()  # the Run form's fieldset
     _in_language([cluster])
     context["runs"] = run_selectors.runs_for_cluster(user=request.user, cluster=cluster)[
         :RUNS_SHOWN

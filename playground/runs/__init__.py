@@ -10,6 +10,7 @@ cycle's page data) -> ``http/`` (``cycles/<n>.json``) -> the chart in the browse
 - ``try_change``: "try a change": a finished run re-run with one profile change;
 - ``said``: sentences the worker stores in English, shown in the reader's language;
 - ``refs``: signed run references in URLs and websocket paths;
+- ``gates``: a run's feature gates: v1.35's defaults, their help, the Features a run runs with;
 - ``live/``: the run as it happens: channel groups, websocket messages, the run websocket;
 - ``execution/``: executing a run: the Celery task, the runners, the engine loop, fair shares;
 - ``storage/``: a run's cycles and small events as rows: written in bulk, read back as columns;

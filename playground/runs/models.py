@@ -12,6 +12,7 @@ from scheduler_core.tools.gcpause import collector_paused
 from ..clusters.models import Cluster
 from ..inputs.jsontext import FastJSONDecoder, FastJSONEncoder
 from ..profiles.models import Profile
+from .gates import v1_35_gates
 
 
 class Run(models.Model):
@@ -56,6 +57,9 @@ class Run(models.Model):
     summary = models.JSONField(default=dict, blank=True)
     # Cluster changes made between cycles (``playground.runs.script``), in the lesson format.
     script = models.JSONField(default=list, blank=True)
+    # The feature gates it runs with, every one by name (``runs.gates``): v1.35's defaults unless
+    # its form said otherwise; runs stored before this field ran with TRACE_FEATURES' gates.
+    feature_gates = models.JSONField(default=v1_35_gates, blank=True)
     compare_with = models.ForeignKey(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

@@ -36,6 +36,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
+from scheduler_core.features import Features
+
 from .. import engine
 from ..clusters import services as cluster_services
 from ..clusters.selectors import cluster_manifests
@@ -55,6 +57,7 @@ from .execution.attempt import (
 )
 from .execution.recovery import run_requeue_expired, run_requeue_pending
 from .execution.script import ScriptError, ScriptStep, check_targets, parse_script, script_json
+from .gates import v1_35_gates
 from .live.stream import broadcast_many, finished_message
 from .said import SAID, Said, with_said
 from .selectors import stored_last_seq
@@ -172,6 +175,7 @@ def _create(
     pod_keys: Iterable[str] | None,
     label: str,
     script: Sequence[ScriptStep] = (),
+    features: Features | None = None,
 ) -> Run:
     """Store a new pending run (not queued yet: ``run_submit`` does that)."""
     config = _check_config(profile)
@@ -187,6 +191,7 @@ def _create(
         config=config,
         summary={"total": len(pending), "scheduled": 0, "unschedulable": 0},
         script=script_json(script),
+        feature_gates=features.to_gates() if features is not None else v1_35_gates(),
     )
 
 
@@ -239,11 +244,13 @@ def run_start(
     label: str = "",
     script: Sequence[ScriptStep] = (),
     owner: str | None = None,
+    features: Features | None = None,
 ) -> Run:
     """Store a pending run of ``profile`` over ``cluster`` and queue its task after commit.
 
     ``pod_keys`` (``namespace/name``) picks the pending pods to schedule; None means all.
-    ``script`` is the cluster changes made between cycles. ``owner`` is whose share the run
+    ``script`` is the cluster changes made between cycles; ``features`` the feature gates
+    (default: v1.35's). ``owner`` is whose share the run
     uses (default: the user's; ``limits.request_owner`` for an anonymous visitor). Raises
     RunInvalid when the profile is invalid or a key is not a pending pod (RunRefused when the
     owner has too many runs), ScriptError when a step names an unknown target.
@@ -256,6 +263,7 @@ def run_start(
             pod_keys=pod_keys,
             label=label,
             script=script,
+            features=features,
         )
         run_submit(runs=[run], owner=owner or limits.owner_key(user=user))
     return run
@@ -268,8 +276,10 @@ def run_compare_start(
     profile_a: Profile,
     profile_b: Profile,
     owner: str | None = None,
+    features: Features | None = None,
 ) -> tuple[Run, Run]:
-    """Two runs of the same cluster under two profiles (what-if); both count for the owner."""
+    """Two runs of the same cluster under two profiles (what-if), with the same feature gates;
+    both count for the owner."""
     with transaction.atomic():
         a = _create(
             user=user,
@@ -277,6 +287,7 @@ def run_compare_start(
             profile=profile_a,
             pod_keys=None,
             label="A",
+            features=features,
         )
         b = _create(
             user=user,
@@ -284,6 +295,7 @@ def run_compare_start(
             profile=profile_b,
             pod_keys=None,
             label="B",
+            features=features,
         )
         a.compare_with, b.compare_with = b, a
         a.save(update_fields=["compare_with"])

@@ -165,7 +165,7 @@ def run_try_change(*, user: AbstractBaseUser, run: Run, change: ProfileChange) -
         raise ChangeInvalid(
             _field(problem.path), engine.explained_problem(f"{problem.path}: {problem.message}")
         )
-    original = Run.objects.only("pod_keys", "script").get(pk=run.pk)
+    original = Run.objects.only("pod_keys", "script", "feature_gates").get(pk=run.pk)
     try:
         return _start(user=user, run=run, original=original, change=change, config=config)
     except RunRefused as err:
@@ -193,6 +193,7 @@ def _start(
             snapshot=original.snapshot,
             config=config,
             script=original.script,
+            feature_gates=dict(original.feature_gates),  # the same gates: only the profile changes
             compare_with=run,
             summary=_fresh_summary(run),
         )

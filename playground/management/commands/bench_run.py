@@ -35,7 +35,10 @@ from playground.clusters.services import cluster_create_from_yaml
 from playground.models import Run, RunCycle, RunEvent
 from playground.profiles.services import profile_create
 from playground.runs import services as run_services
+from playground.runs.gates import run_features
 from scheduler_core.clock import SimulatedClock
+from scheduler_core.config import load_config
+from scheduler_core.features import V1_35_DEFAULTS, Features
 from scheduler_core.loop.scheduler import Scheduler
 
 BENCH_USER = "bench"
@@ -48,16 +51,19 @@ def case_manifests(case: dict[str, Any]) -> list[dict[str, Any]]:
     return [*case.get("nodes", ()), *others, *(case.get("pods") or ()), *case.get("queue", ())]
 
 
-def engine_seconds(config: dict[str, Any], manifests: list[dict[str, Any]]) -> tuple[float, float]:
-    """The engine alone (wall and CPU seconds): the same snapshot and configuration, nothing
-    listening, so no event is built, stored or sent."""
+def engine_seconds(
+    config: dict[str, Any], manifests: list[dict[str, Any]], features: Features = V1_35_DEFAULTS
+) -> tuple[float, float]:
+    """The engine alone (wall and CPU seconds): the same snapshot, configuration and feature
+    gates, nothing listening, so no event is built, stored or sent."""
     started, cpu = time.perf_counter(), time.process_time()
     Scheduler(
-        config,
+        load_config(config, features=features),
         manifests,
         clock=SimulatedClock(),
         registry=plugins.registry(),
         plugin_events=plugins.EVENTS_TO_REGISTER,
+        features=features,
     ).run_until_idle()
     return time.perf_counter() - started, time.process_time() - cpu
 
@@ -113,7 +119,13 @@ class Command(BaseCommand):
             timings = []
             for _ in range(max(1, options["repeat"])):
                 run, run_seconds, run_cpu = self._run(user, cluster, profile)
-                timings.append((run_seconds, run_cpu, *engine_seconds(run.config, run.snapshot)))
+                timings.append(
+                    (
+                        run_seconds,
+                        run_cpu,
+                        *engine_seconds(run.config, run.snapshot, run_features(run)),
+                    )
+                )
             run_seconds, run_cpu, engine, engine_cpu = (
                 min(t[i] for t in timings) for i in range(4)
             )

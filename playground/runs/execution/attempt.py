@@ -36,14 +36,12 @@ from scheduler_core.loop.cycle import CycleRecord
 from scheduler_core.loop.scheduler import Scheduler
 from scheduler_core.record.events import Event
 from scheduler_core.tools.gcpause import existing_objects_frozen
-from scheduler_core.tools.rebuild import (
-    PrefixWatch,
-    eligible,
-)
+from scheduler_core.tools.rebuild import PrefixWatch, eligible
 
 from ... import engine, plugins
 from ...custom_plugins.services import custom_specs_for, registry_with
 from ...models import Node, Pod, Run, RunCommand, RunCycle, RunEvent, RunInput
+from ..gates import run_features
 from ..live.stream import broadcast_many, finished_message, progress_message, watched
 from ..panels.charts import CYCLE_TYPES
 from ..said import SAID, Said, with_said
@@ -267,6 +265,8 @@ class Execution:
         self.recorder.cycles_of.see("CycleStart", rec.pod, cycle)
         self.errors.see(rec)
         rebuild_from = self.watch.see_cycle(rec)
+        if rec.batch_hint:  # a batch's hint comes from the cycle before: it is never rebuilt
+            rebuild_from = None
         if seq <= self.stored_upto:
             if self.replayed.get(seq) != "CycleStart":
                 raise RuntimeError(
@@ -396,7 +396,8 @@ class Execution:
         specs = custom_specs_for(self.run.profile.owner)
         self.tape.note(PLUGINS, [spec.to_dict() for spec in specs])
         self.tape.note(PERMIT_CAP, permit_max_wait_seconds())
-        config = load_config(self.run.config)
+        features = run_features(self.run)  # the run's feature gates
+        config = load_config(self.run.config, features=features)
         self.sched = sched = Scheduler(
             config,
             self.snapshot,
@@ -406,6 +407,7 @@ class Execution:
             registry=registry_with(specs, meter=Meter(checkpoint=self.mid_cycle.checkpoint)),
             plugin_events=plugins.EVENTS_TO_REGISTER,
             extenders=self.tape.extenders(extenders_from_config(config, engine.extender_policy())),
+            features=features,
         )
         self.tape.sched = sched
         checkpoint_extender_calls(sched.extenders, self.mid_cycle.checkpoint)

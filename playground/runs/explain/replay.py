@@ -26,6 +26,7 @@ from ...custom_plugins.services import registry_for, registry_with
 from ...models import Run, RunCommand, RunInput
 from ..execution.script import ScriptPlayer, parse_script
 from ..execution.tape import TapeMismatch, TapePlayer
+from ..gates import run_features
 
 T = TypeVar("T")
 
@@ -70,7 +71,8 @@ def _set_up(run: Run) -> tuple[Scheduler, TapePlayer, ScriptPlayer]:
     )
     player = TapePlayer(entries)
     try:
-        config = load_config(run.config or run.profile.config)
+        features = run_features(run)
+        config = load_config(run.config or run.profile.config, features=features)
     except SchedulerCoreError as err:
         raise NotReplayable(
             gettext("the run's configuration no longer loads: %(error)s") % {"error": err}
@@ -104,6 +106,7 @@ def _set_up(run: Run) -> tuple[Scheduler, TapePlayer, ScriptPlayer]:
             registry=registry,
             plugin_events=plugins.EVENTS_TO_REGISTER,
             extenders=player.extenders(extenders_from_config(config, engine.extender_policy())),
+            features=features,
         )
     except SchedulerCoreError as err:
         raise NotReplayable(

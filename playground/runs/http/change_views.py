@@ -15,6 +15,7 @@ from ...profiles import selectors as profile_selectors
 from .. import selectors, services, try_change
 from ..execution.script import ScriptError
 from .forms import (
+    FeatureGatesForm,
     ScriptFormSet,
     ScriptStepForm,
     add_script_errors,
@@ -30,13 +31,15 @@ def run_with_changes(request: HttpRequest, pk: int) -> HttpResponse:
     cluster = cluster_selectors.cluster_for_user(request.user, pk)
     profiles = profile_selectors.profiles_for_user(request.user)
     formset = ScriptFormSet(request.POST or None, prefix="step")
+    gates = FeatureGatesForm(request.POST or None)
     error = ""
     if request.method == "POST":
         steps = script_from_formset(formset)
+        features = gates.chosen()  # None: the fieldset shows why
         profile_id = request.POST.get("profile", "")
         if not profile_id.isdigit():
             error = gettext("profile: choose a profile")
-        elif steps is not None:
+        elif steps is not None and features is not None:
             profile = profile_selectors.profile_for_user(request.user, int(profile_id))
             try:
                 run = services.run_start(
@@ -45,6 +48,7 @@ def run_with_changes(request: HttpRequest, pk: int) -> HttpResponse:
                     profile=profile,
                     label=gettext("with changes"),
                     script=steps,
+                    features=features,
                 )
             except ScriptError as err:
                 add_script_errors(formset, err.errors)
@@ -57,7 +61,7 @@ def run_with_changes(request: HttpRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "playground/runs/run_with_changes.html",
-        {"cluster": cluster, "profiles": profiles, "formset": formset},
+        {"cluster": cluster, "profiles": profiles, "formset": formset, "gates_form": gates},
         status=400 if request.method == "POST" else 200,
     )
 

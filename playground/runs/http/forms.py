@@ -1,4 +1,5 @@
-"""Forms of runs: a script of cluster changes, step by step, and "try a change" on a profile.
+"""Forms of runs: the feature gates, a script of cluster changes, step by step, and "try a
+change" on a profile.
 
 A script step is a row (action, after cycle, target, value); the rows become the stored
 script (``runs.script``), whose validation errors come back on the row's field that caused them.
@@ -12,14 +13,78 @@ import yaml
 from django import forms
 from django.utils.translation import gettext, gettext_lazy
 
+from scheduler_core.features import GATE_NAMES, V1_35_DEFAULTS, Features
+
 from ...custom_plugins.services import registry_for
 from ...engine import plugin_names
 from ...inputs import kube, yaml_limits
 from .. import try_change
 from ..execution import script
+from ..gates import ALPHA, GATE_HELP, v1_35_gates
 
 STEP_ROWS: Final = 4
 _MANIFEST_ACTIONS: Final = ("add_node", "add_pod")
+
+
+GATES_PREFIX: Final = "gate"
+GATES_SHOWN: Final = f"{GATES_PREFIX}-shown"  # a form that showed the fieldset posts it
+_ON: Final = frozenset({"on", "true", "1"})
+_OFF: Final = frozenset({"off", "false", "0", ""})
+# Upstream's feature dependencies (kube_features.go): the gate needs the other one on.
+_NEEDS: Final = {"GangScheduling": "GenericWorkload"}
+
+
+class FeatureGatesForm(forms.Form):
+    """One checkbox per feature gate, v1.35's defaults checked. A POST without ``gate-shown``
+    (a form that did not show the fieldset) leaves every gate at v1.35's default."""
+
+    def __init__(self, data: Any = None) -> None:
+        if data is not None and GATES_SHOWN not in data:
+            data = None
+        super().__init__(data, prefix=GATES_PREFIX)
+        for name, on in v1_35_gates().items():
+            self.fields[name] = forms.BooleanField(
+                required=False, initial=on, label=name, help_text=GATE_HELP[name]
+            )
+
+    def rows(self) -> list[tuple[Any, bool]]:
+        """Each gate's bound field and whether it is alpha (for the template)."""
+        return [(self[name], name in ALPHA) for name in GATE_NAMES]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        known = {self.add_prefix(name) for name in GATE_NAMES} | {GATES_SHOWN}
+        for key in self.data:
+            if key.startswith(f"{GATES_PREFIX}-") and key not in known:
+                gate = key.split("-", 1)[1]
+                raise forms.ValidationError(
+                    gettext("feature gates: %(gate)s is not a feature gate of v1.35")
+                    % {"gate": gate}
+                )
+        for name in GATE_NAMES:
+            raw = self.data.get(self.add_prefix(name))
+            if raw is not None and str(raw).strip().lower() not in _ON | _OFF:
+                self.add_error(name, gettext("must be on or off"))
+        for gate, needed in _NEEDS.items():
+            if data.get(gate) and not data.get(needed):
+                self.add_error(gate, gettext("needs %(gate)s on") % {"gate": needed})
+        return data
+
+    def chosen(self) -> Features | None:
+        """The gates asked for (v1.35's defaults when the fieldset was not shown); None when
+        the input is invalid (``errors`` say why)."""
+        if not self.is_bound:
+            return V1_35_DEFAULTS
+        if not self.is_valid():
+            return None
+        return Features.from_gates({name: bool(self.cleaned_data[name]) for name in GATE_NAMES})
+
+    def problems(self) -> str:
+        """The errors in one line, each after the gate it is about."""
+        return "; ".join(
+            f"{field if field != '__all__' else gettext('feature gates')}: {' '.join(errors)}"
+            for field, errors in self.errors.items()
+        )
 
 
 class ScriptStepForm(forms.Form):

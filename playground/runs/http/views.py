@@ -29,19 +29,22 @@ from ...models import Run
 from ...profiles import selectors as profile_selectors
 from .. import said, selectors, services, try_change
 from ..execution import script
+from ..gates import gates_differing
 from ..panels import changes, overview, paging, queue_view
 from ..panels import compare as compare_page
 from ..refs import run_ref
-from .forms import ScriptStepForm, try_change_form
+from .forms import FeatureGatesForm, ScriptStepForm, try_change_form
 
 TIMELINE_PAGE = 100
 EVENTS_PAGE = 5000
 
 
 def run_for_request(request: HttpRequest, pk: int) -> Run:
-    """The run if this request may see it: its user, or the share token in ``?share=``."""
+    """The run if this request may see it: its user, the share token in ``?share=``, or the
+    session's open live class on it."""
     share = selectors.share_token(request.GET.get("share"))
-    return selectors.run_get(user=request.user, run_id=pk, share=share)
+    tokens = selectors.class_tokens(request.session)
+    return selectors.run_get(user=request.user, run_id=pk, share=share, class_tokens=tokens)
 
 
 def _run_and_events(
@@ -98,6 +101,7 @@ def run_page(request: HttpRequest, pk: int) -> HttpResponse:
     # What the worker wrote in English, in the reader's language (said.py).
     context["run_text"] = {k: said.run_text(run, k) for k in ("error", "note", "waiting")}
     context["script_steps"] = script.script_described(run.script)
+    context["gates_differing"] = gates_differing(run.feature_gates)
     may_command = selectors.run_may_command(user=request.user, run=run, session=request.session)
     context["may_command"] = may_command  # the cancel button and the Permit answers
     if not run.is_terminal and may_command:
@@ -188,9 +192,7 @@ def run_cycle_json(request: HttpRequest, pk: int, cycle: int) -> JsonResponse:
 
 def run_devices_json(request: HttpRequest, pk: int) -> JsonResponse:
     """The devices a run allocated, per pod and claim, and its devices' attributes."""
-    run = selectors.run_get(
-        user=request.user, run_id=pk, share=selectors.share_token(request.GET.get("share"))
-    )
+    run = run_for_request(request, pk)
     return JsonResponse(dra_selectors.run_devices(run))
 
 
@@ -218,12 +220,21 @@ def run_new(request: HttpRequest, pk: int) -> HttpResponse:
     if not profile_id:
         return HttpResponseBadRequest(gettext("choose a profile"))
     profile = profile_selectors.profile_for_user(request.user, profile_id)
+    gates = FeatureGatesForm(request.POST)
+    features = gates.chosen()
+    if features is None:  # nothing stored
+        messages.error(request, gates.problems())
+        return redirect("playground:cluster", pk=cluster.pk)
     other_id = bounded_int(request.POST.get("profile_b"), 0, high=MAX_ID)
     if other_id:
         other = profile_selectors.profile_for_user(request.user, other_id)
         try:
             run_a, run_b = services.run_compare_start(
-                user=request.user, cluster=cluster, profile_a=profile, profile_b=other
+                user=request.user,
+                cluster=cluster,
+                profile_a=profile,
+                profile_b=other,
+                features=features,
             )
         except services.RunInvalid as err:
             messages.error(request, str(err))
@@ -238,6 +249,7 @@ def run_new(request: HttpRequest, pk: int) -> HttpResponse:
             pod_keys=[pod] if pod else None,
             label=request.POST.get("label", "")
             or (gettext("only %(pod)s") % {"pod": pod} if pod else ""),
+            features=features,
         )
     except services.RunInvalid as err:
         messages.error(request, str(err))

@@ -16,6 +16,7 @@ from typing import Any, Final
 import orjson
 
 from scheduler_core.clock import SimulatedClock
+from scheduler_core.config import load_config
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.tools.rebuild import (
     RebuildError,
@@ -24,6 +25,7 @@ from scheduler_core.tools.rebuild import (
 
 from ... import plugins
 from ...models import Run, RunCycle
+from ..gates import run_features
 from .columns import CycleEncoder
 from .records import encode_record
 
@@ -53,8 +55,9 @@ def stored_record(run: Run, cycle: int, data: bytes | memoryview) -> bytes:
         .values_list("pod", "node")
     )
     try:
+        features = run_features(run)  # batching on or off: a cycle with a hint is no recipe
         rec = rebuild_cycle(
-            run.config,
+            load_config(run.config, features=features),
             run.snapshot or [],
             bound,
             row["pod"],
@@ -62,6 +65,7 @@ def stored_record(run: Run, cycle: int, data: bytes | memoryview) -> bytes:
             clock=SimulatedClock(),
             registry=plugins.registry(),
             plugin_events=plugins.EVENTS_TO_REGISTER,
+            features=features,
         )
     except SchedulerCoreError as err:
         raise RebuildError(f"cycle {cycle} of run {run.pk} could not be set up: {err}") from err
