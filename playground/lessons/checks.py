@@ -14,6 +14,7 @@ from typing import Any
 
 from scheduler_core.clock import SimulatedClock
 from scheduler_core.custom.examples import EXAMPLES
+from scheduler_core.features import V1_35_DEFAULTS
 from scheduler_core.loop.scheduler import Scheduler
 
 from .. import engine, plugins
@@ -69,6 +70,7 @@ def run_lesson(
         plugin_events=plugins.EVENTS_TO_REGISTER,
         extenders=extenders,
         extender_policy=engine.extender_policy(),
+        features=V1_35_DEFAULTS,  # as a lesson's run has them (Run.feature_gates' default)
     )
     play(sched, script)
     return LessonRun(events=events, placements=sched.placements())
