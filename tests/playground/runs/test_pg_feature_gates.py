@@ -16,6 +16,7 @@ from playground.models import Run, RunCycle
 from playground.profiles import services as profile_services
 from playground.runs import gates, selectors
 from playground.runs import services as runs
+from playground.runs.explain.replay import replay_to_cycle, replay_whole
 from playground.runs.http.forms import FeatureGatesForm
 from playground.runs.storage import rebuilt
 from scheduler_core.features import GATE_NAMES, TRACE_FEATURES, V1_35_DEFAULTS, Features
@@ -245,3 +246,43 @@ def test_try_a_change_keeps_the_runs_gates(
     new.refresh_from_db()
     assert new.feature_gates == NO_BATCHING
     assert [n for _, _, n in _rows(new)] == [4, 4, 4, 4]
+
+
+def test_async_preemption_on_lands_the_preemptor_a_cycle_later_with_the_same_victims(
+    user, django_capture_on_commit_callbacks
+):
+    cluster = services.cluster_create(owner=user, name="full")
+    objects = [make_node("n1", cpu="4")]
+    objects += [make_pod(f"low-{i}", cpu="2", node_name="n1", priority=100) for i in (1, 2)]
+    objects += [make_pod("urgent", cpu="3", priority=100000)]
+    services.cluster_import_yaml(
+        cluster=cluster, user=user, text=yaml.safe_dump_all(objects, sort_keys=False)
+    )
+    profile = profile_services.profile_create(owner=user, name="default", config={})
+    runs_by_gates = {}
+    for features in (V1_35_DEFAULTS, TRACE_FEATURES):
+        runs_by_gates[features] = _run(
+            django_capture_on_commit_callbacks,
+            user=user,
+            cluster=cluster,
+            profile=profile,
+            features=features,
+        )
+    on, off = runs_by_gates[V1_35_DEFAULTS], runs_by_gates[TRACE_FEATURES]
+    for run in (on, off):
+        assert run.placements["default/urgent"] == "n1"
+        assert sorted(run.summary["preempted"]) == ["default/low-1", "default/low-2"]
+    # Off: the victims go within cycle 1 and urgent lands in cycle 2. On: they go one at a time
+    # after it, and cycle 2 finds a victim still terminating.
+    assert [r[1] for r in _rows(off)] == ["", "n1"]
+    assert [r[1] for r in _rows(on)] == ["", "", "n1"]
+    deletes = [e for e in selectors.run_events(run=on) if e["type"] == "Delete"]
+    assert [e["pod"] for e in deletes] == ["default/low-1", "default/low-2"]
+    # Explaining the run plays it again under its gates: it ends as the run did.
+    for run in (on, off):
+        sched = replay_whole(run)
+        assert {k: o.node for k, o in sched.outcomes.items() if k == "default/urgent"} == {
+            "default/urgent": "n1"
+        }
+        assert sched.features == gates.run_features(run)
+    assert replay_to_cycle(on, 2, lambda ctx: ctx.record.selected) is None
