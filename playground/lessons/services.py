@@ -23,6 +23,7 @@ from ..runs import selectors as run_selectors
 from ..runs import services as runs
 from ..runs.execution import limits
 from ..runs.execution import sample_extender as extender
+from ..runs.gates import v1_35_gates
 from .checks import Failure, LessonRun, check_lesson, engine_answer, matches, run_lesson, shown
 from .loader import Lesson, Question, course
 from .models import LessonProgress, SharedLessonRun
@@ -95,7 +96,9 @@ _RUNS: dict[tuple[str, str, str], LessonRun] = {}
 
 def _digest(lesson: Lesson, profile: str) -> str:
     text = json.dumps(
-        [lesson.cluster_text, lesson.profiles[profile], repr(lesson.script)], sort_keys=True
+        # With the gates: a shared run made before runs kept them ran under others.
+        [lesson.cluster_text, lesson.profiles[profile], repr(lesson.script), v1_35_gates()],
+        sort_keys=True,
     )
     return hashlib.sha256(text.encode()).hexdigest()
 
