@@ -133,7 +133,14 @@ class TopologyCounts:
 
     def add_per_value(self, key: str, column: LabelColumn, ids: Array, counts: Array) -> None:
         """add(labels, key, +1) once per pod counted, for nodes with label ids ``ids``."""
-        for value, n in _value_sums(column, ids, counts):
+        sums = _value_sums(column, ids, counts)
+        if not sums:
+            return
+        if key not in self.by_key:  # every sum is positive: each value enters as it is
+            self.by_key[key] = values = dict(sums)
+            self.size += len(values)
+            return
+        for value, n in sums:
             self.add({key: value}, key, n)
 
     def get(self, key: str, value: str) -> int:
@@ -255,8 +262,16 @@ class ScoreMap:
         self, key: str, column: LabelColumn, ids: Array, counts: Array, weight: int
     ) -> None:
         """add(labels, key, weight) once per pod counted, for nodes with label ids ``ids``."""
-        for value, n in _value_sums(column, ids, counts):
-            self.add({key: value}, key, weight * n)
+        sums = _value_sums(column, ids, counts)
+        if not sums:
+            return
+        values = self.by_key.get(key)
+        if values is None:
+            values = self.by_key[key] = {}
+        get = values.get
+        for value, n in sums:
+            values[value] = get(value, 0) + weight * n
+        self.touched = True
 
 
 def _value_sums(column: LabelColumn, ids: Array, counts: Array) -> list[tuple[str, int]]:
@@ -266,7 +281,10 @@ def _value_sums(column: LabelColumn, ids: Array, counts: Array) -> list[tuple[st
     if not has.any():
         return []
     sums = np.bincount(ids[has], weights=counts[has], minlength=len(column.values))
-    return [(column.values[j], int(sums[j])) for j in np.flatnonzero(sums).tolist()]
+    at = np.flatnonzero(sums)
+    # Read in C: a hostname key has a value per node.
+    values = map(column.values.__getitem__, at.tolist())
+    return list(zip(values, sums[at].astype(np.int64).tolist(), strict=True))
 
 
 def pre_filter_state_error(value: object) -> str:

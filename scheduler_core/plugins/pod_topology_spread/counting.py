@@ -14,7 +14,13 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.framework.columns import Array, NodeColumns, NodeMasks, columns_of
+from scheduler_core.framework.columns import (
+    Array,
+    LabelColumn,
+    NodeColumns,
+    NodeMasks,
+    columns_of,
+)
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.objects.api import (
     Node,
@@ -225,14 +231,24 @@ def _count_per_domain_columns(
         sums = np.bincount(codes, weights=matched[counted], minlength=len(column.values) + 1)
         m = counts[i]
         if known_only:
-            for code in np.flatnonzero(sums).tolist():
-                value = column.values[code - 1] if code else ""
-                m[value] = m[value] + int(sums[code])
+            for value, n in _domain_sums(column, np.flatnonzero(sums), sums):
+                m[value] = m[value] + n
             continue
         present, first = np.unique(codes, return_index=True)
-        for code in present[np.argsort(first, kind="stable")].tolist():
-            value = column.values[code - 1] if code else ""
-            m[value] = m.get(value, 0) + int(sums[code])
+        found = _domain_sums(column, present[np.argsort(first, kind="stable")], sums)
+        if not m:
+            m.update(found)
+            continue
+        for value, n in found:
+            m[value] = m.get(value, 0) + n
+
+
+def _domain_sums(column: LabelColumn, codes: Array, sums: Array) -> zip[tuple[str, int]]:
+    """(value, int(sums[code])) for each of ``codes`` in order, code 0 being the nodes without
+    the label (counted under ""): read in C, as a hostname key has a domain per node."""
+    values = [""] + column.values
+    names = map(values.__getitem__, codes.tolist())
+    return zip(names, sums[codes].astype(np.int64).tolist(), strict=True)
 
 
 class Inclusion:
