@@ -278,6 +278,9 @@ def test_async_preemption_on_lands_the_preemptor_a_cycle_later_with_the_same_vic
     assert [r[1] for r in _rows(on)] == ["", "", "n1"]
     deletes = [e for e in selectors.run_events(run=on) if e["type"] == "Delete"]
     assert [e["pod"] for e in deletes] == ["default/low-1", "default/low-2"]
+    for run in (on, off):  # every cycle reads back (a recipe computed under the run's gates)
+        for cycle in RunCycle.objects.filter(run=run).values_list("cycle", flat=True):
+            assert selectors.run_cycle_events(run=run, cycle=cycle)
     # Explaining the run plays it again under its gates: it ends as the run did.
     for run in (on, off):
         sched = replay_whole(run)
