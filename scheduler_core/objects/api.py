@@ -138,7 +138,9 @@ class Resource:
 
 def _quantities(raw: Mapping[str, Any] | None, path: str) -> dict[str, int]:
     out: dict[str, int] = {}
-    for name, text in (raw or {}).items():
+    if not raw:
+        return out
+    for name, text in raw.items():
         out[str(name)] = q.parse_quantity(text, f"{path}.{name}")
     return out
 
@@ -249,29 +251,40 @@ class Pod:
         self.phase: str = status.get("phase") or ""
         self.start_time: str = status.get("startTime") or ""
         self.node_selector: dict[str, str] = dict(spec.get("nodeSelector") or {})
-        self.scheduling_gates: tuple[str, ...] = tuple(
-            g.get("name", "") for g in spec.get("schedulingGates") or ()
+        gates = spec.get("schedulingGates")
+        self.scheduling_gates: tuple[str, ...] = (
+            tuple(g.get("name", "") for g in gates) if gates else ()
         )
         self.volumes: tuple[Mapping[str, Any], ...] = tuple(spec.get("volumes") or ())
         self.topology_spread_constraints: tuple[Mapping[str, Any], ...] = tuple(
             spec.get("topologySpreadConstraints") or ()
         )
-        self.tolerations: tuple[Toleration, ...] = tuple(
-            Toleration(
-                t.get("key") or "",
-                t.get("operator") or "",
-                str(t.get("value") or ""),
-                t.get("effect") or "",
+        tolerations = spec.get("tolerations")
+        self.tolerations: tuple[Toleration, ...] = (
+            tuple(
+                Toleration(
+                    t.get("key") or "",
+                    t.get("operator") or "",
+                    str(t.get("value") or ""),
+                    t.get("effect") or "",
+                )
+                for t in tolerations
             )
-            for t in spec.get("tolerations") or ()
+            if tolerations
+            else ()
         )
         self.containers = tuple(
             self._container(c, f"spec.containers[{i}]")
             for i, c in enumerate(spec.get("containers") or ())
         )
-        self.init_containers = tuple(
-            self._container(c, f"spec.initContainers[{i}]")
-            for i, c in enumerate(spec.get("initContainers") or ())
+        init_containers = spec.get("initContainers")
+        self.init_containers = (
+            tuple(
+                self._container(c, f"spec.initContainers[{i}]")
+                for i, c in enumerate(init_containers)
+            )
+            if init_containers
+            else ()
         )
         self.overhead = _quantities(spec.get("overhead"), "spec.overhead")
         pod_res = spec.get("resources") or {}
@@ -386,6 +399,8 @@ class Pod:
 
     @property
     def pod_level_requests_set(self) -> bool:
+        if not self.pod_requests_raw:
+            return False
         return any(_is_supported_pod_level(n) for n in self.pod_requests_raw)
 
     def _compute_non0(self) -> tuple[int, int]:
@@ -429,9 +444,13 @@ class Pod:
         return AffinityTerm(namespaces, selector, raw.get("topologyKey", ""), ns_selector)
 
     def _terms(self, raws: Iterable[Mapping[str, Any]]) -> tuple[AffinityTerm, ...]:
+        if not raws:
+            return ()
         return tuple(self._term(r) for r in raws)
 
     def _weighted(self, raws: Iterable[Mapping[str, Any]]) -> tuple[WeightedAffinityTerm, ...]:
+        if not raws:
+            return ()
         return tuple(
             WeightedAffinityTerm(
                 self._term(r.get("podAffinityTerm") or {}), int(r.get("weight") or 0)
