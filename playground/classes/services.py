@@ -26,6 +26,7 @@ from ..lessons.checks import matches, normalize, shown
 from ..lessons.languages import in_language, language_of
 from ..lessons.loader import Lesson, RunPointer, lesson_by_slug
 from ..models import Run, RunCycle
+from ..runs import selectors as run_selectors
 from . import run_steps
 from .models import ClassAnswer, ClassQuestion, ClassStudent, LiveClass
 
@@ -38,7 +39,9 @@ NICKNAME_MAX: Final = 40
 ANSWER_MAX: Final = 200
 PROMPT_MAX: Final = 500
 CHOICES_MAX: Final = 20
-SESSION_STUDENTS: Final = "class_students"  # session: class code -> student token
+# session: class code -> student token (the runs feature reads it: a class's run is its
+# students' to watch while the class is open)
+SESSION_STUDENTS: Final = run_selectors.SESSION_CLASS_STUDENTS
 STEP_TEXT_MAX: Final = 253
 STUDENTS_MAX: Final = 1000  # per class: the join form is open to anyone with the code
 OPEN_CLASSES_MAX: Final = 10  # open classes per lecturer at once

@@ -39,7 +39,9 @@ SUMMARY_FIELDS: Final = (
 User = AbstractBaseUser | AnonymousUser
 
 
-def _run_visible_q(user: User, share: uuid.UUID | None = None) -> Q:
+def _run_visible_q(
+    user: User, share: uuid.UUID | None = None, class_tokens: Collection[str] = ()
+) -> Q:
     """The runs a viewer may watch: what they started, and the runs whose cluster and profile
     they may both see (the run's cycles show its profile's every setting).
 
@@ -47,6 +49,8 @@ def _run_visible_q(user: User, share: uuid.UUID | None = None) -> Q:
     viewer's. The share token of a cluster (``?share=``) adds the runs its owner started on it
     under a demo profile or one of theirs, and nothing else: not other users' runs of that
     cluster, not the profile's runs of other clusters. The run id alone is never enough.
+    A live class's students (``class_tokens``, see ``class_tokens``) add the class's run while
+    the class is open, and only that run.
     """
     public_profile = Q(profile__is_demo=True)
     q = Q(cluster__is_demo=True) & public_profile
@@ -56,6 +60,8 @@ def _run_visible_q(user: User, share: uuid.UUID | None = None) -> Q:
             & Q(started_by=F("cluster__owner"))
             & (public_profile | Q(profile__owner=F("cluster__owner")))
         )
+    if class_tokens:  # one class row: open, with one of these students
+        q |= Q(classes__ended_at__isnull=True, classes__students__token__in=list(class_tokens))
     if user is not None and user.is_authenticated:
         q |= Q(started_by=user) | (
             (Q(cluster__is_demo=True) | Q(cluster__owner=user))
@@ -72,21 +78,47 @@ def share_token(value: Any) -> uuid.UUID | None:
         return None
 
 
-def run_visible(*, user: User, run_id: int, share: uuid.UUID | None = None) -> Run | None:
+# The session's live-class memberships (class code -> student token), written by the classes
+# feature when a student joins: while a class is open its students may watch its run.
+SESSION_CLASS_STUDENTS: Final = "class_students"
+CLASS_TOKENS_READ: Final = 20  # a session in more classes than that is not a student's
+
+
+def class_tokens(session: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """The student tokens this session holds (its live classes), at most CLASS_TOKENS_READ."""
+    tokens = (session or {}).get(SESSION_CLASS_STUDENTS) or {}
+    if not isinstance(tokens, Mapping):
+        return ()
+    return tuple(t for t in tokens.values() if isinstance(t, str))[:CLASS_TOKENS_READ]
+
+
+def run_visible(
+    *,
+    user: User,
+    run_id: int,
+    share: uuid.UUID | None = None,
+    class_tokens: Collection[str] = (),
+) -> Run | None:
     """The run if the user may watch it, else None."""
     # The snapshot (every manifest of the cluster) and the node order are megabytes at
     # thousands of nodes: loaded only by what reads them.
     return (
         Run.objects.select_related("cluster", "profile")
         .defer("node_names", "cluster__description")
-        .filter(_run_visible_q(user, share), pk=run_id)
+        .filter(_run_visible_q(user, share, class_tokens), pk=run_id)
         .first()
     )
 
 
-def run_get(*, user: User, run_id: int, share: uuid.UUID | None = None) -> Run:
+def run_get(
+    *,
+    user: User,
+    run_id: int,
+    share: uuid.UUID | None = None,
+    class_tokens: Collection[str] = (),
+) -> Run:
     """The run if the user may watch it; Http404 otherwise (never 403)."""
-    run = run_visible(user=user, run_id=run_id, share=share)
+    run = run_visible(user=user, run_id=run_id, share=share, class_tokens=class_tokens)
     if run is None:
         raise Http404("No such run")
     return run

@@ -29,7 +29,10 @@ from .replay import NotReplayable, replay_to_cycle
 def run_explain_json(request: HttpRequest, pk: int, cycle: int) -> JsonResponse:
     """The explanations of one cycle's decision about a node (see the module docstring)."""
     run = selectors.run_get(
-        user=request.user, run_id=pk, share=selectors.share_token(request.GET.get("share"))
+        user=request.user,
+        run_id=pk,
+        share=selectors.share_token(request.GET.get("share")),
+        class_tokens=selectors.class_tokens(request.session),
     )
     node = request.GET.get("node") or None
     plugin = request.GET.get("plugin") or None

@@ -288,7 +288,8 @@ def _command_problem(content: dict[str, Any]) -> str:
 def _access(user: Any, run_id: int, share: Any = None, session: Any = None) -> bool | None:
     """None: the user may not watch the run; otherwise whether they may also command it (an
     anonymous visitor's run: from the session that started it)."""
-    run = selectors.run_visible(user=user, run_id=run_id, share=share)
+    tokens = selectors.class_tokens(session)
+    run = selectors.run_visible(user=user, run_id=run_id, share=share, class_tokens=tokens)
     if run is None:
         return None
     return selectors.run_may_command(user=user, run=run, session=session)

@@ -10,6 +10,7 @@ import pytest
 
 from playground.classes import services
 from playground.classes.models import ClassStudent, LiveClass
+from playground.runs import services as runs_services
 
 pytestmark = pytest.mark.django_db
 
@@ -30,6 +31,7 @@ def test_open_on_a_lesson_goes_to_the_presenter_page_with_code_link_and_qr(alice
 
 def test_opening_needs_sign_in_and_a_run_the_user_may_see(alice_client, other_user, finished_run):
     from django.test import Client
+    from django.urls import reverse
 
     response = Client().post("/classes/new/", {"lesson": "scoring"})
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
@@ -47,6 +49,7 @@ def test_opening_needs_sign_in_and_a_run_the_user_may_see(alice_client, other_us
 
 def test_only_the_lecturer_presents_exports_and_ends(client, lesson_class, other_user):
     from django.test import Client
+    from django.urls import reverse
 
     bob = Client()
     bob.force_login(other_user)
@@ -113,6 +116,7 @@ def test_join_as_json_returns_the_token_and_keeps_nothing_in_the_session(client,
 
 def test_the_join_form_is_csrf_checked(lesson_class):
     from django.test import Client
+    from django.urls import reverse
 
     strict = Client(enforce_csrf_checks=True)
     refused = strict.post("/join/", {"code": lesson_class.code, "nickname": "Ann"})
@@ -152,6 +156,7 @@ def test_cycle_steps_of_a_run_class(alice_client, finished_run, user):
 
 def test_the_lesson_page_offers_a_live_class_to_signed_in_users(client, alice_client):
     from django.test import Client
+    from django.urls import reverse
 
     assert 'id="start-class"' not in Client().get("/lessons/scoring/").content.decode()
     page = alice_client.get("/lessons/scoring/").content.decode()
@@ -171,6 +176,7 @@ def test_my_classes_lists_the_lecturers_open_and_ended_classes(
     alice_client, lesson_class, user, other_user, lesson7
 ):
     from django.test import Client
+    from django.urls import reverse
 
     _ann_answers_the_winner(lesson_class, user)
     ended = services.class_open(lecturer=user, lesson=lesson7)
@@ -228,3 +234,50 @@ def test_an_ended_class_shows_its_final_numbers(alice_client, lesson_class, user
     assert '<strong id="final-joined">3</strong>' in html
     row = html[html.index('data-question="1"') :].split("</tr>")[0]
     assert "<td>node-1</td><td>2</td><td>1 (50 %)</td>" in row
+
+
+def test_a_class_on_the_lecturers_own_run_lets_its_students_watch_it_while_it_lasts(
+    finished_run, user, client, django_user_model
+):
+    """The run is private (the lecturer's cluster and profile): a student of the open class
+    sees its page, cycles, steps and explanations; nobody else does, and the student no longer
+    does once the class ends. Only that run: the lecturer's other runs stay private."""
+    from django.test import Client
+    from django.urls import reverse
+
+    run = finished_run
+    live_class = services.class_open(lecturer=user, run=run)
+    urls = [
+        reverse("playground:run", args=[run.pk]),
+        reverse("playground:run_cycles", args=[run.pk]),
+        reverse("playground:run_cycle", args=[run.pk, 1]),
+        reverse("playground:run_events", args=[run.pk]),
+        reverse("playground:run_explain", args=[run.pk, 1]) + "?node=n1",
+    ]
+    stranger = Client()
+    for url in urls:
+        assert client.get(url).status_code == 404, url  # before joining
+    assert client.post("/join/", {"code": live_class.code, "nickname": "Ann"}).status_code == 302
+    for url in urls:
+        assert client.get(url).status_code == 200, url
+        assert stranger.get(url).status_code == 404, url
+    other = runs_services.run_start(user=user, cluster=run.cluster, profile=run.profile)
+    assert client.get(reverse("playground:run", args=[other.pk])).status_code == 404
+    services.class_end(live_class=live_class, user=user)
+    for url in urls:
+        assert client.get(url).status_code == 404, url
+
+
+def test_the_run_stream_admits_a_student_of_the_open_class_only(finished_run, user):
+    from django.contrib.auth.models import AnonymousUser
+
+    from playground.runs.live.consumers import _access
+
+    live_class = services.class_open(lecturer=user, run=finished_run)
+    joined = services.student_join(code=live_class.code, nickname="Ann")
+    session = {services.SESSION_STUDENTS: {live_class.code: joined.token}}
+    anonymous = AnonymousUser()
+    assert _access(anonymous, finished_run.pk, None, {}) is None
+    assert _access(anonymous, finished_run.pk, None, session) is False  # watch, not command
+    services.class_end(live_class=live_class, user=user)
+    assert _access(anonymous, finished_run.pk, None, session) is None
