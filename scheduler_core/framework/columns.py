@@ -64,6 +64,7 @@ class NodeColumns:
         "has_images",
         "has_ports",
         "infos",
+        "_info_array",
         "_all_rows",
         "_cpu_memory_positive",
         "any_unschedulable",
@@ -122,6 +123,7 @@ class NodeColumns:
             ni.columns = self
             ni.index = i
         self.infos: Sequence[NodeInfo] = node_infos
+        self._info_array: Array | None = None
         self._all_rows: Array | None = None
         self._cpu_memory_positive: bool | None = None
         self._names: Array | None = None
@@ -134,6 +136,15 @@ class NodeColumns:
         self._pod_counts: dict[Hashable, tuple[Array, Array]] = {}
         # Plugin-owned values derived from this snapshot's nodes (see remember()).
         self.caches: dict[Hashable, Any] = {}
+
+    def info_array(self) -> Array:
+        """The NodeInfos as an object array: ``info_array()[idx].tolist()`` lists the rows'
+        nodes without a Python step per node."""
+        if self._info_array is None:
+            infos = np.empty(self.n, dtype=object)
+            infos[:] = self.infos
+            self._info_array = infos
+        return self._info_array
 
     def all_rows(self) -> Array:
         """The index array of every node, in snapshot order."""

@@ -372,11 +372,13 @@ class Framework(BindingPoints):
                     break
             mask = np.ones(len(alive), dtype=bool)
             mask[gone] = False
-            alive = list(compress(alive, mask.tolist()))
             positions = positions[mask] if positions is not None else np.flatnonzero(mask)
             if cols is not None:
                 cols = (cols[0], cols[1][mask])
+                alive = cols[0].info_array()[cols[1]].tolist()
                 remember_columns(alive, cols[0], cols[1])
+            else:
+                alive = list(compress(alive, mask.tolist()))
         return passed, rejected, first_error
 
     def run_filter_plugins_with_nominated_pods(
