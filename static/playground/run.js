@@ -773,6 +773,23 @@ function writeHash() {
   const hash = `#cycle=${state.selected}&step=${state.step}`;
   if (location.hash !== hash) history.replaceState(null, "", hash);
   $("permalink").href = location.pathname + hash;
+  tellFramingPage();
+}
+
+// A live class frames this page: the presenter steps through the run here and the class
+// follows, so the framing page hears each step shown (same origin only; a lesson ignores it).
+function tellFramingPage() {
+  if (window.parent === window) return;
+  const d = state.detail;
+  const s = d && d.steps ? d.steps[state.step] : null;
+  const message = {
+    type: "run:step",
+    cycle: state.selected,
+    step: state.step,
+    point: s ? s.point : null,
+    plugin: s ? s.plugin || null : null,
+  };
+  window.parent.postMessage(message, location.origin);
 }
 
 // -- cluster usage ---------------------------------------------------------------------------

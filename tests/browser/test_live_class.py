@@ -389,3 +389,80 @@ def test_the_projector_view_fills_1920x1080_in_large_type(site):  # noqa: F811
         assert "large" not in _css(lecturer, "#live-class").get_attribute("class")
     finally:
         lecturer.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_a_class_on_the_lecturers_private_run_shows_students_the_run_the_presenter_steps(
+    site,  # noqa: F811
+    students,
+):
+    """Issue 32 item 2: the class shows the run, not a line. The run is the lecturer's own
+    (private cluster and profile); the student's page frames it at the class's step, hides it
+    while a question waits for its reveal, and follows when the presenter steps through the
+    run in the presenter page's own frame."""
+    import yaml
+    from builders import make_node, make_pod
+    from django.contrib.auth import get_user_model
+
+    from playground.clusters import services as cluster_services
+    from playground.profiles import services as profile_services
+    from playground.runs import services as runs
+    from playground.runs.refs import run_ref
+
+    lecturer, student = site.driver, students[0]
+    owner = get_user_model().objects.get(username="runner")
+    cluster = cluster_services.cluster_create(owner=owner, name="mine")
+    cluster_services.cluster_import_yaml(
+        cluster=cluster,
+        user=owner,
+        text=yaml.safe_dump_all([make_node("n1"), make_node("n2"), make_pod("a"), make_pod("b")]),
+    )
+    profile = profile_services.profile_create(owner=owner, name="mine", config={})
+    run = runs.run_start(user=owner, cluster=cluster, profile=profile)
+    runs.run_execute(run_id=run.pk)
+    _viewport(lecturer, WIDTH, HEIGHT)
+    try:
+        site.open(f"/runs/{run_ref(run.pk)}/")
+        _css(lecturer, "#start-class button").click()
+        _wait(lecturer, lambda d: d.current_url.endswith("/present/"))
+        _live(lecturer)
+        student.get(_css(lecturer, "#join-link").get_attribute("href"))
+        _css(student, "#id_nickname").send_keys("Ann")
+        _css(student, "#join-button").click()
+        _live(student)
+
+        def framed(driver, script):
+            """``script`` run inside the page's run frame (its document, same origin)."""
+            return driver.execute_script(
+                "const f = document.getElementById('class-run-frame');"
+                "const doc = f && f.contentDocument;"
+                "if (!doc || !doc.getElementById('timeline')) return null;"
+                f"return (function (doc, win) {{ {script} }})(doc, f.contentWindow);"
+            )
+
+        # the presenter steps inside the framed run page: the class (and the student) follow
+        _wait(lecturer, lambda d: framed(d, "return win.location.hash") == "#cycle=1&step=0")
+        framed(lecturer, "doc.getElementById('step-next').click(); return 1;")
+        _wait(lecturer, lambda d: _css(d, "#live-class").get_attribute("data-step-seq") == "1")
+        _wait(student, lambda d: _css(d, "#live-class").get_attribute("data-step-seq") == "1")
+        assert _css(lecturer, "#point-select").get_attribute("value") == "1"
+        # the student's frame shows the private run (no 404) at the class's step
+        _wait(student, lambda d: framed(d, "return win.location.hash") == "#cycle=1&step=1")
+        assert framed(student, "return doc.querySelectorAll('#timeline tr[data-cycle]').length") == 2
+
+        # a question hides the run (it shows the winner) until the reveal
+        _css(lecturer, "#ask-winner").click()
+        _wait(student, lambda d: not _css(d, "#class-run-frame").is_displayed())
+        assert _css(student, "#run-frame-hidden").is_displayed()
+        _css(lecturer, "#reveal").click()
+        _wait(student, lambda d: _css(d, "#class-run-frame").is_displayed())
+        assert not _css(student, "#run-frame-hidden").is_displayed()
+
+        # the presenter's class controls move both frames too
+        _css(lecturer, "#step-next").click()
+        _wait(student, lambda d: framed(d, "return win.location.hash") == "#cycle=1&step=2")
+        _wait(lecturer, lambda d: framed(d, "return win.location.hash") == "#cycle=1&step=2")
+        assert _css(lecturer, "#live-class").get_attribute("data-step-seq") == "2"  # no echo
+        ARTIFACTS.mkdir(exist_ok=True)
+        student.save_screenshot(str(ARTIFACTS / "live-class-student-run-frame-1280x800.png"))
+    finally:
+        lecturer.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

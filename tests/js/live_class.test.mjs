@@ -3,7 +3,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { choiceLabel, same, stepLabel, stepUrl, tallyFigure } from "../../static/playground/classes/live_class.js";
+import {
+  choiceLabel,
+  frameStep,
+  framedRunStep,
+  same,
+  stepLabel,
+  stepUrl,
+  tallyFigure,
+} from "../../static/playground/classes/live_class.js";
 
 test("a step reads as its cycle, point, plugin and node; Combine is select host", () => {
   assert.equal(
@@ -42,4 +50,35 @@ test("the tally: choices in order, other answers after, the revealed one green, 
   assert.equal(fig.layout.yaxis.dtick, 1);
   // A free-text question: the answers given, sorted.
   assert.deepEqual(tallyFigure({ choices: [] }, { b: 1, a: 2 }, null).keys, ["a", "b"]);
+});
+
+test("the framed run's step: only its own frame's, same origin, well formed", () => {
+  globalThis.location = { origin: "http://room:8000" };
+  const frame = { contentWindow: {} };
+  const message = (data, over = {}) => ({ origin: "http://room:8000", source: frame.contentWindow, data, ...over });
+  const step = { type: "run:step", cycle: 3, step: 2, point: "Score", plugin: "ImageLocality" };
+  assert.deepEqual(framedRunStep(message(step), frame), {
+    cycle: 3,
+    point: "Score",
+    plugin: "ImageLocality",
+    runStep: 2,
+  });
+  assert.equal(framedRunStep(message(step, { origin: "http://evil" }), frame), null);
+  assert.equal(framedRunStep(message(step, { source: {} }), frame), null);
+  assert.equal(framedRunStep(message({ ...step, cycle: "3" }), frame), null);
+  assert.equal(framedRunStep(message({ type: "other" }), frame), null);
+  assert.equal(framedRunStep(message(step), null), null);
+});
+
+test("the class's step moves the run frame once: a load first, then only the hash", () => {
+  const cfg = { runUrl: "/runs/7/" };
+  const frame = { dataset: {}, contentWindow: { location: { hash: "" } }, addEventListener() {} };
+  assert.equal(frameStep(frame, cfg, { cycle: 1, runStep: 0 }), true);
+  assert.equal(frame.src, "/runs/7/#cycle=1&step=0");
+  assert.equal(frameStep(frame, cfg, { cycle: 1, runStep: 0 }), false); // already there
+  frame.dataset.loaded = "1";
+  assert.equal(frameStep(frame, cfg, { cycle: 2, runStep: 5 }), true);
+  assert.equal(frame.contentWindow.location.hash, "cycle=2&step=5");
+  assert.equal(frame.src, "/runs/7/#cycle=1&step=0"); // not loaded again
+  assert.equal(frameStep(frame, { runUrl: "" }, { cycle: 2 }), false);
 });

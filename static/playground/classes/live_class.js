@@ -73,6 +73,28 @@ export function stepUrl(cfg, step, lessonStep) {
   return "";
 }
 
+// Show the run at `step` in the class's run frame: a new hash moves the framed run page (it
+// listens for hashchange) without loading it again. Returns whether the frame moved.
+export function frameStep(frame, cfg, step) {
+  const url = stepUrl(cfg, step, null);
+  if (!frame || !cfg.runUrl || !url.startsWith(cfg.runUrl)) return false;
+  if (frame.dataset.url === url) return false;
+  frame.dataset.url = url;
+  if (frame.contentWindow && frame.dataset.loaded === "1") frame.contentWindow.location.hash = url.split("#")[1];
+  else frame.src = url;
+  frame.addEventListener("load", () => (frame.dataset.loaded = "1"), { once: true });
+  return true;
+}
+
+// The step a framed run page reports (run.js posts it from inside the frame): the class's step
+// shape, or null when the message is not the frame's.
+export function framedRunStep(ev, frame) {
+  if (!frame || ev.origin !== location.origin || ev.source !== frame.contentWindow) return null;
+  const d = ev.data || {};
+  if (d.type !== "run:step" || typeof d.cycle !== "number" || typeof d.step !== "number") return null;
+  return { cycle: d.cycle, point: d.point || null, plugin: d.plugin || null, runStep: d.step };
+}
+
 export function setCount(id, n) {
   const node = document.getElementById(id);
   if (!node) return;

@@ -8,6 +8,7 @@ const root = document.getElementById("live-class");
 const $ = (id) => document.getElementById(id);
 const state = { step: {}, stepSeq: 0, question: null, tally: {}, revealed: null, ended: false };
 const cycleSteps = {}; // cycle -> [{index, point, plugin, label}]
+let stateSeen = false; // the class's state has come: its step is known
 
 const socket = L.connect(cfg, { message: onMessage, closed: () => setEnded() });
 
@@ -31,6 +32,7 @@ function onMessage(m) {
     });
     L.setCount("joined-count", m.joined);
     L.setCount("answered-count", m.answered);
+    stateSeen = true;
     drawStep();
     drawQuestion();
   } else if (m.type === "step") {
@@ -86,7 +88,26 @@ function drawStep() {
     $("step-heading").textContent = label || gettext("Step");
     drawRunSelects();
   }
+  const framed =
+    s.cycle !== undefined && s.cycle !== null
+      ? s
+      : cfg.cycles.length
+        ? { cycle: cfg.cycles[0].cycle, runStep: 0 }
+        : null;
+  if (framed) L.frameStep($("class-run-frame"), cfg, framed);
 }
+
+// The presenter steps through the framed run page: each step it shows becomes the class's
+// step (the frame echoing the class's own step is no change, so nothing loops).
+function sameStep(a, b) {
+  return a.cycle === b.cycle && (a.runStep || 0) === (b.runStep || 0);
+}
+window.addEventListener("message", (ev) => {
+  const step = L.framedRunStep(ev, $("class-run-frame"));
+  // Not before the class's own step is known: a reload must not move the class.
+  if (!step || !stateSeen || state.ended || sameStep(step, state.step || {})) return;
+  sendStep(step);
+});
 
 function fillLessonQuestions(n) {
   const select = $("lesson-question");

@@ -36,6 +36,7 @@ function onMessage(m) {
     drawQuestion();
   } else if (m.type === "reveal") {
     state.revealed = m;
+    dismissBanner();
     drawStep();
     drawQuestion();
   } else if (m.type === "ended") {
@@ -49,6 +50,7 @@ function setEnded() {
   state.ended = true;
   root.classList.add("ended");
   $("class-ended").hidden = false;
+  if ($("run-frame-panel")) $("run-frame-panel").hidden = true; // the run was the class's
   root.querySelectorAll("button, input").forEach((b) => (b.disabled = true));
 }
 
@@ -78,6 +80,20 @@ function drawStep() {
   // The run page shows each cycle's winner: no link to it while a question waits for its reveal.
   $("run-step-link").hidden = !url || (!!cfg.runUrl && !!state.question && !state.revealed);
   $("run-step-box").hidden = !label && !url;
+  drawRunFrame();
+}
+
+// The run itself, at the lecturer's step; hidden while a question waits for its reveal (the
+// run page shows each cycle's outcome).
+function drawRunFrame() {
+  const frame = $("class-run-frame");
+  if (!frame) return;
+  const hide = !!state.question && !state.revealed && !state.ended;
+  frame.hidden = hide;
+  $("run-frame-hidden").hidden = !hide;
+  if (!hide && state.step && state.step.cycle !== undefined && state.step.cycle !== null) {
+    L.frameStep(frame, cfg, state.step);
+  }
 }
 
 function look(delta) {
