@@ -116,7 +116,12 @@ def explain_preemption(ctx: CycleContext) -> Explanation:
             text=text,
         )
     victims = sorted(p.key for p in chosen.victims)
-    inputs["victimSelection"] = _victim_selection(ctx, ev, chosen.name, pdbs)
+    # The walk on every candidate, not only the chosen one: the instructive one is often a node
+    # that spared a pod the chosen node evicts.
+    inputs["victimSelections"] = {
+        c.name: _victim_selection(ctx, ev, c.name, pdbs) for c in candidates
+    }
+    inputs["victimSelection"] = inputs["victimSelections"][chosen.name]
     lines = [
         f"{c['label']}: "
         + ", ".join(f"{n}={v}" for n, v in c["values"].items())

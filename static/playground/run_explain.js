@@ -642,6 +642,22 @@ export function startExplain(page) {
     return interpolate(gettext("%(since)s; no status.startTime, so the criteria count it as started now"), { since });
   }
 
+  // selectVictimsOnNode's steps on one node: every lower-priority pod removed, then each put
+  // back while the pod fits (kept) or not (a victim).
+  function victimSteps(steps, id) {
+    return el(
+      "ol",
+      id ? { class: "victim-steps", id } : { class: "victim-steps" },
+      steps.map((s) =>
+        el(
+          "li",
+          { class: s.step === "reprieve" ? (s.fits ? "kept" : "victim") : "removed", "data-pod": s.pod || "" },
+          s.text,
+        ),
+      ),
+    );
+  }
+
   function preemptionNode(e) {
     const inputs = e.inputs || {};
     const chosen = e.value && e.value.nominatedNode;
@@ -722,16 +738,28 @@ export function startExplain(page) {
           }),
         ),
       );
-      out.push(
-        el(
-          "ol",
-          { class: "victim-steps", id: "victim-selection" },
-          selection.map((s) =>
+      out.push(victimSteps(selection, "victim-selection"));
+    }
+    // The same walk on every other candidate, folded: often the node that spares a pod the
+    // chosen node evicts is the one worth asking about.
+    const walks = inputs.victimSelections || {};
+    const others = candidates.filter((c) => c.node !== chosen && (walks[c.node] || []).length);
+    if (others.length) {
+      out.push(el("h4", {}, gettext("The same walk on the other candidates")));
+      others.forEach((c) =>
+        out.push(
+          el(
+            "details",
+            { class: "victim-walk", "data-node": c.node },
             el(
-              "li",
-              { class: s.step === "reprieve" ? (s.fits ? "kept" : "victim") : "removed", "data-pod": s.pod || "" },
-              s.text,
+              "summary",
+              {},
+              interpolate(gettext("On %(node)s: %(victims)s"), {
+                node: c.node,
+                victims: c.victims.length ? listed(c.victims.map((v) => v.pod)) : gettext("no victim"),
+              }),
             ),
+            victimSteps(walks[c.node], null),
           ),
         ),
       );

@@ -186,6 +186,16 @@ def test_preemption_shows_the_victims_and_the_candidate_ordering(site):  # noqa:
     assert f"{chosen} — decided here" in _text(driver, "#preemption-criteria tbody tr:last-child")
     assert "(chosen)" in _text(driver, f'#candidates tr[data-node="{chosen}"] th')
     assert len(driver.find_elements("css selector", "#candidates")) == 1
+    # The other candidate's reprieve walk is there too, folded (issue 32 item 7).
+    other = next(c["node"] for c in post["candidates"] if c["node"] != chosen)
+    walk = f'details.victim-walk[data-node="{other}"]'
+    assert _text(driver, f"{walk} summary").startswith(f"On {other}: ")
+    driver.execute_script("document.querySelector(arguments[0]).open = true;", walk)
+    steps = driver.find_elements("css selector", f"{walk} ol.victim-steps li")
+    assert steps and steps[0].get_attribute("class") == "removed"
+    assert sum(s.get_attribute("class") == "victim" for s in steps) == len(
+        next(c for c in post["candidates"] if c["node"] == other)["victims"]
+    )
 
     # The eviction sits in the cycle list, after the cycle that caused it.
     row = '#timeline tr.eviction[data-evicted-by="1"]'

@@ -46,3 +46,28 @@ def test_pods_of_equal_or_higher_priority_are_never_removed() -> None:
     steps = ex["inputs"]["victimSelection"]
     assert steps[0]["pods"] == ["default/low"]
     assert ex["value"]["victims"] == ["default/low"]
+
+
+def test_every_candidate_gets_its_walk_the_chosen_one_and_the_others() -> None:
+    """n2's walk spares the pod n1 evicts: the other candidates' walks are kept too."""
+    case = {
+        "name": "t",
+        "nodes": [make_node("n1", cpu="4", memory="16Gi"), make_node("n2", cpu="4", memory="16Gi")],
+        "pods": [
+            make_pod("a1", cpu="3", node_name="n1", priority=1),
+            make_pod("b1", cpu="2", node_name="n2", priority=5),
+            make_pod("b2", cpu="2", node_name="n2", priority=1),
+        ],
+        "queue": [make_pod("p", cpu="2", priority=100)],
+    }
+    ex = at_cycle(case, 1, explain_preemption)
+    walks = ex["inputs"]["victimSelections"]
+    assert sorted(walks) == sorted(c["node"] for c in ex["inputs"]["candidates"]) == ["n1", "n2"]
+    chosen = ex["value"]["nominatedNode"]
+    assert walks[chosen] == ex["inputs"]["victimSelection"]
+    n2 = [(s["step"], s.get("pod"), s["fits"]) for s in walks["n2"]]
+    assert n2 == [
+        ("remove", None, True),
+        ("reprieve", "default/b1", True),
+        ("reprieve", "default/b2", False),
+    ]
