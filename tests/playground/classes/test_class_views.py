@@ -234,6 +234,16 @@ def test_an_ended_class_shows_its_final_numbers(alice_client, lesson_class, user
     assert '<strong id="final-joined">3</strong>' in html
     row = html[html.index('data-question="1"') :].split("</tr>")[0]
     assert "<td>node-1</td><td>2</td><td>1 (50 %)</td>" in row
+    # nothing left to drive: no step buttons, no ask, no reveal, no socket script
+    for live in (
+        'id="step-next"',
+        'id="ask-lesson"',
+        'id="reveal"',
+        "present.js",
+        'id="conn-status"',
+    ):
+        assert live not in html, live
+    assert 'id="results-csv"' in html
 
 
 def test_a_class_on_the_lecturers_own_run_lets_its_students_watch_it_while_it_lasts(
