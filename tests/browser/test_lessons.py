@@ -159,6 +159,14 @@ def test_new_visitor_takes_lesson_one_from_the_home_page(page):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     driver.execute_script("document.getElementById('run-frame-box').scrollIntoView()")
     driver.save_screenshot(str(ARTIFACTS / "lesson-01-beside-its-run.png"))
+    # The run's keys work from the lesson page, with no click into the frame first.
+    frame_hash = "return document.getElementById('run-frame').contentWindow.location.hash"
+    before = driver.execute_script(frame_hash)
+    driver.execute_script("document.activeElement.blur()")
+    _css(driver, "body").send_keys("k")  # the previous plugin
+    _wait(driver, lambda d: d.execute_script(frame_hash) != before)
+    step = int(before.rsplit("step=", 1)[1])
+    assert driver.execute_script(frame_hash).endswith(f"step={step - 1}")
 
     page.open("/lessons/scheduling-cycle/?step=4")
     assert _answer(driver, "pending-at-end", "0")[0].startswith("Right")

@@ -57,3 +57,33 @@ document.querySelectorAll("form.question").forEach((form) => {
     });
   });
 });
+
+// The run's keys (→ ← j k J K f x ?) reach the framed run while it is in view, with no click
+// into it first; Home and End stay the lesson page's, and typing in an answer stays typing.
+const runFrame = document.getElementById("run-frame");
+const FRAME_KEYS = new Set(["ArrowRight", "ArrowLeft", "j", "k", "J", "K", "f", "x", "?"]);
+
+function frameInView(frame) {
+  const r = frame.getBoundingClientRect();
+  const seen = Math.min(r.bottom, innerHeight) - Math.max(r.top, 0);
+  return r.height > 0 && seen >= Math.min(r.height, innerHeight) / 2;
+}
+
+if (runFrame) {
+  document.addEventListener("keydown", (event) => {
+    const t = event.target;
+    if (event.ctrlKey || event.metaKey || event.altKey || !FRAME_KEYS.has(event.key)) return;
+    if (t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName))) return;
+    const doc = runFrame.contentDocument;
+    if (!doc || !frameInView(runFrame)) return;
+    const copy = new KeyboardEvent("keydown", {
+      key: event.key,
+      code: event.code,
+      shiftKey: event.shiftKey,
+      bubbles: true,
+      cancelable: true,
+    });
+    doc.dispatchEvent(copy);
+    if (copy.defaultPrevented) event.preventDefault();
+  });
+}
