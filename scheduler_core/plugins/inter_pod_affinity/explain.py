@@ -6,11 +6,12 @@ PreFilter and PreScore wrote to the cycle state, and each pair's weight is Score
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView, ScoreParts
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins import names
+from scheduler_core.plugins.inter_pod_affinity.state import existing_term_matches
 from scheduler_core.plugins.inter_pod_affinity.tally import existing_terms_weights
 from scheduler_core.words import _, clauses, gettext_noop, listed, sentence_of
 
@@ -25,21 +26,43 @@ def affinity_filter(pl: InterPodAffinity, ctx: ExplainInputs, view: FilterView) 
         return {}, "", ""
     labels = view.node_info.node.labels
 
+    def domain(key: str, value: str) -> list[NodeInfo]:
+        """The nodes of one topology domain, this node as the pass saw it."""
+        name = view.node_info.node.name
+        nodes = [n for n in ctx.snapshot.node_info_list if n.node.labels.get(key) == value]
+        return [view.node_info if n.node.name == name else n for n in nodes]
+
     def pairs(terms: Any, counts: Any) -> list[dict[str, Any]]:
         out = []
         for t in terms:
             value = labels.get(t.topology_key)
             n = counts.get(t.topology_key, value) if value is not None else None
-            out.append({"topologyKey": t.topology_key, "domain": value, "matchingPods": n})
+            row = {"topologyKey": t.topology_key, "domain": value, "matchingPods": n}
+            if value is not None and n:  # which pods: what a reader looks for first
+                row["pods"] = sorted(
+                    p.key for ni in domain(t.topology_key, value) for p in ni.pods if t.matches(p)
+                )
+            out.append(row)
         return out
 
     affinity = pairs(s.affinity_terms, s.affinity)
     anti = pairs(s.anti_affinity_terms, s.anti_affinity)
-    existing = []
+    existing: list[dict[str, Any]] = []
     for key, values in s.existing_anti_affinity.by_key.items():
         value = labels.get(key)
         if value is not None and values.get(value, 0) > 0:
-            existing.append({"topologyKey": key, "domain": value, "pods": values[value]})
+            holders = sorted(
+                p.key
+                for ni in domain(key, value)
+                for p in ni.pods_with_required_anti_affinity
+                if any(
+                    t.topology_key == key and existing_term_matches(t, ctx.pod, s.namespace_labels)
+                    for t in p.required_anti_affinity_terms
+                )
+            )
+            existing.append(
+                {"topologyKey": key, "domain": value, "pods": values[value], "holders": holders}
+            )
     inputs = {
         "requiredAffinity": affinity,
         "requiredAntiAffinity": anti,
@@ -49,7 +72,11 @@ def affinity_filter(pl: InterPodAffinity, ctx: ExplainInputs, view: FilterView) 
     texts = []
 
     def counts(rows: list[dict[str, Any]]) -> str:
-        return ", ".join(f"{a['topologyKey']}={a['domain']} has {a['matchingPods']}" for a in rows)
+        return ", ".join(
+            f"{a['topologyKey']}={a['domain']} has {a['matchingPods']}"
+            + (f" ({listed(_first(a['pods']))})" if a.get("pods") else "")
+            for a in rows
+        )
 
     if affinity:
         texts.append(
@@ -62,7 +89,13 @@ def affinity_filter(pl: InterPodAffinity, ctx: ExplainInputs, view: FilterView) 
     if existing:
         texts.append(
             _("pods already in %(domains)s have anti-affinity against this pod")
-            % {"domains": listed(f"{e['topologyKey']}={e['domain']}" for e in existing)}
+            % {
+                "domains": listed(
+                    f"{e['topologyKey']}={e['domain']}"
+                    + (f" ({listed(_first(e['holders']))})" if e["holders"] else "")
+                    for e in existing
+                )
+            }
         )
     formula = _(
         "every affinity term's domain has a matching pod (or none exist anywhere and the pod "
@@ -159,6 +192,16 @@ def _pair(ctx: ExplainInputs, pl: InterPodAffinity, key: str, value: str) -> dic
                     term = _(_EXISTING_TERMS.get(what, what)) % {"pod": existing.key}
                     out.append({"term": term, "weight": weight})
     return {"topologyKey": key, "domain": value, "contributions": out}
+
+
+_NAMED: Final = 5  # pods named in a sentence; the inputs list them all
+
+
+def _first(names: list[str]) -> list[str]:
+    """The first ``_NAMED`` names, and how many more."""
+    if len(names) <= _NAMED:
+        return names
+    return [*names[:_NAMED], _("%(more)s more") % {"more": len(names) - _NAMED}]
 
 
 def _describe(c: dict[str, Any]) -> str:
