@@ -141,6 +141,23 @@ export function heatmapFigure(t, mode, topN, { width = 0, size = 12 } = {}) {
   };
 }
 
+// How many lines a horizontal legend of `names` takes across `width` pixels at type `size`:
+// each entry its symbol and its text (about 0.6 em a character), packed line by line.
+export function legendRows(names, width, size) {
+  const room = Math.max(width - 20, 1);
+  let rows = names.length ? 1 : 0;
+  let used = 0;
+  for (const name of names) {
+    const w = 40 + Math.ceil(0.6 * size * String(name).length);
+    if (used > 0 && used + w > room) {
+      rows += 1;
+      used = 0;
+    }
+    used += w;
+  }
+  return rows;
+}
+
 // The top N nodes, then "the rest" as one bar of their mean weighted scores (t.rest): stacked
 // horizontal bars, best first, one row per node so every name is written out level. The
 // selected node's name is bold, the others tied with it at the top are named so.
@@ -174,6 +191,13 @@ export function combineFigure(t, topN, { width = 0, size = 12 } = {}) {
         : String(totals[i]),
     font: { color: names[i] === t.selected ? "#0a7d32" : "#333", size },
   }));
+  const legendRoom =
+    legendRows(
+      data.map((d) => d.name),
+      width > 0 ? width : 900,
+      size,
+    ) *
+    (size + 10);
   const ticks = names.map((n, i) => {
     if (i >= nodes.length) return labels[i];
     if (n === t.selected) return `<b>${plotText(interpolate(gettext("%(node)s (selected)"), { node: n }))}</b>`;
@@ -189,9 +213,19 @@ export function combineFigure(t, topN, { width = 0, size = 12 } = {}) {
       annotations,
       yaxis: { tickvals: labels.slice(), ticktext: ticks, type: "category", autorange: "reversed", automargin: true },
       xaxis: { title: { text: gettext("total") }, automargin: true },
-      height: 130 + (size + 12) * labels.length,
-      legend: { orientation: "v", traceorder: "normal" },
-      margin: { t: 50, l: 10, r: 90, b: 40 },
+      height: 130 + (size + 12) * labels.length + legendRoom,
+      // Below the bars, across the chart's width: a column at the side took the bars' room
+      // and, at the presenter's type size, ran past the chart's foot (cut).
+      legend: {
+        orientation: "h",
+        traceorder: "normal",
+        x: 0,
+        xanchor: "left",
+        yref: "container",
+        y: 0,
+        yanchor: "bottom",
+      },
+      margin: { t: 50, l: 10, r: 90, b: 50 + legendRoom },
     },
   };
 }

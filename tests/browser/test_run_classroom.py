@@ -176,6 +176,22 @@ def test_presenter_mode_scales_the_charts_and_fits_score_with_its_total(page):
         total = driver.find_element("css selector", "#score-table thead th.total")
         assert _js(driver, "return RunReveal.onTop(arguments[0]);", total)
         driver.save_screenshot(str(ARTIFACTS / "classroom-scoring-presenter-score-1280x800.png"))
+        # The combine step: the chart's legend sits below the bars, whole (not cut).
+        combine = _js(
+            driver, "return runState.detail.steps.findIndex((s) => s.point === 'Combine');"
+        )
+        _js(driver, f"location.hash = 'cycle=' + runState.detail.cycle + '&step={combine}';")
+        _wait(driver, lambda d: _js(d, "return runState.step;") == combine)
+        _wait(driver, lambda d: _js(d, "return !!document.querySelector('#combine .legend');"))
+        box = _js(
+            driver,
+            "const c = document.getElementById('combine').getBoundingClientRect();"
+            "const l = document.querySelector('#combine .legend').getBoundingClientRect();"
+            "const p = document.querySelector('#combine .cartesianlayer').getBoundingClientRect();"
+            "return [l.top >= p.bottom, l.bottom <= c.bottom + 1, l.right <= c.right + 1];",
+        )
+        assert box == [True, True, True], box
+        driver.save_screenshot(str(ARTIFACTS / "classroom-scoring-presenter-combine-1280x800.png"))
         # The same run framed by its lesson does not inherit it; this run page, reloaded, does.
         page.open("/lessons/scoring/")
         driver.switch_to.frame(driver.find_element("css selector", "#run-frame"))

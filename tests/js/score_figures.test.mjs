@@ -7,6 +7,7 @@ import {
   SAME_COLOUR,
   columnShades,
   combineFigure,
+  legendRows,
   heatmapFigure,
   labelLines,
 } from "../../static/playground/score_figures.js";
@@ -134,7 +135,27 @@ test("the combine bars: one stacked bar per plugin, the selected node bold, ties
   );
   assert.equal(fig.layout.annotations[0].font.color, "#0a7d32");
   assert.equal(fig.layout.annotations[0].font.size, 18);
-  assert.equal(fig.layout.height, 130 + 30 * 3);
+  // The legend below the bars, its lines counted into the height (no width: 900 px assumed).
+  const rows = legendRows(
+    fig.data.map((d) => d.name),
+    900,
+    18,
+  );
+  assert.equal(rows, 1);
+  assert.equal(fig.layout.height, 130 + 30 * 3 + rows * 28);
+  assert.equal(fig.layout.legend.orientation, "h");
+  assert.equal(fig.layout.margin.b, 50 + rows * 28);
+});
+
+test("a long legend wraps onto more lines in a narrow chart, and the chart grows for them", () => {
+  const names = ["NodeResourcesBalancedAllocation (×1)", "NodeResourcesFit (×1)", "TaintToleration (×3)"];
+  assert.equal(legendRows(names, 2000, 18), 1);
+  assert.equal(legendRows(names, 400, 18), 3);
+  assert.equal(legendRows([], 400, 18), 0);
+  const t = table();
+  const narrow = combineFigure(t, 3, { width: 300, size: 18 });
+  const wide = combineFigure(t, 3, { width: 2000, size: 18 });
+  assert.ok(narrow.layout.height > wide.layout.height);
 });
 
 test("the selected node's hostile name is bold plain text, its annotation on its own row", () => {
