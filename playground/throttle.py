@@ -376,6 +376,8 @@ def _forget_full(owners: _Owners, now: float, lim: FrameLimits) -> None:
 # (``JOINS_PER_ADDRESS``) and attempts with a code of no open class (``JOIN_GUESSES_PER_ADDRESS``,
 # which makes guessing codes slow) are counted over ``JOIN_WINDOW_SECONDS``, and per class the
 # joins (``JOINS_PER_CLASS``) over the same window. Past a count the join is refused (429).
+# A whole room often joins from one address (a school's or a conference's network behind one
+# NAT): the address limit stays above a full room, and the class's own limit bounds one class.
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,7 +391,7 @@ class JoinLimits:
 def join_limits() -> JoinLimits:
     get = _setting
     return JoinLimits(
-        per_address=get("JOINS_PER_ADDRESS", 100),
+        per_address=get("JOINS_PER_ADDRESS", 400),
         guesses=get("JOIN_GUESSES_PER_ADDRESS", 30),
         per_class=get("JOINS_PER_CLASS", 300),
         window=get("JOIN_WINDOW_SECONDS", 600),

@@ -34,11 +34,22 @@ def _join(client, code, nickname, address="203.0.113.5"):
     )
 
 
-def test_a_thousand_fake_students_from_one_address_stop_at_the_address_limit(client, lesson_class):
-    limit = 100  # JOINS_PER_ADDRESS's default
-    statuses = [_join(client, lesson_class.code, f"fake{i}").status_code for i in range(limit + 5)]
+def test_a_room_behind_one_address_joins_whole(client, lesson_class):
+    """250 students through one NAT address (a school's network): every one joins."""
+    statuses = {_join(client, lesson_class.code, f"s{i}").status_code for i in range(250)}
+    assert statuses == {201}
+    assert ClassStudent.objects.filter(live_class=lesson_class).count() == 250
+
+
+def test_fake_students_from_one_address_stop_at_the_address_limit(
+    client, lesson_class, user, lesson7, settings
+):
+    settings.JOINS_PER_ADDRESS = limit = 12
+    other = services.class_open(lecturer=user, lesson=lesson7)  # across classes too
+    statuses = [_join(client, lesson_class.code, f"fake{i}").status_code for i in range(8)]
+    statuses += [_join(client, other.code, f"fake{i}").status_code for i in range(limit - 8 + 5)]
     assert statuses == [201] * limit + [429] * 5
-    assert ClassStudent.objects.filter(live_class=lesson_class).count() == limit
+    assert ClassStudent.objects.count() == limit
     # a real student elsewhere still gets in
     assert _join(client, lesson_class.code, "Ann", address="198.51.100.9").status_code == 201
 
