@@ -186,9 +186,12 @@ def why(ev: Event, nodes: Sequence[str]) -> str:
         return text % {"node": ev.get("selected"), "tied": listed(tops)}
     if kind == "CycleEnd":
         if ev.get("result") == "Scheduled":
-            return gettext("Scheduled on %(node)s; the binding cycle follows.") % {
-                "node": ev.get("node")
-            }
+            # Upstream's scheduling cycle goes on past the choice: Reserve, then Permit; a
+            # failure there ends it (Unreserve, no binding cycle).
+            return gettext(
+                "%(node)s is chosen; Reserve and Permit come next, and the binding cycle only "
+                "if both pass."
+            ) % {"node": ev.get("node")}
         if ev.get("message") and ev.get("result") == "Error":  # upstream's English
             return pgettext("a cycle's Error in upstream's English", "%(message)s") % {
                 "message": ev["message"]

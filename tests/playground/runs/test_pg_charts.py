@@ -252,6 +252,18 @@ def test_a_rejected_waiting_pod_unreserves():
     assert "Unreserve" in [b["point"] for b in charts.cycle_detail(events, 1)["binding"]]
 
 
+def test_a_chosen_node_is_not_called_scheduled_before_reserve_and_permit():
+    """Issue 34 item 3: upstream's scheduling cycle runs Reserve and Permit after the choice;
+    a Permit rejection ends it there (Unreserve, no binding cycle)."""
+    sched, events = _gated()
+    sched.reject_waiting_pod("default/g", "Gate", "no")
+    steps = charts.steps([e for e in events if e.get("cycle") == 1])
+    end = next(s for s in steps if s["point"] == "CycleEnd")
+    assert "binding cycle follows" not in end["why"]
+    assert "Reserve and Permit come next" in end["why"]
+    assert overview.timeline(events)[0]["binding"] == "Rejected"
+
+
 def test_queue_state_follows_queue_events_with_remaining_backoff():
     events: list[dict[str, Any]] = []
     sched = Scheduler(
