@@ -13,12 +13,12 @@ from typing import Any, Final
 from django.utils.translation import gettext, gettext_lazy
 
 from scheduler_core.errors import SchedulerCoreError
-from scheduler_core.words import listed
 from scheduler_core.objects.quantity import (
     milli_value,
     parse_nanos,
     value,
 )
+from scheduler_core.words import listed
 
 # Well-known topology keys read by their last word ("per zone", "per hostname").
 _SHORT_KEYS: Final = {

@@ -447,7 +447,8 @@ def test_a_class_on_the_lecturers_private_run_shows_students_the_run_the_present
         assert _css(lecturer, "#point-select").get_attribute("value") == "1"
         # the student's frame shows the private run (no 404) at the class's step
         _wait(student, lambda d: framed(d, "return win.location.hash") == "#cycle=1&step=1")
-        assert framed(student, "return doc.querySelectorAll('#timeline tr[data-cycle]').length") == 2
+        rows = "return doc.querySelectorAll('#timeline tr[data-cycle]').length"
+        assert framed(student, rows) == 2
 
         # a question hides the run (it shows the winner) until the reveal
         _css(lecturer, "#ask-winner").click()

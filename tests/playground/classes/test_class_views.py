@@ -31,7 +31,6 @@ def test_open_on_a_lesson_goes_to_the_presenter_page_with_code_link_and_qr(alice
 
 def test_opening_needs_sign_in_and_a_run_the_user_may_see(alice_client, other_user, finished_run):
     from django.test import Client
-    from django.urls import reverse
 
     response = Client().post("/classes/new/", {"lesson": "scoring"})
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
@@ -49,7 +48,6 @@ def test_opening_needs_sign_in_and_a_run_the_user_may_see(alice_client, other_us
 
 def test_only_the_lecturer_presents_exports_and_ends(client, lesson_class, other_user):
     from django.test import Client
-    from django.urls import reverse
 
     bob = Client()
     bob.force_login(other_user)
@@ -116,7 +114,6 @@ def test_join_as_json_returns_the_token_and_keeps_nothing_in_the_session(client,
 
 def test_the_join_form_is_csrf_checked(lesson_class):
     from django.test import Client
-    from django.urls import reverse
 
     strict = Client(enforce_csrf_checks=True)
     refused = strict.post("/join/", {"code": lesson_class.code, "nickname": "Ann"})
@@ -156,7 +153,6 @@ def test_cycle_steps_of_a_run_class(alice_client, finished_run, user):
 
 def test_the_lesson_page_offers_a_live_class_to_signed_in_users(client, alice_client):
     from django.test import Client
-    from django.urls import reverse
 
     assert 'id="start-class"' not in Client().get("/lessons/scoring/").content.decode()
     page = alice_client.get("/lessons/scoring/").content.decode()
@@ -176,7 +172,6 @@ def test_my_classes_lists_the_lecturers_open_and_ended_classes(
     alice_client, lesson_class, user, other_user, lesson7
 ):
     from django.test import Client
-    from django.urls import reverse
 
     _ann_answers_the_winner(lesson_class, user)
     ended = services.class_open(lecturer=user, lesson=lesson7)

@@ -14,8 +14,8 @@ import scheduler_core.plugins
 from scheduler_core.explain import at_cycle, explain_filter, explain_preemption
 from scheduler_core.explain.preemption import _CRITERIA_WORDS
 from scheduler_core.explain.reasons import reason_note, reasons_note
-from scheduler_core.words import clauses, listed, sentences, set_translator
 from scheduler_core.framework.preemption import CANDIDATE_CRITERIA
+from scheduler_core.words import clauses, listed, sentences, set_translator
 from tests.builders import make_node, make_pod
 
 TAINT = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
