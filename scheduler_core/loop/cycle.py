@@ -51,6 +51,15 @@ from scheduler_core.record.verdicts import (
 )
 
 
+def no_profile_note(scheduler_name: str) -> str:
+    """A cycle's note for a pod whose schedulerName no profile has (the traces' convention: a
+    cycle of its own, with no profile); upstream's informers never queue such a pod."""
+    return (
+        f"no profile for schedulerName {scheduler_name!r}; pod not scheduled (kube-scheduler "
+        "never queues a pod no profile serves: it stays Pending)"
+    )
+
+
 @dataclass(slots=True)
 class CycleRecord:
     """What one scheduling cycle decided, step by step."""

@@ -38,6 +38,7 @@ from scheduler_core.loop.cluster import (
 from scheduler_core.loop.cycle import (
     CycleRecord,
     CycleRunner,
+    no_profile_note,
 )
 from scheduler_core.loop.node_changes import NodeChanges
 from scheduler_core.loop.pod_changes import Outcome, PodChanges, with_nomination
@@ -292,7 +293,7 @@ class Scheduler(NodeChanges, PodChanges, PodGroups):
         runner = self.runners.get(pod.scheduler_name)
         if runner is None:
             rec = CycleRecord(pod=pod.key, profile=None)
-            rec.note = f"no profile for schedulerName {pod.scheduler_name!r}; pod not scheduled"
+            rec.note = no_profile_note(pod.scheduler_name)
             self._emit_cycle(rec)
             self.queue.done(pod.uid)
             return True

@@ -27,6 +27,7 @@ from scheduler_core.loop.cluster import (
 from scheduler_core.loop.cycle import (
     CycleRecord,
     CycleRunner,
+    no_profile_note,
 )
 from scheduler_core.loop.sampling import StartIndex
 from scheduler_core.objects.api import (
@@ -202,7 +203,7 @@ class CaseRun:
             runner = self.runners.get(pod.scheduler_name)
             if runner is None:
                 rec = CycleRecord(pod=pod.key, profile=None)
-                rec.note = f"no profile for schedulerName {pod.scheduler_name!r}; pod not scheduled"
+                rec.note = no_profile_note(pod.scheduler_name)
                 yield pod, rec
                 continue
             state = CycleState()

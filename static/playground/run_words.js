@@ -8,6 +8,9 @@ const RESULTS = {
   Scheduled: () => pgettext("cycle result", "Scheduled"),
   Unschedulable: () => pgettext("cycle result", "Unschedulable"),
   Error: () => pgettext("cycle result", "Error"),
+  // Not upstream's: a pod no profile serves, which upstream never queues (it stays Pending).
+  NotQueued: () => pgettext("cycle result", "Not queued"),
+  Running: () => pgettext("cycle result", "Running"),
 };
 
 const BINDING = {

@@ -49,6 +49,17 @@ QUEUE_TYPES: Final = frozenset(
 # -- grouping ----------------------------------------------------------------------------------
 
 
+# A cycle's result token: its CycleEnd's (Scheduled, Unschedulable, Error); NotQueued for a pod
+# no profile serves (upstream never queues it: it stays Pending), Running while a cycle goes on.
+NOT_QUEUED: Final = "NotQueued"
+
+
+def cycle_result(end: Event | None, profile: str | None) -> str:
+    if end is not None:
+        return str(end["result"])
+    return NOT_QUEUED if not profile else "Running"
+
+
 def split_by_cycle(events: Iterable[Event]) -> dict[int, list[Event]]:
     """Each cycle's own events plus the binding events of its pod that follow it.
 
@@ -372,7 +383,7 @@ def cycle_detail(events: Iterable[Event], cycle: int) -> dict[str, Any] | None:
         "profile": start.get("profile"),
         "note": start.get("note"),
         "sampling": sampling_sentence(start.get("sampling"), start.get("nodes")),
-        "result": end["result"] if end else "Running",
+        "result": cycle_result(end, start.get("profile")),
         "node": end.get("node") if end else None,
         "message": end.get("message") if end else None,
         "prefilter": [

@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from django.utils.translation import gettext
 
-from .charts import BINDING_TYPES, Event, binding_state, split_by_cycle
+from .charts import BINDING_TYPES, Event, binding_state, cycle_result, split_by_cycle
 
 
 def timeline(events: Iterable[Event]) -> list[dict[str, Any]]:
@@ -28,7 +28,7 @@ def timeline(events: Iterable[Event]) -> list[dict[str, Any]]:
                 "cycle": cycle,
                 "pod": start["pod"],
                 "profile": start.get("profile"),
-                "result": end["result"] if end else "Running",
+                "result": cycle_result(end, start.get("profile")),
                 "node": end.get("node") if end else None,
                 "message": end.get("message") if end else None,
                 "binding": binding_state(binding),

@@ -541,7 +541,8 @@ def summary_message(run_id: int, row: Mapping[str, Any]) -> dict[str, Any]:
         "cycle": row["cycle"],
         "pod": row["pod"],
         "profile": row["profile"],
-        "result": row["result"] or "Running",
+        # no CycleEnd: a pod no profile serves (upstream never queues it), or a cycle going on
+        "result": row["result"] or ("NotQueued" if not row["profile"] else "Running"),
         "node": row["node"] or None,
         "feasible": row["feasible"],
         "evaluated": row["evaluated"],

@@ -520,3 +520,20 @@ def test_a_tie_of_many_nodes_names_ten_and_counts_the_rest():
     named = ", ".join(f"node-{i:02d}" for i in range(10))
     assert f": {named} and 36 more; picked node-00: " in why["text"]
     assert "node-10" not in why["text"]
+
+
+def test_a_pod_no_profile_serves_is_not_queued_not_running():
+    """Issue 34 item 3: upstream never queues a pod whose schedulerName no profile has; the
+    timeline said 'Running' with no node."""
+    from playground.runs.storage.columns import summary_message
+
+    _, events = _run([make_node("n1"), make_pod("a", schedulerName="other")])
+    [row] = overview.timeline(events)
+    assert row["result"] == charts.NOT_QUEUED and row["node"] is None
+    detail = charts.cycle_detail(events, 1)
+    assert detail["result"] == "NotQueued"
+    assert "never queues a pod no profile serves" in detail["note"]
+    stored = {"seq_first": 0, "seq_last": 1, "cycle": 1, "pod": "default/a", "result": ""}
+    stored |= {"node": "", "feasible": 0, "evaluated": 0, "message": ""}
+    assert summary_message(1, {**stored, "profile": ""})["result"] == "NotQueued"
+    assert summary_message(1, {**stored, "profile": "default-scheduler"})["result"] == "Running"
