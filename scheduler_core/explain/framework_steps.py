@@ -138,7 +138,10 @@ def explain_normalize(
     low, high = min(column), max(column)
     kind, template = NORMALIZE_RULES.get(plugin, ("none", "normalized = raw"))
     pl = ctx.plugin(plugin)
-    if kind == "none" and isinstance(pl, fi.BatchNormalize | fi.ScoreExtensions):
+    if is_custom(pl) and pl.spec.normalize in _CUSTOM_KINDS:
+        # A custom plugin's mode is one of the in-tree rules: the same arithmetic, written out.
+        kind, template = _CUSTOM_KINDS[pl.spec.normalize]
+    elif kind == "none" and isinstance(pl, fi.BatchNormalize | fi.ScoreExtensions):
         kind, template = "own", "the plugin's NormalizeScore"
     formula = _formula(kind, v, low, high, value)
     numbers = {"plugin": plugin, "raw": v, "low": low, "high": high, "value": value, "node": node}
@@ -149,6 +152,9 @@ def explain_normalize(
         inputs["before"] = dict(zip(ctx.record.scored_nodes, column, strict=True))
         inputs["after"] = dict(zip(ctx.record.scored_nodes, out, strict=True))
         if "expression" in inputs and kind == "own":
+            formula = (
+                f"{inputs['expression']} with score = {v}, min = {low}, max = {high} → {value}"
+            )
             text = _(
                 "%(plugin)s's normalizeScore expression %(expression)s gives %(value)s for "
                 "%(node)s (score %(raw)s, scores from %(low)s to %(high)s)."
@@ -164,6 +170,13 @@ def explain_normalize(
         text=text,
     )
 
+
+# A custom plugin's normalize mode (custom/plugin.py) as the in-tree rule it applies.
+_CUSTOM_KINDS: Final[dict[str, tuple[str, str]]] = {
+    "default": ("max", "100 × raw / max"),
+    "reverse": ("reverse", "100 − 100 × raw / max"),
+    "minmax": ("min-max", "⌊100 × (raw − min) / (max − min)⌋"),
+}
 
 # The sentence of each kind of NormalizeScore, translated where it is written.
 _NORMALIZE_TEXTS: Final[dict[str, str]] = {

@@ -277,6 +277,7 @@ def score_parts(pl: DynamicResources, ctx: ExplainInputs, ni: NodeInfo) -> Score
                             "request": req.name,
                             "subrequest": sub.name,
                             "index": j,
+                            "position": j + 1,
                             "of": len(req.first_available),
                             "points": FIRST_AVAILABLE_MAX_SIZE - j,
                         }
@@ -288,13 +289,17 @@ def score_parts(pl: DynamicResources, ctx: ExplainInputs, ni: NodeInfo) -> Score
         )
         text = clauses(
             _(
-                "%(claim)s request %(request)s is served by its subrequest %(subrequest)s "
-                "(#%(index)s of %(of)s): %(points)s"
+                "%(claim)s request %(request)s is served by its subrequest %(subrequest)s, "
+                "alternative %(position)s of %(of)s: %(max)s − %(index)s = %(points)s"
             )
-            % t
+            % {**t, "max": FIRST_AVAILABLE_MAX_SIZE}
             for t in terms
         )
-        text = _("Earlier firstAvailable alternatives score more. %(terms)s.") % {"terms": text}
+        text = _(
+            "Each request served from a firstAvailable list scores %(max)s (the most "
+            "alternatives a list may hold) minus the index of the alternative used, counted "
+            "from 0: earlier alternatives score more. %(terms)s."
+        ) % {"max": FIRST_AVAILABLE_MAX_SIZE, "terms": text}
     else:
         formula = _("no firstAvailable request → %(value)s") % {"value": value}
         text = _(

@@ -65,6 +65,31 @@ def test_the_score_shows_its_expression_the_labels_it_read_and_its_value() -> No
     assert normalize["inputs"]["before"] == {"n1": 80, "n2": 20}
     assert normalize["inputs"]["after"] == {"n1": 40, "n2": 10}
     assert normalize["value"] == 40
+    # the arithmetic, not only "80 → 40" (issue 34 item 5)
+    assert normalize["formula"] == "score / 2 with score = 80, min = 20, max = 80 → 40"
+
+
+def _normalized(mode: str, node: str) -> dict[str, Any]:
+    spec = CustomPluginSpec(
+        name="Lights", expressions={**SPEC.expressions}, filter_reason="red", normalize=mode
+    )
+    del spec.expressions["normalizeScore"]
+    manifests = [
+        make_node("n1", labels={"light": "green"}),
+        make_node("n2", labels={"light": "amber"}),
+        make_pod("p"),
+    ]
+    registry = in_tree_registry().merged(registry_of([spec]))
+    sched = Scheduler(_config(), manifests, registry=registry)
+    steps = at_scheduler_cycle(sched, 1, lambda ctx: explain_node(ctx, node, "Lights"))
+    return next(e for e in steps if e["point"] == "NormalizeScore")
+
+
+def test_a_custom_normalize_mode_writes_out_its_rule() -> None:
+    assert _normalized("default", "n2")["formula"] == "100 × 20 / 80 = 25"
+    assert _normalized("reverse", "n2")["formula"] == "100 − 100 × 20 / 80 = 75"
+    assert _normalized("minmax", "n2")["formula"] == "⌊100 × (20 − 20) / (80 − 20)⌋ = 0"
+    assert _normalized("minmax", "n1")["inputs"]["rule"] == "⌊100 × (raw − min) / (max − min)⌋"
 
 
 def test_a_rejected_node_shows_the_filter_expression_and_its_false() -> None:

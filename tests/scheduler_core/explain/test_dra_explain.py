@@ -164,3 +164,6 @@ def test_score_names_the_first_available_subrequest_used() -> None:
     assert score["formula"] == "(8 − 1) = 7"
     [term] = score["inputs"]["subrequests"]
     assert (term["subrequest"], term["index"], term["points"]) == ("any", 1, 7)
+    # the constant named, the alternative counted from 1 where a reader counts (issue 34 item 5)
+    assert "alternative 2 of 2: 8 − 1 = 7" in score["text"]
+    assert "scores 8 (the most alternatives a list may hold)" in score["text"]
