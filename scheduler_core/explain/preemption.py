@@ -142,6 +142,8 @@ def explain_preemption(ctx: CycleContext) -> Explanation:
         head = _(
             "%(count)s candidate node(s) could take the pod after evictions; %(node)s is chosen "
             "because the candidates tie on every criterion and it is the first by name. "
+            "Upstream takes the first of its candidate list, which its dry runs fill in "
+            "parallel in no fixed order, so the real scheduler may pick another of them. "
             "Victims: %(victims)s."
         )
     head %= {

@@ -71,3 +71,20 @@ def test_every_candidate_gets_its_walk_the_chosen_one_and_the_others() -> None:
         ("reprieve", "default/b1", True),
         ("reprieve", "default/b2", False),
     ]
+
+
+def test_a_tie_on_every_criterion_says_upstream_may_pick_another() -> None:
+    """Issue 34 item 6: upstream's last resort is the first of a list its parallel dry runs
+    fill in no fixed order; the page says so."""
+    case = {
+        "name": "t",
+        "nodes": [make_node("n1", cpu="2"), make_node("n2", cpu="2")],
+        "pods": [
+            make_pod("a", cpu="2", node_name="n1", priority=1),
+            make_pod("b", cpu="2", node_name="n2", priority=1),
+        ],
+        "queue": [make_pod("p", cpu="2", priority=100)],
+    }
+    ex = at_cycle(case, 1, explain_preemption)
+    assert ex["value"]["nominatedNode"] == "n1"
+    assert "the real scheduler may pick another of them" in ex["text"]
