@@ -131,6 +131,17 @@ def why(ev: Event, nodes: Sequence[str]) -> str:
         values = {"who": who, "code": code, "reasons": reasons}
         if "not helpful" in reasons.lower():
             return gettext("%(who)s: preemption is not helpful (%(code)s): %(reasons)s.") % values
+        if who == "DynamicResources" and reasons == "no new claims to deallocate":
+            # Upstream's words on every failing pod without claims: worth a sentence.
+            return (
+                gettext(
+                    "DynamicResources did not help (%(code)s): no new claims to deallocate. Its "
+                    "PostFilter only takes back a ResourceClaim of the pod allocated to devices the "
+                    "pod cannot use, so that another node can be tried; this pod has no such claim, "
+                    "so the next PostFilter plugin gets its turn."
+                )
+                % values
+            )
         if who != "DefaultPreemption":
             return (
                 gettext("%(who)s did not make the pod schedulable (%(code)s): %(reasons)s.")

@@ -537,3 +537,13 @@ def test_a_pod_no_profile_serves_is_not_queued_not_running():
     stored |= {"node": "", "feasible": 0, "evaluated": 0, "message": ""}
     assert summary_message(1, {**stored, "profile": ""})["result"] == "NotQueued"
     assert summary_message(1, {**stored, "profile": "default-scheduler"})["result"] == "Running"
+
+
+def test_dynamic_resources_no_new_claims_is_said_in_words(mixed):
+    """Issue 34 item 7: every failing pod without claims shows upstream's 'no new claims to
+    deallocate' from DynamicResources' PostFilter; the step says what that means."""
+    _, events = mixed
+    steps = charts.steps(_cycle_of(events, "default/huge"))
+    dra = next(s for s in steps if s["point"] == "PostFilter" and s["plugin"] == "DynamicResources")
+    assert "no new claims to deallocate" in dra["why"]
+    assert "this pod has no such claim" in dra["why"]
