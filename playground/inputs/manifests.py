@@ -21,7 +21,7 @@ from django.utils.translation import gettext
 from scheduler_core.dra import versions as dra_versions
 from scheduler_core.workloads import check_object as check_engine_object
 
-from . import jsontext, yaml_limits
+from . import jsontext, workload_api, yaml_limits
 from .yaml_limits import BoundedLoader
 
 # kind -> (apiVersion, namespaced)
@@ -46,6 +46,7 @@ KINDS: Final[dict[str, tuple[str, bool]]] = {
     "DaemonSet": ("apps/v1", True),
     "ReplicationController": ("v1", True),
     "Job": ("batch/v1", True),
+    "Workload": ("scheduling.k8s.io/v1alpha1", True),  # GenericWorkload; pods name it
     "Pod": ("v1", True),
 }
 # Export order: what an object refers to comes before it.
@@ -200,6 +201,7 @@ _KNOWN_FIELDS: Final[dict[str, frozenset[str]]] = {
         }
     ),
     "resources": frozenset({"requests", "limits", "claims"}),
+    "Workload.spec": frozenset({"controllerRef", "podGroups"}),
 }
 
 
@@ -615,6 +617,12 @@ def _check_object(obj: SourceObject) -> list[Problem]:
     most = int(getattr(settings, "PLAYGROUND_BULK_MAX", 1000))  # each replica is a stored Pod
     for path, message in check_engine_object(data, most):
         problems.append(obj.problem(path, message))
+    if kind == "Workload":
+        for path, message in workload_api.check_workload(data):
+            problems.append(obj.problem(path, message))
+    elif kind == "Pod":
+        for path, message in workload_api.check_workload_ref(data):
+            problems.append(obj.problem(path, message))
     return problems
 
 
