@@ -163,8 +163,8 @@ def shared_lesson_run(
     One run per (lesson, profile, lesson digest): it is reused while pending, running or
     succeeded; a failed or cancelled one is replaced. The key's row is locked while the run is
     looked at and started, so simultaneous calls start one run. ``session`` (a visitor's) is
-    counted by ``limits.anonymous_refusal`` when the run has to be started; ``owner`` is whose
-    share of the runners it uses. Raises runs.RunRefused when it may not start.
+    checked against every visitor's active runs, and pays from no budget of its own; ``owner``
+    is whose share of the runners it uses. Raises runs.RunRefused when it may not start.
     """
     key = {"lesson": lesson.slug, "profile": profile, "digest": _digest(lesson, profile)}
     with transaction.atomic():
@@ -172,11 +172,12 @@ def shared_lesson_run(
         row = SharedLessonRun.objects.select_for_update(of=("self",)).get(pk=row.pk)
         if row.run is not None and row.run.status in REUSABLE:
             return row.run, False
-        run = _started(lesson, profile, user=None, session=session, owner=owner)
+        # Shared by every visitor (one per lesson and profile): no session's budget pays for it.
+        run = _started(
+            lesson, profile, user=None, session=session, owner=owner, budget=limits.SHARED
+        )
         row.run = run
         row.save(update_fields=["run", "updated"])
-    if session is not None:
-        limits.anonymous_started(session)
     return run, True
 
 
@@ -187,11 +188,12 @@ def _started(
     user: User | None,
     session: MutableMapping[str, Any] | None,
     owner: str | None,
+    budget: str = limits.LESSON,
 ) -> Run:
     """A new run of the lesson's demo cluster under ``profile``; ``session`` (a visitor's without
-    an account) is refused first when it has started as many runs as it may."""
+    an account) is refused first when it has started as many runs as ``budget`` allows."""
     if session is not None:
-        refusal = limits.anonymous_refusal(session)
+        refusal = limits.anonymous_refusal(session, budget=budget)
         if refusal:
             raise runs.RunRefused(refusal)
     cluster, stored = _lesson_content(lesson, profile)
@@ -228,7 +230,7 @@ def lesson_run_start(
         visitor = None if user.is_authenticated else session
         run = _started(lesson, profile, user=user, session=visitor, owner=owner)
         if visitor is not None:
-            limits.anonymous_started(visitor)
+            limits.anonymous_started(visitor, budget=limits.LESSON)
         started = [*(session.get(run_selectors.SESSION_STARTED) or []), run.pk]
         session[run_selectors.SESSION_STARTED] = started[-run_selectors.SESSION_STARTED_KEPT :]
     mine = dict(session.get(SESSION_RUNS) or {})

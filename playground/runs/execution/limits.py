@@ -27,6 +27,10 @@ Visitors without an account are bounded twice more (``anonymous_refusal``): one 
 starts at most ``PLAYGROUND_ANONYMOUS_RUNS_PER_SESSION`` runs an hour, and all such visitors
 together have at most ``PLAYGROUND_ANONYMOUS_ACTIVE_RUNS`` runs pending or running (a lecture hall
 shares one address, so the per-owner rule alone would not bound the server, nor be fair to it).
+Lesson runs have budgets of their own, so that a learner taking the course in one sitting is
+never locked out: a run every visitor shares (one per lesson and profile: bounded by the course
+itself) counts against no session, and a lesson's own run (lesson 11's, which waits for the
+visitor's Permit answers) counts in ``PLAYGROUND_ANONYMOUS_LESSON_RUNS_PER_SESSION`` an hour.
 
 How long a pod may wait at Permit is capped by ``PLAYGROUND_PERMIT_MAX_WAIT_SECONDS`` (below the
 engine's own 15 minutes, as upstream).
@@ -95,6 +99,10 @@ def idle_runs() -> int:
 
 def anonymous_runs_per_session() -> int:
     return max(1, int(getattr(settings, "PLAYGROUND_ANONYMOUS_RUNS_PER_SESSION", 10)))
+
+
+def anonymous_lesson_runs_per_session() -> int:
+    return max(1, int(getattr(settings, "PLAYGROUND_ANONYMOUS_LESSON_RUNS_PER_SESSION", 30)))
 
 
 def anonymous_active_runs() -> int:
@@ -222,32 +230,56 @@ def start_refusal(owner: str, *, adding: int, excluding: tuple[int, ...] = ()) -
     }
 
 
-# Times (seconds since the epoch) at which this browser session started runs without an account.
+# Times (seconds since the epoch) at which this browser session started runs without an account,
+# per budget: runs (RUNS), a lesson's own runs (LESSON); a shared lesson run (SHARED) counts in
+# none.
 SESSION_STARTS: Final = "anonymous_run_starts"
+SESSION_LESSON_STARTS: Final = "anonymous_lesson_run_starts"
+RUNS: Final = "runs"
+LESSON: Final = "lesson"
+SHARED: Final = "shared"
+_BUDGET_KEYS: Final = {RUNS: SESSION_STARTS, LESSON: SESSION_LESSON_STARTS}
 _HOUR: Final = 3600.0
 
 
-def _recent_starts(session: Mapping[str, Any], now: float) -> list[float]:
+def _recent_starts(
+    session: Mapping[str, Any], now: float, key: str = SESSION_STARTS
+) -> list[float]:
     return [
         float(t)
-        for t in session.get(SESSION_STARTS) or []
+        for t in session.get(key) or []
         if isinstance(t, int | float) and 0 <= now - t < _HOUR
     ]
 
 
-def anonymous_refusal(session: Mapping[str, Any], *, now: float | None = None) -> str:
+def anonymous_refusal(
+    session: Mapping[str, Any], *, now: float | None = None, budget: str = RUNS
+) -> str:
     """Why a visitor without an account may not start a run now ("" when they may): this
-    session's starts in the last hour, then every anonymous visitor's runs pending or running."""
+    session's starts in the last hour in ``budget`` (none for a SHARED lesson run), then every
+    anonymous visitor's runs pending or running."""
     now = time.time() if now is None else now
-    recent = _recent_starts(session, now)
-    per_session = anonymous_runs_per_session()
-    if len(recent) >= per_session:
+    key = _BUDGET_KEYS.get(budget)
+    recent = _recent_starts(session, now, key) if key is not None else []
+    per_session = (
+        anonymous_lesson_runs_per_session() if budget == LESSON else anonymous_runs_per_session()
+    )
+    if key is not None and len(recent) >= per_session:
         wait = max(1, round((min(recent) + _HOUR - now) / 60))
-        return gettext(
-            "cannot start a run: this browser started %(count)s runs in the last hour, the most a "
-            "visitor without an account may (at most %(limit)s an hour). Sign in to start more, "
-            "or try again in %(wait)s min."
-        ) % {"count": len(recent), "limit": per_session, "wait": wait}
+        values = {"count": len(recent), "limit": per_session, "wait": wait}
+        if budget == LESSON:
+            message = gettext(
+                "cannot start a lesson run: this browser started %(count)s lesson runs of its "
+                "own in the last hour, the most a visitor without an account may (at most "
+                "%(limit)s an hour). Sign in to start more, or try again in %(wait)s min."
+            )
+        else:
+            message = gettext(
+                "cannot start a run: this browser started %(count)s runs in the last hour, the "
+                "most a visitor without an account may (at most %(limit)s an hour). Sign in to "
+                "start more, or try again in %(wait)s min."
+            )
+        return message % values
     active = Run.objects.filter(started_by__isnull=True, status__in=_ACTIVE).count()
     cap = anonymous_active_runs()
     if active >= cap:
@@ -259,10 +291,16 @@ def anonymous_refusal(session: Mapping[str, Any], *, now: float | None = None) -
     return ""
 
 
-def anonymous_started(session: MutableMapping[str, Any], *, now: float | None = None) -> None:
-    """Count one run started by this session without an account (``anonymous_refusal``)."""
+def anonymous_started(
+    session: MutableMapping[str, Any], *, now: float | None = None, budget: str = RUNS
+) -> None:
+    """Count one run started by this session without an account in ``budget``
+    (``anonymous_refusal``); a SHARED lesson run counts in none."""
+    key = _BUDGET_KEYS.get(budget)
+    if key is None:
+        return
     now = time.time() if now is None else now
-    session[SESSION_STARTS] = [*_recent_starts(session, now), now]
+    session[key] = [*_recent_starts(session, now, key), now]
 
 
 def waiting_reason(run: Run) -> str:

@@ -146,21 +146,52 @@ def test_a_signed_in_user_gets_a_run_of_their_own(no_tasks, alice_client, user):
 # --- limits on visitors without an account ------------------------------------------------------
 
 
-def test_one_browser_starts_at_most_so_many_runs_an_hour(no_tasks, settings):
-    settings.PLAYGROUND_ANONYMOUS_RUNS_PER_SESSION = 2
+def test_one_browser_starts_at_most_so_many_lesson_runs_of_its_own_an_hour(no_tasks, settings):
+    settings.PLAYGROUND_ANONYMOUS_LESSON_RUNS_PER_SESSION = 2
     visitor = Client()
     assert _start(visitor, BINDING)["Location"].endswith("#run-frame-box")
     assert _start(visitor, BINDING)["Location"].endswith("#run-frame-box")
     refused = _start(visitor, BINDING)
     assert "#run-frame-box" not in refused["Location"]
     page = visitor.get(refused["Location"]).content.decode()
-    assert "this browser started 2 runs in the last hour" in page
+    assert "this browser started 2 lesson runs of its own in the last hour" in page
     assert "at most 2 an hour" in page
     assert Run.objects.count() == 2
     # A shared run already stored is reused: that starts nothing, so it is not refused.
     _start(Client(), SCORING)
     assert _start(visitor, SCORING)["Location"].endswith("#run-frame-box")
     assert Run.objects.count() == 3
+
+
+def test_a_learner_takes_every_lesson_in_one_sitting_and_is_never_refused(no_tasks, settings):
+    """Issue 34 item 1: shared lesson runs count against no session (the general budget would
+    have refused lesson 10 after nine), and lesson 11's own run has a budget of its own."""
+    from playground.demo import demo_load
+    from playground.lessons.loader import course
+
+    demo_load()  # the shipped custom plugins lesson 20 uses
+    settings.PLAYGROUND_ANONYMOUS_RUNS_PER_SESSION = 1  # even the tightest general budget
+    # no task runs here, so every run stays pending: the server-wide caps are not what is tested
+    settings.PLAYGROUND_ANONYMOUS_ACTIVE_RUNS = settings.PLAYGROUND_QUEUED_RUNS_PER_USER = 100
+    learner = Client()
+    slugs = [lesson.slug for lesson in course()]
+    assert len(slugs) >= 20
+    for slug in slugs:
+        assert _start(learner, slug)["Location"].endswith("#run-frame-box"), slug
+    assert learner.session.get(limits.SESSION_STARTS) is None  # no general budget spent
+    own = [s for s in slugs if not services.lesson_run_shared(lesson=_lesson(s), profile="default")]
+    assert BINDING in own
+    assert len(learner.session[limits.SESSION_LESSON_STARTS]) == len(own)  # their own runs
+    # arbitrary (not shared) runs stay bounded: the lesson budget runs out too
+    settings.PLAYGROUND_ANONYMOUS_LESSON_RUNS_PER_SESSION = 1
+    refused = _start(learner, BINDING)
+    assert "#run-frame-box" not in refused["Location"]
+
+
+def _lesson(slug):
+    from playground.lessons.loader import lesson_by_slug
+
+    return lesson_by_slug(slug)
 
 
 def test_a_sessions_starts_older_than_an_hour_no_longer_count(settings):
