@@ -37,6 +37,9 @@ class LessonRun:
     events: list[dict[str, Any]]
     placements: dict[str, str | None]
     cycles: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    # Each cycle's events as the run page steps through them (no queue events: the page shows
+    # the queue in its own panel), what a "show this step" link's index counts.
+    page_cycles: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         of = EventCycles()
@@ -44,6 +47,7 @@ class LessonRun:
             cycle = of.see(ev["type"], ev["pod"], ev["cycle"])
             if cycle is not None:
                 self.cycles.setdefault(cycle, []).append(ev)
+        self.page_cycles = charts.split_by_cycle(self.events)
 
     def cycle(self, k: int) -> list[dict[str, Any]]:
         if k not in self.cycles:
@@ -240,10 +244,11 @@ def shown(value: Any) -> str:
 
 
 def run_step(run: LessonRun, pointer: RunPointer) -> int | None:
-    """The index of the run page's step for ``pointer`` (its ``#cycle=K&step=N``), if any."""
-    if pointer.cycle not in run.cycles:
+    """The index of the run page's step for ``pointer`` (its ``#cycle=K&step=N``), if any: the
+    page's own steps of the cycle, so that the index opens the named step there."""
+    if pointer.cycle not in run.page_cycles:
         return None
-    for step in charts.steps(run.cycles[pointer.cycle]):
+    for step in charts.steps(run.page_cycles[pointer.cycle]):
         if step["point"] == pointer.point and (
             pointer.plugin is None or step["plugin"] == pointer.plugin
         ):
@@ -296,9 +301,7 @@ def _allowed_points(run: LessonRun, q: Question) -> tuple[str, ...] | None:
     if kind == "device":
         return ("DeviceAllocation", "PreBind", "Reserve")
     if kind == "requeue":
-        return {"backoffQ": ("Backoff",), "activeQ": ("MoveToActive",)}.get(
-            str(q.answer), ("Unschedulable",)
-        )
+        return ("CycleStart",)  # the queue panel of the cycle after the move
     return None  # pod, profile, pending, placement: the whole cycle shows them
 
 
@@ -328,7 +331,11 @@ def link_problem(run: LessonRun, q: Question) -> str | None:
     if show is None:
         return "show: every question names the run-page step that shows its answer"
     p = q.params
-    if "cycle" in p and show.cycle != int(p["cycle"]):
+    if q.kind == "requeue":
+        moved = _requeue_shown_in(run, q)
+        if moved is not None and show.cycle != moved:
+            return f"show: cycle {show.cycle}, but the queue shows the move in cycle {moved}"
+    elif "cycle" in p and show.cycle != int(p["cycle"]):
         return f"show: cycle {show.cycle}, but the question is about cycle {p['cycle']}"
     if q.kind == "placement":
         pod = _pod_key(str(p["pod"]))
@@ -353,6 +360,22 @@ def link_problem(run: LessonRun, q: Question) -> str | None:
         if code in (None, "Success"):
             return f"show: {show.plugin} does not reject {node} at that step"
     return None
+
+
+def _requeue_shown_in(run: LessonRun, q: Question) -> int | None:
+    """The cycle whose queue panel (at its start) shows where a cluster event moved the pod of
+    ``q``'s cycle: the first cycle to start after the move."""
+    evs = run.cycles.get(int(q.params["cycle"])) or []
+    moves = [
+        e["seq"]
+        for e in evs
+        if e["type"] in ("Backoff", "MoveToActive")
+        and (e.get("details") or {}).get("from") == "unschedulable"
+    ]
+    if not moves:
+        return None
+    starts = [e for e in run.events if e["type"] == "CycleStart" and e["seq"] > moves[0]]
+    return int(starts[0]["cycle"]) if starts else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -503,7 +503,9 @@ async function selectCycle(cycle, step) {
   if (state.selected !== cycle || !detail) return;
   state.detail = detail;
   const last = detail.steps.length - 1;
-  state.step = step === null || step === undefined ? 0 : Math.max(0, Math.min(step, last));
+  const wanted = step === null || step === undefined ? 0 : Math.max(0, step);
+  state.step = Math.min(wanted, Math.max(0, last));
+  keepWanted(cycle, wanted);
   renderDetail();
   renderTimeline();
   writeHash();
@@ -520,9 +522,24 @@ const refetchDetail = debounce(async () => {
   if (state.selected !== cycle || !detail) return;
   const atEnd = state.detail && state.step >= state.detail.steps.length - 1;
   state.detail = detail;
+  const wanted = state.wantedStep;
+  if (wanted && wanted.cycle === cycle && wanted.step <= detail.steps.length - 1) {
+    state.step = wanted.step; // the step a link named has arrived
+    state.wantedStep = null;
+    renderDetail();
+    writeHash();
+    return;
+  }
   if (atEnd) state.step = detail.steps.length - 1;
   renderDetail();
 }, 150);
+
+// A link may name a step of a cycle still growing (its queue steps come after the cycle, while
+// the run goes on): the page shows the last step there is, and the named one once it arrives.
+function keepWanted(cycle, step) {
+  const last = state.detail ? state.detail.steps.length - 1 : -1;
+  state.wantedStep = step > last && !state.terminal ? { cycle, step } : null;
+}
 
 // A page, a sort, a search or the top N changed: the server cuts the cycle's panels again.
 async function reloadDetail() {
@@ -871,7 +888,8 @@ window.addEventListener("hashchange", () => {
   const h = readHash();
   if (h.cycle !== null && h.cycle !== state.selected) selectCycle(h.cycle, h.step);
   else if (h.step !== null && state.detail && h.step !== state.step) {
-    state.step = h.step;
+    state.step = Math.max(0, Math.min(h.step, state.detail.steps.length - 1));
+    keepWanted(state.selected, h.step);
     renderStep();
   }
 });

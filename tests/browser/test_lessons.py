@@ -355,3 +355,47 @@ def test_progress_in_the_header_counts_each_answer_without_a_reload(page):
     _wait(driver, lambda d: progress.text == f"· 2 of {total} answered, 1 right")
     title = _css(driver, "#step-title").get_attribute("innerHTML")
     assert title == "2. Filter: who <em>can</em> run it?"
+
+
+def test_a_learner_walks_every_lesson_pressing_every_show_this_step_link(page):
+    """Issue 34: all the lessons anonymously, in one sitting: every question's "show this step"
+    link is pressed, none is refused, and each brings the run into view at its named step."""
+    from playground.demo import demo_load
+
+    demo_load()  # the shipped custom plugins lesson 20 uses
+    driver = page.driver
+    _viewport_1280x800(driver)
+    frame_step = (
+        "const f = document.getElementById('run-frame');"
+        "const l = f && f.contentDocument && f.contentDocument.getElementById('step-label');"
+        "return l && f.contentWindow.runState && f.contentWindow.runState.detail"
+        " ? [f.contentWindow.location.hash, l.dataset.point, l.dataset.plugin || ''] : null;"
+    )
+    in_view = (
+        "const r = document.getElementById('run-frame-box').getBoundingClientRect();"
+        "return r.top < innerHeight && r.bottom > 0;"
+    )
+    pressed = 0
+    for lesson in course():
+        for q in lesson.questions:
+            if q.show is None:
+                continue
+            page.open(f"/lessons/{lesson.slug}/?step={q.step}")
+            assert not driver.find_elements("css selector", ".messages .error"), lesson.slug
+            _css(driver, f"#q-{q.id} .open-step").click()
+            want = (q.show.point, q.show.plugin or "")
+
+            def shown(d, want=want):
+                got = d.execute_script(frame_step)
+                return got is not None and (got[1], got[2] if want[1] else "") == want
+
+            try:
+                _wait(driver, shown, timeout=30)
+            except Exception:
+                got = driver.execute_script(frame_step)
+                errors = [e.text for e in driver.find_elements("css selector", ".messages li")]
+                raise AssertionError(f"{lesson.slug} {q.id}: wanted {want}, got {got} {errors}")
+            assert f"cycle={q.show.cycle}&" in driver.execute_script(frame_step)[0], q.id
+            _wait(driver, lambda d: d.execute_script(in_view))
+            pressed += 1
+    assert pressed >= 60

@@ -87,3 +87,12 @@ if (runFrame) {
     if (copy.defaultPrevented) event.preventDefault();
   });
 }
+
+// "Show this step in the run" changes the framed run, which may sit below the fold: bring the
+// frame into view, so that each press visibly shows its step.
+document.querySelectorAll("a.open-step").forEach((link) =>
+  link.addEventListener("click", () => {
+    const box = document.getElementById("run-frame-box");
+    if (box) box.scrollIntoView({ block: "start", behavior: "smooth" });
+  }),
+);

@@ -182,6 +182,36 @@ def test_a_narrative_step_points_at_a_run_page_step_that_must_exist():
     ]
 
 
+def test_a_link_to_a_queue_event_fails_the_check_as_the_run_page_has_no_such_step():
+    """Issue 34 item 4: lesson 12 linked 'cycle 1, Backoff'; the check counted queue events as
+    steps of the cycle, the run page does not (its queue panel shows them), so the link opened
+    the cycle's last step. The check now counts the page's own steps."""
+    lesson = next(le for le in loader.course() if le.slug == "scheduling-queue")
+    n, step = next((i, s) for i, s in enumerate(lesson.steps) if s.show is not None)
+    wrong = dataclasses.replace(step, show=loader.RunPointer(cycle=1, point="Backoff"))
+    steps = list(lesson.steps)
+    steps[n] = wrong
+    requeue = lesson.question("requeue")
+    early = dataclasses.replace(requeue, show=loader.RunPointer(cycle=1, point="CycleStart"))
+    broken = dataclasses.replace(
+        lesson,
+        steps=tuple(steps),
+        questions=tuple(early if q.id == "requeue" else q for q in lesson.questions),
+    )
+    [(_, failures)] = lessons_check([broken])
+    assert [(f.question, f.message) for f in failures] == [
+        (f"step {n + 1}", "show: no Backoff step in cycle 1"),
+        ("requeue", "show: cycle 1, but the queue shows the move in cycle 3"),
+    ]
+    # the index a link carries opens the step it names, on the run page's own steps
+    run = lesson_runs(lesson=lesson)["default"]
+    for q in lesson.questions:
+        if q.show is not None:
+            index = checks.run_step(run, q.show)
+            page = checks.charts.steps(run.page_cycles[q.show.cycle])
+            assert page[index]["point"] == q.show.point, q.id
+
+
 def test_glossary_sections_are_ids_of_the_run_page():
     from pathlib import Path
 
@@ -352,8 +382,8 @@ def _with_show(lesson, qid, **show):
         (
             "scheduling-queue",
             "requeue",
-            {"cycle": 1, "point": "Unschedulable"},
-            "show: Unschedulable, but the answer is shown at Backoff",
+            {"cycle": 3, "point": "Unschedulable"},
+            "show: Unschedulable, but the answer is shown at CycleStart",
         ),
         (
             "scheduling-cycle",
@@ -378,7 +408,8 @@ def test_every_question_of_the_course_links_to_its_own_cycle():
     for lesson in loader.course():
         for q in lesson.questions:
             assert q.show is not None, q.id
-            if "cycle" in q.params:
+            # a requeue shows in the queue panel of the cycle after the move
+            if "cycle" in q.params and q.kind != "requeue":
                 assert q.show.cycle == q.params["cycle"], (lesson.slug, q.id)
 
 
