@@ -221,6 +221,66 @@ status:
 """
 )
 
+
+def _workload(name: str, min_count: int) -> str:
+    return f"""apiVersion: scheduling.k8s.io/v1alpha1
+kind: Workload
+metadata:
+  name: {name}
+  namespace: default
+spec:
+  controllerRef:
+    apiGroup: batch
+    kind: Job
+    name: {name}
+  podGroups:
+  - name: workers
+    policy:
+      gang:
+        minCount: {min_count}
+---
+"""
+
+
+def _member(name: str, workload: str, cpu: str) -> str:
+    return f"""
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  namespace: default
+  labels:
+    job: {workload}
+spec:
+  workloadRef:
+    name: {workload}
+    podGroup: workers
+  containers:
+  - name: work
+    image: busybox:1.37
+    resources:
+      requests:
+        cpu: {cpu}
+        memory: 1Gi
+status:
+  phase: Pending
+"""
+
+
+# Two gangs of minCount 3 on three 4-CPU nodes, one of them nearly full: "train" (1 CPU each)
+# waits at Permit until all three are assumed, then binds together; "sweep" has two members
+# only, so PreEnqueue keeps both out of the queue. (A gang whose third member does not fit waits
+# at Permit, times out after 5m and tries again until the run's end: hundreds of cycles.)
+GANG: Final = (
+    _workload("train", 3)
+    + _workload("sweep", 3)
+    + _nodes("worker", 3, cpu="4", memory="16Gi")
+    + _running("db-0", "worker-3", "3500m")
+    + "".join(_member(f"train-{i}", "train", "1") for i in range(3))
+    + "".join(_member(f"sweep-{i}", "sweep", "1") for i in range(2))
+)
+
 CLUSTERS: Final[list[tuple[str, str, str]]] = [
     (
         gettext_noop("Three zones"),
@@ -245,6 +305,15 @@ CLUSTERS: Final[list[tuple[str, str, str]]] = [
             "high-priority pod that only fits after preemption."
         ),
         PREEMPTION,
+    ),
+    (
+        gettext_noop("Gang scheduling"),
+        gettext_noop(
+            "Two Workloads whose pod groups need 3 members each (turn on the GenericWorkload and "
+            "GangScheduling gates): train's members wait at Permit, then bind together; sweep "
+            "has only two of its three members, so both stay gated."
+        ),
+        GANG,
     ),
 ]
 

@@ -23,6 +23,7 @@ def test_load_demo_twice_gives_the_same_content():
         "Three zones",
         "GPU pool behind taints",
         "Preemption scenario",
+        "Gang scheduling",
         "Approval gate",
         "Blinking lights",
         "GPU pool with DRA",
@@ -33,7 +34,7 @@ def test_load_demo_twice_gives_the_same_content():
         "Spread everything",
     }
     assert lesson_clusters <= set(first)
-    assert "7 clusters" in out.getvalue()
+    assert "8 clusters" in out.getvalue()
     assert f"{len(course())} lessons" in out.getvalue()
 
 
