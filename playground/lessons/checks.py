@@ -39,7 +39,7 @@ class LessonRun:
     cycles: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     # Each cycle's events as the run page steps through them (no queue events: the page shows
     # the queue in its own panel), what a "show this step" link's index counts.
-    page_cycles: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    page_cycles: dict[int, list[Mapping[str, Any]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         of = EventCycles()
