@@ -118,7 +118,11 @@ def browser():
 @pytest.fixture
 def page(browser, live_server):
     """The browser with a fresh session, and a helper to open paths on the live server."""
-    browser.delete_all_cookies()
+    # Leave the last test's page first: its pollers and frames could otherwise answer
+    # after the cookies are cleared and set a CSRF cookie the next page's forms do not hold.
+    browser.get("about:blank")
+    # WebDriver's delete_all_cookies only reaches the open page's site: clear them all.
+    browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
 
     class Page:
         driver = browser
