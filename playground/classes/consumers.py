@@ -100,6 +100,10 @@ def _lecturer_action(class_id: int, user: Any, content: dict[str, Any]) -> list[
             q = services.question_ask_lesson(
                 live_class=live_class, user=user, qid=str(content["lessonQuestion"])[:100]
             )
+        elif "about" in content:
+            q = services.question_ask_about(
+                live_class=live_class, user=user, kind=content["about"], cycle=content.get("cycle")
+            )
         elif "winnerOf" in content:
             q = services.question_ask_winner(
                 live_class=live_class, user=user, cycle=content["winnerOf"]

@@ -27,13 +27,21 @@ def run_step_index(run_id: int, cycle: int, point: str, plugin: str | None) -> i
 
 
 def winner_choices(run_id: int, cycle: int, winner: str | None) -> list[str]:
-    """The nodes to choose from: all of the run's nodes, or in a big cluster the best totals
-    of the cycle's Combine step (the winner among them); "none" when no node took the pod."""
+    """The nodes to choose from (``choices_among``) in cycle ``cycle`` of a stored run."""
     nodes = list(Run.objects.filter(pk=run_id).values_list("node_names", flat=True).first() or [])
+    combine: dict[str, Any] = {}
     if len(nodes) > WINNER_CHOICES_MAX:
         run = Run.objects.filter(pk=run_id).first()
         events = run_selectors.run_cycle_events(run=run, cycle=cycle) if run else []
         combine = next((e for e in events if e["type"] == "Combine"), {})
+    return choices_among(nodes, combine, winner)
+
+
+def choices_among(nodes: list[str], combine: dict[str, Any], winner: str | None) -> list[str]:
+    """The nodes to choose from: all of them, or in a big cluster the best totals of the
+    cycle's Combine step (the winner among them), sorted; "none" last when no node took the pod."""
+    nodes = list(nodes)
+    if len(nodes) > WINNER_CHOICES_MAX:
         ranked = sorted(
             zip(combine.get("nodes") or [], combine.get("totals") or [], strict=False),
             key=lambda nt: -nt[1],

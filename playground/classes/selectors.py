@@ -16,7 +16,7 @@ from ..lessons import text as lesson_text
 from ..lessons.languages import in_language
 from ..lessons.loader import Lesson, lesson_by_slug
 from ..models import RunCycle
-from . import run_steps, services
+from . import run_questions, run_steps, services
 from .models import ClassAnswer, ClassQuestion, ClassStudent, LiveClass
 
 CYCLES_LISTED: Final = 2000  # a presenter lists at most this many of a run's cycles
@@ -246,6 +246,9 @@ def page_config(live_class: LiveClass, *, role: str) -> dict[str, Any]:
     }
     if role == "lecturer":
         cfg["questions"] = lesson_questions(lesson) if lesson else []
+        # The one-click questions each lesson step's cycle answers (a run class fetches its
+        # cycle's with the cycle's steps).
+        cfg["lessonAsks"] = run_questions.lesson_asks(lesson) if lesson else {}
         cfg["cycles"] = run_cycles(live_class.run_id) if live_class.run_id else []
         cfg["cycleSteps"] = (
             reverse("playground:class_cycle_steps", args=[live_class.code, 0]).removesuffix(

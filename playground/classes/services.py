@@ -18,16 +18,16 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
 from django.db.models import F
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ..inputs.params import MAX_ID
 from ..lessons.checks import matches, normalize, shown
 from ..lessons.languages import in_language, language_of
 from ..lessons.loader import Lesson, RunPointer, lesson_by_slug
-from ..models import Run, RunCycle
+from ..models import Run
 from ..runs import selectors as run_selectors
-from . import run_steps
+from . import run_questions
 from .models import ClassAnswer, ClassQuestion, ClassStudent, LiveClass
 
 User = AbstractBaseUser | AnonymousUser
@@ -406,54 +406,23 @@ def question_ask_quick(*, live_class: LiveClass, user: User | None, quick: Any) 
     )
 
 
-def question_ask_winner(*, live_class: LiveClass, user: User | None, cycle: Any) -> ClassQuestion:
-    """ "Which node wins cycle N?" on the class's run, the answer read from the stored run; its
-    words in the class's language."""
+def question_ask_about(
+    *, live_class: LiveClass, user: User | None, kind: Any, cycle: Any = None
+) -> ClassQuestion:
+    """A one-click question about the run the class shows (``run_questions.KINDS``: which node
+    wins, which plugin rejects a node, which pods are evicted) on ``cycle`` (the class's step's
+    cycle when None), its answer read from the run, its words in the class's language."""
     _require_lecturer(live_class, user)
-    with translation.override(live_class.language):
-        return _ask_winner(live_class, cycle)
+    try:
+        fields = run_questions.question_fields(live_class, kind, cycle)
+    except run_questions.ClassAskError as err:
+        raise ClassError(str(err), err.field or "__all__") from None
+    return _ask(live_class, **fields)
 
 
-def _ask_winner(live_class: LiveClass, cycle: Any) -> ClassQuestion:
-    if live_class.run_id is None:
-        raise ClassError(_("This class is not on a run."))
-    if not isinstance(cycle, int) or isinstance(cycle, bool):
-        raise ClassError(_("Name a cycle of the run."), "cycle")
-    row = (
-        RunCycle.objects.filter(run_id=live_class.run_id, cycle=cycle)
-        .values("pod", "node", "result")
-        .first()
-    )
-    if row is None:
-        raise ClassError(_("The run has no cycle %(n)d.") % {"n": cycle}, "cycle")
-
-    choices = run_steps.winner_choices(live_class.run_id, cycle, row["node"])
-    winner = row["node"] or "none"
-    pod = str(row["pod"]).removeprefix("default/")
-    if row["node"]:
-        explanation = _("In cycle %(n)d the scheduler placed %(pod)s on %(node)s.") % {
-            "n": cycle,
-            "pod": pod,
-            "node": winner,
-        }
-    else:
-        explanation = _("In cycle %(n)d no node could take %(pod)s (%(result)s).") % {
-            "n": cycle,
-            "pod": pod,
-            "result": row["result"] or "",
-        }
-    show = {"cycle": cycle, "point": "Combine", "plugin": None, "node": None}
-    show["runStep"] = run_steps.run_step_index(live_class.run_id, cycle, "Combine", None)
-    return _ask(
-        live_class,
-        prompt=_("Which node wins cycle %(n)d (pod %(pod)s)?") % {"n": cycle, "pod": pod},
-        choices=choices,
-        labels={"none": _("none")} if "none" in choices else {},
-        answer=winner,
-        answer_type="name",
-        explanation=explanation,
-        show=show,
-    )
+def question_ask_winner(*, live_class: LiveClass, user: User | None, cycle: Any) -> ClassQuestion:
+    """ "Which node wins cycle N?" on the class's run."""
+    return question_ask_about(live_class=live_class, user=user, kind="winner", cycle=cycle)
 
 
 # -- answers -------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from .. import throttle
 from ..lessons.loader import lesson_by_slug
 from ..runs import selectors as run_selectors
-from . import events, forms, selectors, services
+from . import events, forms, run_questions, selectors, services
 from .models import LiveClass
 
 JSON_BODY_MAX = 4096
@@ -282,4 +282,9 @@ def cycle_steps(request: HttpRequest, code: str, cycle: int) -> JsonResponse:
     live_class = _lecturer_class(request, code)
     if live_class.run_id is None:
         raise Http404("Not a run class")
-    return JsonResponse({"steps": selectors.cycle_steps(live_class.run_id, cycle)})
+    return JsonResponse(
+        {
+            "steps": selectors.cycle_steps(live_class.run_id, cycle),
+            "asks": run_questions.run_asks(live_class.run_id, cycle),
+        }
+    )

@@ -236,6 +236,59 @@ def _run_class(lecture_site, student, run):
     assert "#cycle=1&step=" in _css(student, "#reveal-link").get_attribute("href")
 
 
+def test_a_lesson_class_asks_with_one_click_who_is_evicted(site):  # noqa: F811
+    """In a lesson class the presenter offers the questions the step's cycle answers: on the
+    preemption lesson's step that evicts, "which pods are evicted?" is one click; a student
+    types the names in any order and is right."""
+    from playground.classes.models import ClassQuestion
+    from playground.classes.run_questions import lesson_asks
+    from playground.lessons.loader import lesson_by_slug
+
+    lesson = lesson_by_slug("preemption")
+    asks = lesson_asks(lesson)
+    evicting = min(n for n, kinds in asks.items() if "victims" in kinds)
+    quiet = min(n for n, kinds in asks.items() if "victims" not in kinds)
+    lecturer = site.driver
+    _viewport(lecturer, WIDTH, HEIGHT)
+    stack = contextlib.ExitStack()
+    student = _student_browser(stack)
+
+    def go_to(n):
+        while True:
+            at = int(_css(lecturer, "#step-heading").text.split()[1])
+            if at == n:
+                return
+            _css(lecturer, "#step-next" if at < n else "#step-prev").click()
+            _wait(lecturer, lambda d, a=at: int(_css(d, "#step-heading").text.split()[1]) != a)
+
+    try:
+        site.open("/lessons/preemption/")
+        _css(lecturer, "#start-class button").click()
+        _wait(lecturer, lambda d: d.current_url.endswith("/present/"))
+        _live(lecturer)
+        student.get(_css(lecturer, "#join-link").get_attribute("href"))
+        _css(student, "#id_nickname").send_keys("Ann")
+        _css(student, "#join-button").click()
+        _live(student)
+        go_to(quiet)  # a step whose cycle evicts nobody: only the winner is offered
+        _wait(lecturer, lambda d: not _css(d, "#ask-victims").is_displayed())
+        assert _css(lecturer, "#ask-winner").is_displayed()
+        go_to(evicting)
+        _wait(lecturer, lambda d: _css(d, "#ask-victims").is_displayed())
+        _css(lecturer, "#ask-victims").click()
+        _wait(lecturer, lambda d: ClassQuestion.objects.exists())
+        answer = ClassQuestion.objects.get().answer.split(", ")
+        _wait(student, lambda d: _css(d, "#free-answer").is_displayed())
+        _css(student, "#free-answer-input").send_keys(", ".join(reversed(answer)))
+        _css(student, "#free-answer button").click()
+        _wait(lecturer, lambda d: _css(d, "#answered-count").get_attribute("data-n") == "1")
+        _css(lecturer, "#reveal").click()
+        _wait(student, lambda d: _css(d, "#reveal-box").is_displayed())
+        assert _css(student, "#my-verdict").get_attribute("class") == "right"
+    finally:
+        stack.close()
+
+
 def test_a_class_opened_in_chinese_teaches_in_chinese_and_tallies_the_values(site):  # noqa: F811
     """The lecturer reads the site in Chinese: the class is taught in Chinese. An English
     student sees the Chinese step and question (无 for "none") in an English page; the answer

@@ -8,6 +8,7 @@ const root = document.getElementById("live-class");
 const $ = (id) => document.getElementById(id);
 const state = { step: {}, stepSeq: 0, question: null, tally: {}, revealed: null, ended: false };
 const cycleSteps = {}; // cycle -> [{index, point, plugin, label}]
+const cycleAsks = {}; // cycle -> the one-click questions it answers ("winner", "rejector", "victims")
 let stateSeen = false; // the class's state has come: its step is known
 
 const socket = L.connect(cfg, { message: onMessage, closed: () => setEnded() });
@@ -84,6 +85,7 @@ function drawStep() {
     $("step-prev").disabled = n <= 1;
     $("step-next").disabled = n >= cfg.steps.length;
     fillLessonQuestions(n);
+    drawAsks((cfg.lessonAsks || {})[String(n)] || []);
   } else {
     $("step-heading").textContent = label || gettext("Step");
     drawRunSelects();
@@ -126,7 +128,9 @@ function fillLessonQuestions(n) {
 async function stepsOf(cycle) {
   if (!cycleSteps[cycle]) {
     const response = await fetch(`${cfg.cycleSteps}${cycle}/steps.json`, { headers: { Accept: "application/json" } });
-    cycleSteps[cycle] = response.ok ? (await response.json()).steps : [];
+    const got = response.ok ? await response.json() : { steps: [], asks: [] };
+    cycleSteps[cycle] = got.steps;
+    cycleAsks[cycle] = got.asks || [];
   }
   return cycleSteps[cycle];
 }
@@ -146,6 +150,7 @@ async function drawRunSelects() {
   cycles.value = String(cycle);
   const points = $("point-select");
   const steps = await stepsOf(cycle);
+  drawAsks(cycleAsks[cycle] || []);
   points.replaceChildren();
   for (const s of steps) {
     const option = document.createElement("option");
@@ -267,11 +272,20 @@ const lessonAsk = $("ask-lesson");
 if (lessonAsk) {
   lessonAsk.addEventListener("click", () => send({ action: "ask", lessonQuestion: $("lesson-question").value }));
 }
-const winnerAsk = $("ask-winner");
-if (winnerAsk) {
-  winnerAsk.addEventListener("click", () =>
-    send({ action: "ask", winnerOf: state.step.cycle || (cfg.cycles[0] && cfg.cycles[0].cycle) || 1 }),
-  );
+// One click asks about the cycle shown: its winner, the plugin that rejects a node, the pods
+// evicted. Only the questions the cycle has an answer to are offered.
+function drawAsks(kinds) {
+  const row = $("ask-run");
+  for (const button of row.querySelectorAll("button[data-about]")) {
+    button.hidden = !kinds.includes(button.dataset.about);
+  }
+  row.hidden = !kinds.length;
+}
+for (const button of $("ask-run").querySelectorAll("button[data-about]")) {
+  button.addEventListener("click", () => {
+    const cycle = state.step.cycle ?? (cfg.cycles[0] && cfg.cycles[0].cycle);
+    send({ action: "ask", about: button.dataset.about, ...(typeof cycle === "number" ? { cycle } : {}) });
+  });
 }
 $("quick-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
