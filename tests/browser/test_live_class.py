@@ -456,6 +456,7 @@ def test_a_class_on_the_lecturers_private_run_shows_students_the_run_the_present
     from builders import make_node, make_pod
     from django.contrib.auth import get_user_model
 
+    from playground.classes.models import LiveClass
     from playground.clusters import services as cluster_services
     from playground.profiles import services as profile_services
     from playground.runs import services as runs
@@ -512,10 +513,22 @@ def test_a_class_on_the_lecturers_private_run_shows_students_the_run_the_present
         assert not _css(student, "#run-frame-hidden").is_displayed()
 
         # the presenter's class controls move both frames too
+        lecturer.execute_script(
+            "window.framePosts = 0; addEventListener('message', (e) => {"
+            " if (e.data && e.data.type === 'run:step') window.framePosts += 1; });"
+        )
         _css(lecturer, "#step-next").click()
         _wait(student, lambda d: framed(d, "return win.location.hash") == "#cycle=1&step=2")
         _wait(lecturer, lambda d: framed(d, "return win.location.hash") == "#cycle=1&step=2")
-        assert _css(lecturer, "#live-class").get_attribute("data-step-seq") == "2"  # no echo
+        # The frame tells the presenter page the step it now shows; that page must not send it
+        # back as a new step. Anything it sent went before the cap set here, on the same socket.
+        _wait(lecturer, lambda d: d.execute_script("return window.framePosts") >= 1)
+        _css(lecturer, "#students-box summary").click()
+        _css(lecturer, "#student-cap").send_keys("150")
+        _css(lecturer, "#cap-form button").click()
+        _wait(lecturer, lambda d: LiveClass.objects.get().student_cap == 150)
+        assert LiveClass.objects.get().step_seq == 2  # no echo
+        assert _css(lecturer, "#live-class").get_attribute("data-step-seq") == "2"
         ARTIFACTS.mkdir(exist_ok=True)
         student.save_screenshot(str(ARTIFACTS / "live-class-student-run-frame-1280x800.png"))
     finally:
