@@ -13,6 +13,8 @@ from playground.lessons.loader import LANGUAGES, course
 # How each language names the binding cycle where lesson 1 lists its extension points.
 BINDING_CYCLE = {"en": "the binding cycle:", "zh-hans": "绑定周期依次是"}
 POINTS = re.compile(r"\b(?:WaitOnPermit|Reserve|Permit|PreBind|Bind|PostBind)\b")
+# Where the full order begins: PreEnqueue gates a pod before QueueSort orders the active queue.
+FULL_ORDER = {"en": "The full order of the extension points:", "zh-hans": "扩展点的完整顺序："}
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -26,6 +28,9 @@ def test_lesson_one_ends_the_scheduling_cycle_with_reserve_and_permit(language):
     assert POINTS.findall(before)[-2:] == ["Reserve", "Permit"]
     binding = POINTS.findall(after.split("\n\n")[0])
     assert binding == ["WaitOnPermit", "PreBind", "Bind", "PostBind"]
+    order = before.partition(FULL_ORDER[language])[2]
+    names = re.findall(r"\b(PreEnqueue|QueueSort|PreFilter)\b", order)
+    assert list(dict.fromkeys(names)) == ["PreEnqueue", "QueueSort", "PreFilter"], names
 
 
 # Words of a note about running the playground, not about scheduling.
