@@ -24,7 +24,7 @@ from ..runs.panels import charts
 from ..runs.services import EventCycles
 from .languages import in_language, translation_problems
 from .loader import SOURCE_LANGUAGE, Lesson, Question, RunPointer
-from .spoilers import told_before_asked
+from .spoilers import Cycle, told_before_asked
 from .text import count
 
 NONE = "none"
@@ -430,7 +430,7 @@ def check_lesson(
         if q.choices and not any(matches(c, got, q.answer_type) for c in q.choices):
             failures.append(Failure(where, q.id, f"no choice matches the engine's {shown(got)!r}"))
         if SOURCE_LANGUAGE in languages:
-            spoiler = told_before_asked(lesson, q, _cycle_pod(run, q))
+            spoiler = told_before_asked(lesson, q, cycle=_cycle(run, q))
             if spoiler is not None:
                 failures.append(Failure(where, q.id, str(spoiler)))
         problem = link_problem(run, q)
@@ -456,10 +456,28 @@ def _check_translation(
     if translated.language != language:
         return failures  # nothing is translated: the source's own check reads the source
     for q in translated.questions:
-        spoiler = told_before_asked(translated, q, _cycle_pod(runs[q.profile], q))
+        spoiler = told_before_asked(translated, q, cycle=_cycle(runs[q.profile], q))
         if spoiler is not None:
             failures.append(Failure(where, q.id, str(spoiler), language))
     return failures
+
+
+def _cycle(run: LessonRun, q: Question) -> Cycle:
+    """What the run knows of ``q``'s cycle, for the check that lessons ask before they tell."""
+    pods = frozenset(_short(str(ev["pod"])).lower() for ev in run.events if ev.get("pod"))
+    last = {
+        _short(str(_first(evs, "CycleStart")["pod"])).lower(): k for k, evs in run.cycles.items()
+    }
+    fates = tuple(
+        (pod, last[pod], node)
+        for pod, node in ((_short(p).lower(), n) for p, n in run.placements.items())
+        if pod in last
+    )
+    if "cycle" not in q.params or int(q.params["cycle"]) not in run.cycles:
+        return Cycle(pods=pods, fates=fates)
+    start = _first(run.cycles[int(q.params["cycle"])], "CycleStart")
+    nodes = tuple(str(n) for n in start.get("nodes") or ())
+    return Cycle(pod=_cycle_pod(run, q), nodes=nodes, pods=pods, fates=fates)
 
 
 def _cycle_pod(run: LessonRun, q: Question) -> str | None:

@@ -447,3 +447,126 @@ def test_the_course_names_each_stage_and_the_configuration_one_way():
     assert "profiles list" in terms["profile"]
     assert "KubeSchedulerConfiguration" in terms["scheduler configuration"]
     assert {"weighted sum of scores", "select host"} <= set(terms)
+
+
+# -- answers told by their verdict (issue 34) ----------------------------------------------------
+
+# Sentences the course once had above a question, each telling its answer without the literal
+# words: (lesson, step, sentence, the questions it tells).
+TOLD_BY_VERDICT = [
+    # lesson 3 q6: node-2 open to trainer, before "which plugin rejects node-2 for trainer?"
+    (
+        "taints",
+        4,
+        "`trainer` tolerates `dedicated=gpu:NoSchedule`, so node-2 is open to it.",
+        ["reject-node-2-trainer"],
+    ),
+    (
+        "taints",
+        4,
+        "Now three nodes pass Filter for trainer: node-1 (busy, no taint), node-2 (empty, the GPU "
+        "taint that trainer tolerates) and node-4 (empty, the soft taint).",
+        ["reject-node-2-trainer"],
+    ),
+    # lesson 6 q6: every zone over maxSkew, before "how many nodes are feasible?" (none)
+    (
+        "topology-spread",
+        4,
+        "With only three zones the minimum counts as 0, and every zone would reach a skew of 2.",
+        ["quorum-feasible"],
+    ),
+    # lesson 9 q4: every node filtered, before "how many nodes are evaluated?" (all 500)
+    (
+        "nodes-to-score",
+        4,
+        "Then every node is filtered and scored in every cycle: better placements in theory, "
+        "slower cycles in practice.",
+        ["evaluated-all"],
+    ),
+    # lesson 12 q1: the cycle's outcome, before "where does analytics go in cycle 1?"
+    (
+        "scheduling-queue",
+        2,
+        "Cycle 1 ends Unschedulable, preemption cannot help (no node is big enough even when "
+        "emptied), and the pod is parked among the unschedulable pods.",
+        ["winner-1"],
+    ),
+    # lesson 13 q1: a table row marking node-1 draining, before "which component rejects it?"
+    (
+        "extenders",
+        2,
+        "| node | draining | cost | extender score (10 − cost) | added to the total (× 2 × 10) |\n"
+        "| --- | --- | --- | --- | --- |\n"
+        "| node-1 | yes | 1 | — | — |\n"
+        "| node-2 | | 8 | 2 | 40 |",
+        ["reject-node-1"],
+    ),
+    # lesson 14 q5: four of five nodes ruled out, before "where does legacy-app land?"
+    (
+        "history",
+        4,
+        "`legacy-app` selects `pool: general` and requests 2 CPUs: node-2 is too small, node-3 is "
+        "cordoned, node-4 is in the GPU pool and node-5 is tainted.",
+        ["winner", "was-podfitsresources", "was-checknodeunschedulable"],
+    ),
+    # milder: the run's last outcomes, before "how many pods are pending?"
+    (
+        "scheduling-cycle",
+        4,
+        "Cycle 2 schedules `report`, and its select host step has a tie: node-2 and node-3 both "
+        "total 449.",
+        ["pending-at-end"],
+    ),
+    (
+        "resources",
+        3,
+        "No node has more than 4 allocatable, so Filter rejects every node, the cycle ends "
+        "**Unschedulable** and the pod goes back to the queue.",
+        ["render-pending"],
+    ),
+    # milder: a running pod's rule keeping batch off node-4, before "which plugin rejects it?"
+    (
+        "inter-pod-affinity",
+        3,
+        "`auditor` on node-4 refuses to share its node with `app=batch` pods, so the scheduler "
+        "must check the existing pods' terms against the incoming pod.",
+        ["reject-node-4-batch"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("slug", "step", "sentence", "told"), TOLD_BY_VERDICT)
+def test_a_verdict_told_before_its_question_fails_the_check(slug, step, sentence, told):
+    failures = _told(_with_step_text(loader.lesson_by_slug(slug), step, sentence))
+    assert sorted(q for q, _ in failures) == sorted(told)
+    assert all(m.startswith(f"told before asked: step {step} says") for _, m in failures)
+
+
+NOT_TOLD_BY_VERDICT = [
+    # a rule of the plugin, naming no node
+    ("taints", 4, "A toleration only permits: it does not attract the pod to the tainted node."),
+    # a verdict turned round by a negation
+    ("taints", 4, "node-2 does not pass Filter for trainer."),
+    # a verdict of another pod's cycle
+    ("taints", 4, "TaintToleration rejects node-2 for web, and it did so before."),
+    # every zone named, no verdict
+    ("topology-spread", 4, "Each zone already runs one quorum pod."),
+    # every node named with a verb of the plugin, not a verdict ("filtering", not "filtered")
+    ("nodes-to-score", 4, "Filtering and scoring every node costs time proportional to the size."),
+    # a rule, not what happens in the step's cycle
+    ("scheduling-queue", 2, "If no node fits, the cycle ends Unschedulable."),
+    # the other nodes named, but only one of them said to be out
+    (
+        "history",
+        4,
+        "node-2 has 1 CPU, node-3 is in pool general, node-4 is in the GPU pool and node-5 is "
+        "tainted.",
+    ),
+    # the label an extender reads, not a verdict
+    ("extenders", 2, 'node-1 carries `lessons.playground.k8s.io/draining: "true"`.'),
+]
+
+
+@pytest.mark.parametrize(("slug", "step", "sentence"), NOT_TOLD_BY_VERDICT)
+def test_a_sentence_that_states_no_verdict_of_the_questions_subject_passes(slug, step, sentence):
+    assert _told(_with_step_text(loader.lesson_by_slug(slug), step, sentence)) == []

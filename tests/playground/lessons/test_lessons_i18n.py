@@ -274,3 +274,92 @@ def test_the_course_page_and_glossary_read_in_chinese_with_the_same_anchors(clie
     assert zh["taint"] == "污点（taint）" and zh["Score"] == "Score"
     # the same anchors; each language lists them in its own order (test_lesson_facts)
     assert sorted(e["key"] for e in glossary(ZH)) == sorted(e["key"] for e in glossary("en"))
+
+
+# Chinese sentences the course once had above a question, each telling its answer by the verdict
+# it follows from (issue 34): (lesson, step, sentence, the questions it tells).
+ZH_TOLD_BY_VERDICT = [
+    (
+        "taints",
+        4,
+        "`trainer` 容忍 `dedicated=gpu:NoSchedule`，所以 node-2 对它开放。",
+        ["reject-node-2-trainer"],
+    ),
+    (
+        "taints",
+        4,
+        "现在有三个节点通过了 trainer 的 Filter：node-1（繁忙，没有污点）、"
+        "node-2（空闲，带着 trainer 所容忍的 GPU 污点）和 node-4（空闲，带着软污点）。",
+        ["reject-node-2-trainer"],
+    ),
+    (
+        "topology-spread",
+        4,
+        "由于只有三个可用区，最小值按 0 计，每个可用区的偏差都会达到 2。",
+        ["quorum-feasible"],
+    ),
+    (
+        "nodes-to-score",
+        4,
+        "这样每个周期都会对每个节点做过滤和打分：理论上放置得更好，实际上周期更慢。",
+        ["evaluated-all"],
+    ),
+    (
+        "scheduling-queue",
+        2,
+        "周期 1 以 Unschedulable 结束，抢占也帮不上忙（即使把节点腾空，也没有足够大的节点），"
+        "于是这个 Pod 被搁置在不可调度的 Pod 之中。",
+        ["winner-1"],
+    ),
+    (
+        "extenders",
+        2,
+        "| 节点 | draining | cost | 扩展器分数（10 − cost） | 加到总分中的值（× 2 × 10） |\n"
+        "| --- | --- | --- | --- | --- |\n"
+        "| node-1 | 是 | 1 | — | — |\n"
+        "| node-2 | | 8 | 2 | 40 |",
+        ["reject-node-1"],
+    ),
+    (
+        "history",
+        4,
+        "`legacy-app` 选择 `pool: general`，请求 2 个 CPU：node-2 太小，node-3 被封锁（cordon），"
+        "node-4 在 GPU 池中，node-5 带有污点。",
+        ["winner", "was-podfitsresources", "was-checknodeunschedulable"],
+    ),
+    (
+        "resources",
+        3,
+        "没有哪个节点的可分配 CPU 超过 4 个，所以 Filter 拒绝了每一个节点，"
+        "周期以 **Unschedulable** 结束，Pod 回到队列。",
+        ["render-pending"],
+    ),
+    (
+        "inter-pod-affinity",
+        3,
+        "node-4 上的 `auditor` 不愿与带 `app=batch` 标签的 Pod 共用节点，所以调度器必须拿已有 Pod "
+        "的规则去检查新来的 Pod。",
+        ["reject-node-4-batch"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("slug", "step", "sentence", "told"), ZH_TOLD_BY_VERDICT)
+def test_a_chinese_verdict_told_before_its_question_fails_the_check(slug, step, sentence, told):
+    failures = _told_zh(_with_zh_step_text(loader.lesson_by_slug(slug), step, sentence))
+    assert sorted(q for q, _ in failures) == sorted(told)
+
+
+@pytest.mark.parametrize(
+    ("slug", "step", "sentence"),
+    [
+        ("taints", 4, "trainer 容忍 GPU 污点，但 node-2 没有通过 Filter。"),  # turned round
+        ("scheduling-queue", 2, "如果没有节点放得下，周期就以 Unschedulable 结束。"),  # a rule
+        ("nodes-to-score", 4, "对每个节点都做过滤和打分，花费的时间与集群规模成正比。"),
+        ("topology-spread", 4, "每个可用区已经各有一个 quorum Pod。"),
+    ],
+)
+def test_a_chinese_sentence_that_states_no_verdict_of_the_questions_subject_passes(
+    slug, step, sentence
+):
+    assert _told_zh(_with_zh_step_text(loader.lesson_by_slug(slug), step, sentence)) == []
