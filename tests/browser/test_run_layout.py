@@ -339,10 +339,13 @@ def test_compare_shows_the_config_diff_the_moved_pods_and_one_node_order(site):
     }
     assert expected and moved == expected
     used_a, used_b = len(set(run_a.placements.values())), len(set(run_b.placements.values()))
-    assert driver.find_element("css selector", "#compare-summary").text == (
-        f"Default used {used_a} nodes, Bin-packing {used_b}; {len(expected)} pods placed "
-        "differently."
-    )
+    said = driver.find_element("css selector", "#compare-summary").text
+    # What changed, then what it did: the moved pods and the nodes each run used.
+    assert said.startswith("B (Bin-packing) is A (Default) with these differences: ")
+    assert "NodeResourcesFit's Score weight set to 5" in said
+    assert "NodeResourcesFit's scoringStrategy.type LeastAllocated → MostAllocated" in said
+    assert f"Under B, {len(expected)} pods went somewhere else (" in said
+    assert said.endswith(f"; A used {used_a} nodes, B {used_b} node{'' if used_b == 1 else 's'}.")
 
     # Nodes: the cluster's order, every name on one line and on the chart.
     order = [

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, ngettext, pgettext
 
 from scheduler_core import config as engine_config
 from scheduler_core.words import listed
@@ -261,38 +261,163 @@ def placed_differently(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, A
     return [r for r in rows if not r["same"]]
 
 
+# How many moved pods the summary names before it counts the rest.
+SUMMARY_MOVES: Final = 3
+# How many differing configuration fields the summary names before it points at the table.
+SUMMARY_FIELDS: Final = 3
+
+
+def _value(value: str) -> str:
+    """A plugin list's value of the configuration diff ("weight 5", "enabled") as said."""
+    if value.startswith("weight "):
+        return gettext("weight %(weight)s") % {"weight": value.removeprefix("weight ")}
+    said = {
+        "enabled": pgettext("plugin list", "enabled"),
+        "disabled": pgettext("plugin list", "disabled"),
+    }
+    return said.get(value, value)
+
+
+def changed_fields(rows: Sequence[Mapping[str, str]]) -> list[str]:
+    """Each differing field of the configuration diff as a reader says it: "TaintToleration's
+    Score weight set to 5", "TaintToleration disabled", "NodeResourcesFit's
+    scoringStrategy.type LeastAllocated → MostAllocated"."""
+    disabled = {
+        r["field"].rsplit(".", 1)[-1]
+        for r in rows
+        if ".disabled." in r["field"] and r["b"] != ABSENT
+    }
+    said: list[str] = []
+    for row in rows:
+        field, a, b = row["field"], row["a"], row["b"]
+        plugin = field.rsplit(".", 1)[-1]
+        listed_plugin = ".plugins." in f".{field}"  # a plugin list's row, not pluginConfig
+        if not listed_plugin and field.startswith("pluginConfig.") and field.count(".") >= 2:
+            _, name, rest = field.split(".", 2)
+            said.append(
+                gettext("%(plugin)s's %(field)s %(a)s → %(b)s")
+                % {"plugin": name, "field": rest, "a": a, "b": b}
+            )
+        elif not listed_plugin:
+            said.append(gettext("%(field)s %(a)s → %(b)s") % {"field": field, "a": a, "b": b})
+        elif ".disabled." in field:
+            said.append(
+                (
+                    gettext("%(plugin)s disabled")
+                    if b != ABSENT
+                    else gettext("%(plugin)s no longer disabled")
+                )
+                % {"plugin": plugin}
+            )
+        elif plugin in disabled:
+            continue  # said with its row in the disabled list
+        elif ".score." in field and b.startswith("weight "):
+            said.append(
+                gettext("%(plugin)s's Score weight set to %(weight)s")
+                % {"plugin": plugin, "weight": b.removeprefix("weight ")}
+            )
+        elif a == ABSENT:
+            said.append(gettext("%(plugin)s enabled") % {"plugin": plugin})
+        elif b == ABSENT:
+            said.append(gettext("%(plugin)s no longer enabled") % {"plugin": plugin})
+        else:
+            said.append(
+                gettext("%(plugin)s %(a)s → %(b)s")
+                % {"plugin": plugin, "a": _value(a), "b": _value(b)}
+            )
+    return said
+
+
+def _moves(moved: Sequence[Mapping[str, Any]]) -> str:
+    unscheduled = gettext("unscheduled")
+    shown = [
+        gettext("%(pod)s: %(a)s → %(b)s")
+        % {"pod": r["pod"], "a": r["a"] or unscheduled, "b": r["b"] or unscheduled}
+        for r in moved[:SUMMARY_MOVES]
+    ]
+    more = len(moved) - len(shown)
+    if more:
+        shown.append(gettext("%(count)s more") % {"count": more})
+    return listed(shown)
+
+
 def summary(
     label_a: str,
     label_b: str,
     usage_a: Mapping[str, Any],
     usage_b: Mapping[str, Any],
     rows: Sequence[Mapping[str, Any]],
+    config: Mapping[str, Any] | None = None,
 ) -> str:
-    """One line: nodes used by each run, pods placed differently, pods left unscheduled."""
-    if label_a == label_b:
-        label_a, label_b = f"A ({label_a})", f"B ({label_b})"
-    differ = len(placed_differently(rows))
-    used_a = nodes_used(usage_a)
-    values = {
-        "a": label_a,
-        "b": label_b,
-        "used_a": ngettext("%(count)s node", "%(count)s nodes", used_a) % {"count": used_a},
-        "used_b": nodes_used(usage_b),
-        "differ": ngettext("%(count)s pod", "%(count)s pods", differ) % {"count": differ},
-        "left_a": sum(1 for r in rows if r["a"] is None),
-        "left_b": sum(1 for r in rows if r["b"] is None),
+    """What a student reads first, in two sentences: what B changes in A's scheduler
+    configuration (``config``: ``config_diff_of_runs``; not said without it), and what that did
+    to the outcome (the pods that went elsewhere, the first few named; the nodes used; the pods
+    left unscheduled)."""
+    names = {
+        "a": gettext("A (%(label)s)") % {"label": label_a},
+        "b": gettext("B (%(label)s)") % {"label": label_b},
     }
-    if values["left_a"] or values["left_b"]:
-        return (
-            gettext(
-                "%(a)s used %(used_a)s, %(b)s %(used_b)s; %(differ)s placed differently; "
-                "unscheduled: %(left_a)s under %(a)s, %(left_b)s under %(b)s."
+    changed = ""
+    if config is not None and not config.get("error"):
+        fields = changed_fields(config.get("rows") or [])
+        if not fields:
+            changed = gettext("%(a)s and %(b)s run the same scheduler configuration.") % names
+        elif len(fields) == 1:
+            changed = gettext("%(b)s is %(a)s with one difference: %(change)s.") % {
+                **names,
+                "change": fields[0],
+            }
+        elif len(fields) <= SUMMARY_FIELDS:
+            changed = gettext("%(b)s is %(a)s with these differences: %(changes)s.") % {
+                **names,
+                "changes": listed(fields),
+            }
+        else:
+            changed = ngettext(
+                "%(b)s differs from %(a)s in %(count)s field of the scheduler configuration, "
+                "listed below.",
+                "%(b)s differs from %(a)s in %(count)s fields of the scheduler configuration, "
+                "listed below.",
+                len(fields),
+            ) % {**names, "count": len(fields)}
+    moved = placed_differently(rows)
+    used_a, used_b = nodes_used(usage_a), nodes_used(usage_b)
+    left_a = sum(1 for r in rows if r["a"] is None)
+    left_b = sum(1 for r in rows if r["b"] is None)
+    values = {
+        "count": len(moved),
+        "moves": _moves(moved),
+        "used_a": ngettext("%(count)s node", "%(count)s nodes", used_a) % {"count": used_a},
+        "used_b": ngettext("%(count)s node", "%(count)s nodes", used_b) % {"count": used_b},
+        "left_a": left_a,
+        "left_b": left_b,
+    }
+    if not moved:
+        outcome = gettext("No pod moved: every pod went to the same node under both.")
+    elif left_a or left_b:
+        outcome = (
+            ngettext(
+                "Under B, %(count)s pod went somewhere else (%(moves)s); A used %(used_a)s, B "
+                "%(used_b)s; pods left unscheduled: %(left_a)s under A, %(left_b)s under B.",
+                "Under B, %(count)s pods went somewhere else (%(moves)s); A used %(used_a)s, B "
+                "%(used_b)s; pods left unscheduled: %(left_a)s under A, %(left_b)s under B.",
+                len(moved),
             )
             % values
         )
-    return gettext("%(a)s used %(used_a)s, %(b)s %(used_b)s; %(differ)s placed differently.") % (
-        values
-    )
+    else:
+        outcome = (
+            ngettext(
+                "Under B, %(count)s pod went somewhere else (%(moves)s); A used %(used_a)s, B "
+                "%(used_b)s.",
+                "Under B, %(count)s pods went somewhere else (%(moves)s); A used %(used_a)s, B "
+                "%(used_b)s.",
+                len(moved),
+            )
+            % values
+        )
+    space = "" if not changed or changed.endswith("。") else " "  # Chinese needs no space
+    return f"{changed}{space}{outcome}"
 
 
 # -- the page ----------------------------------------------------------------------------------
@@ -398,6 +523,9 @@ def page(
         total = _node_count(run_a)
         nodes["idle"] = total - len(nodes["rows"])
     rows = sorted(result["rows"], key=lambda r: r["same"])  # the differences first, by pod
+    config = config_diff_of_runs(
+        run_a.config or run_a.profile.config, run_b.config or run_b.profile.config
+    )
     shown = detail_page(len(rows), detail, detail_size(total))
     pods, figures = [], {}
     for index in range(max(0, shown["start"] - 1), shown["end"]):
@@ -412,9 +540,7 @@ def page(
         "differ": result["differ"],
         "moved": placed_differently(rows),
         "nodes": nodes,
-        "config": config_diff_of_runs(
-            run_a.config or run_a.profile.config, run_b.config or run_b.profile.config
-        ),
-        "summary": summary(label_a, label_b, usage[0], usage[1], rows),
+        "config": config,
+        "summary": summary(label_a, label_b, usage[0], usage[1], rows, config),
         "figures": figures,
     }
