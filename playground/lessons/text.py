@@ -41,10 +41,11 @@ def number(text: str) -> int | None:
     return zh_number(text.removesuffix("个").strip())
 
 
-# A count as a learner types it: the number, then maybe a measure word and what is counted
-# ("2个", "87分", "两个节点", "2 nodes", "3 次"); a word for none ("没有", "无", "none") is 0.
+# A count as a learner types it: the number, then maybe a measure word and what is counted,
+# maybe said of which ones ("2个", "87分", "两个节点", "2 nodes", "2 feasible nodes", "3 次",
+# "2 个可行节点"); a word for none ("没有", "无", "none") is 0.
 _COUNTED: Final = re.compile(
-    r"^(?P<n>.*?)\s*(?:个|次|分|台|位)?\s*"
+    r"^(?P<n>.*?)\s*(?:个|次|分|台|位)?\s*(?:(?:feasible|evaluated|pending)\s+|可行的?|待调度的?)?"
     r"(?:节点|pods?|nodes?|points?|times?|cycles?|victims?|周期|分数)?[。.!！]?$"
 )
 _NONE_WORDS: Final = frozenset({"none", "no", "nothing", "zero", "没有", "无", "零", "一个也没有"})
