@@ -32,6 +32,8 @@ in either language:
   out ("node-2 is too small, node-3 is cordoned, node-4 ... and node-5 ...");
 - "how many pods are pending at the end?": a step giving a pod's last outcome that no earlier
   question asked ("cycle 2 schedules report ... node-2", "the cycle ends Unschedulable").
+- "what does Permit answer for trainer?" (Wait, or Skip): a step naming the plugin with the
+  code's verb ("ApprovalGate makes pods annotated ... wait for a person").
 
 A verdict counts only when said of the question's subject: its node (in the clause that names
 it), its pod or cycle (named, or the cycle the sentence's step shows, unless the sentence states
@@ -303,7 +305,7 @@ _ZH_UNPLACED: Final = _phrases(
 _PLACED: Final = _vocabulary(
     "schedules scheduled lands landed land takes took goes went bound binds placed picks"
 )
-_ZH_PLACED: Final = _phrases("调度到 落到 落在 选中 选择了 取了 取第一个 绑定到 放到")
+_ZH_PLACED: Final = _phrases("调度到 落到 落在 选中 选择了 取了 取第一个 绑定到 放到 调度的是")
 _EVERY: Final = re.compile(
     r"\b(?:every|each|all|any)\s+(?:\w+\s+)?(?:nodes?|zones?|domains?)\b|\beverywhere\b"
     r"|\bno (?:node|zone|domain)\b"
@@ -311,6 +313,11 @@ _EVERY: Final = re.compile(
 _ZH_EVERY: Final = re.compile(
     r"(?:每个|每一个|所有|全部|各个|任何|没有)[^，。；]{0,6}?(?:节点|可用区|拓扑域)"
 )
+# The verbs that say a plugin's code, for the codes a plugin's description can give away.
+_CODE_VERBS: Final = {
+    "wait": (_vocabulary("wait waits waiting"), _phrases("等待")),
+    "skip": (_vocabulary("skip skips skipped skipping"), _phrases("跳过")),
+}
 # A sentence opening with one of these states a rule, not what happens in the step's cycle.
 _RULE: Final = ("if ", "when ", "whenever ", "unless ", "once ", "如果", "若", "当", "一旦", "只要")
 _CLAUSE: Final = re.compile(r"[,;:()，；：（）、]|\s+(?:and|but)\s+|[和但]")
@@ -368,11 +375,12 @@ def _read_tables(body: str) -> str:
 class _Verdict:
     """The verdict a question's answer follows from, and what it is said of."""
 
-    says: str  # "pass", "out", "unplaced", "all", "none", "all-evaluated" or "only"
-    node: str | None = None  # the node it is said of
+    says: str  # "pass", "out", "unplaced", "all", "none", "all-evaluated", "only", "fate", "code"
+    node: str | None = None  # the node it is said of (for "code": the plugin)
     others: tuple[str, ...] = ()  # for "only": the nodes that must all be out
     cycle: int | None = None  # for "unplaced": the question's cycle
     fates: tuple[tuple[str, int, str | None], ...] = ()  # for "fate": the outcomes not asked
+    code: str = ""  # for "code": the code whose verb the plugin's sentence must not hold
     narrative_only: bool = False  # said in a step (a prompt or explanation may presuppose it)
 
     def said(
@@ -408,6 +416,19 @@ class _Verdict:
                     if node is not None and node.lower() in tokens and placed:
                         return True
             return False
+        if self.says == "code":
+            # The plugin (kept in ``node``) named with the verb of its answer, not negated.
+            if (self.node or "").lower() not in tokens:
+                return False
+            verbs, zh_verbs = _CODE_VERBS[self.code]
+            return any(
+                t in verbs and not _NEGATION & set(tokens[max(0, i - 3) : i])
+                for i, t in enumerate(tokens)
+            ) or any(
+                not _negated_zh(sentence, m.start())
+                for w in zh_verbs
+                for m in re.finditer(re.escape(w), sentence)
+            )
         every = bool(_EVERY.search(lower) or _ZH_EVERY.search(sentence))
         if self.says == "all-evaluated":
             return every and bool(
@@ -484,6 +505,9 @@ def _verdict(question: Question, cycle: Cycle, earlier: Iterable[Question] = ())
         # The prompt asks which plugin rejects the node; a step saying the node is out already
         # leaves only the plugin to name from the reason beside it.
         return _Verdict("out", node=str(params["node"]), narrative_only=True)
+    if kind == "code" and answer in _CODE_VERBS and "plugin" in params:
+        # "ApprovalGate makes pods annotated ... wait" before "what does Permit answer?"
+        return _Verdict("code", node=str(params["plugin"]), code=answer, narrative_only=True)
     if kind in ("winner", "placement") and answer == "none":
         return _Verdict("unplaced", cycle=int(params["cycle"]) if "cycle" in params else None)
     if kind == "winner" and len(cycle.nodes) > 1:

@@ -536,6 +536,14 @@ TOLD_BY_VERDICT = [
         "**Unschedulable** and the pod goes back to the queue.",
         ["render-pending"],
     ),
+    # milder: the plugin's own description, before "what does Permit answer for trainer?"
+    (
+        "binding-cycle",
+        2,
+        "The playground's **ApprovalGate** plugin makes pods annotated "
+        '`playground.k8s.io/require-approval: "true"` wait for a person, for at most 30 seconds.',
+        ["permit-code"],
+    ),
     # milder: a running pod's rule keeping batch off node-4, before "which plugin rejects it?"
     (
         "inter-pod-affinity",
@@ -574,6 +582,8 @@ NOT_TOLD_BY_VERDICT = [
         "node-2 has 1 CPU, node-3 is in pool general, node-4 is in the GPU pool and node-5 is "
         "tainted.",
     ),
+    # the code's verb, but not of the plugin the question asks about
+    ("binding-cycle", 2, "A waiting pod stays reserved on its node."),
     # the label an extender reads, not a verdict
     ("extenders", 2, 'node-1 carries `lessons.playground.k8s.io/draining: "true"`.'),
 ]

@@ -335,6 +335,20 @@ ZH_TOLD_BY_VERDICT = [
         ["render-pending"],
     ),
     (
+        "scheduling-cycle",
+        4,
+        "周期 2 调度的是 `report`，它的选择节点步骤出现了**并列**："
+        "node-2 和 node-3 的总分都是 449。",
+        ["pending-at-end"],
+    ),
+    (
+        "binding-cycle",
+        2,
+        "playground 的 **ApprovalGate** 插件会让带有注解 "
+        '`playground.k8s.io/require-approval: "true"` 的 Pod 等待人来审批，最多等 30 秒。',
+        ["permit-code"],
+    ),
+    (
         "inter-pod-affinity",
         3,
         "node-4 上的 `auditor` 不愿与带 `app=batch` 标签的 Pod 共用节点，所以调度器必须拿已有 Pod "
