@@ -237,10 +237,8 @@ def _rejector(source: _Source, cycle: int, evs: list[dict[str, Any]], pod: str) 
             filters.append(str(name))
     # A plugin's Filter, or PreFilter (its plugin named, or "PreFilter": the node left out of
     # PreFilter's node names).
-    if answer in filters:
-        point, plugin = "Filter", answer
-    else:
-        point, plugin = "PreFilter", (None if answer == "PreFilter" else answer)
+    point = "Filter" if answer in filters else "PreFilter"
+    plugin = None if answer == "PreFilter" else answer
     choices = filters if answer in filters else [*filters, answer]
     return {
         "prompt": _("Which plugin rejects node %(node)s in cycle %(n)d (pod %(pod)s)?")
