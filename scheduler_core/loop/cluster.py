@@ -53,6 +53,9 @@ def _requests_from_limits(container: Mapping[str, Any]) -> Mapping[str, Any]:
     return {**container, "resources": {**res, "requests": {**reqs, **missing}}}
 
 
+FIRST_SNAPSHOT = "every node"  # the change that opens Cluster.changes: nothing copied yet
+
+
 class Cluster:
     """Nodes and the pods bound to them, kept as NodeInfos."""
 
@@ -67,9 +70,14 @@ class Cluster:
         self.node_infos: list[NodeInfo] = []
         self.pods: dict[str, Pod] = {}
         self.assumed: set[str] = set()
+        # What changed in the cache since the last snapshot was taken, in order: (node, change,
+        # pod key or ""). Upstream's UpdateSnapshot copies exactly the nodes these touched (their
+        # NodeInfo generation is newer than the snapshot's); ``take_changes`` reads and clears it.
+        self.changes: list[tuple[str, str, str]] = []
         self._rebuild()
         for pod in pods:
             self.add_pod(pod)
+        self._snapshot_taken = False  # until then, the next snapshot copies every node
 
     def _rebuild(self) -> None:
         """Recompute the node-tree order and image summaries after nodes changed."""
@@ -81,9 +89,26 @@ class Cluster:
     def snapshot(self) -> Snapshot:
         return self._snapshot
 
+    def take_changes(self) -> list[tuple[str, str, str]]:
+        """The cache's changes since the last call (see ``changes``); a pod removed and added
+        again on the same node reads as one "pod updated". The first call: every node."""
+        if not self._snapshot_taken:
+            self._snapshot_taken = True
+            self.changes = []
+            return [("", FIRST_SNAPSHOT, "")]
+        out: list[tuple[str, str, str]] = []
+        for node, change, pod in self.changes:
+            if change == "pod added" and out and out[-1] == (node, "pod removed", pod):
+                out[-1] = (node, "pod updated", pod)
+            else:
+                out.append((node, change, pod))
+        self.changes = []
+        return out
+
     def add_node(self, node: Node) -> None:
         """Add a node, or replace the one of the same name keeping its pods."""
         old = self.by_name.get(node.name)
+        self.changes.append((node.name, "node updated" if old is not None else "node added", ""))
         ni = NodeInfo(node)
         self.by_name[node.name] = ni
         for pod in self.pods.values():
@@ -95,42 +120,49 @@ class Cluster:
     def remove_node(self, name: str) -> None:
         """Remove a node; its pods stay known (as in the cache) until they are deleted."""
         if self.by_name.pop(name, None) is not None:
+            self.changes.append((name, "node removed", ""))
             self._rebuild()
 
     def assume(self, pod: Pod, node_name: str) -> Pod:
         """Place a pod on a node before binding finishes (Cache.AssumePod)."""
-        bound = self.bind(pod, node_name)
+        bound = self.bind(pod, node_name, change="pod assumed")
         self.assumed.add(bound.uid)
         return bound
 
     def finish_binding(self, pod: Pod) -> None:
+        """The bound pod confirmed by the informer (Cache.AddPod of an assumed pod): upstream
+        updates it on its node, so the next snapshot copies that node again."""
+        if pod.uid in self.assumed and pod.node_name in self.by_name:
+            self.changes.append((pod.node_name, "pod confirmed", pod.key))
         self.assumed.discard(pod.uid)
 
     def forget(self, pod: Pod) -> None:
         """Undo an assume (Cache.ForgetPod)."""
         self.assumed.discard(pod.uid)
-        self.remove_pod(pod)
+        self.remove_pod(pod, change="pod forgotten")
 
-    def add_pod(self, pod: Pod) -> None:
+    def add_pod(self, pod: Pod, *, change: str = "pod added") -> None:
         """Add a pod bound to (or assumed on) pod.node_name; unknown nodes only record the pod."""
         self.pods[pod.uid] = pod
         ni = self.by_name.get(pod.node_name)
         if ni is not None:
             ni.add_pod(pod)
+            self.changes.append((ni.node.name, change, pod.key))
 
-    def remove_pod(self, pod: Pod) -> None:
+    def remove_pod(self, pod: Pod, *, change: str = "pod removed") -> None:
         old = self.pods.pop(pod.uid, None)
         if old is None:
             return
         ni = self.by_name.get(old.node_name)
         if ni is not None:
             ni.remove_pod(old)
+            self.changes.append((ni.node.name, change, old.key))
 
-    def bind(self, pod: Pod, node_name: str) -> Pod:
+    def bind(self, pod: Pod, node_name: str, *, change: str = "pod added") -> Pod:
         """Return the pod as bound to node_name and add it to that node."""
         bound = bound_to(pod, node_name)
         self.remove_pod(pod)
-        self.add_pod(bound)
+        self.add_pod(bound, change=change)
         return bound
 
 

@@ -95,6 +95,9 @@ class CycleRecord:
     claims: dict[str, Any] | None = None  # DRA: the pod's claims after the binding cycle
     device_matches: dict[str, Any] | None = None  # DRA: node -> dra.explain explanation
     scored_infos: dict[str, NodeInfo] | None = None  # an extender's node copies, when scored
+    # The cache's changes this cycle's snapshot took in, (node, change, pod key or ""): the
+    # nodes upstream's UpdateSnapshot copies (None: not known, as in a case run).
+    snapshot_changes: list[tuple[str, str, str]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The conformance trace's cycle (conformance/FORMAT.md)."""

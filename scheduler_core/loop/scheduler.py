@@ -301,7 +301,9 @@ class Scheduler(NodeChanges, PodChanges, PodGroups):
         self.profile_cycles += 1
         fwk = runner.fwk
         state = CycleState()
+        changes = self.cluster.take_changes()  # what UpdateSnapshot copies for this cycle
         rec = runner.schedule(self.cluster.snapshot(), pod, state)
+        rec.snapshot_changes = changes
         if has_claims(pod):
             rec.device_matches = device_matches(state, self.cluster.snapshot().node_info_list)
         self._emit_cycle(rec)

@@ -100,6 +100,9 @@ def cycle_event_fields(
         nodes=tuple(rec.nodes) if columns else (),
         note=rec.note,
         sampling=_sampling_info(rec),
+        snapshot_changes=(
+            None if rec.snapshot_changes is None else tuple(map(tuple, rec.snapshot_changes))
+        ),
     )
     if rec.profile is None:
         return out

@@ -76,6 +76,9 @@ class CycleStart(Event):
     nominated_node: str | None = None
     note: str | None = None
     sampling: SamplingInfo | None = None  # None when every node is evaluated (sampling off)
+    # The cache's changes since the last cycle's snapshot, [node, change, pod key or ""] each:
+    # the nodes this cycle's snapshot copied in (None: not recorded).
+    snapshot_changes: tuple[tuple[str, str, str], ...] | None = None
 
 
 class SamplingInfo(TypedDict):

@@ -232,3 +232,16 @@ def test_screenshots_of_a_lesson_and_its_run_page(page, width, height):
         driver.save_screenshot(str(ARTIFACTS / f"classroom-run-05-filter-{width}x{height}.png"))
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_a_cycles_first_step_says_what_the_snapshot_took_in(page):
+    """Lesson 19's run: before cycle 3 the cache took in web (assumed, then confirmed) and the
+    node the script added; the cycle's first step says so and names the nodes copied in."""
+    driver = page.driver
+    src = _start_lesson_run(page, "cluster-view")
+    driver.get(src.split("#")[0] + "#cycle=3&step=0")
+    _wait(driver, lambda d: _js(d, "return !!(window.runState && runState.detail);"))
+    _wait(driver, lambda d: _js(d, "return runState.detail.cycle === 3 && runState.step === 0;"))
+    text = driver.find_element("css selector", "#step-why").text
+    assert "web assumed on node-2, web confirmed on node-2, node-4 added" in text
+    assert "copies in node-2, node-4" in text

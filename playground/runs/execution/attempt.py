@@ -161,7 +161,7 @@ class Recorder:
         self.close()
         if rebuild_from is not None:
             row = recipe_row(self.encoder, rec, cycle=cycle, seq=seq)
-            row["data"] = recipe(rebuild_from, time)
+            row["data"] = recipe(rebuild_from, time, rec.snapshot_changes)
         else:
             data, row = encode_record(self.encoder, rec, cycle=cycle, time=time, seq=seq)
             row["data"] = data

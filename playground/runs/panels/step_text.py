@@ -11,7 +11,8 @@ from typing import Any, Final
 
 from django.utils.translation import gettext, ngettext, pgettext
 
-from scheduler_core.words import listed
+from scheduler_core.loop.cluster import FIRST_SNAPSHOT
+from scheduler_core.words import listed, sentences
 
 from ...dra import panels as devices
 from .verdicts import normalize_why
@@ -34,6 +35,47 @@ def _reasons(ev: Event) -> str:
     return "; ".join(ev.get("reasons") or [])
 
 
+CHANGES_LISTED: Final = 8  # a preemption's many victims: the first few, then a count
+
+
+def _change(node: str, change: str, pod: str) -> str:
+    pod = pod.removeprefix("default/")
+    words = {
+        "pod assumed": pgettext("snapshot", "%(pod)s assumed on %(node)s"),
+        "pod forgotten": pgettext("snapshot", "%(pod)s forgotten on %(node)s"),
+        "pod confirmed": pgettext("snapshot", "%(pod)s confirmed on %(node)s"),
+        "pod added": pgettext("snapshot", "%(pod)s bound on %(node)s"),
+        "pod removed": pgettext("snapshot", "%(pod)s removed from %(node)s"),
+        "pod updated": pgettext("snapshot", "%(pod)s updated on %(node)s"),
+        "node added": pgettext("snapshot", "%(node)s added"),
+        "node updated": pgettext("snapshot", "%(node)s updated"),
+        "node removed": pgettext("snapshot", "%(node)s removed"),
+    }
+    return words.get(change, "%(node)s: " + change) % {"pod": pod, "node": node}
+
+
+def snapshot_update(changes: Sequence[Sequence[str]]) -> str:
+    """What upstream's UpdateSnapshot did before this cycle: the cache's changes since the last
+    cycle, and the nodes it copied in because of them (the others are kept as they were)."""
+    if any(change == FIRST_SNAPSHOT for _node, change, _pod in changes):
+        return gettext("The first snapshot: every node is copied from the cache.")
+    if not changes:
+        return gettext(
+            "Nothing changed in the cache since the last cycle: the snapshot is used as it was."
+        )
+    said = [_change(*c) for c in changes[:CHANGES_LISTED]]
+    if len(changes) > CHANGES_LISTED:
+        more = len(changes) - CHANGES_LISTED
+        said.append(
+            ngettext("%(count)s more change", "%(count)s more changes", more) % {"count": more}
+        )
+    copied = sorted({node for node, change, _pod in changes if change != "node removed"})
+    return gettext(
+        "Since the last cycle the cache changed (%(changes)s), so the snapshot copies in "
+        "%(nodes)s and keeps the other nodes as they were."
+    ) % {"changes": listed(said), "nodes": listed(copied) or gettext("no node")}
+
+
 def why(ev: Event, nodes: Sequence[str]) -> str:
     """What one step's event decided, in a sentence (engine reasons stay as recorded)."""
     kind = ev["type"]
@@ -42,10 +84,12 @@ def why(ev: Event, nodes: Sequence[str]) -> str:
     if kind == "CycleStart":
         if ev.get("profile") is None:
             return ev.get("note") or gettext("No profile for this pod.")
-        return gettext("Profile %(profile)s; %(nodes)s in the snapshot.") % {
+        text = gettext("Profile %(profile)s; %(nodes)s in the snapshot.") % {
             "profile": ev.get("profile"),
             "nodes": _nodes(len(ev.get("nodes") or [])),
         }
+        changes = ev.get("snapshot_changes")
+        return text if changes is None else sentences([text, snapshot_update(changes)])
     if kind == "PreFilter":
         if ev.get("merged"):
             names = ev.get("node_names")
@@ -135,10 +179,10 @@ def why(ev: Event, nodes: Sequence[str]) -> str:
             # Upstream's words on every failing pod without claims: worth a sentence.
             return (
                 gettext(
-                    "DynamicResources did not help (%(code)s): no new claims to deallocate. Its "
-                    "PostFilter only takes back a ResourceClaim of the pod allocated to devices the "
-                    "pod cannot use, so that another node can be tried; this pod has no such claim, "
-                    "so the next PostFilter plugin gets its turn."
+                    "DynamicResources did not help (%(code)s): no new claims to deallocate. "
+                    "Its PostFilter only takes back a ResourceClaim of the pod allocated to "
+                    "devices the pod cannot use, so that another node can be tried; this pod has "
+                    "no such claim, so the next PostFilter plugin gets its turn."
                 )
                 % values
             )

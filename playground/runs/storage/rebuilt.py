@@ -33,8 +33,13 @@ RECIPE: Final = b"RB1"  # a row's data that starts so is a recipe (records start
 SCHEDULED: Final = "Scheduled"
 
 
-def recipe(start_index: int, time: float) -> bytes:
-    return RECIPE + orjson.dumps({"start": start_index, "time": time})
+def recipe(start_index: int, time: float, changes: Any = None) -> bytes:
+    """A cycle's recipe: its start index and time, and the cache's changes its snapshot took
+    in (the run saw them; a cycle computed alone would not)."""
+    got: dict[str, Any] = {"start": start_index, "time": time}
+    if changes is not None:
+        got["changes"] = changes
+    return RECIPE + orjson.dumps(got)
 
 
 def is_recipe(data: bytes | memoryview) -> bool:
@@ -69,6 +74,8 @@ def stored_record(run: Run, cycle: int, data: bytes | memoryview) -> bytes:
         )
     except SchedulerCoreError as err:
         raise RebuildError(f"cycle {cycle} of run {run.pk} could not be set up: {err}") from err
+    if got.get("changes") is not None:
+        rec.snapshot_changes = [(str(n), str(c), str(p)) for n, c, p in got["changes"]]
     nodes = run.node_names
     if nodes is None:
         nodes = Run.objects.filter(pk=run.pk).values_list("node_names", flat=True).first()

@@ -67,6 +67,14 @@ def test_a_plain_run_stores_recipes_that_read_as_the_stored_records(
         events = selectors.run_cycle_events(run=run, cycle=row["cycle"])
         assert events == selectors.run_cycle_events(run=stored, cycle=row["cycle"])
         assert {"Filter", "Score", "CycleEnd"} & {e["type"] for e in events}
+    # The changes each cycle's snapshot took in come from the run (kept in the recipe): the
+    # second cycle's is the first pod, assumed and confirmed on its node.
+    start = selectors.run_cycle_events(run=run, cycle=rows[1]["cycle"])[0]
+    assert start["type"] == "CycleStart"
+    assert [tuple(c) for c in start["snapshot_changes"]] == [
+        (rows[0]["node"], "pod assumed", rows[0]["pod"]),
+        (rows[0]["node"], "pod confirmed", rows[0]["pod"]),
+    ]
     # Each read stored the record in the recipe's place: the next read decodes it.
     assert not any(rebuilt.is_recipe(d) for d in _data(run))
     assert _data(run) == _data(stored)
