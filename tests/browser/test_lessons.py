@@ -391,10 +391,12 @@ def test_a_learner_walks_every_lesson_pressing_every_show_this_step_link(page):
 
             try:
                 _wait(driver, shown, timeout=30)
-            except Exception:
+            except Exception as err:
                 got = driver.execute_script(frame_step)
                 errors = [e.text for e in driver.find_elements("css selector", ".messages li")]
-                raise AssertionError(f"{lesson.slug} {q.id}: wanted {want}, got {got} {errors}")
+                raise AssertionError(
+                    f"{lesson.slug} {q.id}: wanted {want}, got {got} {errors}"
+                ) from err
             assert f"cycle={q.show.cycle}&" in driver.execute_script(frame_step)[0], q.id
             _wait(driver, lambda d: d.execute_script(in_view))
             pressed += 1
