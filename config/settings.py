@@ -227,6 +227,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.compress.JsonGZipMiddleware",  # JSON only: pages carry the CSRF token (BREACH)
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The language: the switch's cookie, else the first visit's Accept-Language, else English.
     "django.middleware.locale.LocaleMiddleware",
