@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scheduler_core.clock import SimulatedClock
+from scheduler_core.config import load_config
 from scheduler_core.custom.examples import EXAMPLES
-from scheduler_core.features import V1_35_DEFAULTS
+from scheduler_core.features import V1_35_DEFAULTS, Features
 from scheduler_core.loop.scheduler import Scheduler
 
 from .. import engine, plugins
@@ -61,12 +62,14 @@ def run_lesson(
     script: Iterable[ScriptStep] = (),
     *,
     extenders: Sequence[Any] | None = None,
+    features: Features = V1_35_DEFAULTS,
 ) -> LessonRun:
-    """Run the engine to the end over ``snapshot``, applying each script step after its cycle
-    (``runs.script.play``, as a run's execution does)."""
+    """Run the engine to the end over ``snapshot`` under ``features`` (the lesson's gates),
+    applying each script step after its cycle (``runs.script.play``, as a run's execution
+    does)."""
     events: list[dict[str, Any]] = []
     sched = Scheduler(
-        config,
+        load_config(config, features=features),  # defaulting adds the gates' plugins
         snapshot,
         clock=SimulatedClock(),
         on_event=lambda ev: events.append(ev.to_dict()),
@@ -74,7 +77,7 @@ def run_lesson(
         plugin_events=plugins.EVENTS_TO_REGISTER,
         extenders=extenders,
         extender_policy=engine.extender_policy(),
-        features=V1_35_DEFAULTS,  # as a lesson's run has them (Run.feature_gates' default)
+        features=features,  # as a lesson's run has them (Lesson.features)
     )
     play(sched, script)
     return LessonRun(events=events, placements=sched.placements())

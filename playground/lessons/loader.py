@@ -4,7 +4,9 @@ A lesson folder ``NN-slug/`` holds ``lesson.yaml`` (title, summary, glossary ter
 script of cluster events), ``narrative.md`` (steps, each opening with a ``## `` heading),
 ``cluster.yaml`` (Kubernetes manifests), one or more ``profile*.yaml`` (KubeSchedulerConfiguration;
 ``profile.yaml`` is the default, ``profile-NAME.yaml`` adds the profile NAME) and
-``questions.yaml``. Errors name the file and the field.
+``questions.yaml``. Errors name the file and the field. ``lesson.yaml`` may also set feature
+gates (``feature_gates: {GangScheduling: true}``): the lesson's runs, shared or a learner's own,
+and ``lessons --check`` run under v1.35's defaults with those gates set.
 
 A lesson's text is also in each language of ``LANGUAGES`` after the first (the source): the
 narrative in ``narrative.LANG.md`` (the same steps in the same order, each ``show`` comment
@@ -24,6 +26,9 @@ from typing import Any, Final
 
 import yaml
 from django.utils.translation import gettext
+
+from scheduler_core.errors import SchedulerCoreError
+from scheduler_core.features import V1_35_DEFAULTS, Features
 
 from ..runs.execution.script import ScriptError, ScriptStep, parse_script
 
@@ -164,6 +169,13 @@ class Lesson:
     language: str = SOURCE_LANGUAGE  # the language of the text fields above
     translations: dict[str, LessonText] = field(default_factory=dict)
     source_title: str = ""  # the title in the source language, when this is a translation
+    # The feature gates the lesson sets otherwise than v1.35 ships them (name -> enabled).
+    feature_gates: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def features(self) -> Features:
+        """The gates every run of the lesson runs with: v1.35's, with the lesson's set."""
+        return Features.from_gates(self.feature_gates, V1_35_DEFAULTS)
 
     @property
     def cluster_name(self) -> str:
@@ -347,6 +359,19 @@ def _script(raw: Any) -> tuple[ScriptStep, ...]:
         raise LessonError(where, message) from err
 
 
+def _feature_gates(raw: Any) -> dict[str, bool]:
+    """``feature_gates`` of lesson.yaml: gate names of v1.35 mapped to true or false."""
+    if raw is None:
+        return {}
+    try:
+        Features.from_gates(raw)
+    except SchedulerCoreError as err:  # "featureGates.NAME: unknown feature gate"
+        field_name, _, message = str(err).partition(": ")
+        where = field_name.replace("featureGates", "lesson.yaml.feature_gates", 1)
+        raise LessonError(where, message) from err
+    return {str(name): bool(on) for name, on in raw.items()}
+
+
 def load_lesson(path: Path) -> Lesson:
     """Read one lesson folder; raises LessonError naming the file and field."""
     match = _SLUG.match(path.name)
@@ -395,6 +420,7 @@ def load_lesson(path: Path) -> Lesson:
             note=_text(meta, "note", "lesson.yaml", required=False),
             path=path,
             translations=translations,
+            feature_gates=_feature_gates(meta.get("feature_gates")),
         )
     except LessonError as err:
         raise LessonError(f"{path.name}/{err.where}", err.message) from err

@@ -23,7 +23,6 @@ from ..runs import selectors as run_selectors
 from ..runs import services as runs
 from ..runs.execution import limits
 from ..runs.execution import sample_extender as extender
-from ..runs.gates import v1_35_gates
 from .checks import Failure, LessonRun, check_lesson, engine_answer, matches, run_lesson, shown
 from .loader import Lesson, Question, course
 from .models import LessonProgress, SharedLessonRun
@@ -96,8 +95,14 @@ _RUNS: dict[tuple[str, str, str], LessonRun] = {}
 
 def _digest(lesson: Lesson, profile: str) -> str:
     text = json.dumps(
-        # With the gates: a shared run made before runs kept them ran under others.
-        [lesson.cluster_text, lesson.profiles[profile], repr(lesson.script), v1_35_gates()],
+        # With the gates: a shared run made before runs kept them ran under others, and a
+        # lesson that changes its gates needs a new one.
+        [
+            lesson.cluster_text,
+            lesson.profiles[profile],
+            repr(lesson.script),
+            lesson.features.to_gates(),
+        ],
         sort_keys=True,
     )
     return hashlib.sha256(text.encode()).hexdigest()
@@ -110,7 +115,9 @@ def lesson_runs(*, lesson: Lesson) -> dict[str, LessonRun]:
         snapshot, configs = lesson_inputs(lesson=lesson)
         for name, key in keys.items():
             with extender.serving(configs[name]):
-                _RUNS[key] = run_lesson(snapshot, configs[name], lesson.script)
+                _RUNS[key] = run_lesson(
+                    snapshot, configs[name], lesson.script, features=lesson.features
+                )
     return {name: _RUNS[key] for name, key in keys.items()}
 
 
@@ -205,6 +212,7 @@ def _started(
         label=f"Lesson {lesson.number}",
         script=lesson.script,
         owner=owner,
+        features=lesson.features,
     )
 
 

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from django.contrib.auth import get_user_model
 from django.db import close_old_connections
@@ -30,6 +30,9 @@ from ..models import Cluster, Node, Pod, Profile, Run, RunCycle
 from ..runs import selectors
 from ..runs.execution.script import parse_script
 from ..runs.services import run_decide_permit, run_start
+
+if TYPE_CHECKING:
+    from scheduler_core.features import Features
 
 CHECK_USER: Final = "explain-check"
 # Nodes asked about per cycle when a cycle has more: the selected one, the first rejected by
@@ -57,13 +60,15 @@ class Report:
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One run to build: a cluster and profile by name, and an optional script."""
+    """One run to build: a cluster and profile by name, an optional script and the feature
+    gates (None: v1.35's)."""
 
     kind: str
     cluster: str
     profile: str
     script: tuple[dict[str, Any], ...] = ()
     label: str = ""
+    features: Features | None = None
 
 
 def _checker() -> Any:
@@ -113,6 +118,7 @@ def build_run(spec: RunSpec, *, owner: str) -> Run:
                 label=spec.label or spec.kind,
                 script=script,
                 owner=owner,
+                features=spec.features,
             )
         finally:
             close_old_connections()
@@ -295,6 +301,7 @@ def _all_specs() -> list[RunSpec]:
                     lesson.profile_name(name),
                     tuple(s.to_dict() for s in lesson.script),
                     label=f"check: lesson {lesson.number} / {name}",
+                    features=lesson.features,
                 )
             )
     out.extend(scripted_specs())
