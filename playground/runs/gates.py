@@ -20,6 +20,8 @@ from scheduler_core.features import GATE_NAMES, TRACE_FEATURES, V1_35_DEFAULTS, 
 __all__ = [
     "ALPHA",
     "GATE_HELP",
+    "GATE_NOTES",
+    "gate_notes",
     "gates_differing",
     "run_features",
     "trace_gates",
@@ -59,6 +61,52 @@ GATE_HELP: Final[Mapping[str, Promise]] = {
         "enough of them fit."
     ),
 }
+
+
+# What a gate set otherwise than v1.35's default changes in a run, in a sentence (the run page's
+# note under its feature-gates line): keyed by (gate, enabled).
+GATE_NOTES: Final[Mapping[tuple[str, bool], Promise]] = {
+    ("SchedulerAsyncPreemption", False): gettext_lazy(
+        "preemption's victims are deleted within the preemptor's cycle, which lands at once "
+        "in the next; other pods never see the victims still holding their node."
+    ),
+    ("OpportunisticBatching", False): gettext_lazy(
+        "every pod is filtered and scored on every node; none takes the next node of the "
+        "previous pod's ranking."
+    ),
+    ("SchedulerPopFromBackoffQ", False): gettext_lazy(
+        "a pod in backoffQ waits out its backoff even when activeQ is empty."
+    ),
+    ("NominatedNodeNameForExpectation", False): gettext_lazy(
+        "a pod waiting at Permit or binding is not nominated to its node."
+    ),
+    ("ClearingNominatedNodeNameAfterBinding", False): gettext_lazy(
+        "nothing observable: here a binding clears the nomination either way."
+    ),
+    ("SchedulerAsyncAPICalls", True): gettext_lazy(
+        "nothing observable: the API calls go in the background."
+    ),
+    ("GenericWorkload", True): gettext_lazy(
+        "Workload objects count: a pod names its Workload and pod group in spec.workloadRef."
+    ),
+    ("GangScheduling", True): gettext_lazy(
+        "the pods of a Workload's gang stay out of the queue until minCount of them exist, "
+        "and wait at Permit until minCount are assumed; then all of them bind (the Gangs "
+        "panel shows who waits where)."
+    ),
+    ("GenericWorkload", False): gettext_lazy("Workload objects are ignored."),
+    ("GangScheduling", False): gettext_lazy(
+        "pods of a Workload are scheduled one by one, like any other pod."
+    ),
+}
+
+
+def gate_notes(gates: Mapping[str, Any] | None) -> list[tuple[str, bool, str]]:
+    """Each gate set otherwise than v1.35's defaults, with what it changes in a run."""
+    return [
+        (name, on, str(GATE_NOTES.get((name, on), GATE_HELP.get(name, ""))))
+        for name, on in gates_differing(gates)
+    ]
 
 
 def v1_35_gates() -> dict[str, bool]:

@@ -10,7 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import F, Max, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.http import Http404
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from scheduler_core.objects.quantity import NANO
 
@@ -435,3 +435,50 @@ def run_resources(
         except (TypeError, ValueError, KeyError):
             continue  # a manifest the engine refused is not part of the run either
     return nodes, pods
+
+
+def run_gangs(*, run: Run) -> list[dict[str, Any]]:
+    """The run's gangs (``panels.gangs``): each with its members' places, a title, a sentence
+    saying whether it completed, and the run-page step where it did (``#cycle=K&step=N``)."""
+    from .panels import charts, gangs  # the panels read this module's records
+
+    manifests = run.snapshot or cluster_selectors.cluster_manifests(run.cluster)
+    found = gangs.gangs_of([*manifests, *script.added_manifests(run.script)])
+    if not found:
+        return []
+    out = gangs.gang_states(found, run_events(run=run))
+    for gang in out:
+        gang["title"] = gettext(
+            "%(workload)s, pod group %(group)s: minCount %(min)s, %(pods)s pods"
+        ) % {
+            "workload": gang["workload"].removeprefix("default/"),
+            "group": gang["group"],
+            "min": gang["min_count"],
+            "pods": len(gang["members"]),
+        }
+        done = gang["completed"]
+        if done is None:
+            gang["status"] = gettext(
+                "Not complete: %(placed)s of minCount %(min)s members have a node"
+            ) % {"placed": gang["placed"], "min": gang["min_count"]}
+            if gang["gated"]:
+                gang["status"] += gettext("; %(gated)s gated before the queue") % {
+                    "gated": gang["gated"]
+                }
+            gang["status"] += gettext(".")
+            continue
+        steps = charts.steps(run_cycle_events(run=run, cycle=done["cycle"]))
+        index = next(
+            (
+                s["index"]
+                for s in steps
+                if s["point"] == "Permit" and s["plugin"] == gangs.GANG_SCHEDULING
+            ),
+            0,
+        )
+        done["link"] = f"#cycle={done['cycle']}&step={index}"
+        gang["status"] = gettext(
+            "Complete in cycle %(cycle)s: with %(pod)s, minCount members had a node, and "
+            "GangScheduling let every waiting member through at Permit."
+        ) % {"cycle": done["cycle"], "pod": done["pod"].removeprefix("default/")}
+    return out

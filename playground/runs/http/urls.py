@@ -27,6 +27,7 @@ urlpatterns = [
     ),
     path("runs/<runref:pk>/usage.json", views.run_usage_json, name="run_usage"),
     path("runs/<runref:pk>/devices.json", views.run_devices_json, name="run_devices"),
+    path("runs/<runref:pk>/gangs.json", views.run_gangs_json, name="run_gangs"),
     path("runs/<runref:pk>/permit/", views.run_permit, name="run_permit"),
     path("runs/<runref:pk>/cancel/", views.run_cancel, name="run_cancel"),
     path("runs/<runref:pk>/try/", change_views.run_try_change, name="run_try_change"),

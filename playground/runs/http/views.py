@@ -29,7 +29,7 @@ from ...models import Run
 from ...profiles import selectors as profile_selectors
 from .. import said, selectors, services, try_change
 from ..execution import script
-from ..gates import gates_differing
+from ..gates import gate_notes, gates_differing
 from ..panels import changes, overview, paging, queue_view
 from ..panels import compare as compare_page
 from ..refs import run_ref
@@ -102,6 +102,9 @@ def run_page(request: HttpRequest, pk: int) -> HttpResponse:
     context["run_text"] = {k: said.run_text(run, k) for k in ("error", "note", "waiting")}
     context["script_steps"] = script.script_described(run.script)
     context["gates_differing"] = gates_differing(run.feature_gates)
+    context["gate_notes"] = gate_notes(run.feature_gates)  # what each of them changes
+    # Gangs form only with GangScheduling on; gangs.json says which (none: the panel stays hidden).
+    context["has_gangs"] = bool((run.feature_gates or {}).get("GangScheduling"))
     may_command = selectors.run_may_command(user=request.user, run=run, session=request.session)
     context["may_command"] = may_command  # the cancel button and the Permit answers
     if not run.is_terminal and may_command:
@@ -194,6 +197,12 @@ def run_devices_json(request: HttpRequest, pk: int) -> JsonResponse:
     """The devices a run allocated, per pod and claim, and its devices' attributes."""
     run = run_for_request(request, pk)
     return JsonResponse(dra_selectors.run_devices(run))
+
+
+def run_gangs_json(request: HttpRequest, pk: int) -> JsonResponse:
+    """The run's gangs: each Workload's gang, where its members are, and when it completed."""
+    run = run_for_request(request, pk)
+    return JsonResponse({"gangs": selectors.run_gangs(run=run), "terminal": run.is_terminal})
 
 
 def run_usage_json(request: HttpRequest, pk: int) -> JsonResponse:
