@@ -129,9 +129,12 @@ def rebuild_cycle(
     bound: Sequence[tuple[str, str]],
     pod: str,
     start_index: int,
+    snapshot_changes: Sequence[Sequence[str]] | None = None,
     **scheduler_options: Any,
 ) -> CycleRecord:
-    """The record of ``pod``'s scheduling cycle on the run's start plus ``bound``."""
+    """The record of ``pod``'s scheduling cycle on the run's start plus ``bound``.
+    ``snapshot_changes``: the cache's changes the run's cycle took in (the run noted them; a
+    cycle set up alone cannot know them), kept in the record as they were."""
     sched = Scheduler(config, rebuilt_manifests(manifests, bound), **scheduler_options)
     found = sched.pending.get(pod)
     if found is None:
@@ -142,7 +145,10 @@ def rebuild_cycle(
     if runner is None:
         raise RebuildError(f"no profile for schedulerName {target.scheduler_name!r}")
     sched.start_index.value = start_index
-    return runner.schedule(sched.cluster.snapshot(), target, CycleState())
+    rec = runner.schedule(sched.cluster.snapshot(), target, CycleState())
+    if snapshot_changes is not None:
+        rec.snapshot_changes = [(str(n), str(c), str(p)) for n, c, p in snapshot_changes]
+    return rec
 
 
 def _pod_key(manifest: Mapping[str, Any]) -> str:

@@ -91,6 +91,7 @@ class Followed:
                 bound,
                 rec.pod,
                 start,
+                rec.snapshot_changes,
                 clock=SimulatedClock(),
                 **OPTIONS,
             )

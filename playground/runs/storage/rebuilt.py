@@ -67,6 +67,7 @@ def stored_record(run: Run, cycle: int, data: bytes | memoryview) -> bytes:
             bound,
             row["pod"],
             int(got["start"]),
+            got.get("changes"),
             clock=SimulatedClock(),
             registry=plugins.registry(),
             plugin_events=plugins.EVENTS_TO_REGISTER,
@@ -74,8 +75,6 @@ def stored_record(run: Run, cycle: int, data: bytes | memoryview) -> bytes:
         )
     except SchedulerCoreError as err:
         raise RebuildError(f"cycle {cycle} of run {run.pk} could not be set up: {err}") from err
-    if got.get("changes") is not None:
-        rec.snapshot_changes = [(str(n), str(c), str(p)) for n, c, p in got["changes"]]
     nodes = run.node_names
     if nodes is None:
         nodes = Run.objects.filter(pk=run.pk).values_list("node_names", flat=True).first()
