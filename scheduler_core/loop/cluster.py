@@ -91,15 +91,17 @@ class Cluster:
 
     def take_changes(self) -> list[tuple[str, str, str]]:
         """The cache's changes since the last call (see ``changes``); a pod removed and added
-        again on the same node reads as one "pod updated". The first call: every node."""
+        again on the same node reads as one "pod updated" (or as what the update did, as "pod
+        terminating" for a preemption's victim). The first call: every node."""
         if not self._snapshot_taken:
             self._snapshot_taken = True
             self.changes = []
             return [("", FIRST_SNAPSHOT, "")]
         out: list[tuple[str, str, str]] = []
         for node, change, pod in self.changes:
-            if change == "pod added" and out and out[-1] == (node, "pod removed", pod):
-                out[-1] = (node, "pod updated", pod)
+            if change.startswith("pod ") and out and out[-1] == (node, "pod removed", pod):
+                # Removed and added again in one update: what the update made of it.
+                out[-1] = (node, "pod updated" if change == "pod added" else change, pod)
             else:
                 out.append((node, change, pod))
         self.changes = []

@@ -243,7 +243,7 @@ class PodChanges:
         raw["status"] = status
         new = Pod(raw)
         self.cluster.remove_pod(old)
-        self.cluster.add_pod(new)
+        self.cluster.add_pod(new, change="pod terminating")
         self.terminating[new.key] = new
         self.queue.assigned_pod_updated(old, new)
 

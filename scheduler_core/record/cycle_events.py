@@ -103,6 +103,7 @@ def cycle_event_fields(
         snapshot_changes=(
             None if rec.snapshot_changes is None else tuple(map(tuple, rec.snapshot_changes))
         ),
+        batch_hint=rec.batch_hint,
     )
     if rec.profile is None:
         return out

@@ -79,6 +79,9 @@ class CycleStart(Event):
     # The cache's changes since the last cycle's snapshot, [node, change, pod key or ""] each:
     # the nodes this cycle's snapshot copied in (None: not recorded).
     snapshot_changes: tuple[tuple[str, str, str], ...] | None = None
+    # OpportunisticBatching: the node of the previous cycle's ranking this pod was offered and
+    # took, unscored (the previous pod was the same and its node is now full).
+    batch_hint: str | None = None
 
 
 class SamplingInfo(TypedDict):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scheduler_core.features import TRACE_FEATURES, Features
 from scheduler_core.loop.cluster import FIRST_SNAPSHOT
 from scheduler_core.loop.scheduler import Scheduler
 from scheduler_core.record.events import CycleStart, Event
@@ -85,3 +86,51 @@ def test_a_pod_updated_in_place_reads_as_one_update() -> None:
     cluster.add_pod(pod)
     assert cluster.take_changes() == [("n1", "pod updated", "default/p")]
     assert cluster.take_changes() == []
+
+
+def _cycle_starts(sched_objects, features, config=None) -> list[CycleStart]:
+    events: list[Event] = []
+    sched = Scheduler(config, sched_objects, on_event=events.append, features=features)
+    sched.run_until_idle()
+    return [e for e in events if isinstance(e, CycleStart)]
+
+
+def test_a_victim_terminating_gracefully_is_a_change_then_its_removal_another() -> None:
+    """Asynchronous preemption (v1.35): the victim keeps its node with a deletionTimestamp,
+    then goes; each is a change the preemptor's next snapshots take in."""
+    cluster = [
+        make_node("n1", cpu="2"),
+        make_pod("low", cpu="2", node_name="n1", priority=0),
+        make_pod("urgent", cpu="2", priority=100),
+    ]
+    starts = _cycle_starts(cluster, Features())
+    changes = [[tuple(c) for c in s.snapshot_changes or ()] for s in starts]
+    assert ("n1", "pod terminating", "default/low") in changes[1]
+    assert ("n1", "pod removed", "default/low") in [c for cs in changes[1:] for c in cs]
+    # Synchronous preemption (the traces' gates): deleted at once.
+    sync = _cycle_starts(cluster, TRACE_FEATURES)
+    assert [tuple(c) for c in sync[1].snapshot_changes or ()] == [
+        ("n1", "pod removed", "default/low")
+    ]
+
+
+def test_a_batched_cycle_names_the_node_it_took_unscored() -> None:
+    """Opportunistic batching: identical pods, one per node; each after the first is offered
+    the next node of the previous cycle's ranking and takes it."""
+    config = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [
+            {
+                "schedulerName": "default-scheduler",
+                "pluginConfig": [{"name": "PodTopologySpread", "args": {"defaultingType": "List"}}],
+            }
+        ],
+    }
+    cluster = [make_node(f"n{i}", cpu="4") for i in range(4)]
+    cluster += [make_pod(f"p{i}", cpu="3") for i in range(3)]
+    starts = _cycle_starts(cluster, Features(), config)
+    assert starts[0].batch_hint is None
+    assert all(s.batch_hint for s in starts[1:])
+    assert len({s.batch_hint for s in starts[1:]}) == 2
+    assert all(s.batch_hint is None for s in _cycle_starts(cluster, TRACE_FEATURES, config))

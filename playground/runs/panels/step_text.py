@@ -47,6 +47,7 @@ def _change(node: str, change: str, pod: str) -> str:
         "pod added": pgettext("snapshot", "%(pod)s bound on %(node)s"),
         "pod removed": pgettext("snapshot", "%(pod)s removed from %(node)s"),
         "pod updated": pgettext("snapshot", "%(pod)s updated on %(node)s"),
+        "pod terminating": pgettext("snapshot", "%(pod)s terminating on %(node)s"),
         "node added": pgettext("snapshot", "%(node)s added"),
         "node updated": pgettext("snapshot", "%(node)s updated"),
         "node removed": pgettext("snapshot", "%(node)s removed"),
@@ -89,7 +90,14 @@ def why(ev: Event, nodes: Sequence[str]) -> str:
             "nodes": _nodes(len(ev.get("nodes") or [])),
         }
         changes = ev.get("snapshot_changes")
-        return text if changes is None else sentences([text, snapshot_update(changes)])
+        batched = ""
+        if ev.get("batch_hint"):
+            batched = gettext(
+                "Opportunistic batching: this pod is like the previous one, whose node is now "
+                "full, so it is offered %(node)s, the next node of that cycle's ranking; it "
+                "passes Filter there and is placed without scoring."
+            ) % {"node": ev["batch_hint"]}
+        return sentences([text, batched, "" if changes is None else snapshot_update(changes)])
     if kind == "PreFilter":
         if ev.get("merged"):
             names = ev.get("node_names")

@@ -59,3 +59,15 @@ def test_in_chinese_with_the_enumeration_comma():
             _start([["n2", "pod assumed", "default/web"], ["n4", "node added", ""]]), []
         )
     assert "web 被假定在 n2 上、新增 n4" in text and "n2、n4" in text
+
+
+def test_a_batched_cycle_says_which_node_it_took_and_why():
+    ev = {**_start([["n1", "pod assumed", "default/p0"]]), "batch_hint": "n2"}
+    text = step_text.why(ev, [])
+    assert "Opportunistic batching" in text and "offered n2" in text
+    assert text.index("batching") < text.index("Since the last cycle")
+
+
+def test_a_victim_terminating_is_named_so():
+    text = step_text.why(_start([["n1", "pod terminating", "default/low"]]), [])
+    assert "low terminating on n1" in text
