@@ -437,17 +437,23 @@ def run_resources(
     return nodes, pods
 
 
-def run_gangs(*, run: Run) -> list[dict[str, Any]]:
-    """The run's gangs (``panels.gangs``): each with its members' places, a title, a sentence
-    saying whether it completed, and the run-page step where it did (``#cycle=K&step=N``)."""
+def run_gangs(*, run: Run, upto: int | None = None) -> list[dict[str, Any]]:
+    """The run's gangs (``panels.gangs``): each with its members' places after the event
+    ``upto`` (None: the latest), a title, a sentence saying whether it had completed by then,
+    and when it completes in the run (``completes``, with the run-page step where it does:
+    ``#cycle=K&step=N``), whatever the step shown."""
     from .panels import charts, gangs  # the panels read this module's records
 
     manifests = run.snapshot or cluster_selectors.cluster_manifests(run.cluster)
     found = gangs.gangs_of([*manifests, *script.added_manifests(run.script)])
     if not found:
         return []
-    out = gangs.gang_states(found, run_events(run=run))
-    for gang in out:
+    events = run_events(run=run)
+    final = gangs.gang_states(found, events)
+    shown = (
+        final if upto is None else gangs.gang_states(found, [e for e in events if e["seq"] <= upto])
+    )
+    for gang, last in zip(shown, final, strict=True):
         gang["title"] = gettext(
             "%(workload)s, pod group %(group)s: minCount %(min)s, %(pods)s pods"
         ) % {
@@ -456,29 +462,37 @@ def run_gangs(*, run: Run) -> list[dict[str, Any]]:
             "min": gang["min_count"],
             "pods": len(gang["members"]),
         }
+        completes = last["completed"]
+        if completes is not None:
+            steps = charts.steps(run_cycle_events(run=run, cycle=completes["cycle"]))
+            index = next(
+                (
+                    s["index"]
+                    for s in steps
+                    if s["point"] == "Permit" and s["plugin"] == gangs.GANG_SCHEDULING
+                ),
+                0,
+            )
+            completes["link"] = f"#cycle={completes['cycle']}&step={index}"
+        gang["completes"] = completes
         done = gang["completed"]
-        if done is None:
+        if done is not None:
             gang["status"] = gettext(
-                "Not complete: %(placed)s of minCount %(min)s members have a node"
-            ) % {"placed": gang["placed"], "min": gang["min_count"]}
-            if gang["gated"]:
-                gang["status"] += gettext("; %(gated)s gated before the queue") % {
-                    "gated": gang["gated"]
-                }
-            gang["status"] += gettext(".")
+                "Complete in cycle %(cycle)s: with %(pod)s, minCount members had a node, and "
+                "GangScheduling let every waiting member through at Permit."
+            ) % {"cycle": done["cycle"], "pod": done["pod"].removeprefix("default/")}
             continue
-        steps = charts.steps(run_cycle_events(run=run, cycle=done["cycle"]))
-        index = next(
-            (
-                s["index"]
-                for s in steps
-                if s["point"] == "Permit" and s["plugin"] == gangs.GANG_SCHEDULING
-            ),
-            0,
-        )
-        done["link"] = f"#cycle={done['cycle']}&step={index}"
         gang["status"] = gettext(
-            "Complete in cycle %(cycle)s: with %(pod)s, minCount members had a node, and "
-            "GangScheduling let every waiting member through at Permit."
-        ) % {"cycle": done["cycle"], "pod": done["pod"].removeprefix("default/")}
-    return out
+            "Not complete: %(placed)s of minCount %(min)s members have a node"
+        ) % {"placed": gang["placed"], "min": gang["min_count"]}
+        if gang["gated"]:
+            gang["status"] += gettext("; %(gated)s gated before the queue") % {
+                "gated": gang["gated"]
+            }
+        gang["status"] += gettext(".")
+        if completes is not None:
+            gang["status"] = gettext("%(status)s It completes in cycle %(cycle)s.") % {
+                "status": gang["status"],
+                "cycle": completes["cycle"],
+            }
+    return shown

@@ -922,5 +922,5 @@ startLayout(state);
 startExplain({ state, cfg, withShare });
 startEvents();
 startDevices();
-startGangs();
+startGangs(state);
 start();

@@ -200,9 +200,14 @@ def run_devices_json(request: HttpRequest, pk: int) -> JsonResponse:
 
 
 def run_gangs_json(request: HttpRequest, pk: int) -> JsonResponse:
-    """The run's gangs: each Workload's gang, where its members are, and when it completed."""
+    """The run's gangs: each Workload's gang, where its members are after the event ``upto``
+    (the step the page shows; none: the latest), and when it completed."""
     run = run_for_request(request, pk)
-    return JsonResponse({"gangs": selectors.run_gangs(run=run), "terminal": run.is_terminal})
+    raw = request.GET.get("upto")
+    upto = bounded_int(raw, 0, low=0, high=MAX_ID) if raw else None
+    return JsonResponse(
+        {"gangs": selectors.run_gangs(run=run, upto=upto), "terminal": run.is_terminal}
+    )
 
 
 def run_usage_json(request: HttpRequest, pk: int) -> JsonResponse:

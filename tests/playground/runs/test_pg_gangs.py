@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from playground.lessons.loader import lesson_by_slug
 from playground.models import Run
+from playground.runs import selectors
 from playground.runs.panels import gangs
 
 pytestmark = pytest.mark.django_db
@@ -115,6 +116,7 @@ def test_gangs_json_of_the_gang_lesson_shows_who_waited_where_and_when_it_comple
     }
     done = train["completed"]
     assert (done["cycle"], done["pod"]) == (4, "default/train-1")
+    assert train["completes"] == done
     assert done["link"].startswith("#cycle=4&step=")
     assert train["status"].startswith("Complete in cycle 4: with train-1, minCount members")
     assert [m["state"] for m in sweep["members"]] == ["gated", "gated"]
@@ -122,6 +124,29 @@ def test_gangs_json_of_the_gang_lesson_shows_who_waited_where_and_when_it_comple
     assert sweep["status"] == (
         "Not complete: 0 of minCount 3 members have a node; 2 gated before the queue."
     )
+    # As the page's stepper shows cycle 2's Permit: two members wait, each holding its node.
+    wait = next(
+        e["seq"]
+        for e in selectors.run_events(run=run)
+        if e["type"] == "Permit" and e["pod"] == "default/train-0"
+    )
+    url = reverse("playground:run_gangs", args=[run.pk])
+    train, _ = client.get(url, {"upto": wait}).json()["gangs"]
+    assert [m["text"] for m in train["members"]] == [
+        "waits at Permit on node-2, holding cpu 3, memory 4Gi",
+        "in activeQ",
+        "waits at Permit on node-1, holding cpu 3, memory 4Gi",
+    ]
+    assert train["completed"] is None
+    assert train["status"] == (
+        "Not complete: 2 of minCount 3 members have a node. It completes in cycle 4."
+    )
+    assert train["completes"] == done  # the link to the moment, whatever the step shown
+    # In Chinese too.
+    zh, _ = client.get(url, {"upto": wait}, HTTP_ACCEPT_LANGUAGE="zh-hans").json()["gangs"]
+    assert zh["title"] == "train，Pod 组 workers：minCount 为 3，共 3 个 Pod"
+    assert zh["members"][0]["text"] == "在 node-2 的 Permit 处等待，占着 cpu 3, memory 4Gi"
+    assert zh["status"] == "尚未凑齐：minCount 为 3，已有节点的成员有 2 个。它在周期 4 凑齐。"
     page = client.get(reverse("playground:run", args=[run.pk])).content.decode()
     assert 'id="gangs-section"' in page
     # The feature-gates line says what the lesson's gates change in this run.
