@@ -533,3 +533,58 @@ def test_a_class_on_the_lecturers_private_run_shows_students_the_run_the_present
         student.save_screenshot(str(ARTIFACTS / "live-class-student-run-frame-1280x800.png"))
     finally:
         lecturer.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@pytest.mark.parametrize(("width", "height"), [(1920, 1080), (390, 844)], ids=["1920", "phone"])
+def test_the_lecturer_keeps_the_results_at_projector_and_phone_size(site, width, height):  # noqa: F811
+    """An ended class: "My classes" lists it with its counts, and its page shows the final
+    numbers per question (right answer, answered, % right), readable without a sideways
+    scroll of the page at 1920x1080 and on a phone."""
+    from django.contrib.auth import get_user_model
+
+    from playground.classes import services
+    from playground.lessons.loader import lesson_by_slug
+
+    lecturer = get_user_model().objects.get(username="runner")
+    live = services.class_open(lecturer=lecturer, lesson=lesson_by_slug("scoring"))
+    question = next(q for q in lesson_by_slug("scoring").questions if len(q.choices) > 1)
+    asked = services.question_ask_lesson(live_class=live, user=lecturer, qid=question.id)
+    for nickname, right in [("Ann", True), ("Bob", True), ("Cy", False)]:
+        student = services.student_join(code=live.code, nickname=nickname)
+        choice = asked.answer if right else next(c for c in asked.choices if c != asked.answer)
+        services.answer_submit(
+            class_id=live.pk, student_id=student.pk, question_id=asked.pk, choice=choice
+        )
+    live.refresh_from_db()
+    services.reveal(live_class=live, user=lecturer)
+    services.class_end(live_class=live, user=lecturer)
+
+    driver = site.driver
+    _viewport(driver, width, height)
+    try:
+        site.open("/classes/")
+        row = _css(driver, f'#my-classes tr[data-code="{live.code}"]')
+        assert "3" in row.text and "Ended" in row.text
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= width
+        # No column out of view inside its box either: the buttons of the last one are seen.
+        assert _in_view_sideways(driver, row.find_element("link text", "Results (CSV)"))
+        ARTIFACTS.mkdir(exist_ok=True)
+        driver.save_screenshot(str(ARTIFACTS / f"live-class-my-classes-{width}x{height}.png"))
+        row.find_element("link text", "Results").click()
+        _wait(driver, lambda d: d.find_elements("css selector", "#final-numbers"))
+        final = _css(driver, '#final-numbers tr[data-question="1"]')
+        assert asked.answer in final.text and "2 (67 %)" in final.text
+        assert _css(driver, "#final-joined").text == "3"
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= width
+        assert _in_view_sideways(driver, final.find_elements("css selector", "td")[-1])
+        driver.save_screenshot(str(ARTIFACTS / f"live-class-results-{width}x{height}.png"))
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def _in_view_sideways(driver, element) -> bool:
+    return driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect();"
+        "return r.left >= 0 && r.right <= innerWidth;",
+        element,
+    )

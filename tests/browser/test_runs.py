@@ -40,7 +40,10 @@ def site(browser, daphne_url, django_user_model):
     user = django_user_model.objects.create_user("runner", password="unused-pass-123")
     client = Client()
     client.force_login(user)
-    browser.delete_all_cookies()
+    # Leave the last test's page first (its late answers could set cookies), then clear every
+    # site's cookies, as the ``page`` fixture does.
+    browser.get("about:blank")
+    browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
     browser.get(daphne_url + "/static/playground/run.css")
     browser.add_cookie({"name": "sessionid", "value": client.cookies["sessionid"].value})
 
