@@ -9,5 +9,6 @@
 - ``point_help``: what each extension point does, what each plugin checks;
 - ``sampling``: how many nodes Filter evaluated in a cycle, and why;
 - ``changes``: a run's cluster changes and what each did to the pending pods;
-- ``compare``: what differs between two runs of one cluster.
+- ``compare``: what differs between two runs of one cluster;
+- ``gangs``: each gang of the run's Workloads, where its members are, when it completed.
 """
