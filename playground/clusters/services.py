@@ -195,7 +195,7 @@ def _plan(
         )
     except controllers.PlanProblems as err:
         raise ManifestProblems(
-            [sources[p.source].problem(p.path, p.message) for p in err.problems]
+            [sources[p.source].problem(p.path, p.message, upstream=True) for p in err.problems]
         ) from err
     return [item.manifest for item in plan.objects], plan.generated
 
@@ -460,7 +460,7 @@ def dra_objects_create(
             meta = claim["metadata"]
             if pod[0] != meta.get("namespace", "default"):
                 raise ManifestProblems(
-                    [Problem("a pod can only use claims of its own namespace", path="pod")]
+                    [Problem(gettext("a pod can only use claims of its own namespace"), path="pod")]
                 )
             row = cluster.pods.get(namespace=pod[0], name=pod[1])
             manifest = copy.deepcopy(row.manifest)

@@ -16,12 +16,13 @@ from typing import Any, Final
 
 import yaml
 from django.conf import settings
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from scheduler_core.dra import versions as dra_versions
 from scheduler_core.workloads import check_object as check_engine_object
 
 from . import jsontext, workload_api, yaml_limits
+from .upstream import glossed, parser_said
 from .yaml_limits import BoundedLoader
 
 # kind -> (apiVersion, namespaced)
@@ -248,16 +249,27 @@ class Problem:
     line: int | None = None  # 1-based
     path: str = ""
     field: str = ""  # the form field it belongs to, when known
+    upstream: bool = False  # the message is Kubernetes' (or the engine's) own English
+
+    @property
+    def said(self) -> str:
+        """The message as the reader reads it: Kubernetes' own words glossed and labelled."""
+        return glossed(self.message) if self.upstream else self.message
 
     def __str__(self) -> str:
-        where = []
+        values = {"document": self.document, "line": self.line, "problem": self.said}
+        if self.path:
+            values["problem"] = gettext("%(path)s: %(problem)s") % {
+                "path": self.path,
+                "problem": self.said,
+            }
+        if self.document is not None and self.line is not None:
+            return gettext("document %(document)s, line %(line)s: %(problem)s") % values
         if self.document is not None:
-            where.append(f"document {self.document}")
+            return gettext("document %(document)s: %(problem)s") % values
         if self.line is not None:
-            where.append(f"line {self.line}")
-        prefix = ", ".join(where)
-        subject = f"{self.path}: " if self.path else ""
-        return f"{prefix}: {subject}{self.message}" if prefix else f"{subject}{self.message}"
+            return gettext("line %(line)s: %(problem)s") % values
+        return str(values["problem"])
 
 
 class ManifestProblems(ValueError):
@@ -316,8 +328,10 @@ class SourceObject:
             node = child
         return best
 
-    def problem(self, path: str, message: str) -> Problem:
-        return Problem(message, document=self.document, line=self.line_of(path), path=path)
+    def problem(self, path: str, message: str, *, upstream: bool = False) -> Problem:
+        return Problem(
+            message, document=self.document, line=self.line_of(path), path=path, upstream=upstream
+        )
 
 
 @dataclass
@@ -398,7 +412,7 @@ def _parse_large(text: str, budget: yaml_limits.Budget) -> ParseResult:
     except (ValueError, yaml.YAMLError) as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark is not None else getattr(err, "lineno", None)
-        raise ManifestProblems([Problem(f"invalid YAML/JSON: {err}", line=line)]) from err
+        raise ManifestProblems([Problem(parser_said(str(err), json=True), line=line)]) from err
     result = ParseResult()
     problems: list[Problem] = []
     for index, data in enumerate(documents, start=1):
@@ -407,7 +421,7 @@ def _parse_large(text: str, budget: yaml_limits.Budget) -> ParseResult:
     if problems:
         raise ManifestProblems(_capped(problems))
     if not result.objects and not result.warnings:
-        raise ManifestProblems([Problem("no Kubernetes objects found")])
+        raise ManifestProblems([Problem(gettext("no Kubernetes objects found"))])
     return result
 
 
@@ -442,7 +456,8 @@ def _capped(problems: list[Problem]) -> list[Problem]:
     if len(problems) <= MAX_PROBLEMS:
         return problems
     more = len(problems) - MAX_PROBLEMS
-    return [*problems[:MAX_PROBLEMS], Problem(f"… and {more:,} more problems")]
+    said = ngettext("… and %(count)s more problem", "… and %(count)s more problems", more)
+    return [*problems[:MAX_PROBLEMS], Problem(said % {"count": f"{more:,}"})]
 
 
 def parse_documents(text: str, budget: yaml_limits.Budget | None = None) -> ParseResult:
@@ -465,7 +480,7 @@ def parse_documents(text: str, budget: yaml_limits.Budget | None = None) -> Pars
     if "\t" in text and not text.lstrip().startswith(("{", "[")):
         line = text[: text.index("\t")].count("\n") + 1
         raise ManifestProblems(
-            [Problem("tab characters are not allowed in YAML indentation", line=line)]
+            [Problem(gettext("tab characters are not allowed in YAML indentation"), line=line)]
         )
     try:
         nodes = _compose_all(text, budget)
@@ -473,7 +488,7 @@ def parse_documents(text: str, budget: yaml_limits.Budget | None = None) -> Pars
         mark = getattr(err, "problem_mark", None)
         problem = getattr(err, "problem", None) or str(err)
         context = getattr(err, "context", None)
-        message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
+        message = parser_said(f"{problem}" + (f" ({context})" if context else ""))
         raise ManifestProblems(
             [Problem(message, line=mark.line + 1 if mark is not None else None)]
         ) from err
@@ -487,9 +502,7 @@ def parse_documents(text: str, budget: yaml_limits.Budget | None = None) -> Pars
         except (yaml.YAMLError, ValueError) as err:  # ValueError: an int of over 4,300 digits
             mark = getattr(err, "problem_mark", None)
             problems.append(
-                Problem(
-                    f"invalid YAML: {err}", document=index, line=mark.line + 1 if mark else None
-                )
+                Problem(parser_said(str(err)), document=index, line=mark.line + 1 if mark else None)
             )
             continue
         if data is None:
@@ -498,7 +511,7 @@ def parse_documents(text: str, budget: yaml_limits.Budget | None = None) -> Pars
     if problems:
         raise ManifestProblems(_capped(problems))
     if not result.objects and not result.warnings:
-        raise ManifestProblems([Problem("no Kubernetes objects found")])
+        raise ManifestProblems([Problem(gettext("no Kubernetes objects found"))])
     return result
 
 
@@ -508,7 +521,9 @@ def _collect(
     where = SourceObject({}, document, node)
     if not isinstance(data, dict):
         problems.append(
-            where.problem("", "expected a Kubernetes object (a mapping with apiVersion and kind)")
+            where.problem(
+                "", gettext("expected a Kubernetes object (a mapping with apiVersion and kind)")
+            )
         )
         return
     kind = data.get("kind")
@@ -516,7 +531,7 @@ def _collect(
         items = data.get("items") or []
         items_node = next((v for k, v in node.value if k.value == "items"), None) if node else None
         if not isinstance(items, list):
-            problems.append(where.problem("items", "must be a list"))
+            problems.append(where.problem("items", gettext("must be a list")))
             return
         for i, item in enumerate(items):
             child = items_node.value[i] if isinstance(items_node, yaml.SequenceNode) else node
@@ -524,10 +539,11 @@ def _collect(
         return
     obj = SourceObject(data, document, node)
     if not kind:
-        problems.append(obj.problem("kind", "Required value: every object needs a kind"))
+        message = "Required value: every object needs a kind"
+        problems.append(obj.problem("kind", message, upstream=True))
         return
     if not isinstance(kind, str):
-        problems.append(obj.problem("kind", "Invalid value: must be a string"))
+        problems.append(obj.problem("kind", "Invalid value: must be a string", upstream=True))
         return
     if kind not in KINDS:
         result.warnings.append(
@@ -542,7 +558,7 @@ def _collect(
         try:
             obj.manifest, source = dra_versions.to_v1(data)
         except dra_versions.ConversionError as err:
-            problems.append(obj.problem(err.path, err.message))
+            problems.append(obj.problem(err.path, err.message, upstream=True))
             return
         result.warnings.append(
             obj.problem(
@@ -555,7 +571,7 @@ def _collect(
     result.objects.append(obj)
     for path in _unknown_fields(data):
         result.warnings.append(
-            obj.problem(path, "unknown field (kept, but ignored by the scheduler)")
+            obj.problem(path, gettext("unknown field (kept, but ignored by the scheduler)"))
         )
 
 
@@ -598,7 +614,8 @@ def check_object(obj: SourceObject) -> list[Problem]:
     try:
         return _check_object(obj)
     except (TypeError, AttributeError, ValueError, KeyError) as err:
-        return [obj.problem("", f"not a valid {obj.kind}: {type(err).__name__}: {err}")]
+        message = f"not a valid {obj.kind}: {type(err).__name__}: {err}"
+        return [obj.problem("", message, upstream=True)]
 
 
 def _check_object(obj: SourceObject) -> list[Problem]:
@@ -611,18 +628,19 @@ def _check_object(obj: SourceObject) -> list[Problem]:
             obj.problem(
                 "apiVersion",
                 f"Unsupported value: {data.get('apiVersion')!r}: {kind} is {api_version!r}",
+                upstream=True,
             )
         )
     # Names, labels, the API server's and the engine's checks, workloads: as simulate does.
     most = int(getattr(settings, "PLAYGROUND_BULK_MAX", 1000))  # each replica is a stored Pod
     for path, message in check_engine_object(data, most):
-        problems.append(obj.problem(path, message))
+        problems.append(obj.problem(path, message, upstream=True))
     if kind == "Workload":
         for path, message in workload_api.check_workload(data):
-            problems.append(obj.problem(path, message))
+            problems.append(obj.problem(path, message, upstream=True))
     elif kind == "Pod":
         for path, message in workload_api.check_workload_ref(data):
-            problems.append(obj.problem(path, message))
+            problems.append(obj.problem(path, message, upstream=True))
     return problems
 
 

@@ -1,8 +1,9 @@
 """Kubernetes' own validation messages (apimachinery's wording, as kubectl prints them) as a
 reader of the page's language reads them: the message stays in upstream's English, labelled as
 Kubernetes' words, after a short gloss in the reader's language for the common cases (names,
-label keys and values, quantities). A gloss shows only where the catalog has one: an English
-reader gets the message alone, as before.
+label keys and values, quantities, required and unsupported values). A gloss shows only where the
+catalog has one: an English reader gets the message alone, as before. A YAML or JSON reader's
+message (broken YAML) is glossed and labelled the same way (``parser_said``).
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ _GLOSSES: Final = (
         r"must be no more than \d+ (?:characters|bytes)",
         gettext_noop("it is too long"),
     ),
+    (r"^Required value", gettext_noop("a required field is missing")),
+    (r"^Unsupported value", gettext_noop("this value is not one the API accepts")),
 )
 
 
@@ -74,3 +77,15 @@ def glossed(message: str) -> str:
 
 def glossed_all(messages: list[str]) -> list[str]:
     return [glossed(m) for m in messages]
+
+
+def parser_said(message: str, *, json: bool = False) -> str:
+    """What the YAML (or JSON) reader said of text it could not read, in its own English:
+    labelled as its words after a gloss ("invalid YAML: ..." to an English reader)."""
+    if json:
+        return pgettext(
+            "a YAML or JSON reader's message in its English", "invalid YAML/JSON: %(message)s"
+        ) % {"message": message}
+    return pgettext("a YAML reader's message in its English", "invalid YAML: %(message)s") % {
+        "message": message
+    }

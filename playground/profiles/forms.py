@@ -17,6 +17,7 @@ from .. import engine
 from ..clusters.pod_parsing import format_spread, parse_node_terms, parse_spread
 from ..forms import line_field, textarea
 from ..inputs import kube, manifests, yaml_limits
+from ..inputs.upstream import parser_said
 
 # The profile form's extension points in the wire format, multiPoint first.
 EXTENSION_POINTS = (
@@ -102,7 +103,7 @@ def _weights_lines(text: str) -> list[dict[str, Any]]:
 
 def _invalid_yaml(err: yaml.YAMLError) -> str:
     """``line N: invalid YAML: problem`` (the line when PyYAML knows it)."""
-    text = gettext("invalid YAML: %(problem)s") % {"problem": getattr(err, "problem", err)}
+    text = parser_said(str(getattr(err, "problem", err)))
     mark = getattr(err, "problem_mark", None)
     if mark is None:
         return text
@@ -364,7 +365,7 @@ class ConfigurationForm(forms.Form):
     percentage_of_nodes_to_score = forms.IntegerField(
         required=False, label="percentageOfNodesToScore"
     )
-    parallelism = forms.IntegerField(required=False)
+    parallelism = forms.IntegerField(required=False, label="parallelism")
     extenders = forms.CharField(
         required=False,
         widget=textarea(4, "- urlPrefix: http://..."),

@@ -23,6 +23,7 @@ from .. import engine
 from ..custom_plugins import selectors as plugin_selectors
 from ..custom_plugins import services as plugin_services
 from ..inputs import yaml_limits
+from ..inputs.upstream import parser_said
 from ..models import Profile
 from . import services
 
@@ -93,7 +94,7 @@ def _documents(text: str) -> _Documents:
         return _Documents(None, [], [_at_line(mark, text)], [])
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        text = gettext("invalid YAML: %(problem)s") % {"problem": getattr(err, "problem", err)}
+        text = parser_said(str(getattr(err, "problem", err)))
         return _Documents(None, [], [_at_line(mark, text)], [])
     return _sorted_documents(docs)
 

@@ -18,6 +18,7 @@ from scheduler_core.features import GATE_NAMES, V1_35_DEFAULTS, Features
 from ...custom_plugins.services import registry_for
 from ...engine import plugin_names
 from ...inputs import kube, yaml_limits
+from ...inputs.upstream import parser_said
 from .. import try_change
 from ..execution import script
 from ..gates import ALPHA, GATE_HELP, v1_35_gates
@@ -142,7 +143,7 @@ class ScriptStepForm(forms.Form):
         try:
             return yaml_limits.load(text)
         except (yaml.YAMLError, ValueError) as err:
-            self.add_error("value", gettext("invalid YAML: %(problem)s") % {"problem": err})
+            self.add_error("value", parser_said(str(err)))
             return None
 
     def step(self) -> dict[str, Any] | None:

@@ -25,6 +25,7 @@ from scheduler_core.words import listed
 from ...inputs.jsontext import loads
 from ...models import Run, RunCycle, RunEvent
 from ..storage import packs
+from . import changes
 from .charts import QUEUE_TYPES, Event
 
 EVENT_TYPES: Final = QUEUE_TYPES | {"Bind", "ClusterChange"}
@@ -87,21 +88,19 @@ class QueueFold:
         if kind == "ClusterChange":
             if not explain:
                 return None
-            events = ", ".join(d.get("events") or [])
-            return {
-                **_move_head(ev, d),
-                "from": None,
-                "to": None,
-                "text": gettext(
-                    "Cluster event: node %(node)s %(action)s%(events)s: the queue asks the "
-                    "plugins that rejected each waiting pod whether it may now fit."
+            values = {"change": changes.describe(dict(d)), "events": listed(d.get("events") or [])}
+            text = (
+                gettext(
+                    "Cluster event: %(change)s (%(events)s): the queue asks the plugins that "
+                    "rejected each waiting pod whether it may now fit."
                 )
-                % {
-                    "node": d.get("node"),
-                    "action": d.get("action"),
-                    "events": f" ({events})" if events else "",
-                },
-            }
+                if values["events"]
+                else gettext(
+                    "Cluster event: %(change)s: the queue asks the plugins that rejected each "
+                    "waiting pod whether it may now fit."
+                )
+            )
+            return {**_move_head(ev, d), "from": None, "to": None, "text": text % values}
         if kind == "Bind" and ev.get("code") != "Success":
             return None
         if kind in ("Delete", "Bind") and pod not in self.pods:

@@ -205,7 +205,7 @@ def test_a_cluster_event_that_requeues_a_pod_is_explained_with_its_hint():
         "default/big goes to the unschedulable pool: it waits for a cluster event that "
         "NodeResourcesFit, NodeAffinity registered, whose queueing hint says Queue."
     )
-    assert texts[3].startswith("Cluster event: node n2 add (NodeAdd)")
+    assert texts[3].startswith("Cluster event: node n2 added (NodeAdd)")
     assert texts[4] == (
         "default/big: the unschedulable pool → activeQ on NodeAdd and NodeResourcesFit's "
         "queueing hint said Queue (NodeAffinity said QueueSkip)."
