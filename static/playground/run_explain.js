@@ -6,7 +6,7 @@
 // its state and URLs, and its "run:panels" event says a cycle's panels were drawn. Data only ever goes into textContent.
 import { gettext, interpolate, listed } from "./i18n.js";
 import { $, el, table } from "./dom.js";
-import { inputKey } from "./run_words.js";
+import { inputKey, normalizeKind } from "./run_words.js";
 // `page`: run.js's state, cfg and withShare.
 export function startExplain(page) {
   const MAX_ROWS = 50; // rows of one input table; the rest is counted
@@ -27,6 +27,13 @@ export function startExplain(page) {
     if (v === null || v === undefined) return "—";
     if (typeof v === "boolean") return v ? gettext("yes") : gettext("no");
     return String(v);
+  }
+
+  // One input's value: a NormalizeScore's kind in words, its rule as the formula it is.
+  function inputValue(k, x, resource) {
+    if (k === "kind" && typeof x === "string") return document.createTextNode(normalizeKind(x));
+    if (k === "rule" && typeof x === "string") return el("code", {}, x);
+    return valueNode(resource ? amount(resource, k, x) : x, isObject(x) ? k : null);
   }
 
   // Any JSON value as markup: a list of objects as a table, an object as key/value rows.
@@ -52,12 +59,7 @@ export function startExplain(page) {
       [],
       keys,
       (k) =>
-        el(
-          "tr",
-          { "data-key": k },
-          el("th", { title: k }, inputKey(k)),
-          el("td", {}, valueNode(resource ? amount(resource, k, v[k]) : v[k], isObject(v[k]) ? k : null)),
-        ),
+        el("tr", { "data-key": k }, el("th", { title: k }, inputKey(k)), el("td", {}, inputValue(k, v[k], resource))),
       { limit: MAX_ROWS, more: moreText, columns: 2 },
     );
   }
@@ -395,7 +397,7 @@ export function startExplain(page) {
             { "data-plugin": p },
             el("th", {}, p),
             el("td", {}, scalarText(r.raw)),
-            el("td", {}, scalarText(r.rule)),
+            el("td", {}, r.rule ? normalizeKind(r.rule) : scalarText(r.rule)),
             el("td", {}, scalarText(r.normalized)),
             el("td", {}, scalarText(r.weight)),
             el("td", {}, scalarText(r.weighted)),

@@ -88,10 +88,26 @@ export function inputKey(key) {
   return Object.hasOwn(INPUTS, key) ? INPUTS[key]() : key;
 }
 
+// How a plugin normalises its scores (a NormalizeScore explanation's kind) in words.
+const NORMALIZE_KINDS = {
+  none: () => pgettext("normalize rule", "none"),
+  max: () => pgettext("normalize rule", "max"),
+  reverse: () => pgettext("normalize rule", "reverse"),
+  "min-max": () => pgettext("normalize rule", "min-max"),
+  "reverse-min-max": () => pgettext("normalize rule", "reverse-min-max"),
+  own: () => pgettext("normalize rule", "own"),
+};
+
+export function normalizeKind(token) {
+  return Object.hasOwn(NORMALIZE_KINDS, token) ? NORMALIZE_KINDS[token]() : token;
+}
+
 // The playground's own ApprovalGate words in a status (upstream's reasons stay as they are).
 const OWN_REASONS = {
   "waiting for a user to allow or reject the pod": () => gettext("waiting for a user to allow or reject the pod"),
   "rejected by a user": () => gettext("rejected by a user"),
+  // the engine's reason for a Permit a user allowed (upstream's allow has none)
+  allowed: () => pgettext("permit reason", "allowed"),
 };
 
 export function reasonText(reason) {

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 
-import { bindingWord, inputKey, reasonText, resultWord } from "../../static/playground/run_words.js";
+import { bindingWord, inputKey, normalizeKind, reasonText, resultWord } from "../../static/playground/run_words.js";
 
 afterEach(() => {
   delete globalThis.window;
@@ -47,4 +47,12 @@ test("the ApprovalGate's own words are translated, upstream's reasons are not", 
   globalThis.window = { gettext: (s) => words[s] || s };
   assert.equal(reasonText("rejected by a user"), "被用户拒绝");
   assert.equal(reasonText("Insufficient cpu"), "Insufficient cpu");
+});
+
+test("a NormalizeScore's kind reads in words; English keeps the token", () => {
+  assert.equal(normalizeKind("reverse"), "reverse");
+  const words = { "normalize rule\u0004reverse": "按最高分缩放后反转" };
+  globalThis.window = { pgettext: (c, s) => words[`${c}\u0004${s}`] || s };
+  assert.equal(normalizeKind("reverse"), "按最高分缩放后反转");
+  assert.equal(normalizeKind("constructor"), "constructor");
 });

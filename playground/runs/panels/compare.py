@@ -105,9 +105,11 @@ def config_diff(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[dict[str, st
 
 
 def config_diff_of_runs(raw_a: Mapping[str, Any], raw_b: Mapping[str, Any]) -> dict[str, Any]:
-    """``{"rows": config_diff}`` of two stored configurations, or ``{"error": ...}``."""
+    """``{"rows": config_diff}`` of two stored configurations, or ``{"error": ...}``; each row
+    also says its values as the reader reads them (``a_said``, ``b_said``: "权重 5", "已禁用")."""
     try:
-        return {"rows": config_diff(effective_config(raw_a), effective_config(raw_b))}
+        rows = config_diff(effective_config(raw_a), effective_config(raw_b))
+        return {"rows": [{**r, "a_said": _value(r["a"]), "b_said": _value(r["b"])} for r in rows]}
     except (engine_config.ConfigError, ValueError, TypeError, KeyError) as err:
         return {
             "rows": [],

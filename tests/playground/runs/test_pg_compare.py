@@ -47,6 +47,22 @@ def test_config_diff_lists_only_the_effective_fields_that_differ():
     assert compare.config_diff(default, compare.effective_config({})) == []
 
 
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [("en", ("weight 5", "disabled")), ("zh-hans", ("权重 5", "禁用"))],
+)
+def test_the_config_diff_of_two_runs_says_its_plugin_values_in_the_readers_language(language, said):
+    from django.utils import translation
+
+    with translation.override(language):
+        out = compare.config_diff_of_runs(PROFILES["Default"], PROFILES["Bin-packing"])
+    rows = {r["field"]: (r["a"], r["b_said"]) for r in out["rows"]}
+    assert rows["plugins.score.enabled.NodeResourcesFit"] == ("—", said[0])
+    assert rows["plugins.score.disabled.NodeResourcesBalancedAllocation"] == ("—", said[1])
+    # the field's own values stay as the configuration writes them
+    assert rows["pluginConfig.NodeResourcesFit.scoringStrategy.type"][1] == "MostAllocated"
+
+
 def test_config_diff_of_an_unreadable_configuration_says_so():
     out = compare.config_diff_of_runs(PROFILES["Default"], {"profiles": "nope"})
     assert out["rows"] == []
