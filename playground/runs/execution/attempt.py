@@ -57,7 +57,15 @@ from .midcycle import Interrupted, MidCycle, checkpoint_extender_calls
 from .outcome import ErrorTally
 from .script import ScriptError, ScriptPlayer, parse_script
 from .script import pod_key as script_pod_key
-from .tape import COMMAND, PERMIT_CAP, PLUGINS, TapeRecorder, apply_command, cap_permit_waits
+from .tape import (
+    COMMAND,
+    PERMIT_CAP,
+    PLUGINS,
+    TapeRecorder,
+    apply_command,
+    cap_permit_waits,
+    waits_for_a_user,
+)
 
 FLUSH_SECONDS: Final = 0.25  # longest time an event waits in the buffer
 COMMAND_POLL_SECONDS: Final = 0.25  # how often a busy run looks for commands
@@ -431,7 +439,7 @@ class Execution:
 
     def _loop(self, sched: Scheduler, limit: int) -> None:
         while True:
-            if sched.waiting:
+            if waits_for_a_user(sched):
                 # Pods wait for a user: time is real until they are answered or time out.
                 self.poll_commands(every=0)
                 self._apply_script()

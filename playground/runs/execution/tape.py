@@ -31,6 +31,7 @@ from scheduler_core.objects.api import (
     Node,
     Pod,
 )
+from scheduler_core.plugins import names
 
 from ... import plugins
 from .script import ScriptPlayer, apply_step, parse_script
@@ -70,6 +71,18 @@ def apply_command(sched: Scheduler, kind: str, pod: str, plugin: str, message: s
     chosen = plugin or min(waiting.pending, default=plugins.APPROVAL_GATE)
     sched.reject_waiting_pod(pod, chosen, message or REJECTED_BY_USER)
     return "rejected"
+
+
+def waits_for_a_user(sched: Scheduler) -> bool:
+    """Whether a pod waits at Permit for someone other than the scheduler: a plugin other than
+    GangScheduling, whose members are allowed by their gang, never by a user. Then the run's
+    time is real (a user may answer); otherwise the simulated clock jumps to the next timeout
+    as the loop's does. The execution and its replay ask the same."""
+    return any(
+        name != names.GANG_SCHEDULING
+        for waiting in sched.waiting_pods()
+        for name in waiting.pending
+    )
 
 
 def cap_permit_waits(sched: Scheduler, cap: float) -> None:
@@ -284,7 +297,7 @@ class TapePlayer:
                 elif kind == COMMAND:
                     apply_command(sched, data["kind"], data["pod"], data["plugin"], data["message"])
             script.apply_due(sched)
-            if sched.waiting:
+            if waits_for_a_user(sched):
                 if not sched.run_until_idle(max_cycles=1, until=sched.clock.now()) and not applied:
                     return  # the run waited here with nothing more on its tape
             elif not sched.run_until_idle(max_cycles=1) and not script.apply_due(sched, idle=True):
