@@ -15,6 +15,7 @@ so that a cycle recounts only the nodes whose pods changed since the last one.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, Final
@@ -33,6 +34,11 @@ if TYPE_CHECKING:
     from scheduler_core.objects.api import Pod
 
 Array = Any  # numpy.ndarray; kept loose so the engine stays mypy-clean without numpy stubs
+
+# lowest_priorities' value for a node without pods: above every pod priority (an int32).
+NO_POD_PRIORITY: Final = 2**62
+_LOWEST_PRIORITY: Final = ("lowest pod priority",)  # its key among the pod counts
+_PRIORITY: Final = operator.attrgetter("priority")
 
 
 class NodeColumns:
@@ -265,6 +271,31 @@ class NodeColumns:
         for i in todo:
             counts[i] = sum(map(predicate, infos[i].pods))
         return counts
+
+    def lowest_priorities(self) -> Array:
+        """Each node's lowest pod priority, NO_POD_PRIORITY for a node without pods (int64 over
+        all nodes): preemption's "could any pod here be a victim?" without a pass over the
+        pods. Kept across cycles like ``pod_counts``, recomputed only for nodes whose pods
+        changed. Do not modify the array."""
+        entry = self._pod_counts.get(_LOWEST_PRIORITY)
+        if entry is None:
+            lowest = np.full(self.n, NO_POD_PRIORITY, dtype=np.int64)
+            seen = self.generation.copy()
+            todo = np.flatnonzero(self.num_pods).tolist()
+            if len(self._pod_counts) >= _MAX_POD_COUNTS:
+                del self._pod_counts[next(iter(self._pod_counts))]
+            self._pod_counts[_LOWEST_PRIORITY] = (lowest, seen)
+        else:
+            lowest, seen = entry
+            changed = np.flatnonzero(seen != self.generation)
+            if not changed.size:
+                return lowest
+            seen[changed] = self.generation[changed]
+            todo = changed.tolist()
+        infos = self.infos
+        for i in todo:
+            lowest[i] = min(map(_PRIORITY, infos[i].pods), default=NO_POD_PRIORITY)
+        return lowest
 
     def remember(self, key: Hashable, value: Any) -> None:
         """Keep a plugin's derived value under ``key`` in ``caches`` (a bounded number)."""

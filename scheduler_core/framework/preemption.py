@@ -14,8 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import numpy as np
+
 from scheduler_core.errors import SchedulerCoreError
 from scheduler_core.extenders.extender import call_extenders_for_preemption
+from scheduler_core.framework.columns import columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status
@@ -195,14 +198,25 @@ class Evaluator:
         statuses: dict[str, Status] = {}
         errors: list[str] = []
         priority = pod.priority
-        for ni in potential:
-            # _preemption_allowed over the node's pods: does any have a lower priority?
-            if min(map(_PRIORITY, ni.pods), default=priority) >= priority:
-                # select_victims_on_node would find no victim before changing anything: skip
-                # the copies.
-                statuses[ni.node.name] = _NO_VICTIMS
-                continue
-            copy = ni.clone()
+        # The positions of the nodes holding a pod of lower priority than the preemptor (the
+        # others would find no victim before changing anything: no copies for them).
+        found = columns_of(potential)
+        if found is not None:
+            cols, idx = found
+            rows: list[int] = np.flatnonzero(cols.lowest_priorities()[idx] < priority).tolist()
+            names: list[str] = cols.names()[idx].tolist()
+        else:
+            rows = [
+                i
+                for i, ni in enumerate(potential)
+                if min(map(_PRIORITY, ni.pods), default=priority) < priority
+            ]
+            names = [ni.node.name for ni in potential]
+        after = 0  # the nodes from here on that were not visited yet
+        for i in rows:
+            statuses.update(dict.fromkeys(names[after:i], _NO_VICTIMS))
+            after = i + 1
+            copy = potential[i].clone()
             victims, num_violations, status = self.select_victims_on_node(
                 state.clone(), pod, copy, pdbs
             )
@@ -219,6 +233,8 @@ class Evaluator:
             if status.code == Code.ERROR:
                 errors.append(status.message())
             statuses[copy.node.name] = status
+        else:
+            statuses.update(dict.fromkeys(names[after:], _NO_VICTIMS))
         return non_violating[:wanted] + violating[:wanted], statuses, errors
 
     def select_victims_on_node(
