@@ -467,6 +467,20 @@ def test_every_kind_of_page_and_run_reads_in_chinese_at_1280x800(walk):
         w.js("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}))")
         _explain(w, "#score-table tbody tr:first-child td.explain-cell[data-mode=raw]")
         w.read("run-explain-score")
+        # NormalizeScore's inputs: its kind in words, its rule as a formula (TaintToleration
+        # reverses)
+        w.js("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}))")
+        _explain(
+            w,
+            "#score-table tbody tr:first-child "
+            "td.explain-cell[data-mode=normalized][data-plugin=TaintToleration]",
+        )
+        kind = w.js(
+            "const r = document.querySelector('#explain-panel tr[data-key=kind] td');"
+            "return r && r.textContent"
+        )
+        assert kind == "按最高分缩放后反转", kind
+        w.read("run-explain-normalize")
         # Presenter mode (a lecturer's large type): Filter and Score, one section a screen.
         w.js("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}))")
         w.js("document.getElementById('presenter-toggle').click()")
