@@ -26,6 +26,7 @@ from scheduler_core.framework.interfaces import (
     FilterByBatch,
     Handle,
     ScoreByColumns,
+    filter_one,
 )
 from scheduler_core.framework.status import SUCCESS, Status, error, unresolvable
 from scheduler_core.framework.types import NodeInfo, NodeScore
@@ -63,6 +64,15 @@ class _PreScoreState(FrozenState):
 
 class TaintToleration(FilterByBatch, ScoreByColumns):
     name = NAME
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        if node_info.columns is not None:
+            return filter_one(self, state, pod, node_info)
+        # A node without columns (preemption's copies): filter_batch's rule on its taints.
+        untolerated = find_untolerated_taint(
+            node_info.node.taints, pod.tolerations, do_not_schedule_taint
+        )
+        return SUCCESS if untolerated is None else _UNTOLERATED
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
