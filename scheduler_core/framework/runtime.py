@@ -338,24 +338,36 @@ class Framework(BindingPoints):
             # Plugins answer with a few shared Status values: check and label each one once.
             # (Per rejected node, only C-level maps run: thousands of nodes can fail at once.)
             shared = list(bad.values())
-            labelled = {
-                key: _filter_status(pl.name, st)
-                for key, st in dict(zip(map(id, shared), shared, strict=True)).items()
-            }
-            codes = {st.code for st in labelled.values()}
-            if Code.SUCCESS in codes:
-                kept = sorted(i for i in bad if bad[i].code != Code.SUCCESS)
-                if not kept:
-                    continue
-                statuses = list(map(labelled.__getitem__, map(id, map(bad.__getitem__, kept))))
-                gone = np.array(kept, dtype=np.intp)
-            else:
-                statuses = list(map(labelled.__getitem__, map(id, shared)))
+            one = shared[0]
+            statuses = [one] * len(shared)
+            if one.code != Code.SUCCESS and shared == statuses:
+                # One status (value) for every rejected node, the usual answer: label it once,
+                # no lookup per node. (The comparison stops at the first other status.)
+                label = _filter_status(pl.name, one)
+                codes = {label.code}
+                statuses = [label] * len(shared)
                 gone = np.fromiter(bad, dtype=np.intp, count=len(shared))
                 if len(gone) > 1 and not (gone[1:] > gone[:-1]).all():  # in node order
-                    order = np.argsort(gone, kind="stable")
-                    gone = gone[order]
-                    statuses = [statuses[i] for i in order.tolist()]
+                    gone.sort()
+            else:
+                labelled = {
+                    key: _filter_status(pl.name, st)
+                    for key, st in dict(zip(map(id, shared), shared, strict=True)).items()
+                }
+                codes = {st.code for st in labelled.values()}
+                if Code.SUCCESS in codes:
+                    kept = sorted(i for i in bad if bad[i].code != Code.SUCCESS)
+                    if not kept:
+                        continue
+                    statuses = list(map(labelled.__getitem__, map(id, map(bad.__getitem__, kept))))
+                    gone = np.array(kept, dtype=np.intp)
+                else:
+                    statuses = list(map(labelled.__getitem__, map(id, shared)))
+                    gone = np.fromiter(bad, dtype=np.intp, count=len(shared))
+                    if len(gone) > 1 and not (gone[1:] > gone[:-1]).all():  # in node order
+                        order = np.argsort(gone, kind="stable")
+                        gone = gone[order]
+                        statuses = [statuses[i] for i in order.tolist()]
             at = gone if positions is None else positions[gone]
             if flags_view is None:
                 flags_view = np.frombuffer(passed, dtype=np.uint8)
