@@ -14,6 +14,7 @@ from django.utils.translation import gettext, gettext_lazy
 
 from .. import engine
 from ..inputs import kube
+from ..inputs.upstream import glossed
 
 API: Final = "resource.k8s.io/v1"
 MAX_DEVICES: Final = 128
@@ -78,7 +79,7 @@ class DevicePoolForm(forms.Form):
             try:
                 engine.check_quantity(value, "memory")
             except engine.ManifestError as err:
-                raise forms.ValidationError(err.message) from err
+                raise forms.ValidationError(glossed(err.message)) from err
         return value
 
     def clean_device_class(self) -> str:

@@ -38,7 +38,8 @@ def _classes(cluster: Cluster) -> list[str]:
 
 def _report(form: Any, err: manifests.ManifestProblems, fields: dict[str, str]) -> None:
     for problem in err.problems:
-        form.add_error(fields.get(problem.path), f"{problem.path}: {problem.said}")
+        said = gettext("%(path)s: %(problem)s") % {"path": problem.path, "problem": problem.said}
+        form.add_error(fields.get(problem.path), said)
 
 
 def _page(request: HttpRequest, cluster: Cluster, form: Any, title: str) -> HttpResponse:

@@ -348,6 +348,7 @@ def _submit(w, path, values, page):
         "  const e = document.querySelector(`[name='${name}']`);"
         "  if (!e) throw new Error('no field ' + name);"
         "  e.value = value; form = e.form; }"
+        "form.noValidate = true;"  # the server's errors, not the browser's own bubble
         "const submit = form.querySelector('button[type=submit]#save, button#do-import, "
         "button#convert, button#save-plugin') || form.querySelector('button[type=submit]');"
         "submit.click();",
@@ -450,6 +451,12 @@ def test_every_kind_of_page_and_run_reads_in_chinese_at_1280x800(walk):
                 {"name": "bad plugin", "point_filter": "pod.name =="},
                 "custom-plugin-form-errors",
             ),
+            (
+                f"/clusters/{mine.pk}/devices/new/",
+                {"driver": "Bad Driver!", "memory": "lots", "count": "0"},
+                "device-pool-form-errors",
+            ),
+            ("/join/", {"code": "ZZZZZZ", "nickname": "小明"}, "join-errors"),
         ):
             _submit(w, path, values, page)
 

@@ -119,3 +119,24 @@ def test_the_node_forms_yaml_pane_glosses_the_same_way(alice_client, user):
         HTTP_ACCEPT_LANGUAGE="zh-hans",
     )
     assert "YAML 写法有误（YAML 解析器原文：" in _text(response)
+
+
+def test_a_device_pools_memory_is_glossed_like_a_nodes(alice_client, user):
+    cluster = cluster_services.cluster_create(owner=user, name="mine")
+    data = {"driver": "gpu.example.com", "model": "a100", "memory": "lots", "count": "1"}
+    zh = _text(
+        alice_client.post(
+            reverse("playground:device_pool_new", args=[cluster.pk]),
+            data,
+            HTTP_ACCEPT_LANGUAGE="zh-hans",
+        )
+    )
+    assert "4Gi（Kubernetes 原文：invalid quantity" in zh and zh.count("数量应写成数字加") == 1
+    en = _text(
+        alice_client.post(
+            reverse("playground:device_pool_new", args=[cluster.pk]),
+            data,
+            HTTP_ACCEPT_LANGUAGE="en",
+        )
+    )
+    assert "invalid quantity 'lots'" in en and "Kubernetes" not in en
