@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
-from django.utils.translation import pgettext
+from django.utils.translation import gettext, pgettext
 
 from scheduler_core import config as engine_config
 from scheduler_core.errors import ManifestError, UnknownPluginError
@@ -56,6 +56,10 @@ __all__ = [
 ]
 
 
+# upstream's message (framework/runtime) when the weighted Score total could overflow int64
+SCORE_OVERFLOW = "total score of Score plugins could overflow"
+
+
 def explained_problem(text: str) -> str:
     """A validation message of the engine's, kept in upstream's English as kubectl shows it; a
     translation may put a short explanation before it (the English catalog leaves it as is)."""
@@ -70,6 +74,16 @@ class FieldProblem:
 
     path: str
     message: str
+    own: bool = False  # the playground's own sentence, already in the reader's language
+
+    def said(self) -> str:
+        """The problem as the page shows it: upstream's message labelled as such
+        (``explained_problem``), the playground's own as it is, after the field's path."""
+        if self.own:
+            if not self.path:
+                return self.message
+            return gettext("%(path)s: %(problem)s") % {"path": self.path, "problem": self.message}
+        return explained_problem(f"{self.path}: {self.message}" if self.path else self.message)
 
 
 @dataclass(frozen=True)
@@ -188,28 +202,43 @@ def _weight_overflow_problem(index: int, overflow: Any, written: dict[str, Any])
         negative = _first_negative_weight(index, plugins)
         if negative is not None:
             path, name, weight = negative
-            return FieldProblem(
-                path,
-                f"weight {weight} of {name}: kube-scheduler v1.35 refuses it here, since a "
+            text = gettext(
+                "weight %(weight)s of %(plugin)s: kube-scheduler v1.35 refuses it here, since a "
                 "negative weight before other Score plugins makes its overflow check wrap "
-                "around (total score of Score plugins could overflow); use 0 or more, or list "
-                "it after the others.",
-            )
-    explanation = (
-        f"kube-scheduler adds up weight x 100 for each Score plugin in order (the score list, "
-        f"then multiPoint) and checks each against 9223372036854775807 minus the total so far, "
-        f"in 64-bit integers. Before {overflow.plugin} the total was {overflow.running_total}"
-    )
+                "around (%(upstream)s); use 0 or more, or list it after the others."
+            ) % {"weight": weight, "plugin": name, "upstream": SCORE_OVERFLOW}
+            return FieldProblem(path, text, own=True)
+    values = {
+        "plugin": overflow.plugin,
+        "total": overflow.running_total,
+        "headroom": overflow.headroom,
+        "points": overflow.weight * 100,
+        "weight": overflow.weight,
+    }
     if overflow.wrapped:
-        explanation += (
-            f": a negative weight made it negative, so the subtraction wrapped around to "
-            f"{overflow.headroom} and {overflow.plugin}'s {overflow.weight * 100} looks too big. "
-            "Put negative weights after enough positive ones (the total must stay at or above "
-            "0 until the last Score plugin), or use a smaller positive weight instead."
+        explanation = gettext(
+            "kube-scheduler adds up weight x 100 for each Score plugin in order (the score list, "
+            "then multiPoint) and checks each against 9223372036854775807 minus the total so "
+            "far, in 64-bit integers. Before %(plugin)s the total was %(total)s: a negative "
+            "weight made it negative, so the subtraction wrapped around to %(headroom)s and "
+            "%(plugin)s's %(points)s looks too big. Put negative weights after enough positive "
+            "ones (the total must stay at or above 0 until the last Score plugin), or use a "
+            "smaller positive weight instead."
         )
     else:
-        explanation += f", and {overflow.plugin}'s weight {overflow.weight} x 100 exceeds the rest."
-    return FieldProblem(path, f"total score of Score plugins could overflow ({explanation})")
+        explanation = gettext(
+            "kube-scheduler adds up weight x 100 for each Score plugin in order (the score list, "
+            "then multiPoint) and checks each against 9223372036854775807 minus the total so "
+            "far, in 64-bit integers. Before %(plugin)s the total was %(total)s, and "
+            "%(plugin)s's weight %(weight)s x 100 exceeds the rest."
+        )
+    text = pgettext(
+        "upstream's Score overflow message, explained", "%(upstream)s (%(explanation)s)"
+    ) % {
+        "upstream": SCORE_OVERFLOW,
+        "explanation": explanation % values,
+    }
+    return FieldProblem(path, text, own=True)
 
 
 def _first_negative_weight(index: int, plugins: dict[str, Any]) -> tuple[str, str, int] | None:

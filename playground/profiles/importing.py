@@ -171,10 +171,7 @@ def profile_import_preview(*, owner: Any, text: str) -> ImportPreview:
     result = engine.evaluate_config(
         migration.config, registry=plugin_services.registry_for(owner, specs)
     )
-    preview.problems += [
-        engine.explained_problem(f"{p.path}: {p.message}" if p.path else p.message)
-        for p in result.problems
-    ]
+    preview.problems += [p.said() for p in result.problems]
     return preview
 
 

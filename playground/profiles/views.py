@@ -62,9 +62,7 @@ def _place_problems(
     yaml_mode = top.cleaned_data.get("mode") == "yaml"
     for problem in result.problems:
         prefix, field, line = problem_field(config, problem.path)
-        text = engine.explained_problem(
-            f"{problem.path}: {problem.message}" if problem.path else problem.message
-        )
+        text = problem.said()
         if line is not None:
             text = gettext("line %(line)s: %(problem)s") % {"line": line, "problem": text}
         target = ""

@@ -253,3 +253,38 @@ def test_run_headers_name_a_demo_cluster_and_profile_in_the_readers_language(dja
         assert (cluster.shown_name, mine.shown_name) == ("三个可用区", "Default")
         assert profile_label(user=None, run=run) == ("默认", True)
     assert cluster.shown_name == "Three zones" and profile_label(user=None, run=run)[0] == "Default"
+
+
+@pytest.mark.parametrize(
+    ("score", "zh", "en"),
+    [
+        (
+            [{"name": "TaintToleration", "weight": -2}, {"name": "NodeAffinity", "weight": 5}],
+            "TaintToleration 的权重 -2：kube-scheduler v1.35 在这里拒绝它",
+            "weight -2 of TaintToleration: kube-scheduler v1.35 refuses it here",
+        ),
+    ],
+)
+def test_the_playgrounds_own_score_overflow_words_are_not_labelled_as_kube_schedulers(
+    score, zh, en
+):
+    """The weight checks' explanations are the playground's sentences: in Chinese they read in
+    Chinese, upstream's own message inside them labelled; never as 配置无效（kube-scheduler
+    原文）： before English."""
+    config = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [
+            {"schedulerName": "default-scheduler", "plugins": {"score": {"enabled": score}}}
+        ],
+    }
+    said = {}
+    for language in ("zh-hans", "en"):
+        with translation.override(language):
+            said[language] = [p.said() for p in engine.evaluate_config(config).problems]
+    assert len(said["zh-hans"]) == 1, said
+    assert zh in said["zh-hans"][0] and "配置无效" not in said["zh-hans"][0]
+    assert (
+        "（kube-scheduler 原文：total score of Score plugins could overflow）" in said["zh-hans"][0]
+    )
+    assert en in said["en"][0]
