@@ -89,7 +89,7 @@ class QueueFold:
             if not explain:
                 return None
             values = {"change": changes.describe(dict(d)), "events": listed(d.get("events") or [])}
-            text = (
+            said = (
                 gettext(
                     "Cluster event: %(change)s (%(events)s): the queue asks the plugins that "
                     "rejected each waiting pod whether it may now fit."
@@ -100,7 +100,7 @@ class QueueFold:
                     "waiting pod whether it may now fit."
                 )
             )
-            return {**_move_head(ev, d), "from": None, "to": None, "text": text % values}
+            return {**_move_head(ev, d), "from": None, "to": None, "text": said % values}
         if kind == "Bind" and ev.get("code") != "Success":
             return None
         if kind in ("Delete", "Bind") and pod not in self.pods:
