@@ -362,8 +362,11 @@ class Fit(ScoreByColumns):
             if check.can_exceed:
                 beyond |= short & (check.want > check.capacity[rejected])
         bits += beyond * (1 << len(checks))
-        statuses = {b: self._status_of_bits(checks, b) for b in np.unique(bits).tolist()}
-        return {i: statuses[b] for i, b in zip(rejected.tolist(), bits.tolist(), strict=True)}
+        # The distinct answers from the list (np.unique sorts, and its first call imports
+        # numpy.ma: tens of milliseconds).
+        each = bits.tolist()
+        statuses = {b: self._status_of_bits(checks, b) for b in set(each)}
+        return {i: statuses[b] for i, b in zip(rejected.tolist(), each, strict=True)}
 
     def _status_of_bits(self, checks: Sequence[_Check], bits: int) -> Status:
         """The status for the failed checks ``bits`` (see filter_batch)."""
