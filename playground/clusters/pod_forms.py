@@ -122,6 +122,14 @@ class PodForm(YamlPaneMixin, forms.Form):
         label=gettext_lazy("Scheduling gates"),
         help_text=gettext_lazy("gate names, comma separated"),
     )
+    workload_ref = forms.CharField(
+        required=False,
+        label=gettext_lazy("Workload and pod group"),
+        help_text=gettext_lazy(
+            "WORKLOAD/POD_GROUP: the gang this pod belongs to (spec.workloadRef; gang "
+            "scheduling, alpha in v1.35)"
+        ),
+    )
 
     def __init__(
         self, *args: Any, container_rows: int = 2, allow_replicas: bool = False, **kwargs: Any
@@ -158,9 +166,23 @@ class PodForm(YamlPaneMixin, forms.Form):
                 label=gettext("Replicas"),
             )
             self.fields["workload_kind"] = forms.ChoiceField(
-                choices=[(k, k) for k in ("Deployment", "StatefulSet", "ReplicaSet", "Job")],
+                choices=[
+                    *((k, k) for k in ("Deployment", "StatefulSet", "ReplicaSet", "Job")),
+                    ("Workload", gettext("Workload (a gang)")),
+                ],
                 initial="Deployment",
                 label=gettext("as a"),
+            )
+            self.fields["min_count"] = forms.IntegerField(
+                required=False,
+                min_value=1,
+                max_value=settings.PLAYGROUND_BULK_MAX,
+                label=gettext("Gang minCount"),
+                help_text=gettext(
+                    "a Workload only: how many of the pods must fit together (empty: all); a "
+                    "run schedules it as a gang with the GenericWorkload and GangScheduling "
+                    "gates on"
+                ),
             )
         self.add_yaml_fields()
 
@@ -202,6 +224,18 @@ class PodForm(YamlPaneMixin, forms.Form):
 
     def clean_topology_spread(self) -> list[dict[str, Any]]:
         return line_field(parse_spread, self.cleaned_data["topology_spread"])
+
+    def clean_workload_ref(self) -> dict[str, str] | None:
+        """``WORKLOAD/POD_GROUP`` as spec.workloadRef (the API server checks the names)."""
+        text = (self.cleaned_data.get("workload_ref") or "").strip()
+        if not text:
+            return None
+        name, slash, group = (part.strip() for part in text.partition("/"))
+        if not slash or not name or not group or "/" in group:
+            raise forms.ValidationError(
+                gettext("write WORKLOAD/POD_GROUP, for example train/workers")
+            )
+        return {"name": name, "podGroup": group}
 
     def clean_scheduling_gates(self) -> list[str]:
         gates = _items(self.cleaned_data["scheduling_gates"])
@@ -282,7 +316,7 @@ class PodForm(YamlPaneMixin, forms.Form):
         data = super().clean()
         if data.get("mode") == "yaml":
             for name in list(self.errors):
-                if name not in ("manifest_yaml", "replicas", "workload_kind"):
+                if name not in ("manifest_yaml", "replicas", "workload_kind", "min_count"):
                     del self.errors[name]
             try:
                 data["manifest"] = parse_single_manifest(data.get("manifest_yaml", ""), "Pod")
@@ -325,6 +359,7 @@ class PodForm(YamlPaneMixin, forms.Form):
             "tolerations",
             "topologySpreadConstraints",
             "schedulingGates",
+            "workloadRef",
         }
         old_spec = manifest.get("spec") or {}
         spec: dict[str, Any] = {}
@@ -388,6 +423,8 @@ class PodForm(YamlPaneMixin, forms.Form):
             spec["topologySpreadConstraints"] = data["topology_spread"]
         if data.get("scheduling_gates"):
             spec["schedulingGates"] = [{"name": g} for g in data["scheduling_gates"]]
+        if data.get("workload_ref"):
+            spec["workloadRef"] = data["workload_ref"]
         spec.update({k: v for k, v in old_spec.items() if k not in managed})
         result: dict[str, Any] = {
             "apiVersion": "v1",
@@ -436,6 +473,7 @@ class PodForm(YamlPaneMixin, forms.Form):
             "scheduling_gates": ", ".join(
                 g.get("name", "") for g in spec.get("schedulingGates") or []
             ),
+            "workload_ref": _workload_ref_text(spec.get("workloadRef")),
         }
         for i, container in enumerate(spec.get("containers") or []):
             resources = container.get("resources") or {}
@@ -459,3 +497,9 @@ class PodForm(YamlPaneMixin, forms.Form):
                 }
             )
         return initial
+
+
+def _workload_ref_text(ref: Any) -> str:
+    if not isinstance(ref, dict) or not ref.get("name"):
+        return ""
+    return f"{ref.get('name', '')}/{ref.get('podGroup', '')}"

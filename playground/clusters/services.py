@@ -365,9 +365,12 @@ def workload_create(
     pod_manifest: dict[str, Any],
     replicas: int,
     kind: str = "Deployment",
+    min_count: int | None = None,
 ) -> tuple[Cluster, ImportReport]:
-    """A controller of ``replicas`` pods shaped like ``pod_manifest``, plus those pods."""
-    if kind not in ("Deployment", "StatefulSet", "ReplicaSet", "Job"):
+    """A controller of ``replicas`` pods shaped like ``pod_manifest``, plus those pods; or, for
+    ``kind`` "Workload", a Workload (scheduling.k8s.io/v1alpha1) whose one pod group is a gang
+    of ``min_count`` (default: all of them) and ``replicas`` pods that name it."""
+    if kind not in ("Deployment", "StatefulSet", "ReplicaSet", "Job", "Workload"):
         raise ManifestProblems(
             [
                 Problem(
@@ -391,6 +394,13 @@ def workload_create(
     labels = dict(meta.get("labels") or {}) or {"app": name}
     spec = copy.deepcopy(pod_manifest.get("spec") or {})
     spec.pop("nodeName", None)
+    if kind == "Workload":
+        sources = _gang(name, meta.get("namespace") or "default", labels, spec, replicas, min_count)
+        with transaction.atomic():
+            cluster = writable_cluster(cluster=cluster, user=user)
+            objects, generated = _plan(cluster, sources)
+            counts = _store(cluster, objects)
+        return cluster, ImportReport(counts=counts, generated=generated)
     controller: dict[str, Any] = {
         "apiVersion": manifests.KINDS[kind][0],
         "kind": kind,
@@ -411,6 +421,41 @@ def workload_create(
         objects, generated = _plan(cluster, [SourceObject(controller)])
         counts = _store(cluster, objects)
     return cluster, ImportReport(counts=counts, generated=generated)
+
+
+GANG_GROUP: Final = "workers"  # the pod group of a Workload made by the workload form
+
+
+def _gang(
+    name: str,
+    namespace: str,
+    labels: dict[str, str],
+    spec: dict[str, Any],
+    replicas: int,
+    min_count: int | None,
+) -> list[SourceObject]:
+    """A Workload with one gang and its pods ``NAME-0`` … (the API server checks both)."""
+    workload = {
+        "apiVersion": "scheduling.k8s.io/v1alpha1",
+        "kind": "Workload",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "podGroups": [
+                {"name": GANG_GROUP, "policy": {"gang": {"minCount": min_count or replicas}}}
+            ]
+        },
+    }
+    ref = {"name": name, "podGroup": GANG_GROUP}
+    pods = [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": f"{name}-{i}", "namespace": namespace, "labels": labels},
+            "spec": {**copy.deepcopy(spec), "workloadRef": ref},
+        }
+        for i in range(replicas)
+    ]
+    return [SourceObject(workload), *(SourceObject(p) for p in pods)]
 
 
 def node_delete(*, cluster: Cluster, user: AbstractBaseUser, name: str) -> Cluster:

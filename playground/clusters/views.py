@@ -279,6 +279,7 @@ def pod_form(
                         pod_manifest=form.cleaned_data["manifest"],
                         replicas=form.cleaned_data["replicas"],
                         kind=form.cleaned_data["workload_kind"],
+                        min_count=form.cleaned_data.get("min_count"),
                     )
                     _report(request, report)
                 else:
