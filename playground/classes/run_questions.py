@@ -9,7 +9,7 @@ words are in the class's language.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from django.utils import translation
@@ -53,24 +53,25 @@ def _asked(kind: str, cycle: int, **params: Any) -> Question:
     )
 
 
-def _rejected(evs: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    """(node, plugin) for each node of the cycle's snapshot a plugin rejected, in node order
-    (the plugin as a lesson's "rejector" question has it)."""
-    if not evs:
-        return []
+def _answer(evs: list[dict[str, Any]], kind: str, **params: Any) -> Any:
+    """What a lesson question of ``kind`` on this cycle would have as its answer (the rule is
+    ``checks.engine_answer``'s, for lessons and classes alike)."""
     cycle = int(evs[0]["cycle"])
-    run = LessonRun(events=evs, placements={})
-    out = []
+    return engine_answer(LessonRun(events=evs, placements={}), _asked(kind, cycle, **params))
+
+
+def _rejected(evs: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
+    """(node, plugin) for each node of the cycle's snapshot a plugin rejected, in node order."""
+    if not evs:
+        return
     for node in _event(evs, "CycleStart").get("nodes") or []:
-        plugin = str(engine_answer(run, _asked("rejector", cycle, node=str(node))))
+        plugin = str(_answer(evs, "rejector", node=str(node)))
         if plugin != NONE:
-            out.append((str(node), plugin))
-    return out
+            yield str(node), plugin
 
 
 def _victims(evs: list[dict[str, Any]]) -> list[str]:
-    victims = _event(evs, "PostFilter").get("victims") or []
-    return sorted(str(v).removeprefix("default/") for v in victims)
+    return list(_answer(evs, "victims")) if evs else []
 
 
 def asks_for(evs: list[dict[str, Any]]) -> list[str]:
@@ -79,7 +80,7 @@ def asks_for(evs: list[dict[str, Any]]) -> list[str]:
     if not evs:
         return []
     out = ["winner"]
-    if _rejected(evs):
+    if next(_rejected(evs), None) is not None:
         out.append("rejector")
     if _victims(evs):
         out.append("victims")
@@ -112,11 +113,6 @@ class _Source:
             return list(self.lesson_run.cycles.get(cycle) or [])
         assert self.run is not None
         return run_selectors.run_cycle_events(run=self.run, cycle=cycle)
-
-    def as_run(self, cycle: int, evs: list[dict[str, Any]]) -> LessonRun:
-        if self.lesson_run is not None:
-            return self.lesson_run
-        return LessonRun(events=evs, placements={})
 
     def run_step(self, cycle: int, point: str, plugin: str | None) -> int | None:
         if self.lesson_run is not None:
@@ -223,13 +219,16 @@ def _winner(source: _Source, cycle: int, evs: list[dict[str, Any]], pod: str) ->
 
 
 def _rejector(source: _Source, cycle: int, evs: list[dict[str, Any]], pod: str) -> dict[str, Any]:
-    rejected = dict(_rejected(evs))
-    if not rejected:
-        raise ClassAskError(_("No node is rejected in cycle %(n)d.") % {"n": cycle}, "cycle")
     # The node the class's step is about, if a plugin rejected it; else the first rejected one.
     wanted = (source.live_class.step or {}).get("node")
-    node = wanted if wanted in rejected else next(iter(rejected))
-    answer = str(engine_answer(source.as_run(cycle, evs), _asked("rejector", cycle, node=node)))
+    nodes = _event(evs, "CycleStart").get("nodes") or []
+    answer = str(_answer(evs, "rejector", node=wanted)) if wanted in nodes else NONE
+    if answer != NONE:
+        node = str(wanted)
+    else:
+        node, answer = next(_rejected(evs), ("", NONE))
+    if answer == NONE:
+        raise ClassAskError(_("No node is rejected in cycle %(n)d.") % {"n": cycle}, "cycle")
     filters: list[str] = []
     for ev in evs:
         name = ev.get("plugin")
@@ -254,10 +253,9 @@ def _rejector(source: _Source, cycle: int, evs: list[dict[str, Any]], pod: str) 
 
 
 def _evicted(source: _Source, cycle: int, evs: list[dict[str, Any]], pod: str) -> dict[str, Any]:
-    victims = _victims(evs)
-    if not victims:
+    answer = _victims(evs)
+    if not answer:
         raise ClassAskError(_("Cycle %(n)d evicts no pod.") % {"n": cycle}, "cycle")
-    answer = engine_answer(source.as_run(cycle, evs), _asked("victims", cycle))
     node = _event(evs, "PostFilter").get("nominated_node") or ""
     return {
         "prompt": _(

@@ -59,6 +59,18 @@ def _live(driver):
     _wait(driver, lambda d: _css(d, "#conn-status").get_attribute("data-state") == "open")
 
 
+def _start_class_and_join(lecturer, student):
+    """The lecturer, on a lesson or run page, starts a class and is live; ``student`` joins it
+    from the presenter's join link as Ann and is live."""
+    _css(lecturer, "#start-class button").click()
+    _wait(lecturer, lambda d: d.current_url.endswith("/present/"))
+    _live(lecturer)
+    student.get(_css(lecturer, "#join-link").get_attribute("href"))
+    _css(student, "#id_nickname").send_keys("Ann")
+    _css(student, "#join-button").click()
+    _live(student)
+
+
 def _fits(driver, *selectors):
     """What of the page does not fit the viewport: a horizontal scroll, or an element whose box
     ends below or right of it."""
@@ -202,13 +214,7 @@ def _run_class(lecture_site, student, run):
 
     lecturer = lecture_site.driver
     lecture_site.open(f"/runs/{run_ref(run.pk)}/")
-    _css(lecturer, "#start-class button").click()
-    _wait(lecturer, lambda d: d.current_url.endswith("/present/"))
-    _live(lecturer)
-    student.get(_css(lecturer, "#join-link").get_attribute("href"))
-    _css(student, "#id_nickname").send_keys("Ann")
-    _css(student, "#join-button").click()
-    _live(student)
+    _start_class_and_join(lecturer, student)
 
     # the lecturer moves to the next extension point: the student's run step follows
     _wait(lecturer, lambda d: len(d.find_elements("css selector", "#point-select option")) > 2)
@@ -263,13 +269,7 @@ def test_a_lesson_class_asks_with_one_click_who_is_evicted(site):  # noqa: F811
 
     try:
         site.open("/lessons/preemption/")
-        _css(lecturer, "#start-class button").click()
-        _wait(lecturer, lambda d: d.current_url.endswith("/present/"))
-        _live(lecturer)
-        student.get(_css(lecturer, "#join-link").get_attribute("href"))
-        _css(student, "#id_nickname").send_keys("Ann")
-        _css(student, "#join-button").click()
-        _live(student)
+        _start_class_and_join(lecturer, student)
         go_to(quiet)  # a step whose cycle evicts nobody: only the winner is offered
         _wait(lecturer, lambda d: not _css(d, "#ask-victims").is_displayed())
         assert _css(lecturer, "#ask-winner").is_displayed()
@@ -476,13 +476,7 @@ def test_a_class_on_the_lecturers_private_run_shows_students_the_run_the_present
     _viewport(lecturer, WIDTH, HEIGHT)
     try:
         site.open(f"/runs/{run_ref(run.pk)}/")
-        _css(lecturer, "#start-class button").click()
-        _wait(lecturer, lambda d: d.current_url.endswith("/present/"))
-        _live(lecturer)
-        student.get(_css(lecturer, "#join-link").get_attribute("href"))
-        _css(student, "#id_nickname").send_keys("Ann")
-        _css(student, "#join-button").click()
-        _live(student)
+        _start_class_and_join(lecturer, student)
 
         def framed(driver, script):
             """``script`` run inside the page's run frame (its document, same origin)."""
