@@ -295,7 +295,7 @@ class Framework(BindingPoints):
 
     def filter_nodes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[bytearray, dict[str, Status], int | None]:
+    ) -> tuple[bytearray, dict[str, Status], int | None, list[Status]]:
         """Run Filter over many nodes at once, plugin by plugin.
 
         Equivalent to run_filter_plugins on each node (a node's status is its first plugin's
@@ -304,12 +304,14 @@ class Framework(BindingPoints):
         rejected positions only, so a pass costs no Python work per passing node. Returns the
         pass flags aligned with ``nodes``, the other nodes' statuses (an Error among them, as
         run_filter_plugins words it, ends that node's Filter as a rejection does), and the
-        position of the first node whose status is an Error, if any. The flags are bytes
+        position of the first node whose status is an Error, if any, and the distinct statuses
+        among the others' (each once: they are a few shared values). The flags are bytes
         (1: passed), which numpy reads as a bool array without a pass.
         """
         passed = _ALL_PASSED * len(nodes)
         flags_view: Any = None  # passed as a numpy array, once a node fails
         rejected: dict[str, Status] = {}
+        kinds: list[Status] = []
         first_error: int | None = None
         alive: Sequence[NodeInfo] = nodes  # never mutated: each pass builds a new list
         positions: Any = None  # alive[i] is nodes[positions[i]] (an intp array); None = identity
@@ -339,13 +341,14 @@ class Framework(BindingPoints):
             # (Per rejected node, only C-level maps run: thousands of nodes can fail at once.)
             shared = list(bad.values())
             one = shared[0]
-            statuses = [one] * len(shared)
+            statuses: list[Status] | None = [one] * len(shared)
             if one.code != Code.SUCCESS and shared == statuses:
                 # One status (value) for every rejected node, the usual answer: label it once,
                 # no lookup per node. (The comparison stops at the first other status.)
                 label = _filter_status(pl.name, one)
                 codes = {label.code}
-                statuses = [label] * len(shared)
+                kinds.append(label)
+                statuses = None
                 gone = np.fromiter(bad, dtype=np.intp, count=len(shared))
                 if len(gone) > 1 and not (gone[1:] > gone[:-1]).all():  # in node order
                     gone.sort()
@@ -355,6 +358,7 @@ class Framework(BindingPoints):
                     for key, st in dict(zip(map(id, shared), shared, strict=True)).items()
                 }
                 codes = {st.code for st in labelled.values()}
+                kinds.extend(st for st in labelled.values() if st.code != Code.SUCCESS)
                 if Code.SUCCESS in codes:
                     kept = sorted(i for i in bad if bad[i].code != Code.SUCCESS)
                     if not kept:
@@ -376,12 +380,19 @@ class Framework(BindingPoints):
                 names: list[str] = base[0].names()[base[1][at]].tolist()
             else:
                 names = [nodes[pos].node.name for pos in at.tolist()]
-            rejected.update(zip(names, statuses, strict=True))
-            for pos, st in zip(at.tolist(), statuses, strict=True) if Code.ERROR in codes else ():
-                if st.code == Code.ERROR:
-                    if first_error is None or pos < first_error:
-                        first_error = pos
-                    break
+            if statuses is None:  # one status for all of them, the first in node order
+                rejected.update(dict.fromkeys(names, label))
+                if label.code == Code.ERROR and (first_error is None or int(at[0]) < first_error):
+                    first_error = int(at[0])
+            else:
+                rejected.update(zip(names, statuses, strict=True))
+                for pos, st in (
+                    zip(at.tolist(), statuses, strict=True) if Code.ERROR in codes else ()
+                ):
+                    if st.code == Code.ERROR:
+                        if first_error is None or pos < first_error:
+                            first_error = pos
+                        break
             mask = np.ones(len(alive), dtype=bool)
             mask[gone] = False
             positions = positions[mask] if positions is not None else np.flatnonzero(mask)
@@ -391,7 +402,7 @@ class Framework(BindingPoints):
                 remember_columns(alive, cols[0], cols[1])
             else:
                 alive = list(compress(alive, mask.tolist()))
-        return passed, rejected, first_error
+        return passed, rejected, first_error, kinds
 
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo

@@ -166,7 +166,7 @@ def find_nodes_that_pass_filters(
     error: Status | None = None
     while walked < n:
         window, idx = _window(nodes, base, start + walked, min(size, n - walked))
-        passed, rejected, err_at = _filter_window(fwk, state, pod, window, nominated)
+        passed, rejected, err_at, kinds = _filter_window(fwk, state, pod, window, nominated)
         walked += len(window)
         wanted = stop_at - len(feasible)
         flags = np.frombuffer(passed, dtype=np.bool_)  # the 0/1 bytes as bools, not copied
@@ -184,6 +184,8 @@ def find_nodes_that_pass_filters(
         if cut < len(window):
             for ni in window[cut:]:
                 rejected.pop(ni.node.name, None)
+            shared = list(rejected.values())  # the statuses of the nodes evaluated
+            kinds = list(dict(zip(map(id, shared), shared, strict=True)).values())
             window, flags, passed = window[:cut], flags[:cut], passed[:cut]
         found = list(window) if every else list(compress(window, passed))
         if idx is not None and base is not None:
@@ -196,10 +198,10 @@ def find_nodes_that_pass_filters(
         if error is not None:  # an Error is the cycle's outcome, not a node's rejection
             rejected = {k: st for k, st in rejected.items() if st.code != Code.ERROR}
         diagnosis.node_to_status.update(rejected)
-        # Rejections share a few Status values; each adds its plugin once.
-        shared = list(rejected.values())
-        for status in dict(zip(map(id, shared), shared, strict=True)).values():
-            diagnosis.add_plugin_status(status)
+        # Rejections share a few Status values (``kinds``); each adds its plugin once.
+        for status in kinds:
+            if error is None or status.code != Code.ERROR:
+                diagnosis.add_plugin_status(status)
         feasible = found if not feasible else feasible + found
         if done:
             break
@@ -246,15 +248,15 @@ def _filter_window(
     pod: Pod,
     window: list[NodeInfo],
     nominated: frozenset[str],
-) -> tuple[bytearray, dict[str, Status], int | None]:
+) -> tuple[bytearray, dict[str, Status], int | None, list[Status]]:
     """Filter over one window: in batch, except nodes with nominated pods (filtered one by one,
     with and without those pods, as RunFilterPluginsWithNominatedPods does). The pass flags
     are bytes (1: passed), as filter_nodes gives them, with the statuses of the nodes that did
-    not pass and the window position of the first Error."""
+    not pass, the window position of the first Error and the distinct statuses."""
     if not nominated:
         return fwk.filter_nodes(state, pod, window)
     batch = [ni for ni in window if ni.node.name not in nominated]
-    passed_batch, rejected, batch_err = fwk.filter_nodes(state, pod, batch)
+    passed_batch, rejected, batch_err, kinds = fwk.filter_nodes(state, pod, batch)
     ok = iter(passed_batch)
     passed = bytearray()
     first_error: int | None = None
@@ -270,6 +272,7 @@ def _filter_window(
         passed.append(status.is_success())
         if not status.is_success():
             rejected[ni.node.name] = status
+            kinds.append(status)
             if status.code == Code.ERROR and first_error is None:
                 first_error = pos
-    return passed, rejected, first_error
+    return passed, rejected, first_error, kinds

@@ -360,13 +360,16 @@ def test_pod_topology_spread_columns_equal_per_node(name: str) -> None:
     s = slow_state.get(pts._PRE_SCORE_KEY)
     assert [list(m.items()) for m in f.counts] == [list(m.items()) for m in s.counts]
     assert (f.ignored, f.weights) == (s.ignored, s.weights)
-    fast_raw, st = fast.score_batch(fast_state, pod, fast_nodes)
+    fast_column, st = fast.score_columns(fast_state, pod, fast_nodes)
+    fast_raw = fast_column.tolist()
     assert st.is_success()
     per_node = [slow.score(slow_state, pod, ni)[0] for ni in slow_nodes]
     assert fast_raw == per_node
     scores = [NodeScore(ni.node.name, v) for ni, v in zip(slow_nodes, per_node, strict=True)]
     slow.normalize_score(slow_state, pod, scores)
-    assert fast.normalize_batch(fast_state, pod, fast_raw) == [ns.score for ns in scores]
+    assert fast.normalize_batch(fast_state, pod, fast_column).tolist() == [
+        ns.score for ns in scores
+    ]
 
 
 # -- InterPodAffinity -------------------------------------------------------------------------
@@ -445,7 +448,8 @@ def test_inter_pod_affinity_columns_equal_per_node(name: str) -> None:
     f = fast_state.get(inter_pod_affinity_state.PRE_SCORE_KEY)
     s = slow_state.get(inter_pod_affinity_state.PRE_SCORE_KEY)
     assert f.topology_score == s.topology_score
-    fast_raw, _ = fast.score_batch(fast_state, pod, snap.node_info_list)
+    fast_column, _ = fast.score_columns(fast_state, pod, snap.node_info_list)
+    fast_raw = fast_column.tolist()
     per_node = [slow.score(slow_state, pod, ni)[0] for ni in plain.node_info_list]
     assert fast_raw == per_node
     scores = [
@@ -453,6 +457,8 @@ def test_inter_pod_affinity_columns_equal_per_node(name: str) -> None:
     ]  # noqa: E501
     slow.normalize_score(slow_state, pod, scores)
     assert fast.normalize_batch(fast_state, pod, fast_raw) == [ns.score for ns in scores]
+    normalized = fast.normalize_batch(fast_state, pod, fast_column)
+    assert normalized.tolist() == [ns.score for ns in scores]
 
 
 # -- NodeAffinity, ImageLocality, MostAllocated -----------------------------------------------

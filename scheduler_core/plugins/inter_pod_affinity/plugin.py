@@ -25,7 +25,8 @@ from scheduler_core.framework.interfaces import (
     MAX_NODE_SCORE,
     FilterByBatch,
     Handle,
-    ScoreByBatch,
+    ScoreByColumns,
+    ScoreValues,
 )
 from scheduler_core.framework.status import (
     SKIP,
@@ -69,7 +70,7 @@ from scheduler_core.plugins.inter_pod_affinity.tally import (
 from scheduler_core.plugins.shared.helpers import normalize_node_scores
 
 
-class InterPodAffinity(FilterByBatch, ScoreByBatch):
+class InterPodAffinity(FilterByBatch, ScoreByColumns):
     name = NAME
 
     def __init__(self, args: InterPodAffinityArgs, handle: Handle) -> None:
@@ -246,31 +247,35 @@ class InterPodAffinity(FilterByBatch, ScoreByBatch):
         s = state.get(PRE_FILTER_KEY)
         return s if type(s) is PreFilterState else None
 
-    def score_batch(
+    def score_columns(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[list[int], Status]:
-        """Score every node in one call (score_nodes), with the state read once."""
+    ) -> tuple[Any, Status]:
+        """Score every node in one call (score_nodes, an int64 array), the state read once."""
         s = read_pre_score_state(state)
         if isinstance(s, str):
-            return [0] * len(nodes), error(s)
-        scores: list[int] = score_nodes(s, nodes).tolist()
-        return scores, SUCCESS
+            return np.zeros(len(nodes), dtype=np.int64), error(s)
+        return score_nodes(s, nodes), SUCCESS
 
-    def normalize_batch(self, state: CycleState, pod: Pod, raw: list[int]) -> list[int]:
+    def normalize_batch(self, state: CycleState, pod: Pod, raw: ScoreValues) -> ScoreValues:
         """NormalizeScore: scale linearly from the lowest (0) to the highest (100) score, in
         float64 and truncated as upstream; all equal gives 0. Without the PreScore state
-        (NormalizeScore's Error) or with nothing scored, the scores stay as they are."""
+        (NormalizeScore's Error) or with nothing scored, the scores stay as they are. An int64
+        array gives an int64 array, a list a list."""
+        column = isinstance(raw, np.ndarray)
         s = read_pre_score_state(state)
-        if isinstance(s, str) or not s.topology_score or not raw:
-            return list(raw)
-        low = min(raw)
-        diff = max(raw) - low
+        if isinstance(s, str) or not s.topology_score or not len(raw):
+            return raw if column else list(raw)
+        values = raw if column else np.asarray(raw, dtype=np.int64)
+        low = int(np.minimum.reduce(values))
+        diff = int(np.maximum.reduce(values)) - low
         if diff <= 0:
-            return [0] * len(raw)
-        shifted = np.asarray(raw, dtype=np.int64) - low
-        scaled = float(MAX_NODE_SCORE) * (shifted.astype(np.float64) / float(diff))
-        result: list[int] = scaled.astype(np.int64).tolist()
-        return result
+            out = np.zeros(len(values), dtype=np.int64)
+        else:
+            shifted = (values - low).astype(np.float64)
+            shifted /= float(diff)
+            shifted *= float(MAX_NODE_SCORE)  # MaxNodeScore * (shifted / diff), as Go orders it
+            out = shifted.astype(np.int64)
+        return out if column else out.tolist()
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
         s = read_pre_score_state(state)

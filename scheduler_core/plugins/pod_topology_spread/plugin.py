@@ -30,7 +30,7 @@ from scheduler_core.framework.columns import (
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.events import ClusterEventWithHint
 from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView, ScoreParts
-from scheduler_core.framework.interfaces import MAX_NODE_SCORE, FilterByBatch, Handle
+from scheduler_core.framework.interfaces import MAX_NODE_SCORE, FilterByBatch, Handle, ScoreValues
 from scheduler_core.framework.status import (
     SKIP,
     SUCCESS,
@@ -390,34 +390,38 @@ class PodTopologySpread(FilterByBatch):
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         scores, _, status = _scores(state, (node_info,))
-        return scores[0], status
+        return int(scores[0]), status
 
-    def score_batch(
+    def score_columns(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[list[int], Status]:
-        """Score every node (see _scores); normalize_batch learns which nodes PreScore
-        ignored."""
+    ) -> tuple[Any, Status]:
+        """Score every node (see _scores) as an int64 array; normalize_batch learns which
+        nodes PreScore ignored."""
         scores, ignored, status = _scores(state, nodes)
         if status.is_success():
             state.write(_SCORED_KEY, _Scored(ignored))
         return scores, status
 
-    def normalize_batch(self, state: CycleState, pod: Pod, raw: list[int]) -> list[int]:
-        """NormalizeScore on the raw scores of score_batch, which noted the ignored nodes.
-        Without the PreScore state (NormalizeScore's Error) the scores stay as they are."""
+    def normalize_batch(self, state: CycleState, pod: Pod, raw: ScoreValues) -> ScoreValues:
+        """NormalizeScore on the raw scores of score_columns, which noted the ignored nodes.
+        Without the PreScore state (NormalizeScore's Error) the scores stay as they are. An
+        int64 array gives an int64 array, a list a list."""
+        column = isinstance(raw, np.ndarray)
         if not isinstance(state.get(_PRE_SCORE_KEY), _PreScoreState):
-            return list(raw)
+            return raw if column else list(raw)
         scored = state.get(_SCORED_KEY)
         if not isinstance(scored, _Scored) or len(scored.ignored) != len(raw):
-            raise RuntimeError("PodTopologySpread: normalize_batch without score_batch")
-        return _normalize(raw, scored.ignored)
+            raise RuntimeError("PodTopologySpread: normalize_batch without score_columns")
+        out = _normalize(raw if column else np.asarray(raw, dtype=np.int64), scored.ignored)
+        return out if column else out.tolist()
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
         s = state.get(_PRE_SCORE_KEY)
         if not isinstance(s, _PreScoreState):
             return _STATUS_NO_PRE_SCORE_STATE
-        ignored = [ns.name in s.ignored for ns in scores]
-        for ns, v in zip(scores, _normalize([ns.score for ns in scores], ignored), strict=True):
+        ignored = np.array([ns.name in s.ignored for ns in scores], dtype=bool)
+        raw = np.array([ns.score for ns in scores], dtype=np.int64)
+        for ns, v in zip(scores, _normalize(raw, ignored).tolist(), strict=True):
             ns.score = v
         return SUCCESS
 
@@ -450,21 +454,24 @@ def _enough_domains(counts: Mapping[str, int], min_domains: int) -> bool:
     return len(counts) >= min_domains
 
 
-def _scores(state: CycleState, nodes: Sequence[NodeInfo]) -> tuple[list[int], list[bool], Status]:
-    """Score of each node, and whether PreScore ignored it: the soft constraints' terms
-    (_soft_terms) where the node has the topology label, summed in float64 and rounded half
-    away from zero. An ignored node (it lacks a constraint's label) scores 0. Without the
-    PreScore state, upstream's Error."""
+def _scores(state: CycleState, nodes: Sequence[NodeInfo]) -> tuple[Any, Any, Status]:
+    """Score of each node (an int64 array), and whether PreScore ignored it (a bool array):
+    the soft constraints' terms (_soft_terms) where the node has the topology label, summed in
+    float64 and rounded half away from zero. An ignored node (it lacks a constraint's label)
+    scores 0. Without the PreScore state, upstream's Error."""
     s = state.get(_PRE_SCORE_KEY)
     if not isinstance(s, _PreScoreState):
-        return [0] * len(nodes), [], _STATUS_NO_PRE_SCORE_STATE
+        return np.zeros(len(nodes), dtype=np.int64), _NO_NODES, _STATUS_NO_PRE_SCORE_STATE
     found = _soft_terms(s, nodes)
     if isinstance(found, Status):
-        return [0] * len(nodes), [], found
+        return np.zeros(len(nodes), dtype=np.int64), _NO_NODES, found
     _, ignored, total = found
     rounded = go_round_array(total)
     rounded[ignored] = 0
-    return rounded.tolist(), ignored.tolist(), SUCCESS
+    return rounded, ignored, SUCCESS
+
+
+_NO_NODES: Final = np.zeros(0, dtype=bool)
 
 
 def _soft_terms(
@@ -499,30 +506,32 @@ def _soft_terms(
     return out, ignored, total
 
 
-def _normalize(raw: Sequence[int], ignored: Sequence[bool]) -> list[int]:
-    """NormalizeScore: fewer matching pods score higher, scaled by the highest; an ignored
-    node (or an invalid score) gets 0; all zero gives every node MAX_NODE_SCORE."""
-    counted = [v for v, skip in zip(raw, ignored, strict=True) if not skip]
-    min_score = min(counted, default=2**63 - 1)
-    max_score = max(max(counted, default=0), 0)
-    out: list[int] = []
-    for v, skip in zip(raw, ignored, strict=True):
-        if skip or v == _INVALID_SCORE:
-            out.append(0)
-        elif max_score == 0:
-            out.append(MAX_NODE_SCORE)
-        else:
-            out.append(MAX_NODE_SCORE * (max_score + min_score - v) // max_score)
+def _normalize(raw: Any, ignored: Any) -> Any:
+    """NormalizeScore over int64 and bool arrays: fewer matching pods score higher, scaled by
+    the highest; an ignored node (or an invalid score) gets 0; all zero gives every node
+    MAX_NODE_SCORE. Go's division truncates; the numerator is never negative here (each
+    counted score is between the lowest and the highest), where floor division agrees."""
+    counted = raw[~ignored]
+    min_score = int(np.minimum.reduce(counted)) if len(counted) else 2**63 - 1
+    max_score = max(int(np.maximum.reduce(counted)) if len(counted) else 0, 0)
+    zero = ignored | (raw == _INVALID_SCORE)
+    if max_score == 0:
+        out = np.full(len(raw), MAX_NODE_SCORE, dtype=np.int64)
+    else:
+        out = max_score + min_score - raw
+        out *= MAX_NODE_SCORE
+        out //= max_score
+    out[zero] = 0
     return out
 
 
 class _Scored(FrozenState):
-    """Which of the nodes score_batch scored are ignored, for normalize_batch."""
+    """Which of the nodes score_columns scored are ignored, for normalize_batch."""
 
     __slots__ = ("ignored",)
 
-    def __init__(self, ignored: list[bool]) -> None:
-        self.ignored = ignored
+    def __init__(self, ignored: Any) -> None:
+        self.ignored = ignored  # a bool array aligned with the scored nodes
 
 
 class ScoreTerm(NamedTuple):

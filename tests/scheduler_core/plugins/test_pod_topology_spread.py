@@ -132,10 +132,12 @@ def run_score(
     if not status.is_success():
         return status, [], []
     raw = [pl.score(state, p, ni)[0] for ni in nodes]
-    batch, _ = pl.score_batch(state, p, nodes)
-    assert batch == raw
+    batch, _ = pl.score_columns(state, p, nodes)
+    assert batch.tolist() == raw
     scores = [NodeScore(ni.node.name, v) for ni, v in zip(nodes, raw, strict=True)]
     assert pl.normalize_score(state, p, scores) == SUCCESS
+    # The columns' NormalizeScore (what the cycle runs) agrees with the per-node one.
+    assert pl.normalize_batch(state, p, batch).tolist() == [s.score for s in scores]
     return status, raw, [s.score for s in scores]
 
 
