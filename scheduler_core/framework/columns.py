@@ -16,9 +16,9 @@ so that a cycle recounts only the nodes whose pods changed since the last one.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, overload
 
 import numpy as np
 
@@ -448,6 +448,8 @@ class _IndexCache:
         self.names: tuple[Sequence[NodeInfo], list[str]] | None = None
 
     def get(self, nodes: Sequence[NodeInfo]) -> tuple[NodeColumns, Array] | None:
+        if type(nodes) is NodeRows:
+            return nodes.cols, nodes.idx
         if nodes:
             cols = nodes[0].columns
             if cols is not None and nodes is cols.infos:  # a snapshot's whole node list
@@ -484,6 +486,43 @@ class _IndexCache:
 
 
 _CACHE = _IndexCache()
+
+
+class NodeRows(Sequence["NodeInfo"]):
+    """Rows ``idx`` of a snapshot's columns as a sequence of NodeInfos, listed only when
+    iterated or sliced: a batch plugin that reads the columns (columns_of) never makes the
+    list. Filter's driver hands these to each plugin after one has rejected nodes."""
+
+    __slots__ = ("cols", "idx", "_list")
+
+    def __init__(self, cols: NodeColumns, idx: Array) -> None:
+        self.cols = cols
+        self.idx = idx
+        self._list: list[NodeInfo] | None = None
+
+    def _nodes(self) -> list[NodeInfo]:
+        if self._list is None:
+            self._list = self.cols.info_array()[self.idx].tolist()
+        return self._list
+
+    def __len__(self) -> int:
+        return len(self.idx)
+
+    @overload
+    def __getitem__(self, i: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[NodeInfo]: ...
+
+    def __getitem__(self, i: int | slice) -> NodeInfo | list[NodeInfo]:
+        if isinstance(i, slice):
+            return self._nodes()[i]
+        if self._list is not None:
+            return self._list[i]
+        return self.cols.infos[int(self.idx[i])]
+
+    def __iter__(self) -> Iterator[NodeInfo]:
+        return iter(self._nodes())
 
 
 def remember_columns(nodes: Sequence[NodeInfo], cols: NodeColumns, idx: Array) -> None:

@@ -25,7 +25,7 @@ from scheduler_core.framework.build import FrameworkError as FrameworkError  # r
 from scheduler_core.framework.build import (
     ScoreWeightOverflowError as ScoreWeightOverflowError,  # re-exported
 )
-from scheduler_core.framework.columns import columns_of, remember_columns
+from scheduler_core.framework.columns import NodeRows, columns_of
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.plugin_scores import PluginScores as PluginScores  # re-exported
 from scheduler_core.framework.plugin_scores import all_in_range
@@ -398,8 +398,7 @@ class Framework(BindingPoints):
             positions = positions[mask] if positions is not None else np.flatnonzero(mask)
             if cols is not None:
                 cols = (cols[0], cols[1][mask])
-                alive = cols[0].info_array()[cols[1]].tolist()
-                remember_columns(alive, cols[0], cols[1])
+                alive = NodeRows(*cols)  # listed only if a plugin iterates it
             else:
                 alive = list(compress(alive, mask.tolist()))
         return passed, rejected, first_error, kinds
