@@ -6,6 +6,7 @@ v1.35. Plugins import this package, never the queue or the loop.
 - ``interfaces``: one Protocol per extension point, and the Handle plugins receive;
 - ``status``: Code and Status; ``cycle_state``: CycleState; ``types``: NodeInfo, Snapshot and
   the small result types; ``columns``: node state as columns for the batch paths;
+  ``rejections``: Filter's per-node statuses, kept as runs until a node is looked up;
 - ``events``: ClusterEvent, ActionType, QueueingHint and the well-known events;
 - ``registry``: plugin name -> factory; ``build``: a profile's plugins made and sorted into
   extension points; ``score_weights``: the weight check NewFramework runs;

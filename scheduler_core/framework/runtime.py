@@ -30,6 +30,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.plugin_scores import PluginScores as PluginScores  # re-exported
 from scheduler_core.framework.plugin_scores import all_in_range
 from scheduler_core.framework.registry import Registry
+from scheduler_core.framework.rejections import Rejections
 from scheduler_core.framework.status import SUCCESS, Code, Status
 from scheduler_core.framework.types import (
     NodeInfo,
@@ -295,7 +296,7 @@ class Framework(BindingPoints):
 
     def filter_nodes(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[bytearray, dict[str, Status], int | None, list[Status]]:
+    ) -> tuple[bytearray, Rejections, int | None, list[Status]]:
         """Run Filter over many nodes at once, plugin by plugin.
 
         Equivalent to run_filter_plugins on each node (a node's status is its first plugin's
@@ -310,7 +311,7 @@ class Framework(BindingPoints):
         """
         passed = _ALL_PASSED * len(nodes)
         flags_view: Any = None  # passed as a numpy array, once a node fails
-        rejected: dict[str, Status] = {}
+        rejected = Rejections()  # runs of names, one per rejecting plugin
         kinds: list[Status] = []
         first_error: int | None = None
         alive: Sequence[NodeInfo] = nodes  # never mutated: each pass builds a new list
@@ -381,11 +382,11 @@ class Framework(BindingPoints):
             else:
                 names = [nodes[pos].node.name for pos in at.tolist()]
             if statuses is None:  # one status for all of them, the first in node order
-                rejected.update(dict.fromkeys(names, label))
+                rejected.add_run(names, label)
                 if label.code == Code.ERROR and (first_error is None or int(at[0]) < first_error):
                     first_error = int(at[0])
             else:
-                rejected.update(zip(names, statuses, strict=True))
+                rejected.add_run(names, statuses)
                 for pos, st in (
                     zip(at.tolist(), statuses, strict=True) if Code.ERROR in codes else ()
                 ):

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 
 from scheduler_core.framework.columns import NodeColumns
+from scheduler_core.framework.rejections import Rejections
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.objects.api import (
     ClusterObjects,
@@ -284,7 +285,7 @@ class NodeToStatus:
 
     __slots__ = ("statuses", "absent")
 
-    def __init__(self, statuses: dict[str, Status], absent: Status) -> None:
+    def __init__(self, statuses: Mapping[str, Status], absent: Status) -> None:
         self.statuses = statuses
         self.absent = absent
 
@@ -316,7 +317,8 @@ class NodeToStatus:
 class Diagnosis:
     """Why a pod did not fit: per-node statuses, the plugins that rejected it, messages."""
 
-    node_to_status: dict[str, Status] = field(default_factory=dict)
+    # Rejections (runs of names sharing a status, as Filter found them) or a plain dict.
+    node_to_status: MutableMapping[str, Status] = field(default_factory=Rejections)
     absent_nodes_status: Status | None = None
     unschedulable_plugins: set[str] = field(default_factory=set)
     pending_plugins: set[str] = field(default_factory=set)

@@ -24,6 +24,7 @@ from scheduler_core.framework.columns import (
     remember_columns,
 )
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.rejections import Rejections
 from scheduler_core.framework.runtime import Framework
 from scheduler_core.framework.status import Code, Status
 from scheduler_core.framework.types import Diagnosis, NodeInfo
@@ -184,8 +185,7 @@ def find_nodes_that_pass_filters(
         if cut < len(window):
             for ni in window[cut:]:
                 rejected.pop(ni.node.name, None)
-            shared = list(rejected.values())  # the statuses of the nodes evaluated
-            kinds = list(dict(zip(map(id, shared), shared, strict=True)).values())
+            kinds = rejected.shared()  # the statuses of the nodes evaluated
             window, flags, passed = window[:cut], flags[:cut], passed[:cut]
         found = list(window) if every else list(compress(window, passed))
         if idx is not None and base is not None:
@@ -196,7 +196,7 @@ def find_nodes_that_pass_filters(
         )
         verdicts.add_statuses(rejected)
         if error is not None:  # an Error is the cycle's outcome, not a node's rejection
-            rejected = {k: st for k, st in rejected.items() if st.code != Code.ERROR}
+            rejected = Rejections({k: st for k, st in rejected.items() if st.code != Code.ERROR})
         diagnosis.node_to_status.update(rejected)
         # Rejections share a few Status values (``kinds``); each adds its plugin once.
         for status in kinds:
@@ -248,7 +248,7 @@ def _filter_window(
     pod: Pod,
     window: list[NodeInfo],
     nominated: frozenset[str],
-) -> tuple[bytearray, dict[str, Status], int | None, list[Status]]:
+) -> tuple[bytearray, Rejections, int | None, list[Status]]:
     """Filter over one window: in batch, except nodes with nominated pods (filtered one by one,
     with and without those pods, as RunFilterPluginsWithNominatedPods does). The pass flags
     are bytes (1: passed), as filter_nodes gives them, with the statuses of the nodes that did
@@ -271,7 +271,7 @@ def _filter_window(
         status = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
         passed.append(status.is_success())
         if not status.is_success():
-            rejected[ni.node.name] = status
+            rejected.add_run((ni.node.name,), status)
             kinds.append(status)
             if status.code == Code.ERROR and first_error is None:
                 first_error = pos

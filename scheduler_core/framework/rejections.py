@@ -1,0 +1,156 @@
+"""Rejections: node name -> Filter status, kept the way Filter's driver finds them.
+
+A Filter pass over thousands of nodes rejects most of them with a few shared Status values,
+plugin by plugin. Kept as runs (the names one plugin rejected with one status, or names with a
+status each), the statuses cost nothing per node until someone looks a node up by name; a
+cycle whose pod is placed never does. Iterating keys, values or items reads the runs in
+order, which is the order the equivalent dict would list them in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import ItemsView, Iterator, Mapping, MutableMapping, Sequence, ValuesView
+from itertools import chain, repeat
+from typing import Any
+
+from scheduler_core.framework.status import Status
+
+# One run: names and either the status they share or each one's status.
+Run = tuple[Sequence[str], Status | Sequence[Status]]
+
+
+class Rejections(MutableMapping[str, Status]):
+    """Node name -> status, as runs until looked up, set or removed by name (then a dict)."""
+
+    __slots__ = ("_runs", "_dict", "_count", "_distinct")
+
+    def __init__(self, statuses: Mapping[str, Status] | None = None) -> None:
+        self._runs: list[Run] = []
+        self._dict: dict[str, Status] | None = None
+        self._count = 0  # the names in the runs
+        self._distinct = True  # no name is in two runs: the count is the length
+        if statuses:
+            self.update(statuses)
+
+    def add_run(self, names: Sequence[str], status: Status | Sequence[Status]) -> None:
+        """Nodes not in here yet, with the status they share or a status each (aligned)."""
+        if not names:
+            return
+        if self._dict is not None:
+            if isinstance(status, Status):
+                self._dict.update(dict.fromkeys(names, status))
+            else:
+                self._dict.update(zip(names, status, strict=True))
+            return
+        self._runs.append((names, status))
+        self._count += len(names)
+
+    def update(self, other: Any = (), /, **kwargs: Status) -> None:
+        """dict.update; another Rejections' runs are taken over as they are."""
+        if isinstance(other, Rejections) and other._dict is None and self._dict is None:
+            if self._count and other._count:
+                self._distinct = False  # a name may be in both: the dict would keep one
+            self._distinct = self._distinct and other._distinct
+            self._runs.extend(other._runs)
+            self._count += other._count
+        elif isinstance(other, Rejections):
+            self._built().update(other.items())
+        else:
+            self._built().update(other)
+        if kwargs:
+            self._built().update(kwargs)
+
+    def _built(self) -> dict[str, Status]:
+        d = self._dict
+        if d is None:
+            d = {}
+            for names, status in self._runs:
+                if isinstance(status, Status):
+                    d.update(dict.fromkeys(names, status))
+                else:
+                    d.update(zip(names, status, strict=True))
+            self._dict, self._runs, self._count = d, [], 0
+        return d
+
+    def _plain(self) -> bool:
+        """Whether the runs alone answer (no dict made, no name in two runs)."""
+        return self._dict is None and self._distinct
+
+    def as_dict(self) -> dict[str, Status]:
+        """The statuses as a dict (the same one each time: do not change it)."""
+        return self._built()
+
+    def __getitem__(self, name: str) -> Status:
+        return self._built()[name]
+
+    def __setitem__(self, name: str, status: Status) -> None:
+        self._built()[name] = status
+
+    def __delitem__(self, name: str) -> None:
+        del self._built()[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._built()
+
+    def __len__(self) -> int:
+        return self._count if self._plain() else len(self._built())
+
+    def __bool__(self) -> bool:
+        return bool(self._count) if self._plain() else bool(self._built())
+
+    def __iter__(self) -> Iterator[str]:
+        if self._plain():
+            return chain.from_iterable(names for names, _ in self._runs)
+        return iter(self._built())
+
+    def _values(self) -> Iterator[Status]:
+        if self._plain():
+            return chain.from_iterable(
+                repeat(status, len(names)) if isinstance(status, Status) else status
+                for names, status in self._runs
+            )
+        return iter(self._built().values())
+
+    def _items(self) -> Iterator[tuple[str, Status]]:
+        if self._plain():
+            return chain.from_iterable(
+                zip(names, repeat(status, len(names)), strict=True)
+                if isinstance(status, Status)
+                else zip(names, status, strict=True)
+                for names, status in self._runs
+            )
+        return iter(self._built().items())
+
+    def values(self) -> ValuesView[Status]:
+        return _Values(self)
+
+    def items(self) -> ItemsView[str, Status]:
+        return _Items(self)
+
+    def shared(self) -> list[Status]:
+        """The distinct statuses (by identity), in order of first appearance."""
+        if self._plain():
+            found: dict[int, Status] = {}
+            for _, status in self._runs:
+                for st in (status,) if isinstance(status, Status) else status:
+                    found.setdefault(id(st), st)
+            return list(found.values())
+        values = list(self._built().values())
+        return list(dict(zip(map(id, values), values, strict=True)).values())
+
+    def __repr__(self) -> str:
+        return f"Rejections({dict(self._items())!r})"
+
+
+class _Values(ValuesView[Status]):
+    _mapping: Rejections
+
+    def __iter__(self) -> Iterator[Status]:
+        return self._mapping._values()
+
+
+class _Items(ItemsView[str, Status]):
+    _mapping: Rejections
+
+    def __iter__(self) -> Iterator[tuple[str, Status]]:
+        return self._mapping._items()
