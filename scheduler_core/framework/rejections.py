@@ -9,8 +9,17 @@ order, which is the order the equivalent dict would list them in.
 
 from __future__ import annotations
 
-from collections.abc import ItemsView, Iterator, Mapping, MutableMapping, Sequence, ValuesView
-from itertools import chain, repeat
+from collections import Counter
+from collections.abc import (
+    Callable,
+    ItemsView,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    Sequence,
+    ValuesView,
+)
+from itertools import chain, compress, repeat
 from typing import Any
 
 from scheduler_core.framework.status import Status
@@ -138,8 +147,47 @@ class Rejections(MutableMapping[str, Status]):
         values = list(self._built().values())
         return list(dict(zip(map(id, values), values, strict=True)).values())
 
+    def counts(self) -> list[tuple[Status, int]]:
+        """Each distinct status (by identity) with how many nodes have it, in order of first
+        appearance: a run of one status counts in one step."""
+        found: dict[int, tuple[Status, int]] = {}
+        if self._plain():
+            for names, status in self._runs:
+                if isinstance(status, Status):
+                    _count(found, status, len(names))
+                else:
+                    for st in status:
+                        _count(found, st, 1)
+        else:
+            values = list(self._built().values())
+            by_id = dict(zip(map(id, values), values, strict=True))
+            for key, n in Counter(map(id, values)).items():
+                found[key] = (by_id[key], n)
+        return list(found.values())
+
+    def names_where(self, wanted: Callable[[Status], bool]) -> list[str]:
+        """The names whose status is ``wanted``, each status tested once."""
+        if not self._plain():
+            statuses = list(self._built().values())
+            test = {id(st): wanted(st) for st in statuses}
+            return list(compress(self._built(), map(test.__getitem__, map(id, statuses))))
+        out: list[str] = []
+        for names, status in self._runs:
+            if isinstance(status, Status):
+                if wanted(status):
+                    out.extend(names)
+            else:
+                test = {id(st): wanted(st) for st in status}
+                out.extend(compress(names, map(test.__getitem__, map(id, status))))
+        return out
+
     def __repr__(self) -> str:
         return f"Rejections({dict(self._items())!r})"
+
+
+def _count(found: dict[int, tuple[Status, int]], status: Status, n: int) -> None:
+    seen = found.get(id(status))
+    found[id(status)] = (status, n if seen is None else seen[1] + n)
 
 
 class _Values(ValuesView[Status]):

@@ -7,7 +7,6 @@ kube-scheduler v1.35.
 from __future__ import annotations
 
 import operator
-from collections import Counter
 from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
@@ -294,20 +293,20 @@ class NodeToStatus:
 
     def nodes_for_status_code(self, snapshot: Snapshot, code: int) -> list[NodeInfo]:
         """The nodes whose status has ``code``, in snapshot order."""
-        # Statuses are a few shared values: test each one once, then pick names in C.
-        shared = list(self.statuses.values())
-        by_id = dict(zip(map(id, shared), shared, strict=True))
-        has_code = {key: st.code == code for key, st in by_id.items()}
-        flags = map(has_code.__getitem__, map(id, shared))
+        found = (
+            self.statuses
+            if isinstance(self.statuses, Rejections)
+            else Rejections(self.statuses)  # a dict (a PostFilter called directly)
+        )
         infos = snapshot.node_info_list
         if self.absent.code == code:
-            others = set(compress(self.statuses, map(operator.not_, flags)))
+            others = set(found.names_where(lambda st: st.code != code))
             if not others:
                 return list(infos)
             return list(
                 compress(infos, map(operator.not_, map(others.__contains__, snapshot.node_names)))
             )
-        wanted = set(compress(self.statuses, flags))
+        wanted = set(found.names_where(lambda st: st.code == code))
         if not wanted:
             return []
         return list(compress(infos, map(wanted.__contains__, snapshot.node_names)))
@@ -347,10 +346,10 @@ def fit_error_message(num_all_nodes: int, diagnosis: Diagnosis) -> str:
     else:
         reasons: dict[str, int] = {}
         # Nodes share a few Status values: count each value's nodes, then add its reasons once.
-        shared = list(diagnosis.node_to_status.values())
-        by_id = dict(zip(map(id, shared), shared, strict=True))
-        for key, nodes in Counter(map(id, shared)).items():
-            for reason in by_id[key].reasons:
+        statuses = diagnosis.node_to_status
+        found = statuses if isinstance(statuses, Rejections) else Rejections(statuses)
+        for status, nodes in found.counts():
+            for reason in status.reasons:
                 reasons[reason] = reasons.get(reason, 0) + nodes
         absent = num_all_nodes - len(diagnosis.node_to_status)
         if absent > 0 and diagnosis.absent_nodes_status is not None:

@@ -58,3 +58,14 @@ def test_update_takes_runs_over_and_a_name_twice_counts_once() -> None:
     plain = Rejections({"a": FIT})
     plain.update({"b": TAINT}, c=PORTS)
     assert plain == {"a": FIT, "b": TAINT, "c": PORTS}
+
+
+def test_counts_and_names_where_read_the_runs_or_the_dict() -> None:
+    r = runs()
+    r.add_run(["n8"], TAINT)
+    assert r.counts() == [(TAINT, 3), (FIT, 1), (PORTS, 1)]
+    unschedulable = r.names_where(lambda st: st.code == Code.UNSCHEDULABLE)
+    assert unschedulable == ["n2", "n3"]
+    r["n2"] = TAINT  # now a dict
+    assert r.counts() == [(TAINT, 4), (PORTS, 1)]
+    assert r.names_where(lambda st: st.code == Code.UNSCHEDULABLE) == ["n3"]
