@@ -5,6 +5,9 @@ plugin by plugin. Kept as runs (the names one plugin rejected with one status, o
 status each), the statuses cost nothing per node until someone looks a node up by name; a
 cycle whose pod is placed never does. Iterating keys, values or items reads the runs in
 order, which is the order the equivalent dict would list them in.
+
+RowRejections is the plugins' side of the same idea: a batch Filter plugin answers with the
+positions it rejects as arrays, one per status, which the driver takes without a step per node.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from collections.abc import (
     ValuesView,
 )
 from itertools import chain, compress, repeat
-from typing import Any
+from typing import Any, Final
+
+import numpy as np
 
 from scheduler_core.framework.status import Status
 
@@ -202,3 +207,75 @@ class _Items(ItemsView[str, Status]):
 
     def __iter__(self) -> Iterator[tuple[str, Status]]:
         return self._mapping._items()
+
+
+_ONE_ROW: Final = np.zeros(1, dtype=np.intp)  # a batch of one's only position
+_NO_ROWS: Final = np.zeros(0, dtype=np.intp)
+
+
+class RowRejections(Mapping[int, Status]):
+    """What a batch Filter plugin answers: the positions it rejects, as runs of positions
+    (ascending int arrays, no position in two runs) that share a status. Read as the dict
+    {position: status} would be; Filter's driver takes the runs as they are, with no step
+    per rejected node."""
+
+    __slots__ = ("runs", "_dict", "_len")
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[Any, Status]] = []
+        self._dict: dict[int, Status] | None = None
+        self._len = 0
+
+    @classmethod
+    def of(cls, rows: Any, status: Status) -> RowRejections:
+        """One run: ``rows`` (positions, ascending) rejected with ``status``."""
+        out = cls()
+        out.add_rows(rows, status)
+        return out
+
+    def add_rows(self, rows: Any, status: Status) -> None:
+        """Positions (ascending, none added before) rejected with ``status``."""
+        rows = np.asarray(rows, dtype=np.intp)
+        if rows.size:
+            self.runs.append((rows, status))
+            self._len += rows.size
+            self._dict = None
+
+    def add_mask(self, mask: Any, status: Status) -> None:
+        """The positions where ``mask`` is true (lanes: a bool array aligned with the batch,
+        or a batch of one's numpy bool) rejected with ``status``."""
+        if np.ndim(mask) == 0:
+            if mask:
+                self.add_rows(_ONE_ROW, status)
+        else:
+            self.add_rows(np.flatnonzero(mask), status)
+
+    def _built(self) -> dict[int, Status]:
+        if self._dict is None:
+            d: dict[int, Status] = {}
+            for rows, status in self.runs:
+                d.update(dict.fromkeys(rows.tolist(), status))
+            self._dict = d
+        return self._dict
+
+    def get(self, position: int, default: Any = None) -> Any:
+        if len(self.runs) <= 1 and self._len <= 1:  # a batch of one, the per-node Filter
+            for rows, status in self.runs:
+                return status if int(rows[0]) == position else default
+            return default
+        return self._built().get(position, default)
+
+    def __getitem__(self, position: int) -> Status:
+        return self._built()[position]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __bool__(self) -> bool:
+        return self._len > 0
+
+    def __repr__(self) -> str:
+        return f"RowRejections({self._built()!r})"

@@ -30,7 +30,7 @@ from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.plugin_scores import PluginScores as PluginScores  # re-exported
 from scheduler_core.framework.plugin_scores import all_in_range
 from scheduler_core.framework.registry import Registry
-from scheduler_core.framework.rejections import Rejections
+from scheduler_core.framework.rejections import Rejections, RowRejections
 from scheduler_core.framework.status import SUCCESS, Code, Status
 from scheduler_core.framework.types import (
     NodeInfo,
@@ -338,62 +338,22 @@ class Framework(BindingPoints):
                 bad = dict.fromkeys(range(len(alive)), crash)
             if not bad:
                 continue
-            # Plugins answer with a few shared Status values: check and label each one once.
-            # (Per rejected node, only C-level maps run: thousands of nodes can fail at once.)
-            shared = list(bad.values())
-            one = shared[0]
-            statuses: list[Status] | None = [one] * len(shared)
-            if one.code != Code.SUCCESS and shared == statuses:
-                # One status (value) for every rejected node, the usual answer: label it once,
-                # no lookup per node. (The comparison stops at the first other status.)
-                label = _filter_status(pl.name, one)
-                codes = {label.code}
-                kinds.append(label)
-                statuses = None
-                gone = np.fromiter(bad, dtype=np.intp, count=len(shared))
-                if len(gone) > 1 and not (gone[1:] > gone[:-1]).all():  # in node order
-                    gone.sort()
-            else:
-                labelled = {
-                    key: _filter_status(pl.name, st)
-                    for key, st in dict(zip(map(id, shared), shared, strict=True)).items()
-                }
-                codes = {st.code for st in labelled.values()}
-                kinds.extend(st for st in labelled.values() if st.code != Code.SUCCESS)
-                if Code.SUCCESS in codes:
-                    kept = sorted(i for i in bad if bad[i].code != Code.SUCCESS)
-                    if not kept:
-                        continue
-                    statuses = list(map(labelled.__getitem__, map(id, map(bad.__getitem__, kept))))
-                    gone = np.array(kept, dtype=np.intp)
-                else:
-                    statuses = list(map(labelled.__getitem__, map(id, shared)))
-                    gone = np.fromiter(bad, dtype=np.intp, count=len(shared))
-                    if len(gone) > 1 and not (gone[1:] > gone[:-1]).all():  # in node order
-                        order = np.argsort(gone, kind="stable")
-                        gone = gone[order]
-                        statuses = [statuses[i] for i in order.tolist()]
-            at = gone if positions is None else positions[gone]
+            runs, labels = _labelled_runs(pl.name, bad)
+            if not runs:
+                continue
+            kinds.extend(labels)
             if flags_view is None:
                 flags_view = np.frombuffer(passed, dtype=np.uint8)
-            flags_view[at] = 0
-            if base is not None:
-                names: list[str] = base[0].names()[base[1][at]].tolist()
-            else:
-                names = [nodes[pos].node.name for pos in at.tolist()]
-            if statuses is None:  # one status for all of them, the first in node order
-                rejected.add_run(names, label)
-                if label.code == Code.ERROR and (first_error is None or int(at[0]) < first_error):
-                    first_error = int(at[0])
-            else:
-                rejected.add_run(names, statuses)
-                for pos, st in (
-                    zip(at.tolist(), statuses, strict=True) if Code.ERROR in codes else ()
-                ):
-                    if st.code == Code.ERROR:
-                        if first_error is None or pos < first_error:
-                            first_error = pos
-                        break
+            for rows, status in runs:
+                at = rows if positions is None else positions[rows]
+                flags_view[at] = 0
+                if base is not None:
+                    names: list[str] = base[0].names()[base[1][at]].tolist()
+                else:
+                    names = [nodes[pos].node.name for pos in at.tolist()]
+                rejected.add_run(names, status)
+                first_error = _first_error(first_error, at, status)
+            gone = runs[0][0] if len(runs) == 1 else np.concatenate([rows for rows, _ in runs])
             mask = np.ones(len(alive), dtype=bool)
             mask[gone] = False
             positions = positions[mask] if positions is not None else np.flatnonzero(mask)
@@ -572,6 +532,71 @@ class Framework(BindingPoints):
     # -- binding cycle --------------------------------------------------------------------------
     # Each method takes an optional ``steps`` list that receives (plugin, status) per plugin run,
     # which the scheduler turns into one event per plugin.
+
+
+# A run of a plugin's answer: ascending positions, with the status they share or each one's.
+_Run = tuple[Any, Status | list[Status]]
+
+
+def _labelled_runs(plugin: str, bad: Mapping[int, Status]) -> tuple[list[_Run], list[Status]]:
+    """A Filter plugin's answer (``bad``: rejected position -> status) as runs of positions
+    with their statuses as RunFilterPlugins reports them (_filter_status), Success left out,
+    and the distinct statuses. A RowRejections' runs are taken as they are; a dict's shared
+    Status values are checked and labelled once each (only C-level maps run per node:
+    thousands of nodes can fail at once)."""
+    if type(bad) is RowRejections:
+        runs: list[_Run] = []
+        labels: list[Status] = []
+        for rows, st in bad.runs:
+            label = _filter_status(plugin, st)
+            if label.code != Code.SUCCESS:
+                runs.append((rows, label))
+                labels.append(label)
+        return runs, labels
+    shared = list(bad.values())
+    one = shared[0]
+    if one.code != Code.SUCCESS and shared == [one] * len(shared):
+        # One status (value) for every rejected node, the usual answer: label it once, no
+        # lookup per node. (The comparison stops at the first other status.)
+        label = _filter_status(plugin, one)
+        gone = np.fromiter(bad, dtype=np.intp, count=len(shared))
+        if len(gone) > 1 and not (gone[1:] > gone[:-1]).all():  # in node order
+            gone.sort()
+        return [(gone, label)], [label]
+    labelled = {
+        key: _filter_status(plugin, st)
+        for key, st in dict(zip(map(id, shared), shared, strict=True)).items()
+    }
+    kept_labels = [st for st in labelled.values() if st.code != Code.SUCCESS]
+    if len(kept_labels) < len(labelled):  # some answered Success: those nodes pass
+        kept = sorted(i for i in bad if labelled[id(bad[i])].code != Code.SUCCESS)
+        if not kept:
+            return [], []
+        statuses = list(map(labelled.__getitem__, map(id, map(bad.__getitem__, kept))))
+        gone = np.array(kept, dtype=np.intp)
+    else:
+        statuses = list(map(labelled.__getitem__, map(id, shared)))
+        gone = np.fromiter(bad, dtype=np.intp, count=len(shared))
+        if len(gone) > 1 and not (gone[1:] > gone[:-1]).all():  # in node order
+            order = np.argsort(gone, kind="stable")
+            gone = gone[order]
+            statuses = [statuses[i] for i in order.tolist()]
+    return [(gone, statuses)], kept_labels
+
+
+def _first_error(first: int | None, at: Any, status: Status | list[Status]) -> int | None:
+    """The lowest position whose status is an Error: ``first`` or one of the run's (``at``,
+    ascending)."""
+    if isinstance(status, Status):
+        found = int(at[0]) if status.code == Code.ERROR else None
+    else:
+        found = next(
+            (pos for pos, st in zip(at.tolist(), status, strict=True) if st.code == Code.ERROR),
+            None,
+        )
+    if found is None:
+        return first
+    return found if first is None or found < first else first
 
 
 _ALL_PASSED = bytearray(b"\x01")  # one node's flag in filter_nodes' answer

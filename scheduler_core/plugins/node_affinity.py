@@ -10,7 +10,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from scheduler_core.framework.columns import NodeMasks, lanes, true_rows
+from scheduler_core.framework.columns import NodeMasks, lanes
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.events import NODE, ClusterEvent, ClusterEventWithHint, QueueingHint
 from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView, ScoreParts
@@ -20,6 +20,7 @@ from scheduler_core.framework.interfaces import (
     Handle,
     ScoreByColumns,
 )
+from scheduler_core.framework.rejections import RowRejections
 from scheduler_core.framework.status import SKIP, SUCCESS, Status, unresolvable
 from scheduler_core.framework.types import NodeInfo, NodeScore, PreFilterResult
 from scheduler_core.objects.api import (
@@ -165,9 +166,7 @@ class NodeAffinity(FilterByBatch, ScoreByColumns):
             return PreFilterResult(frozenset(node_names)), SUCCESS
         return None, SUCCESS
 
-    def filter_batch(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> dict[int, Status]:
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> RowRejections:
         """The profile's addedAffinity first (its own reason), then the pod's nodeSelector and
         required node affinity (computed here when PreFilter did not run)."""
         masks = NodeMasks(nodes)
@@ -177,8 +176,9 @@ class NodeAffinity(FilterByBatch, ScoreByColumns):
         s = state.get(_PRE_FILTER_KEY)
         req = s if isinstance(s, RequiredNodeAffinity) else RequiredNodeAffinity(pod)
         ok = ~enforced & req.lanes(masks)
-        out = dict.fromkeys(true_rows(enforced), _ENFORCED)
-        out.update(dict.fromkeys(true_rows(~ok & ~enforced), _NOT_MATCHED))
+        out = RowRejections()
+        out.add_mask(enforced, _ENFORCED)
+        out.add_mask(~ok & ~enforced, _NOT_MATCHED)
         return out
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:

@@ -21,7 +21,8 @@ from scheduler_core.framework.events import (
 )
 from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView
 from scheduler_core.framework.interfaces import FilterByBatch, Handle
-from scheduler_core.framework.status import Status, unresolvable
+from scheduler_core.framework.rejections import RowRejections
+from scheduler_core.framework.status import unresolvable
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.objects.api import (
     Node,
@@ -40,20 +41,18 @@ _UNSCHEDULABLE_TAINT: Final = Taint("node.kubernetes.io/unschedulable", "", "NoS
 class NodeUnschedulable(FilterByBatch):
     name = NAME
 
-    def filter_batch(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> dict[int, Status]:
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> RowRejections:
         """A cordoned node rejects a pod that does not tolerate the unschedulable taint."""
         cols = columns_of(nodes)
         if cols is not None:
             if not cols[0].any_unschedulable:
-                return {}
-            cordoned = np.flatnonzero(cols[0].unschedulable[cols[1]]).tolist()
+                return RowRejections()
+            cordoned = np.flatnonzero(cols[0].unschedulable[cols[1]])
         else:
-            cordoned = [i for i, ni in enumerate(nodes) if ni.node.unschedulable]
-        if not cordoned or tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT):
-            return {}
-        return dict.fromkeys(cordoned, _REJECTED)
+            cordoned = np.array([i for i, ni in enumerate(nodes) if ni.node.unschedulable])
+        if not cordoned.size or tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT):
+            return RowRejections()
+        return RowRejections.of(cordoned, _REJECTED)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [

@@ -28,6 +28,7 @@ from scheduler_core.framework.interfaces import (
     ScoreByColumns,
     filter_one,
 )
+from scheduler_core.framework.rejections import RowRejections
 from scheduler_core.framework.status import SUCCESS, Status, error, unresolvable
 from scheduler_core.framework.types import NodeInfo, NodeScore
 from scheduler_core.objects.api import (
@@ -74,14 +75,12 @@ class TaintToleration(FilterByBatch, ScoreByColumns):
         )
         return SUCCESS if untolerated is None else _UNTOLERATED
 
-    def filter_batch(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> dict[int, Status]:
+    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> RowRejections:
         """Filter for many nodes: one verdict per distinct taint list, mapped onto the nodes."""
         tolerations = pod.tolerations
         found = columns_of(nodes)
         if found is not None and not found[0].taint_sets()[1]:
-            return {}  # no node has a taint, and no taint is not tolerated
+            return RowRejections()  # no node has a taint, and no taint is not tolerated
         untolerated = _per_taint_set(
             nodes,
             lambda taints: (
@@ -89,7 +88,7 @@ class TaintToleration(FilterByBatch, ScoreByColumns):
             ),
             bool,
         )
-        return dict.fromkeys(np.flatnonzero(untolerated).tolist(), _UNTOLERATED)
+        return RowRejections.of(np.flatnonzero(untolerated), _UNTOLERATED)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Any) -> Status:
         state.write(_PRE_SCORE_KEY, _PreScoreState(_prefer_tolerations(pod)))

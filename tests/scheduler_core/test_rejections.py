@@ -69,3 +69,24 @@ def test_counts_and_names_where_read_the_runs_or_the_dict() -> None:
     r["n2"] = TAINT  # now a dict
     assert r.counts() == [(TAINT, 4), (PORTS, 1)]
     assert r.names_where(lambda st: st.code == Code.UNSCHEDULABLE) == ["n3"]
+
+
+def test_row_rejections_read_as_the_dict_of_positions() -> None:
+    import numpy as np
+
+    from scheduler_core.framework.rejections import RowRejections
+
+    rows = RowRejections()
+    rows.add_mask(np.array([False, True, False, True]), TAINT)
+    rows.add_rows(np.array([2]), FIT)
+    rows.add_mask(np.array([False, False, False, False]), PORTS)  # nothing: no run
+    assert len(rows) == 3 and rows
+    assert dict(rows) == {1: TAINT, 3: TAINT, 2: FIT}
+    assert rows.get(2) is FIT and rows.get(0) is None and rows.get(0, "x") == "x"
+    assert rows == {1: TAINT, 3: TAINT, 2: FIT}
+    one = RowRejections()
+    one.add_mask(np.bool_(True), PORTS)  # a batch of one's lanes are scalars
+    assert one.get(0) is PORTS and one.get(1) is None
+    none = RowRejections()
+    none.add_mask(np.bool_(False), PORTS)
+    assert not none and none.get(0, FIT) is FIT

@@ -161,7 +161,7 @@ class InterPodAffinity(FilterByBatch, ScoreByColumns):
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> dict[int, Status]:
+    ) -> Mapping[int, Status]:
         """Filter for many nodes (filter_nodes); without the PreFilter state, an Error."""
         s = state.get(PRE_FILTER_KEY)
         if type(s) is not PreFilterState:

@@ -20,11 +20,8 @@ from scheduler_core.framework.columns import (
     label_ids,
     label_lanes,
     lanes,
-    true_rows,
 )
-from scheduler_core.framework.status import (
-    Status,
-)
+from scheduler_core.framework.rejections import RowRejections
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.objects.api import Pod
 from scheduler_core.plugins.inter_pod_affinity.state import (
@@ -202,14 +199,14 @@ def with_pods(nodes: Sequence[NodeInfo]) -> Sequence[NodeInfo]:
     return [nodes[p] for p in np.flatnonzero(cols.num_pods[idx]).tolist()]
 
 
-def filter_nodes(s: PreFilterState, nodes: Sequence[NodeInfo]) -> dict[int, Status]:
+def filter_nodes(s: PreFilterState, nodes: Sequence[NodeInfo]) -> RowRejections:
     """Filter over many nodes: the pod's required affinity (every topology key on the node,
     and a matching pod in each domain, unless no pod matches anywhere and the pod matches its
     own terms), then its required anti-affinity, then the existing pods' anti-affinity; the
     first that fails decides a node's status. Read through label columns (the snapshot's, or
     built over the nodes given), as lanes (a per-node call's are scalars)."""
     n = len(nodes)
-    out: dict[int, Status] = {}
+    out = RowRejections()
     rejected = lanes(n, False)
     if s.affinity_terms:
         has_keys = lanes(n, True)
@@ -222,7 +219,7 @@ def filter_nodes(s: PreFilterState, nodes: Sequence[NodeInfo]) -> dict[int, Stat
         # With no matching pod anywhere, a pod matching its own terms may start the group.
         starts_group = s.affinity.size == 0 and s.matches_own_affinity
         rejected = ~(has_keys if starts_group else has_keys & pods_exist)
-        out.update(dict.fromkeys(true_rows(rejected), AFFINITY_NOT_MATCH))
+        out.add_mask(rejected, AFFINITY_NOT_MATCH)
     anti = s.anti_affinity.by_key
     for status, terms in (
         (
@@ -240,7 +237,7 @@ def filter_nodes(s: PreFilterState, nodes: Sequence[NodeInfo]) -> dict[int, Stat
             column, ids = label_lanes(nodes, key)
             hit |= column.read(counts, ids) > 0
         hit &= ~rejected
-        out.update(dict.fromkeys(true_rows(hit), status))
+        out.add_mask(hit, status)
         rejected |= hit
     return out
 

@@ -8,7 +8,7 @@ maps an extended resource to DRA here, so no request is left to DynamicResources
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
@@ -32,6 +32,7 @@ from scheduler_core.framework.events import (
 )
 from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView, ScoreParts
 from scheduler_core.framework.interfaces import Handle, ScoreByColumns, filter_one
+from scheduler_core.framework.rejections import RowRejections
 from scheduler_core.framework.status import SUCCESS, Code, Status, error
 from scheduler_core.framework.types import NodeInfo, PreFilterResult
 from scheduler_core.objects import quantity as q
@@ -337,7 +338,7 @@ class Fit(ScoreByColumns):
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> dict[int, Status]:
+    ) -> Mapping[int, Status]:
         """Filter for many nodes: each node's failed checks as bits (one per check, and one for
         "more than the node has", which makes the rejection unresolvable); each distinct
         answer is one Status. Without the PreFilter state, upstream's Error."""
@@ -362,11 +363,16 @@ class Fit(ScoreByColumns):
             if check.can_exceed:
                 beyond |= short & (check.want > check.capacity[rejected])
         bits += beyond * (1 << len(checks))
-        # The distinct answers from the list (np.unique sorts, and its first call imports
-        # numpy.ma: tens of milliseconds).
-        each = bits.tolist()
-        statuses = {b: self._status_of_bits(checks, b) for b in set(each)}
-        return {i: statuses[b] for i, b in zip(rejected.tolist(), each, strict=True)}
+        out = RowRejections()
+        low, high = int(np.minimum.reduce(bits)), int(np.maximum.reduce(bits))
+        if low == high:  # one answer for every rejected node, the usual case
+            out.add_rows(rejected, self._status_of_bits(checks, low))
+            return out
+        # The distinct answers in order of appearance (np.unique sorts, and its first call
+        # imports numpy.ma: tens of milliseconds).
+        for b in dict.fromkeys(bits.tolist()):
+            out.add_rows(rejected[bits == b], self._status_of_bits(checks, b))
+        return out
 
     def _status_of_bits(self, checks: Sequence[_Check], bits: int) -> Status:
         """The status for the failed checks ``bits`` (see filter_batch)."""

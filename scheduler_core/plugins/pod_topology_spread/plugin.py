@@ -25,12 +25,12 @@ from scheduler_core.framework.columns import (
     label_lanes,
     lanes,
     names_of,
-    true_rows,
 )
 from scheduler_core.framework.cycle_state import CycleState, StateData
 from scheduler_core.framework.events import ClusterEventWithHint
 from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView, ScoreParts
 from scheduler_core.framework.interfaces import MAX_NODE_SCORE, FilterByBatch, Handle, ScoreValues
+from scheduler_core.framework.rejections import RowRejections
 from scheduler_core.framework.status import (
     SKIP,
     SUCCESS,
@@ -261,7 +261,7 @@ class PodTopologySpread(FilterByBatch):
 
     def filter_batch(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> dict[int, Status]:
+    ) -> Mapping[int, Status]:
         """Filter for many nodes: each hard constraint in order, a node's first failing one
         deciding: the node lacks its topology label, or placing the pod in the node's domain
         would make the skew (matching pods there + the pod itself - the global minimum)
@@ -269,13 +269,13 @@ class PodTopologySpread(FilterByBatch):
         s = state.get(_PRE_FILTER_KEY)
         if not isinstance(s, _PreFilterState):
             return dict.fromkeys(range(len(nodes)), _STATUS_NO_PRE_FILTER_STATE)
-        out: dict[int, Status] = {}
+        out = RowRejections()
         undecided = lanes(len(nodes), True)
         for _, _, ids, _, _, _, exceeds in _hard_checks(s, nodes):
             missing = undecided & (ids < 0)
             skewed = undecided & ~missing & exceeds
-            out.update(dict.fromkeys(true_rows(missing), _STATUS_LABEL_MISSING))
-            out.update(dict.fromkeys(true_rows(skewed), _STATUS_SKEW))
+            out.add_mask(missing, _STATUS_LABEL_MISSING)
+            out.add_mask(skewed, _STATUS_SKEW)
             undecided &= ~(missing | skewed)
         return out
 
