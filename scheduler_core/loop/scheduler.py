@@ -85,7 +85,7 @@ from scheduler_core.record.events import (
     Unreserve,
     Unschedulable,
 )
-from scheduler_core.tools.gcpause import with_collector_paused
+from scheduler_core.tools.gcpause import fewer_collections, with_collector_paused
 
 __all__ = ["Outcome", "Scheduler", "WaitingPod"]
 
@@ -545,6 +545,10 @@ class Scheduler(NodeChanges, PodChanges, PodGroups):
         left unschedulable are retried only when the cluster changes (or by the 5-minute
         leftover flush when ``until`` allows that much time to pass).
         """
+        with fewer_collections():
+            return self._run(max_cycles, until)
+
+    def _run(self, max_cycles: int | None, until: float | None) -> int:
         limit = max_cycles if max_cycles is not None else 50 * (len(self.outcomes) + 10)
         ran = 0
         while ran < limit:

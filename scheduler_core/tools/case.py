@@ -37,6 +37,7 @@ from scheduler_core.objects.api import (
 )
 from scheduler_core.plugins import in_tree_registry
 from scheduler_core.plugins.dynamic_resources.plugin import claim_summary, pod_claims
+from scheduler_core.tools.gcpause import fewer_collections
 
 
 def case_objects(case: Mapping[str, Any]) -> ClusterObjects:
@@ -193,6 +194,10 @@ class CaseRun:
         ``observe`` sees each cycle that ran a profile right after its scheduling cycle, before
         anything changes the cluster (preemption, Reserve, binding): the explanations' hook.
         """
+        with fewer_collections():  # the collector held back while the cycles run (gcpause)
+            yield from self._cycles(observe)
+
+    def _cycles(self, observe: CycleObserver | None) -> Iterator[tuple[Pod, CycleRecord]]:
         queue = [Pod(apply_api_defaults(raw)) for raw in self.case.get("queue") or ()]
         # Pending pods that already carry a nomination are known to the nominator from the
         # moment they are queued: lower-or-equal priority pods see them on their node.

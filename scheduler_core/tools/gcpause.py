@@ -13,7 +13,7 @@ import functools
 import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,6 +40,29 @@ def with_collector_paused(fn: F) -> F:
             return fn(*args, **kwargs)
 
     return paused  # type: ignore[return-value]
+
+
+# The collector's first threshold while the engine schedules: CPython's default (700 new
+# container objects) starts a young-generation pass every few cycles; each pass, and the older
+# passes they add up to, walk objects that are not garbage. Measured on the shared bench
+# workloads: a tenth of a run's time at the default, under 2% at this.
+SCHEDULING_THRESHOLD: Final = 10_000
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    """The collector runs, but its young generation is collected after SCHEDULING_THRESHOLD
+    new objects instead of CPython's 700; the thresholds are restored after. A threshold
+    already that high (an outer block, or the embedding process's choice) is left alone."""
+    old = gc.get_threshold()
+    if old[0] >= SCHEDULING_THRESHOLD:
+        yield
+        return
+    gc.set_threshold(SCHEDULING_THRESHOLD, *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
 
 
 @contextmanager

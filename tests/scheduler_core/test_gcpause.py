@@ -7,6 +7,8 @@ import gc
 from builders import make_node, make_pod
 
 from scheduler_core.loop.scheduler import Scheduler
+from scheduler_core.tools import gcpause
+from scheduler_core.tools.case import CaseRun
 from scheduler_core.tools.gcpause import collector_paused
 
 
@@ -45,3 +47,56 @@ def test_the_collector_comes_back_after_an_error():
     except ValueError:
         pass
     assert gc.isenabled()
+
+
+def test_fewer_collections_raises_the_first_threshold_and_restores_it() -> None:
+    old = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        with gcpause.fewer_collections():
+            assert gc.get_threshold() == (gcpause.SCHEDULING_THRESHOLD, 10, 10)
+            with gcpause.fewer_collections():  # nested: left as the outer block set it
+                assert gc.get_threshold()[0] == gcpause.SCHEDULING_THRESHOLD
+            assert gc.get_threshold()[0] == gcpause.SCHEDULING_THRESHOLD
+        assert gc.get_threshold() == (700, 10, 10)
+        gc.set_threshold(50_000, 5, 5)  # the process's own, higher choice stays
+        with gcpause.fewer_collections():
+            assert gc.get_threshold() == (50_000, 5, 5)
+        assert gc.get_threshold() == (50_000, 5, 5)
+    finally:
+        gc.set_threshold(*old)
+
+
+def test_a_case_run_schedules_with_fewer_collections() -> None:
+    case = {
+        "nodes": [
+            {"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "1", "pods": "10"}}}
+        ],
+        "queue": [{"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}}],
+    }
+    old = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        seen = [gc.get_threshold()[0] for _ in CaseRun(case).cycles()]
+        assert seen == [gcpause.SCHEDULING_THRESHOLD]
+        assert gc.get_threshold() == (700, 10, 10)
+    finally:
+        gc.set_threshold(*old)
+
+
+def test_the_scheduling_loop_runs_with_fewer_collections() -> None:
+    seen: list[int] = []
+    sched = Scheduler(
+        None,
+        [make_node("n1"), make_pod("a")],
+        on_event=lambda ev: seen.append(gc.get_threshold()[0]),
+    )
+    old = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        seen.clear()
+        assert sched.run_until_idle() == 1
+        assert seen and set(seen) == {gcpause.SCHEDULING_THRESHOLD}
+        assert gc.get_threshold() == (700, 10, 10)
+    finally:
+        gc.set_threshold(*old)
