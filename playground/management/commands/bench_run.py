@@ -16,10 +16,14 @@ which says more on a machine busy with other work.
 ``--percentage`` sets percentageOfNodesToScore (0: the adaptive default, 100: every node).
 ``--repeat N`` runs the case N times, each run followed by the engine alone, and reports the
 fastest of each (a machine shared with other work slows some repetitions, never speeds one up).
+``--nodes N`` grows or cuts the case to N nodes (copies of its nodes, renamed ``NAME-cK``) and
+``--queue N`` keeps its first N queued pods: a bigger cluster than any shared case, run quickly,
+e.g. ``--nodes 15000 --queue 50`` on basic-5000n-1000p for the run page at 15,000 nodes.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from typing import Any
@@ -49,6 +53,22 @@ def case_manifests(case: dict[str, Any]) -> list[dict[str, Any]]:
     kinds = ("pvcs", "pvs", "storageClasses", "pdbs", "namespaces")
     others = [m for key in kinds for m in case.get(key) or ()]
     return [*case.get("nodes", ()), *others, *(case.get("pods") or ()), *case.get("queue", ())]
+
+
+def scaled_nodes(nodes: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
+    """``count`` nodes: the case's own first, then copies with distinct names and hostnames."""
+    out = list(nodes[:count])
+    if not nodes:
+        return out
+    for i in range(len(out), count):
+        node = copy.deepcopy(nodes[i % len(nodes)])
+        name = f"{node['metadata']['name']}-c{i // len(nodes)}"
+        node["metadata"]["name"] = name
+        labels = node["metadata"].get("labels") or {}
+        if "kubernetes.io/hostname" in labels:
+            labels["kubernetes.io/hostname"] = name
+        out.append(node)
+    return out
 
 
 def engine_seconds(
@@ -93,6 +113,8 @@ class Command(BaseCommand):
         parser.add_argument("--percentage", type=int, default=None, help="0-100")
         parser.add_argument("--keep", action="store_true", help="keep the cluster and the run")
         parser.add_argument("--repeat", type=int, default=1, help="runs to time (the best counts)")
+        parser.add_argument("--nodes", type=int, default=None, help="copy or cut nodes to N")
+        parser.add_argument("--queue", type=int, default=None, help="keep the first N queued pods")
 
     def handle(self, *args: Any, **options: Any) -> None:
         with open(options["case"]) as f:
@@ -100,6 +122,10 @@ class Command(BaseCommand):
         config = dict(case.get("config") or {})
         if options["percentage"] is not None:
             config["percentageOfNodesToScore"] = options["percentage"]
+        if options["nodes"] is not None:
+            case["nodes"] = scaled_nodes(case.get("nodes") or [], options["nodes"])
+        if options["queue"] is not None:
+            case["queue"] = (case.get("queue") or [])[: options["queue"]]
         manifests = case_manifests(case)
         user = get_user_model().objects.get_or_create(username=BENCH_USER)[0]
         name = f"bench {case.get('name', options['case'])} {time.strftime('%H:%M:%S')}"

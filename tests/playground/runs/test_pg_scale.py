@@ -14,6 +14,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from playground.clusters import services
+from playground.management.commands import bench_run
 from playground.models import Cluster, Node, Pod, Profile, Run
 from playground.profiles import services as profile_services
 from playground.runs.panels import charts, paging
@@ -312,3 +313,21 @@ def test_bench_run_prints_its_figures_and_leaves_nothing_behind(tmp_path):
         assert low - 0.005 <= result[ratio] <= high + 0.005, (ratio, result)
     assert result["storedBytes"] > 0 and result["bytesPerNodeCycle"] > 0
     assert not Cluster.objects.exists() and not Run.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bench_run_grows_a_case_to_more_nodes_with_fewer_pods(tmp_path):
+    nodes = [make_node(f"n{i}", cpu="2") for i in range(3)]
+    grown = bench_run.scaled_nodes(nodes, 7)
+    names = ["n0", "n1", "n2", "n0-c1", "n1-c1", "n2-c1", "n0-c2"]
+    assert [n["metadata"]["name"] for n in grown] == names
+    assert grown[4]["metadata"]["labels"]["kubernetes.io/hostname"] == "n1-c1"
+    assert nodes[1]["metadata"]["name"] == "n1" and bench_run.scaled_nodes(nodes, 2) == nodes[:2]
+    case = tmp_path / "case.json"
+    queue = [make_pod(f"p{i}", cpu="1") for i in range(4)]
+    case.write_text(json.dumps({"name": "tiny", "nodes": nodes, "queue": queue}))
+    out = StringIO()
+    argv = ["--nodes", "5", "--queue", "2", "--percentage", "100"]
+    call_command("bench_run", str(case), *argv, stdout=out, stderr=StringIO())
+    result = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert (result["nodes"], result["pods"], result["evaluatedNodeCycles"]) == (5, 2, 10)
