@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 import yaml
 from builders import make_node, make_pod
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from playground.clusters import services
 from playground.models import Run, RunCycle
@@ -103,3 +105,16 @@ def test_a_run_with_a_script_stores_every_record(
         script=script,
     )
     assert _data(run) and not any(rebuilt.is_recipe(d) for d in _data(run))
+
+
+def test_a_runs_snapshot_is_read_once_for_all_its_recipes(
+    cluster, profile, user, django_capture_on_commit_callbacks
+):
+    run = _run(django_capture_on_commit_callbacks, user=user, cluster=cluster, profile=profile)
+    cycles = list(RunCycle.objects.filter(run=run).values_list("cycle", flat=True))
+    rebuilt._SNAPSHOTS.clear()
+    with CaptureQueriesContext(connection) as queries:
+        for cycle in cycles:  # each request reads its own Run row
+            selectors.run_cycle_events(run=Run.objects.get(pk=run.pk), cycle=cycle)
+    assert len(cycles) > 2 and not any(rebuilt.is_recipe(d) for d in _data(run))
+    assert sum("runsnapshot" in q["sql"].lower() for q in queries) == 1
