@@ -9,8 +9,8 @@ re-computes a scheduling decision; it only regroups what the events already say.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import zip_longest
-from typing import Any, Final
+from itertools import repeat
+from typing import Any, Final, overload
 
 from django.utils.translation import gettext
 
@@ -120,65 +120,96 @@ def cycle_events(events: Iterable[Event], cycle: int) -> list[Event]:
 # -- filter ------------------------------------------------------------------------------------
 
 
-def filter_matrix(cycle_evs: Sequence[Event]) -> dict[str, Any]:
-    """Nodes x Filter plugins: each cell's code and reasons, the first rejector, the FitError.
+class FilterRows(Sequence[dict[str, Any]]):
+    """The filter matrix's rows, each built when it is read, over the cycle's columns.
 
-    Rows follow the snapshot order (CycleStart.nodes); a cell is None where the plugin did not
-    run on that node.
+    At thousands of nodes the page shows one page of rows; paging sorts and searches the
+    ``nodes`` and ``verdicts`` columns and reads only the rows it shows.
     """
-    start = next((e for e in cycle_evs if e["type"] == "CycleStart"), {})
-    nodes: list[str] = list(start.get("nodes") or [])
-    rows_by_plugin = [e for e in cycle_evs if e["type"] == "Filter" and e.get("plugin")]
-    verdict = next((e for e in cycle_evs if e["type"] == "Filter" and not e.get("plugin")), None)
-    end = next((e for e in cycle_evs if e["type"] == "CycleEnd"), None)
-    plugins = [e["plugin"] for e in rows_by_plugin]
-    columns = [_filter_cells(ev, len(nodes)) for ev in rows_by_plugin]
-    by_node = zip(*columns, strict=True) if columns else ((),) * len(nodes)
-    rows = []
-    for i, (node, cells) in enumerate(zip(nodes, by_node, strict=True)):
+
+    def __init__(self, cycle_evs: Sequence[Event]) -> None:
+        start = next((e for e in cycle_evs if e["type"] == "CycleStart"), {})
+        self.nodes: list[str] = list(start.get("nodes") or [])
+        self.plugin_events = [e for e in cycle_evs if e["type"] == "Filter" and e.get("plugin")]
+        verdict = next(
+            (e for e in cycle_evs if e["type"] == "Filter" and not e.get("plugin")), None
+        )
+        end = next((e for e in cycle_evs if e["type"] == "CycleEnd"), None)
+        n = len(self.nodes)
+        self.verdict = verdict
+        codes: list[str | None] = list(verdict["codes"][:n]) if verdict is not None else []
+        # Each row's verdict: None where Filter did not evaluate the node.
+        self.verdicts = codes + [None] * (n - len(codes))
+        self.evaluated = len(codes) - codes.count(None)
+        passed = [node for node, code in zip(self.nodes, codes, strict=False) if code == "Success"]
+        # With node sampling, the node that ends Filter's walk passes but is not kept (CycleEnd).
+        self.feasible: list[str] = (
+            list(end["feasible"]) if end and end.get("feasible") is not None else passed
+        )
+        self.message = end.get("message") if end else None
+        self._kept: set[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    @overload
+    def __getitem__(self, i: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, i: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(i, slice):
+            return [self._row(k) for k in range(*i.indices(len(self)))]
+        if not -len(self) <= i < len(self):
+            raise IndexError(i)
+        return self._row(i % len(self))
+
+    def _row(self, i: int) -> dict[str, Any]:
+        """Node ``i``'s row: each plugin's cell (None: not run), the verdict, its reasons, the
+        first rejector, and whether a passing node was dropped."""
+        if self._kept is None:
+            self._kept = set(self.feasible)
+        node = self.nodes[i]
         row: dict[str, Any] = {
             "node": node,
-            "cells": list(cells),
+            "cells": [_filter_cell(ev, i) for ev in self.plugin_events],
             "verdict": None,
             "rejector": None,
         }
+        verdict = self.verdict
         if verdict is not None and i < len(verdict["codes"]):
             row["verdict"] = verdict["codes"][i]
             row["reasons"] = list(verdict["reasons"][i] or [])
             rejectors = verdict.get("rejector") or []
             row["rejector"] = rejectors[i] if i < len(rejectors) else None
-        rows.append(row)
-    passed = [r["node"] for r in rows if r["verdict"] == "Success"]
-    # With node sampling, the node that ends Filter's walk passes but is not kept (CycleEnd).
-    feasible = list(end["feasible"]) if end and end.get("feasible") is not None else passed
-    kept = set(feasible)
-    for r in rows:
-        r["dropped"] = r["verdict"] == "Success" and r["node"] not in kept
+        row["dropped"] = row["verdict"] == "Success" and node not in self._kept
+        return row
+
+
+def filter_matrix(cycle_evs: Sequence[Event], *, lazy_rows: bool = False) -> dict[str, Any]:
+    """Nodes x Filter plugins: each cell's code and reasons, the first rejector, the FitError.
+
+    Rows follow the snapshot order (CycleStart.nodes); a cell is None where the plugin did not
+    run on that node. ``lazy_rows``: the rows as a ``FilterRows``, built when read.
+    """
+    rows = FilterRows(cycle_evs)
     return {
-        "plugins": plugins,
-        "rows": rows,
-        "feasible": feasible,
-        "evaluated": sum(1 for r in rows if r["verdict"] is not None),
-        "message": end.get("message") if end else None,
+        "plugins": [e["plugin"] for e in rows.plugin_events],
+        "rows": rows if lazy_rows else list(rows),
+        "feasible": rows.feasible,
+        "evaluated": rows.evaluated,
+        "message": rows.message,
     }
 
 
-def _filter_cells(ev: Event, count: int) -> list[dict[str, Any] | None]:
-    """A Filter plugin's cells over the first ``count`` nodes (None: not run). Equal cells are
-    one object: thousands of nodes share a handful of (code, reasons)."""
-    made: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
-
-    def cell(code: str | None, reasons: Any) -> dict[str, Any] | None:
-        if code is None:
-            return None
-        key = (code, reasons if type(reasons) is tuple else tuple(reasons or ()))
-        found = made.get(key)
-        if found is None:
-            found = made[key] = {"code": code, "reasons": list(key[1])}
-        return found
-
-    cells = [cell(c, r) for c, r in zip_longest(ev["codes"][:count], ev["reasons"][:count])]
-    return cells + [None] * (count - len(cells))
+def _filter_cell(ev: Event, i: int) -> dict[str, Any] | None:
+    """A Filter plugin's cell on node ``i`` (None: not run)."""
+    codes, reasons = ev["codes"], ev["reasons"]
+    code = codes[i] if i < len(codes) else None
+    if code is None:
+        return None
+    return {"code": code, "reasons": list((reasons[i] if i < len(reasons) else None) or ())}
 
 
 # -- score -------------------------------------------------------------------------------------
@@ -197,17 +228,20 @@ def score_table(cycle_evs: Sequence[Event]) -> dict[str, Any]:
     order, columns = _score_columns(scores, combine)
     if combine is not None and combine.get("totals"):
         by_node = dict(zip(combine["nodes"], combine["totals"], strict=False))
-        total_of = [int(by_node.get(n, 0)) for n in order]
+        total_of = list(map(int, map(by_node.get, order, repeat(0))))
     else:
         weighted = zip(*columns["weighted"], strict=True) if scores else ((),) * len(order)
         total_of = [sum(row) for row in weighted]
-    ranked = sorted(range(len(order)), key=lambda i: (-total_of[i], order[i]))
-    nodes = [order[i] for i in ranked]
+    # By total, highest first, then by name: two stable sorts with C-speed keys (a reversed sort
+    # keeps equal keys in their order), thousands of nodes being mostly tied.
+    by_name = sorted(range(len(order)), key=order.__getitem__)
+    ranked = sorted(by_name, key=total_of.__getitem__, reverse=True)
+    nodes = list(map(order.__getitem__, ranked))
     values = {}
     for mode in SCORE_MODES:
         rows = list(zip(*columns[mode], strict=True)) if scores else [() for _ in order]
-        values[mode] = [list(rows[i]) for i in ranked]
-    totals = [total_of[i] for i in ranked]
+        values[mode] = list(map(list, map(rows.__getitem__, ranked)))
+    totals = list(map(total_of.__getitem__, ranked))
     return {
         "plugins": plugins,
         "weights": weights,
@@ -234,7 +268,7 @@ def _score_columns(
         and all(list(ev["nodes"]) == first for ev in scores[1:])
         and (not extra or set(extra) <= set(first))
     ):
-        return first, {mode: [[int(v) for v in ev[mode]] for ev in scores] for mode in SCORE_MODES}
+        return first, {mode: [list(map(int, ev[mode])) for ev in scores] for mode in SCORE_MODES}
     seen: dict[str, None] = {}  # a dict keeps first-seen order in linear time
     for ev in scores:
         seen.update(dict.fromkeys(ev["nodes"]))
@@ -368,8 +402,12 @@ def _upstream_order(out: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # -- one cycle, all panels ---------------------------------------------------------------------
 
 
-def cycle_detail(events: Iterable[Event], cycle: int) -> dict[str, Any] | None:
-    """Everything the run page shows for one cycle, or None if the cycle has no events yet."""
+def cycle_detail(
+    events: Iterable[Event], cycle: int, *, lazy_rows: bool = False
+) -> dict[str, Any] | None:
+    """Everything the run page shows for one cycle, or None if the cycle has no events yet.
+
+    ``lazy_rows``: the filter matrix's rows as a ``FilterRows`` (``filter_matrix``)."""
     evs = cycle_events(events, cycle)
     if not evs:
         return None
@@ -402,7 +440,7 @@ def cycle_detail(events: Iterable[Event], cycle: int) -> dict[str, Any] | None:
             for e in evs
             if e["type"] == "PreScore"
         ],
-        "filter": filter_matrix(evs),
+        "filter": filter_matrix(evs, lazy_rows=lazy_rows),
         "scores": table,
         "winner": winner_explanation(table),
         "normalize": normalize_summary(table) if table["scored"] else [],

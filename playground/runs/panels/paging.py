@@ -14,7 +14,7 @@ and formula) is computed by the engine on demand: ``explain_views``, ``explain.j
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -73,41 +73,50 @@ def _page(items: list[Any], page: int, size: int) -> tuple[list[Any], int, int]:
     return items[page * size : (page + 1) * size], page, pages
 
 
-def _busiest_page(rows: list[dict[str, Any]], size: int) -> int:
+def _busiest_page(verdicts: Sequence[str | None], order: Sequence[int], size: int) -> int:
     """The page holding most of the nodes Filter evaluated (the first such page on a tie): with
     sampling, the evaluated window may start pages into the snapshot, and a first page of "not
-    evaluated" rows would hide it."""
+    evaluated" rows would hide it. ``order``: the rows' indices as listed."""
     counts: dict[int, int] = {}
-    for i, row in enumerate(rows):
-        if row["verdict"] is not None:
-            counts[i // size] = counts.get(i // size, 0) + 1
+    for position, i in enumerate(order):
+        if verdicts[i] is not None:
+            counts[position // size] = counts.get(position // size, 0) + 1
     return max(sorted(counts), key=lambda page: counts[page], default=0)
 
 
 def filter_page(matrix: Mapping[str, Any], params: PageParams) -> dict[str, Any]:
-    """One page of the filter matrix, with the counts of the whole cycle."""
-    rows: list[dict[str, Any]] = list(matrix["rows"])
+    """One page of the filter matrix, with the counts of the whole cycle.
+
+    Sorts and searches go over the node and verdict columns (``charts.FilterRows`` holds them;
+    plain rows give them), so only the rows shown are read.
+    """
+    rows: Sequence[dict[str, Any]] = matrix["rows"]
+    if isinstance(rows, charts.FilterRows):
+        nodes, verdicts = rows.nodes, rows.verdicts
+    else:
+        nodes, verdicts = [r["node"] for r in rows], [r["verdict"] for r in rows]
     total = len(rows)
+    order = list(range(total))
     if params.filter_query:
         q = params.filter_query.lower()
-        rows = [r for r in rows if q in r["node"].lower()]
+        order = [i for i in order if q in nodes[i].lower()]
     if params.filter_sort == "name":
-        rows.sort(key=lambda r: r["node"])
+        order.sort(key=nodes.__getitem__)
     elif params.filter_sort == "rejected":
-        rows.sort(key=lambda r: r["verdict"] == "Success")
+        order.sort(key=lambda i: verdicts[i] == "Success")
     page = params.filter_page
     if page is None:
-        page = _busiest_page(rows, params.page_size)
-    shown, page, pages = _page(rows, page, params.page_size)
+        page = _busiest_page(verdicts, order, params.page_size)
+    shown, page, pages = _page(order, page, params.page_size)
     return {
         "plugins": matrix["plugins"],
-        "rows": shown,
+        "rows": [rows[i] for i in shown],
         "feasible": matrix["feasible"][:MAX_TOP_N],
         "feasible_count": len(matrix["feasible"]),
         "evaluated": matrix["evaluated"],
         "message": matrix["message"],
         "total_rows": total,
-        "matching": len(rows),
+        "matching": len(order),
         "page": page,
         "pages": pages,
         "sort": params.filter_sort,
@@ -141,10 +150,9 @@ def _rest(table: Mapping[str, Any], top_n: int) -> dict[str, Any] | None:
     if not rest:
         return None
     n = len(rest)
-    plugins = table["plugins"]
     return {
         "count": n,
-        "mean": [round(sum(row[j] for row in rest) / n, 1) for j in range(len(plugins))],
+        "mean": [round(sum(column) / n, 1) for column in zip(*rest, strict=True)],
         "mean_total": round(sum(table["totals"][top_n:]) / n, 1),
         "max_total": max(table["totals"][top_n:]),
     }
@@ -188,7 +196,7 @@ def cycle_page(
     events: Iterable[charts.Event], cycle: int, params: PageParams
 ) -> dict[str, Any] | None:
     """Every panel of one cycle as the run page draws it, or None for an unknown cycle."""
-    detail = charts.cycle_detail(events, cycle)
+    detail = charts.cycle_detail(events, cycle, lazy_rows=True)
     if detail is None:
         return None
     table = detail["scores"]

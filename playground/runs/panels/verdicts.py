@@ -71,9 +71,12 @@ def normalize_summary(table: Mapping[str, Any]) -> list[dict[str, Any]]:
     nodes = table["nodes"]
     selected = table.get("selected")
     at = nodes.index(selected) if selected in nodes else None
+    # Each plugin's column, taken from the rows at C speed (none without a row).
+    raw_columns = list(zip(*table["values"]["raw"], strict=True))
+    norm_columns = list(zip(*table["values"]["normalized"], strict=True))
     for j, plugin in enumerate(table["plugins"]):
-        raw = [row[j] for row in table["values"]["raw"]]
-        norm = [row[j] for row in table["values"]["normalized"]]
+        raw = list(raw_columns[j]) if raw_columns else []
+        norm = list(norm_columns[j]) if norm_columns else []
         kind, formula = normalize_rule(plugin, raw, norm)
         row: dict[str, Any] = {
             "plugin": plugin,

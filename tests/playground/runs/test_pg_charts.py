@@ -8,7 +8,7 @@ import pytest
 from builders import make_node, make_pod
 
 from playground import demo
-from playground.runs.panels import charts, overview, step_text
+from playground.runs.panels import charts, overview, paging, step_text
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.registry import Registry
 from scheduler_core.framework.status import SUCCESS, Code, Status
@@ -547,3 +547,60 @@ def test_dynamic_resources_no_new_claims_is_said_in_words(mixed):
     dra = next(s for s in steps if s["point"] == "PostFilter" and s["plugin"] == "DynamicResources")
     assert "no new claims to deallocate" in dra["why"]
     assert "this pod has no such claim" in dra["why"]
+
+
+@pytest.fixture(scope="module")
+def sampled() -> list[dict[str, Any]]:
+    """150 nodes listed out of name order, some tainted, some too small: the adaptive default
+    stops Filter's walk short, so rows are rejected, passed, dropped and not evaluated."""
+    nodes = [
+        make_node(f"n{i}", cpu="1" if i % 5 == 0 else "4", taints=[TAINT] if i % 7 == 0 else None)
+        for i in (*range(75, 150), *range(75))
+    ]
+    pods = [make_pod(f"p{i}", cpu="2") for i in range(3)] + [make_pod("huge", cpu="64")]
+    return _run([*nodes, *pods])[1]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {},
+        {"size": "20"},
+        {"size": "20", "fpage": "3"},
+        {"fsort": "name", "size": "30", "fpage": "1"},
+        {"fsort": "rejected", "size": "40"},
+        {"fq": "N1", "fsort": "name"},
+        {"fq": "nothing"},
+    ],
+    ids=["busiest", "small-pages", "asked-page", "by-name", "rejected-first", "search", "none"],
+)
+def test_the_filter_page_read_from_columns_is_the_page_of_the_whole_matrix(sampled, query):
+    params = paging.PageParams.from_query(query)
+    for cycle in (1, 4):
+        evs = charts.cycle_events(sampled, cycle)
+        lazy = charts.filter_matrix(evs, lazy_rows=True)
+        assert isinstance(lazy["rows"], charts.FilterRows)
+        whole = charts.filter_matrix(evs)
+        assert list(lazy["rows"]) == whole["rows"] and lazy["rows"][-2:] == whole["rows"][-2:]
+        assert paging.filter_page(lazy, params) == paging.filter_page(whole, params)
+    rows = charts.filter_matrix(charts.cycle_events(sampled, 1))["rows"]
+    assert {r["verdict"] for r in rows} == {None, "Success", "UnschedulableAndUnresolvable"}
+    assert {r["rejector"] for r in rows} == {None, "NodeResourcesFit", "TaintToleration"}
+    assert any(r["dropped"] for r in rows)
+
+
+def test_the_score_table_ranks_by_total_then_name_and_sums_up_the_rest():
+    nodes = ["n2", "n10", "ab", "n1", "a", "n3"]
+    a = _score("A", 2, nodes, [5, 7, 7, 1, 7, 0], [50, 100, 100, 10, 100, 0])
+    b = _score("B", 1, nodes, [1, 0, 3, 3, 0, 2], [30, 0, 100, 100, 0, 60])
+    totals = dict(zip(nodes, (130, 200, 300, 120, 200, 60), strict=True))
+    combine = {"type": "Combine", "nodes": nodes, "totals": list(totals.values()), "top": ["ab"]}
+    table = charts.score_table([a, b, combine])
+    ranked = sorted(nodes, key=lambda n: (-totals[n], n))
+    assert table["nodes"] == ranked == ["ab", "a", "n10", "n2", "n1", "n3"]
+    assert table["totals"] == [totals[n] for n in ranked]
+    at = {n: nodes.index(n) for n in nodes}
+    for mode in charts.SCORE_MODES:
+        assert table["values"][mode] == [[a[mode][at[n]], b[mode][at[n]]] for n in ranked]
+    rest = paging.score_page(table, paging.PageParams.from_query({"top": "2"}))["rest"]
+    assert rest == {"count": 4, "mean": [80.0, 47.5], "mean_total": 127.5, "max_total": 200}
