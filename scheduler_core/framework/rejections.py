@@ -23,6 +23,7 @@ from collections.abc import (
     ValuesView,
 )
 from itertools import chain, compress, repeat
+from types import MappingProxyType
 from typing import Any, Final
 
 import numpy as np
@@ -210,7 +211,9 @@ class _Items(ItemsView[str, Status]):
 
 
 _ONE_ROW: Final = np.zeros(1, dtype=np.intp)  # a batch of one's only position
-_NO_ROWS: Final = np.zeros(0, dtype=np.intp)
+
+# A batch Filter plugin's answer when it rejects nothing (read-only, shared).
+NO_REJECTIONS: Final[Mapping[int, Status]] = MappingProxyType({})
 
 
 class RowRejections(Mapping[int, Status]):

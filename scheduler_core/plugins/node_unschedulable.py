@@ -5,7 +5,7 @@ Mirrors plugins/nodeunschedulable in kube-scheduler v1.35.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -21,8 +21,8 @@ from scheduler_core.framework.events import (
 )
 from scheduler_core.framework.explaining import ExplainInputs, FilterParts, FilterView
 from scheduler_core.framework.interfaces import FilterByBatch, Handle
-from scheduler_core.framework.rejections import RowRejections
-from scheduler_core.framework.status import unresolvable
+from scheduler_core.framework.rejections import NO_REJECTIONS, RowRejections
+from scheduler_core.framework.status import Status, unresolvable
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.objects.api import (
     Node,
@@ -41,17 +41,19 @@ _UNSCHEDULABLE_TAINT: Final = Taint("node.kubernetes.io/unschedulable", "", "NoS
 class NodeUnschedulable(FilterByBatch):
     name = NAME
 
-    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> RowRejections:
+    def filter_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Mapping[int, Status]:
         """A cordoned node rejects a pod that does not tolerate the unschedulable taint."""
         cols = columns_of(nodes)
         if cols is not None:
             if not cols[0].any_unschedulable:
-                return RowRejections()
-            cordoned = np.flatnonzero(cols[0].unschedulable[cols[1]])
-        else:
-            cordoned = np.array([i for i, ni in enumerate(nodes) if ni.node.unschedulable])
-        if not cordoned.size or tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT):
-            return RowRejections()
+                return NO_REJECTIONS
+            cordoned: Any = np.flatnonzero(cols[0].unschedulable[cols[1]])
+        else:  # preemption's copies, one at a time
+            cordoned = [i for i, ni in enumerate(nodes) if ni.node.unschedulable]
+        if not len(cordoned) or tolerations_tolerate_taint(pod.tolerations, _UNSCHEDULABLE_TAINT):
+            return NO_REJECTIONS
         return RowRejections.of(cordoned, _REJECTED)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:

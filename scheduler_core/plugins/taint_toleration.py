@@ -6,7 +6,7 @@ Mirrors plugins/tainttoleration in kube-scheduler v1.35.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -28,7 +28,7 @@ from scheduler_core.framework.interfaces import (
     ScoreByColumns,
     filter_one,
 )
-from scheduler_core.framework.rejections import RowRejections
+from scheduler_core.framework.rejections import NO_REJECTIONS, RowRejections
 from scheduler_core.framework.status import SUCCESS, Status, error, unresolvable
 from scheduler_core.framework.types import NodeInfo, NodeScore
 from scheduler_core.objects.api import (
@@ -75,12 +75,14 @@ class TaintToleration(FilterByBatch, ScoreByColumns):
         )
         return SUCCESS if untolerated is None else _UNTOLERATED
 
-    def filter_batch(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> RowRejections:
+    def filter_batch(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Mapping[int, Status]:
         """Filter for many nodes: one verdict per distinct taint list, mapped onto the nodes."""
         tolerations = pod.tolerations
         found = columns_of(nodes)
         if found is not None and not found[0].taint_sets()[1]:
-            return RowRejections()  # no node has a taint, and no taint is not tolerated
+            return NO_REJECTIONS  # no node has a taint, and no taint is not tolerated
         untolerated = _per_taint_set(
             nodes,
             lambda taints: (
