@@ -73,9 +73,7 @@ def worth_requeuing(
         return Verdict(Strategy.AFTER_BACKOFF)
     verdict = Verdict(Strategy.SKIP)
     for plugin in sorted(rejectors):
-        for registered in registered_for(plugin, qpi.pod):
-            if not match_cluster_events(registered.event, event):
-                continue
+        for registered in matching(registered_for(plugin, qpi.pod), event):
             hint = ask(registered, qpi.pod, old, new)
             verdict.hints[plugin] = hint.upstream
             if hint is QueueingHint.QUEUE_SKIP:
@@ -89,6 +87,29 @@ def worth_requeuing(
                 return verdict
             break
     return verdict
+
+
+def matching(
+    registered: tuple[ClusterEventWithHint, ...], event: ClusterEvent
+) -> tuple[ClusterEventWithHint, ...]:
+    """The registrations among ``registered`` that ``event`` matches (match_cluster_events),
+    in order. A plugin's registrations are a fixed tuple and events repeat (every bind is an
+    AssignedPodAdd for every waiting pod): each pair is matched once."""
+    key = (id(registered), event)
+    found = _MATCHING.get(key)
+    if found is not None and found[0] is registered:
+        return found[1]
+    out = tuple(r for r in registered if match_cluster_events(r.event, event))
+    if len(_MATCHING) >= 4096:
+        _MATCHING.clear()
+    _MATCHING[key] = (registered, out)  # the tuple kept, so its id stays its own
+    return out
+
+
+_MATCHING: dict[
+    tuple[int, ClusterEvent],
+    tuple[tuple[ClusterEventWithHint, ...], tuple[ClusterEventWithHint, ...]],
+] = {}
 
 
 def ask(registered: ClusterEventWithHint, pod: Pod, old: Any, new: Any) -> QueueingHint:

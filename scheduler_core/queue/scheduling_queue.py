@@ -137,6 +137,8 @@ class SchedulingQueue(QueueTime, Nominations):
         self._profile_maps = {
             name: build_event_map(events) for name, events in (profile_events or {}).items()
         }
+        # ClusterEvent -> whether some registration matches it (_is_event_of_interest).
+        self._interest: dict[ClusterEvent, bool] = {}
         self._max_unschedulable = pod_max_in_unschedulable_pods_seconds
         self._flush_interval = unschedulable_flush_interval_seconds
         self._on_event = on_event
@@ -210,17 +212,21 @@ class SchedulingQueue(QueueTime, Nominations):
         events = self._event_map.get(plugin)
         if events is None:
             events = self._event_map[plugin] = tuple(with_hint(e) for e in UNROLLED_WILDCARD)
+            self._interest.clear()  # the registrations grew
         return events
 
     def _is_event_of_interest(self, event: ClusterEvent) -> bool:
         if event.is_wildcard():
             return True
-        return any(
-            match_cluster_events(registered.event, event)
-            for event_map in (self._event_map, *self._profile_maps.values())
-            for events in event_map.values()
-            for registered in events
-        )
+        found = self._interest.get(event)
+        if found is None:
+            found = self._interest[event] = any(
+                match_cluster_events(registered.event, event)
+                for event_map in (self._event_map, *self._profile_maps.values())
+                for events in event_map.values()
+                for registered in events
+            )
+        return found
 
     def _worth_requeuing(
         self,

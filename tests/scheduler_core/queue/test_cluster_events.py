@@ -262,3 +262,29 @@ def test_event_map_adds_taint_update_for_node_add_plugins() -> None:
     assert taint not in registered[names.NODE_AFFINITY]
     assert m[names.TAINT_TOLERATION] == registered[names.TAINT_TOLERATION]
     assert m[names.SCHEDULING_GATES] == registered[names.SCHEDULING_GATES]
+
+
+def test_matching_registrations_are_those_match_cluster_events_accepts() -> None:
+    from scheduler_core.framework.events import (
+        ClusterEvent,
+        ClusterEventWithHint,
+        match_cluster_events,
+    )
+    from scheduler_core.queue.requeuing import matching
+
+    registered = (
+        ClusterEventWithHint(ClusterEvent("Node", "Add|UpdateNodeLabel")),
+        ClusterEventWithHint(ClusterEvent("Pod", "Delete")),
+        ClusterEventWithHint(ClusterEvent("*", "All")),
+    )
+    for event in (
+        ClusterEvent("Node", "Add"),
+        ClusterEvent("Node", "UpdateNodeTaint"),
+        ClusterEvent("AssignedPod", "Delete"),
+        ClusterEvent("Pod", "Add"),
+    ):
+        expected = tuple(r for r in registered if match_cluster_events(r.event, event))
+        assert matching(registered, event) == expected
+        assert matching(registered, event) == expected  # asked again: the same answer
+    other = registered[:2]  # another tuple is matched on its own
+    assert matching(other, ClusterEvent("Node", "Add")) == registered[:1]
