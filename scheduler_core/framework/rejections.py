@@ -30,6 +30,8 @@ import numpy as np
 
 from scheduler_core.framework.status import Status
 
+_MISSING: Final = object()
+
 # One run: names and either the status they share or each one's status.
 Run = tuple[Sequence[str], Status | Sequence[Status]]
 
@@ -95,8 +97,21 @@ class Rejections(MutableMapping[str, Status]):
         """The statuses as a dict (the same one each time: do not change it)."""
         return self._built()
 
+    def get(self, name: str, default: Any = None) -> Any:
+        """The node's status, or ``default``. One lookup reads the runs (a scan at C speed)
+        rather than making the dict: preemption asks for one node, the nominated one."""
+        if not self._plain():
+            return self._built().get(name, default)
+        for names, status in self._runs:
+            if name in names:
+                return status if isinstance(status, Status) else status[names.index(name)]
+        return default
+
     def __getitem__(self, name: str) -> Status:
-        return self._built()[name]
+        found = self.get(name, _MISSING)
+        if found is _MISSING:
+            raise KeyError(name)
+        return found  # type: ignore[no-any-return]
 
     def __setitem__(self, name: str, status: Status) -> None:
         self._built()[name] = status
@@ -105,7 +120,7 @@ class Rejections(MutableMapping[str, Status]):
         del self._built()[name]
 
     def __contains__(self, name: object) -> bool:
-        return name in self._built()
+        return self.get(name, _MISSING) is not _MISSING  # type: ignore[arg-type]
 
     def __len__(self) -> int:
         return self._count if self._plain() else len(self._built())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from scheduler_core.framework.rejections import Rejections
 from scheduler_core.framework.status import Code, Status
 
@@ -34,9 +36,14 @@ def test_runs_read_as_the_dict_in_insertion_order() -> None:
     assert not Rejections() and len(Rejections()) == 0
 
 
-def test_lookups_and_changes_by_name_make_the_dict() -> None:
+def test_lookups_read_the_runs_and_changes_by_name_make_the_dict() -> None:
     r = runs()
     assert r["n3"] is PORTS and r.get("n9") is None and "n4" in r and "n9" not in r
+    assert r.get("n1", FIT) is TAINT and r.get("n9", FIT) is FIT
+    with pytest.raises(KeyError):
+        r["n9"]
+    assert r.as_dict() == EXPECTED
+    r = runs()
     r["n5"] = FIT
     del r["n1"]
     assert r.pop("n2") is FIT
