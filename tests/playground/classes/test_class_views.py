@@ -229,9 +229,7 @@ def test_an_ended_class_shows_its_final_numbers(alice_client, lesson_class, user
     html = alice_client.get(url).content.decode()
     assert '<strong id="final-joined">3</strong>' in html
     row = html[html.index('data-question="1"') :].split("</tr>")[0]
-    assert (
-        '>node-1</td><td data-label="Answered">2</td><td data-label="Right">1 (50 %)</td>' in row
-    )
+    assert '>node-1</td><td data-label="Answered">2</td><td data-label="Right">1 (50 %)</td>' in row
     # nothing left to drive: no step buttons, no ask, no reveal, no socket script
     for live in (
         'id="step-next"',
