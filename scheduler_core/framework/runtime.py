@@ -314,7 +314,7 @@ class Framework(BindingPoints):
         rejected = Rejections()  # runs of names, one per rejecting plugin
         kinds: list[Status] = []
         first_error: int | None = None
-        alive: Sequence[NodeInfo] = nodes  # never mutated: each pass builds a new list
+        alive: Sequence[NodeInfo] = nodes  # never mutated: each pass makes a new sequence
         positions: Any = None  # alive[i] is nodes[positions[i]] (an intp array); None = identity
         skip = state.skip_filter_plugins
         cols = base = columns_of(alive)
