@@ -2,9 +2,9 @@
 
 A Filter pass over thousands of nodes rejects most of them with a few shared Status values,
 plugin by plugin. Kept as runs (the names one plugin rejected with one status, or names with a
-status each), the statuses cost nothing per node until someone looks a node up by name; a
-cycle whose pod is placed never does. Iterating keys, values or items reads the runs in
-order, which is the order the equivalent dict would list them in.
+status each), the statuses cost nothing per node until one is set or removed by name; a
+cycle whose pod is placed never does that. Looking a node up scans the runs; iterating keys,
+values or items reads them in order, which is the order the equivalent dict would list.
 
 RowRejections is the plugins' side of the same idea: a batch Filter plugin answers with the
 positions it rejects as arrays, one per status, which the driver takes without a step per node.
@@ -37,7 +37,7 @@ Run = tuple[Sequence[str], Status | Sequence[Status]]
 
 
 class Rejections(MutableMapping[str, Status]):
-    """Node name -> status, as runs until looked up, set or removed by name (then a dict)."""
+    """Node name -> status, as runs until a status is set or removed by name (then a dict)."""
 
     __slots__ = ("_runs", "_dict", "_count", "_distinct")
 
