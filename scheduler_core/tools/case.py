@@ -37,7 +37,7 @@ from scheduler_core.objects.api import (
 )
 from scheduler_core.plugins import in_tree_registry
 from scheduler_core.plugins.dynamic_resources.plugin import claim_summary, pod_claims
-from scheduler_core.tools.gcpause import fewer_collections
+from scheduler_core.tools.gcpause import fewer_collections, with_collector_paused
 
 
 def case_objects(case: Mapping[str, Any]) -> ClusterObjects:
@@ -80,6 +80,7 @@ class CycleObserver(Protocol):
 class CaseRun:
     """The engine set up for one case; iterate ``cycles()`` to schedule its queue."""
 
+    @with_collector_paused  # the set-up builds much and frees nothing, as Scheduler's
     def __init__(self, case: Mapping[str, Any], registry: Registry | None = None) -> None:
         self.case = case
         # The trace conventions' gates (synchronous preemption, no batching), with any the

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gc
+from typing import Any
 
+import pytest
 from builders import make_node, make_pod
 
 from scheduler_core.loop.scheduler import Scheduler
@@ -100,3 +102,20 @@ def test_the_scheduling_loop_runs_with_fewer_collections() -> None:
         assert gc.get_threshold() == (700, 10, 10)
     finally:
         gc.set_threshold(*old)
+
+
+def test_a_case_run_sets_up_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scheduler_core.tools import case as case_module
+
+    seen: list[bool] = []
+    real = case_module.Cluster
+
+    def cluster(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(case_module, "Cluster", cluster)
+    assert gc.isenabled()
+    CaseRun({"nodes": [make_node("n1")], "queue": [make_pod("p")]})
+    assert seen == [False]
+    assert gc.isenabled()
