@@ -252,50 +252,41 @@ class NodeColumns:
         only the nodes whose pods changed since (by NodeInfo.generation) are counted again.
         Do not modify the array.
         """
-        entry = self._pod_counts.get(key)
-        if entry is None:
-            counts = np.zeros(self.n, dtype=np.int64)
-            seen = self.generation.copy()
-            todo = np.flatnonzero(self.num_pods).tolist()
-            if len(self._pod_counts) >= _MAX_POD_COUNTS:
-                del self._pod_counts[next(iter(self._pod_counts))]
-            self._pod_counts[key] = (counts, seen)
-        else:
-            counts, seen = entry
-            changed = np.flatnonzero(seen != self.generation)
-            if not changed.size:
-                return counts
-            seen[changed] = self.generation[changed]
-            todo = changed.tolist()
-        infos = self.infos
-        for i in todo:
-            counts[i] = sum(map(predicate, infos[i].pods))
-        return counts
+        return self._kept_per_node(key, 0, lambda pods: sum(map(predicate, pods)))
 
     def lowest_priorities(self) -> Array:
         """Each node's lowest pod priority, NO_POD_PRIORITY for a node without pods (int64 over
         all nodes): preemption's "could any pod here be a victim?" without a pass over the
         pods. Kept across cycles like ``pod_counts``, recomputed only for nodes whose pods
         changed. Do not modify the array."""
-        entry = self._pod_counts.get(_LOWEST_PRIORITY)
+        return self._kept_per_node(
+            _LOWEST_PRIORITY,
+            NO_POD_PRIORITY,
+            lambda pods: min(map(_PRIORITY, pods), default=NO_POD_PRIORITY),
+        )
+
+    def _kept_per_node(self, key: Hashable, empty: int, of: Callable[[list[Pod]], int]) -> Array:
+        """``of(node's pods)`` for every node (``empty`` for a node without pods), kept under
+        ``key`` across cycles: only the nodes whose generation moved since are read again."""
+        entry = self._pod_counts.get(key)
         if entry is None:
-            lowest = np.full(self.n, NO_POD_PRIORITY, dtype=np.int64)
+            values = np.full(self.n, empty, dtype=np.int64)
             seen = self.generation.copy()
             todo = np.flatnonzero(self.num_pods).tolist()
             if len(self._pod_counts) >= _MAX_POD_COUNTS:
                 del self._pod_counts[next(iter(self._pod_counts))]
-            self._pod_counts[_LOWEST_PRIORITY] = (lowest, seen)
+            self._pod_counts[key] = (values, seen)
         else:
-            lowest, seen = entry
+            values, seen = entry
             changed = np.flatnonzero(seen != self.generation)
             if not changed.size:
-                return lowest
+                return values
             seen[changed] = self.generation[changed]
             todo = changed.tolist()
         infos = self.infos
         for i in todo:
-            lowest[i] = min(map(_PRIORITY, infos[i].pods), default=NO_POD_PRIORITY)
-        return lowest
+            values[i] = of(infos[i].pods)
+        return values
 
     def remember(self, key: Hashable, value: Any) -> None:
         """Keep a plugin's derived value under ``key`` in ``caches`` (a bounded number)."""

@@ -9,6 +9,7 @@ import pytest
 from builders import make_node, make_pod
 
 from scheduler_core.loop.scheduler import Scheduler
+from scheduler_core.tools import case as case_module
 from scheduler_core.tools import gcpause
 from scheduler_core.tools.case import CaseRun
 from scheduler_core.tools.gcpause import collector_paused
@@ -105,8 +106,6 @@ def test_the_scheduling_loop_runs_with_fewer_collections() -> None:
 
 
 def test_a_case_run_sets_up_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch) -> None:
-    from scheduler_core.tools import case as case_module
-
     seen: list[bool] = []
     real = case_module.Cluster
 

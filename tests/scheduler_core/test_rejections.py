@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from scheduler_core.framework.rejections import Rejections
+from scheduler_core.framework.rejections import Rejections, RowRejections
 from scheduler_core.framework.status import Code, Status
 
 FIT = Status(Code.UNSCHEDULABLE, ("Insufficient cpu",), "NodeResourcesFit")
@@ -79,10 +80,6 @@ def test_counts_and_names_where_read_the_runs_or_the_dict() -> None:
 
 
 def test_row_rejections_read_as_the_dict_of_positions() -> None:
-    import numpy as np
-
-    from scheduler_core.framework.rejections import RowRejections
-
     rows = RowRejections()
     rows.add_mask(np.array([False, True, False, True]), TAINT)
     rows.add_rows(np.array([2]), FIT)

@@ -10,6 +10,7 @@ from scheduler_core.loop.cluster import FIRST_SNAPSHOT
 from scheduler_core.loop.scheduler import Scheduler
 from scheduler_core.record.events import CycleStart, Event
 from tests.builders import make_node, make_pod
+from tests.scheduler_core.test_batching import LIST_DEFAULTING
 
 
 def _starts(events: list[Event]) -> dict[str, list[tuple[str, str, str]]]:
@@ -117,20 +118,12 @@ def test_a_victim_terminating_gracefully_is_a_change_then_its_removal_another() 
 def test_a_batched_cycle_names_the_node_it_took_unscored() -> None:
     """Opportunistic batching: identical pods, one per node; each after the first is offered
     the next node of the previous cycle's ranking and takes it."""
-    config = {
-        "apiVersion": "kubescheduler.config.k8s.io/v1",
-        "kind": "KubeSchedulerConfiguration",
-        "profiles": [
-            {
-                "schedulerName": "default-scheduler",
-                "pluginConfig": [{"name": "PodTopologySpread", "args": {"defaultingType": "List"}}],
-            }
-        ],
-    }
     cluster = [make_node(f"n{i}", cpu="4") for i in range(4)]
     cluster += [make_pod(f"p{i}", cpu="3") for i in range(3)]
-    starts = _cycle_starts(cluster, Features(), config)
+    starts = _cycle_starts(cluster, Features(), LIST_DEFAULTING)
     assert starts[0].batch_hint is None
     assert all(s.batch_hint for s in starts[1:])
     assert len({s.batch_hint for s in starts[1:]}) == 2
-    assert all(s.batch_hint is None for s in _cycle_starts(cluster, TRACE_FEATURES, config))
+    assert all(
+        s.batch_hint is None for s in _cycle_starts(cluster, TRACE_FEATURES, LIST_DEFAULTING)
+    )

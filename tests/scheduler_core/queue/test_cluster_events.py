@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from builders import make_node, make_pod
 
+from scheduler_core.framework.events import ClusterEventWithHint
 from scheduler_core.objects.api import (
     Node,
     Pod,
@@ -19,6 +20,7 @@ from scheduler_core.queue import (
     node_scheduling_properties_change,
     pod_scheduling_properties_change,
 )
+from scheduler_core.queue.requeuing import matching
 from tests.scheduler_core.queue.test_scheduling_queue import in_tree_events
 
 E = ClusterEvent
@@ -265,13 +267,6 @@ def test_event_map_adds_taint_update_for_node_add_plugins() -> None:
 
 
 def test_matching_registrations_are_those_match_cluster_events_accepts() -> None:
-    from scheduler_core.framework.events import (
-        ClusterEvent,
-        ClusterEventWithHint,
-        match_cluster_events,
-    )
-    from scheduler_core.queue.requeuing import matching
-
     registered = (
         ClusterEventWithHint(ClusterEvent("Node", "Add|UpdateNodeLabel")),
         ClusterEventWithHint(ClusterEvent("Pod", "Delete")),
