@@ -496,6 +496,8 @@ def test_a_class_on_the_lecturers_private_run_shows_students_the_run_the_present
         # the student's frame shows the private run (no 404) at the class's step
         _wait(student, lambda d: framed(d, "return win.location.hash") == "#cycle=1&step=1")
         rows = "return doc.querySelectorAll('#timeline tr[data-cycle]').length"
+        # the frame's hash moves before its run data lands: wait for the two cycles' rows
+        _wait(student, lambda d: framed(d, rows) == 2)
         assert framed(student, rows) == 2
 
         # a question hides the run (it shows the winner) until the reveal
